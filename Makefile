@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT
+# Front door.  `make` builds build/confine; `make demo` installs what is missing, builds and
+# shows the sandbox at work; `make check` runs every test.
+BUILD ?= build
+MESON_OPTS ?=
+PREFIX ?= /usr/local
+
+.PHONY: all deps demo check bench install clean format format-check
+
+all: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+$(BUILD)/build.ninja:
+	@command -v meson >/dev/null && command -v ninja >/dev/null || scripts/install-deps build
+	meson setup $(BUILD) --prefix=$(PREFIX) $(MESON_OPTS)
+
+deps:
+	scripts/install-deps build
+
+demo:
+	scripts/install-deps build
+	$(MAKE) all
+	scripts/demo $(BUILD)
+
+check:
+	scripts/install-deps test
+	$(MAKE) all
+	tests/run $(BUILD)
+
+bench:
+	scripts/install-deps bench
+	$(MAKE) all
+	bench/run $(BUILD)
+
+install: all
+	meson install -C $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)

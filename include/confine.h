@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * confine.h - the public interface of libconfine.
+ *
+ * Run a command inside an operating-system sandbox compiled from one platform-neutral rule
+ * model.  Conventions:
+ *  - Fallible functions return 0 or a negative CONFINE_E_* code.  The error struct is the last
+ *    parameter, owned by the caller, and may be NULL.  The first failure fills it.
+ *  - Objects are opaque; `_new` creates, `_free` destroys and accepts NULL.  Arguments are
+ *    borrowed (copied when kept) unless documented otherwise.
+ *  - The library never prints, never exits and keeps no global state.
+ *  - Each function says whether it touches the operating system.
+ */
+#ifndef CONFINE_H
+#define CONFINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CONFINE_VERSION "0.1.0"
+
+enum confine_code {
+	CONFINE_OK = 0,
+	CONFINE_E_NOMEM = -1,	  /* out of memory */
+	CONFINE_E_INVALID = -2,	  /* invalid argument or request */
+	CONFINE_E_RULES = -3,	  /* a rule file or rule is malformed */
+	CONFINE_E_WORKSPACE = -4, /* the workspace is refused (R1) */
+	CONFINE_E_PLAN = -5,	  /* the rules cannot be compiled for this target */
+	CONFINE_E_SCAN = -6,	  /* the glob scan failed or ran over its budget */
+	CONFINE_E_BACKEND = -7,	  /* no working sandbox backend (policy required) */
+	CONFINE_E_OS = -8,	  /* a system call failed */
+	CONFINE_E_SPAWN = -9,	  /* the sandbox could not be set up */
+	CONFINE_E_NOTFOUND = -10, /* the command was not found */
+	CONFINE_E_NOEXEC = -11,	  /* the command was found but is not executable */
+	CONFINE_E_LIMIT = -12,	  /* a size or count limit was exceeded */
+};
+
+/* Caller-owned, fixed size, so that it can still report out-of-memory. */
+struct confine_error {
+	int code;	   /* CONFINE_E_*, 0 when no error */
+	int os_errno;	   /* errno of the failing system call, 0 when none */
+	char syscall[32];  /* name of the failing system call, "" when none */
+	char what[128];	   /* what failed, e.g. "cannot read rule file" */
+	char subject[1024]; /* the path, name or value concerned, "" when none */
+	int line, column;  /* position in a rule file, 0 when none */
+	char reason[512];  /* why */
+	char hint[512];	   /* the remedy when the cause is known, "" otherwise */
+};
+
+/* Returns a static English name for a CONFINE_E_* code.  Pure. */
+const char *confine_strerror(int code);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Requests: everything a run needs, before any system call is made.                        */
+
+enum confine_access {
+	CONFINE_ACCESS_READ = 1,
+	CONFINE_ACCESS_WRITE = 2,
+	CONFINE_ACCESS_BOTH = 3,
+};
+
+enum confine_action {
+	CONFINE_ALLOW = 0,
+	CONFINE_ASK = 1,
+	CONFINE_DENY = 2,
+};
+
+enum confine_policy {
+	CONFINE_POLICY_REQUIRED = 0,
+	CONFINE_POLICY_OFF = 1,
+};
+
+enum confine_target {
+	CONFINE_TARGET_LINUX = 0,
+	CONFINE_TARGET_MACOS = 1,
+	CONFINE_TARGET_WINDOWS = 2,
+};
+
+typedef struct confine_request confine_request;
+
+/* Pure. */
+int confine_request_new(confine_request **out, struct confine_error *err);
+void confine_request_free(confine_request *req);
+
+/* The command and its arguments; argv is copied.  Pure. */
+int confine_request_set_argv(confine_request *req, size_t argc, const char *const *argv,
+			     struct confine_error *err);
+/* The workspace root; NULL means the current directory.  Validated (R1) when the run is
+ * prepared, not here.  Pure. */
+int confine_request_set_workspace(confine_request *req, const char *dir, struct confine_error *err);
+/* A session rule (layer "session"), in the order given.  Pure. */
+int confine_request_add_rule(confine_request *req, const char *pattern, enum confine_access access,
+			     enum confine_action action, struct confine_error *err);
+/* Session rules from a rule file; the file is read when the run is prepared. Pure. */
+int confine_request_add_session_rules_file(confine_request *req, const char *file,
+					   struct confine_error *err);
+void confine_request_set_network(confine_request *req, bool enabled);
+void confine_request_set_policy(confine_request *req, enum confine_policy policy);
+/* Size cap of the private /tmp in bytes (default 1 GiB). */
+void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
+
+/* Environment (SPEC 5).  The base environment is the one given here (envp copied; NULL means
+ * an empty environment).  Pure. */
+int confine_request_set_environment(confine_request *req, const char *const *envp,
+				    struct confine_error *err);
+int confine_request_env_set(confine_request *req, const char *name, const char *value,
+			    struct confine_error *err);
+int confine_request_env_pass(confine_request *req, const char *pattern, struct confine_error *err);
+int confine_request_env_unset(confine_request *req, const char *pattern, struct confine_error *err);
+void confine_request_env_clear(confine_request *req, bool clear);
+
+/* Reads CONFINE_SANDBOX_POLICY-style text: "required" or "off", trimmed, case-insensitive.
+ * Returns 1 and sets *out for a valid value; returns 0 and sets *out = REQUIRED for anything
+ * else (the caller warns).  Pure. */
+int confine_policy_parse(const char *text, enum confine_policy *out);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Probe (SPEC 3.2).                                                                          */
+
+struct confine_probe_result {
+	char backend[16];     /* "bwrap" */
+	bool available;
+	char code[32];	      /* stable code, e.g. "available", "binary_missing" */
+	char path[1024];      /* canonical path of the binary, "" when none */
+	char version[32];     /* e.g. "0.8.0", "" when unknown */
+	char reason[512];     /* the cause, "" when available */
+	char hint[512];	      /* the remedy, "" when none */
+	bool cached;	      /* the answer came from the 300 s cache */
+	int landlock_abi;     /* 0 when Landlock is unavailable */
+	bool seccomp;	      /* seccomp filters can be installed */
+	bool cgroup;	      /* confine can create a cgroup for limits */
+	char read_protection[64];
+	char write_protection[64];
+	char network_isolation[64];
+};
+
+/* Probes the Linux bubblewrap backend.  Touches the OS: searches PATH (absolute entries outside
+ * `workspace` and the current directory), runs bwrap, reads and writes the cache.
+ * `path_env` is the PATH to search (NULL: "/usr/local/bin:/usr/bin:/bin"); `workspace` may be
+ * NULL.  Returns 0 when the probe ran (see result->available), negative on a hard error. */
+int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
+			struct confine_probe_result *result, struct confine_error *err);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Prepared runs: rules loaded, workspace validated, globs expanded, plan compiled.         */
+
+typedef struct confine_run confine_run;
+
+/* Prepares a run: validates the workspace, loads the rule files, gathers host facts, probes
+ * the backend (when the policy is required) and compiles the plan.  Touches the OS (reads
+ * files, stats paths, may run the probe).  On failure *out is NULL. */
+int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err);
+void confine_run_free(confine_run *run);
+
+/* The compiled plan as stable text (or JSON when json is true).  The returned string is owned
+ * by the caller (free()).  Pure. */
+int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err);
+
+/* Starts the prepared command.  Touches the OS: forks and execs bwrap (or the command itself
+ * under policy off).  Returns once the sandbox is launched; the command may still fail to
+ * start (see confine_run_wait). */
+int confine_run_start(confine_run *run, struct confine_error *err);
+
+/* Forwards a signal to the sandboxed command (SIGINT, SIGTERM, SIGHUP, SIGQUIT).  Async-signal
+ * safe.  Touches the OS. */
+void confine_run_forward_signal(confine_run *run, int sig);
+
+/* Waits for the command to end; *status is the R3 exit status: the command's own status,
+ * 128+N on death by signal N, 126/127 when the command could not be executed.  When the
+ * sandbox itself fails, returns CONFINE_E_SPAWN and fills err (the exit status is 125).
+ * Touches the OS.  Interrupted by signals only to deliver them; call forward first. */
+int confine_run_wait(confine_run *run, int *status, struct confine_error *err);
+
+/* Whether the exit status came from the command (true) or from confine (false). Pure. */
+bool confine_run_status_from_command(const confine_run *run);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

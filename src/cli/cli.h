@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* The command-line tool: one file per subcommand; each returns the process exit status. */
+#ifndef CONFINE_CLI_H
+#define CONFINE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "confine.h"
+
+/* Exit status of confine's own failures (R3). */
+#define CLI_EXIT_CONFINE 125
+
+/* Prints `confine: <what>: '<subject>': <reason>` and a `hint:` line when known. */
+void cli_report(const struct confine_error *err);
+/* Prints a usage error for `cmd` and returns CLI_EXIT_CONFINE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_run(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+#endif

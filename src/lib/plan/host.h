@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host facts: everything the policy and the plan compiler need to know about the machine,
+ * gathered before planning and passed in.  The planner never probes the system itself; file
+ * system questions go through the callbacks so that golden tests can answer them from a table.
+ */
+#ifndef CONFINE_HOST_H
+#define CONFINE_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "confine.h"
+#include "rules/rules.h"
+
+enum cf_kind {
+	CF_KIND_MISSING = 0,
+	CF_KIND_DIR,
+	CF_KIND_FILE,	 /* a regular file */
+	CF_KIND_SYMLINK,
+	CF_KIND_OTHER,	 /* socket, fifo, device */
+};
+
+/* One path found by the glob scan. */
+struct cf_match {
+	char *path;	/* absolute */
+	enum cf_kind kind;
+	size_t rule;	/* index of the matching rule in the ruleset given to the scan */
+};
+
+struct cf_matches {
+	struct cf_match *v;
+	size_t n, cap;
+};
+void cf_matches_release(struct cf_matches *m);
+int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, size_t rule);
+
+struct cf_host {
+	const char *home;	       /* canonical home directory */
+	const char *workspace;	       /* canonical workspace root */
+	const char *tmpdir;	       /* canonical $TMPDIR when set, exists and differs from /tmp;
+					* else NULL */
+	const char *runtime_dir;       /* $XDG_RUNTIME_DIR or /run/user/UID (may be missing) */
+	const char *ssh_auth_sock_dir; /* directory of $SSH_AUTH_SOCK, NULL when unset */
+	const char *user_rules_file;   /* path of the user rule file */
+	unsigned uid;
+	int landlock_abi;	       /* 0: none */
+	bool seccomp;		       /* the kernel accepts seccomp filters */
+
+	/* What is at `path` (not following a final symlink). */
+	enum cf_kind (*kind)(void *ctx, const char *path);
+	/* See struct cf_resolve_ctx. */
+	int (*canonicalize)(void *ctx, const char *path, char **out, struct confine_error *err);
+	/* Expands every glob rule of `rules` (rules with glob == false are ignored); appends one
+	 * match per (path, rule).  Must not follow symlinks and must respect the budgets of R14. */
+	int (*scan)(void *ctx, const struct cf_ruleset *rules, struct cf_matches *out,
+		    struct confine_error *err);
+	void *ctx;
+};
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/host.h"
+#include "util/util.h"
+
+void cf_matches_release(struct cf_matches *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, size_t rule)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct cf_match *v = realloc(m->v, cap * sizeof(*v));
+		if (!v)
+			return CONFINE_E_NOMEM;
+		m->v = v;
+		m->cap = cap;
+	}
+	char *p = cf_strdup(path);
+	if (!p)
+		return CONFINE_E_NOMEM;
+	m->v[m->n++] = (struct cf_match){.path = p, .kind = kind, .rule = rule};
+	return 0;
+}

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* PLACEHOLDER: being written. */
+typedef int cf_placeholder_hostfs;

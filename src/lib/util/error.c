@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/util.h"
+
+static void copy(char *dst, size_t cap, const char *src)
+{
+	if (!src)
+		src = "";
+	size_t n = strlen(src);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+int cf_err(struct confine_error *err, int code, const char *what, const char *subject,
+	   const char *fmt, ...)
+{
+	if (!err || err->code != 0)
+		return code;
+	memset(err, 0, sizeof(*err));
+	err->code = code;
+	copy(err->what, sizeof(err->what), what);
+	copy(err->subject, sizeof(err->subject), subject);
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int cf_err_os(struct confine_error *err, int code, const char *what, const char *subject,
+	      const char *syscall, int os_errno)
+{
+	if (!err || err->code != 0)
+		return code;
+	cf_err(err, code, what, subject, "%s", strerror(os_errno));
+	err->os_errno = os_errno;
+	copy(err->syscall, sizeof(err->syscall), syscall);
+	return code;
+}
+
+void cf_err_hint(struct confine_error *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->hint, sizeof(err->hint), fmt, ap);
+	va_end(ap);
+}
+
+int cf_nomem(struct confine_error *err)
+{
+	return cf_err(err, CONFINE_E_NOMEM, "out of memory", "", "an allocation failed");
+}
+
+const char *confine_strerror(int code)
+{
+	switch (code) {
+	case CONFINE_OK:
+		return "success";
+	case CONFINE_E_NOMEM:
+		return "out of memory";
+	case CONFINE_E_INVALID:
+		return "invalid argument";
+	case CONFINE_E_RULES:
+		return "invalid rules";
+	case CONFINE_E_WORKSPACE:
+		return "workspace refused";
+	case CONFINE_E_PLAN:
+		return "rules cannot be compiled";
+	case CONFINE_E_SCAN:
+		return "glob scan failed";
+	case CONFINE_E_BACKEND:
+		return "no sandbox backend available";
+	case CONFINE_E_OS:
+		return "system call failed";
+	case CONFINE_E_SPAWN:
+		return "sandbox setup failed";
+	case CONFINE_E_NOTFOUND:
+		return "command not found";
+	case CONFINE_E_NOEXEC:
+		return "command not executable";
+	case CONFINE_E_LIMIT:
+		return "limit exceeded";
+	}
+	return "unknown error";
+}

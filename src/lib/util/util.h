@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers shared by every stage: errors, growable strings, string lists, paths.
+ * Pure: no OS headers beyond the C library. */
+#ifndef CONFINE_UTIL_H
+#define CONFINE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "confine.h"
+
+/* Fills err when it is non-NULL and still empty (the first failure wins); returns code. */
+int cf_err(struct confine_error *err, int code, const char *what, const char *subject,
+	   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Like cf_err, recording the failing system call and errno (reason = strerror). */
+int cf_err_os(struct confine_error *err, int code, const char *what, const char *subject,
+	      const char *syscall, int os_errno);
+/* Sets the hint of an error that is already filled. */
+void cf_err_hint(struct confine_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int cf_nomem(struct confine_error *err);
+
+/* Growable NUL-terminated string.  On allocation failure `oom` becomes true and later appends
+ * do nothing, so callers check once at the end. */
+struct cf_buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+void cf_buf_init(struct cf_buf *b);
+void cf_buf_release(struct cf_buf *b);
+void cf_buf_add(struct cf_buf *b, const char *s);
+void cf_buf_addn(struct cf_buf *b, const char *s, size_t n);
+void cf_buf_addc(struct cf_buf *b, char c);
+void cf_buf_addf(struct cf_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends s as a JSON string literal, quotes included. */
+void cf_buf_add_json(struct cf_buf *b, const char *s);
+/* Hands the string to the caller (NULL on oom) and resets b. */
+char *cf_buf_take(struct cf_buf *b);
+
+/* A list of owned strings. */
+struct cf_strv {
+	char **v;
+	size_t n, cap;
+};
+void cf_strv_release(struct cf_strv *sv);
+int cf_strv_add(struct cf_strv *sv, const char *s);	/* copies; 0 or -ENOMEM-style -1 */
+int cf_strv_take(struct cf_strv *sv, char *s);		/* takes ownership; frees s on failure */
+bool cf_strv_contains(const struct cf_strv *sv, const char *s);
+
+char *cf_strdup(const char *s);
+char *cf_strndup(const char *s, size_t n);
+char *cf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Paths.  All of these are lexical: they never touch the file system. */
+
+/* Normalises an absolute path lexically: collapses "//", removes "." and trailing "/",
+ * resolves ".." (above "/" stays "/").  Returns a new string or NULL on oom. */
+char *cf_path_normalize(const char *path);
+/* dir + "/" + rel, normalised.  rel may be absolute (then dir is ignored). */
+char *cf_path_join(const char *dir, const char *rel);
+/* True when path equals dir or lies below it, on component boundaries. */
+bool cf_path_within(const char *path, const char *dir);
+/* Component-wise ordering where a parent sorts before its children. */
+int cf_path_cmp(const char *a, const char *b);
+/* Number of components ("/" is 0, "/a/b" is 2). */
+int cf_path_depth(const char *path);
+/* Newly allocated parent directory ("/" for "/a"). */
+char *cf_path_dirname(const char *path);
+
+/* Case-insensitive shell-style match of `*` and `?` only, used for environment patterns. */
+bool cf_wildcard_match_ci(const char *pattern, const char *text);
+/* Case-sensitive variant. */
+bool cf_wildcard_match(const char *pattern, const char *text);
+
+#endif

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* PLACEHOLDER: being written. */
+int main(void)
+{
+	return 2;
+}
