@@ -25,13 +25,15 @@
  *   statmode PATH        stat                                            -> OK <mode, 4 octal digits>
  *   connect-tcp HOST PORT   TCP connect (3 s timeout)                    -> OK
  *   connect-udp HOST PORT   UDP socket, sendto one datagram               -> OK
- *   connect-unix PATH       AF_UNIX stream connect                        -> OK
+ *   connect-unix PATH       AF_UNIX stream connect; a PATH starting with @ names an
+ *                           abstract socket (the @ stands for the leading NUL)  -> OK
  *   readfd N             read one byte from inherited descriptor N       -> OK
  *   kill PID SIG         kill(PID, SIG)                                  -> OK
  *   killpg0 SIG          kill(0, SIG) (the caller's own process group)   -> OK
  *   getenv NAME          getenv                                          -> OK <value> | UNSET
  *   env                  every variable name, one per line (no OK)
  *   caps                 CapEff of /proc/self/status                     -> OK <hex>
+ *   landlock-abi         the kernel's Landlock ABI version               -> OK <n>
  *   umount PATH          umount2(PATH, 0)                                -> OK
  *   sleep SECS           sleep (fractions allowed)                       -> OK
  *   daemon SECS PIDFILE  double fork + setsid; the grandchild writes its pid to PIDFILE, then
@@ -49,12 +51,14 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -306,10 +310,16 @@ static int op_connect_unix(const char *path)
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return usage();
 	memcpy(sa.sun_path, path, strlen(path));
+	socklen_t len = sizeof(sa);
+	if (path[0] == '@') {
+		/* Abstract names are not NUL-terminated: the length says where they end. */
+		sa.sun_path[0] = '\0';
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return report(-1);
-	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int rc = connect(fd, (struct sockaddr *)&sa, len);
 	int e = errno;
 	close(fd);
 	errno = e;
@@ -341,6 +351,20 @@ static int op_caps(void)
 	}
 	fclose(f);
 	return report_errno(ENODATA);
+}
+
+static int op_landlock_abi(void)
+{
+#ifdef SYS_landlock_create_ruleset
+	/* LANDLOCK_CREATE_RULESET_VERSION (1U << 0): returns the ABI version, no ruleset. */
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U << 0);
+	if (abi < 0)
+		return report(-1);
+	printf("OK %ld\n", abi);
+	return 0;
+#else
+	return report_errno(ENOSYS);
+#endif
 }
 
 static int op_env(void)
@@ -517,6 +541,8 @@ int main(int argc, char **argv)
 		return op_env();
 	if (strcmp(op, "caps") == 0 && nargs == 0)
 		return op_caps();
+	if (strcmp(op, "landlock-abi") == 0 && nargs == 0)
+		return op_landlock_abi();
 	if (strcmp(op, "umount") == 0 && nargs == 1)
 		return report(umount2(a[0], 0));
 	if (strcmp(op, "sleep") == 0 && nargs == 1)
