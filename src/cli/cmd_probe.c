@@ -1,8 +1,151 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
+/*
+ * `confine probe`: which sandbox backends work here, with the stable codes of SPEC 3.2 (R18).
+ *
+ * --json prints one object, {"backends": [ {...}, ... ]}, one entry per backend of this OS (only
+ * "bwrap" on Linux today), so that a second backend adds an entry instead of changing the shape.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli/cli.h"
+#include "util/util.h"
+
+static const char usage[] =
+	"usage: confine probe [--json] [--no-cache] [-w|--workspace DIR]\n"
+	"\n"
+	"Checks whether the sandbox backend works on this machine and prints a stable code:\n"
+	"available, binary_missing, path_rejected, binary_invalid, version_unreadable,\n"
+	"version_too_old, required_feature_missing, user_namespace_disabled,\n"
+	"proc_mount_restricted, probe_timeout, probe_failed, binary_identity_changed.\n"
+	"\n"
+	"  --json            print {\"backends\": [{\"backend\", \"available\", \"code\", \"path\",\n"
+	"                    \"version\", \"reason\", \"hint\", \"cached\", \"landlock_abi\", \"seccomp\",\n"
+	"                    \"cgroup\", \"guarantees\": {\"read_protection\", \"write_protection\",\n"
+	"                    \"network_isolation\"}}]}; path, version, reason and hint are null\n"
+	"                    when unknown\n"
+	"  --no-cache        probe now instead of trusting a success of the last 300 s\n"
+	"  -w, --workspace DIR\n"
+	"                    a bwrap inside DIR is never used (default: the current directory,\n"
+	"                    as for `confine run`)\n"
+	"\n"
+	"Exit status: 0 when a backend is available, 1 when none is, 125 on a usage error.\n";
+
+/* A JSON string, or null for an empty one. */
+static void json_str_or_null(struct cf_buf *b, const char *s)
+{
+	if (s[0])
+		cf_buf_add_json(b, s);
+	else
+		cf_buf_add(b, "null");
+}
+
+static void print_json(const struct confine_probe_result *r)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add(&b, "{\"backends\": [{\"backend\": ");
+	cf_buf_add_json(&b, r->backend);
+	cf_buf_addf(&b, ", \"available\": %s, \"code\": ", r->available ? "true" : "false");
+	cf_buf_add_json(&b, r->code);
+	cf_buf_add(&b, ", \"path\": ");
+	json_str_or_null(&b, r->path);
+	cf_buf_add(&b, ", \"version\": ");
+	json_str_or_null(&b, r->version);
+	cf_buf_add(&b, ", \"reason\": ");
+	json_str_or_null(&b, r->reason);
+	cf_buf_add(&b, ", \"hint\": ");
+	json_str_or_null(&b, r->hint);
+	cf_buf_addf(&b, ", \"cached\": %s, \"landlock_abi\": %d, \"seccomp\": %s, \"cgroup\": %s",
+		    r->cached ? "true" : "false", r->landlock_abi, r->seccomp ? "true" : "false",
+		    r->cgroup ? "true" : "false");
+	cf_buf_add(&b, ", \"guarantees\": {\"read_protection\": ");
+	cf_buf_add_json(&b, r->read_protection);
+	cf_buf_add(&b, ", \"write_protection\": ");
+	cf_buf_add_json(&b, r->write_protection);
+	cf_buf_add(&b, ", \"network_isolation\": ");
+	cf_buf_add_json(&b, r->network_isolation);
+	cf_buf_add(&b, "}}]}\n");
+	if (b.oom)
+		fputs("confine: out of memory\n", stderr);
+	else
+		fputs(b.s, stdout);
+	cf_buf_release(&b);
+}
+
+static void print_text(const struct confine_probe_result *r)
+{
+	printf("backend:            %s\n", r->backend);
+	printf("available:          %s\n", r->available ? "yes" : "no");
+	printf("code:               %s%s\n", r->code, r->cached ? " (cached)" : "");
+	printf("path:               %s\n", r->path[0] ? r->path : "-");
+	printf("version:            %s\n", r->version[0] ? r->version : "-");
+	if (r->landlock_abi > 0)
+		printf("landlock:           ABI %d\n", r->landlock_abi);
+	else
+		printf("landlock:           unavailable\n");
+	printf("seccomp:            %s\n", r->seccomp ? "yes" : "no");
+	printf("cgroup:             %s\n", r->cgroup ? "yes" : "no");
+	printf("read protection:    %s\n", r->read_protection);
+	printf("write protection:   %s\n", r->write_protection);
+	printf("network isolation:  %s\n", r->network_isolation);
+}
 
 int cmd_probe(int argc, char **argv)
 {
-	return cli_usage_error("probe", "not implemented yet");
+	bool json = false, use_cache = true;
+	const char *workspace = NULL;
+	struct confine_probe_result r;
+	struct confine_error err = {0};
+	char *cwd = NULL;
+	int status = CLI_EXIT_CONFINE;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--no-cache")) {
+			use_cache = false;
+		} else if (!strcmp(a, "--workspace") || !strcmp(a, "-w")) {
+			if (++i >= argc)
+				return cli_usage_error("probe", "%s needs a directory", a);
+			workspace = argv[i];
+		} else if (!strncmp(a, "--workspace=", strlen("--workspace="))) {
+			workspace = a + strlen("--workspace=");
+		} else {
+			return cli_usage_error("probe", "unexpected argument '%s'", a);
+		}
+		if (workspace && !workspace[0])
+			return cli_usage_error("probe", "the workspace is an empty string");
+	}
+	/* The same default as `confine run`, so that the probe predicts what a run would see. */
+	if (!workspace) {
+		cwd = getcwd(NULL, 0);
+		workspace = cwd;
+	}
+	int rc = confine_probe_bwrap(getenv("PATH"), workspace, use_cache, &r, &err);
+	if (rc < 0) {
+		cli_report(&err);
+		goto out;
+	}
+	if (json)
+		print_json(&r);
+	else
+		print_text(&r);
+	if (!r.available) {
+		fflush(stdout);
+		fprintf(stderr, "confine: sandbox backend unavailable: '%s': %s [%s]\n", r.backend,
+			r.reason, r.code);
+		if (r.hint[0])
+			fprintf(stderr, "hint: %s\n", r.hint);
+	}
+	status = r.available ? 0 : 1;
+out:
+	free(cwd);
+	return status;
 }
