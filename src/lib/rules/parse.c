@@ -1,15 +1,438 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written (rule-file parser).  Refuses every rule file. */
+/*
+ * Rule files (SPEC 2.1) and --allow/--ask/--deny arguments.  A sandbox never silently drops a
+ * rule the user wrote (R5): every unknown key, unknown value, wrong type and missing field is
+ * a diagnostic with FILE:LINE:COLUMN and a JSON pointer, and all of them are reported, not
+ * only the first, so that one `confine check` shows everything to fix.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "rules/jsonpos.h"
 #include "rules/rules.h"
 #include "util/util.h"
+
+struct parser {
+	const char *file;
+	enum cf_layer layer;
+	struct cf_ruleset *out;
+	struct cf_diags *diags;
+	struct cf_jsonpos pos;
+	struct confine_error *err;
+	int rc; /* CONFINE_E_NOMEM once an allocation failed */
+};
+
+static int add_diag(struct parser *p, int line, int column, const char *pointer, const char *fmt,
+		    ...) __attribute__((format(printf, 5, 6)));
+static int add_diag(struct parser *p, int line, int column, const char *pointer, const char *fmt,
+		    ...)
+{
+	struct cf_diags *d = p->diags;
+	char *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		goto nomem;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 8;
+		struct cf_diag *v = realloc(d->v, cap * sizeof(*v));
+		if (!v)
+			goto nomem;
+		d->v = v;
+		d->cap = cap;
+	}
+	struct cf_diag g = {
+		.file = cf_strdup(p->file ? p->file : ""),
+		.line = line > 0 ? line : 1,
+		.column = column > 0 ? column : 1,
+		.pointer = cf_strdup(pointer),
+		.message = msg,
+	};
+	if (!g.file || !g.pointer) {
+		free(g.file);
+		free(g.pointer);
+		goto nomem;
+	}
+	d->v[d->n++] = g;
+	return 0;
+nomem:
+	free(msg);
+	p->rc = cf_nomem(p->err);
+	return p->rc;
+}
+
+/* Position of the value at `pointer`, or of its member name when `at_key`; falls back to the
+ * closest indexed ancestor so that a diagnostic always has a position. */
+static void position(struct parser *p, const char *pointer, bool at_key, int *line, int *col)
+{
+	const struct cf_jsonpos_entry *e = cf_jsonpos_find(&p->pos, pointer);
+	if (e) {
+		bool key = at_key && e->key_line > 0;
+		*line = key ? e->key_line : e->line;
+		*col = key ? e->key_column : e->column;
+		return;
+	}
+	*line = 1;
+	*col = 1;
+	char *up = cf_strdup(pointer);
+	if (!up)
+		return;
+	char *slash;
+	while ((slash = strrchr(up, '/'))) {
+		*slash = '\0';
+		e = cf_jsonpos_find(&p->pos, up);
+		if (e) {
+			*line = e->line;
+			*col = e->column;
+			break;
+		}
+	}
+	free(up);
+}
+
+static int diag_at(struct parser *p, const char *pointer, bool at_key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int diag_at(struct parser *p, const char *pointer, bool at_key, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	int line, col;
+	position(p, pointer, at_key, &line, &col);
+	return add_diag(p, line, col, pointer, "%s", msg);
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "a value";
+}
+
+/* A user value quoted as JSON for a message: control characters escaped, at most ~64 bytes. */
+static void quote(char *dst, size_t cap, const char *s, size_t n)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	size_t cut = n > 64 ? 64 : n;
+	while (cut < n && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+		cut--; /* do not split a UTF-8 sequence */
+	char *part = cf_strndup(s, cut);
+	if (part) {
+		cf_buf_add_json(&b, part);
+		if (cut < n)
+			cf_buf_add(&b, "...");
+	}
+	free(part);
+	snprintf(dst, cap, "%s", b.s && !b.oom ? b.s : "\"?\"");
+	cf_buf_release(&b);
+}
+
+/* The pointer of member `key` below `base`. */
+static char *member_pointer(const char *base, const char *key)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add(&b, base);
+	cf_buf_addc(&b, '/');
+	cf_jsonpos_add_token(&b, key, strlen(key));
+	return cf_buf_take(&b);
+}
+
+static void unknown_key(struct parser *p, const char *base, const char *key, const char *known)
+{
+	char *ptr = member_pointer(base, key);
+	if (!ptr) {
+		p->rc = cf_nomem(p->err);
+		return;
+	}
+	char q[160];
+	quote(q, sizeof(q), key, strlen(key));
+	diag_at(p, ptr, true, "unknown key %s (%s)", q, known);
+	free(ptr);
+}
+
+/* Looks up one of `names` (NULL-terminated) for the string member `key` of a rule; returns its
+ * index, or -1 after a diagnostic.  A missing member returns -2 without one. */
+static int enum_member(struct parser *p, json_t *obj, const char *base, const char *key,
+		       const char *const *names, const char *expect)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v)
+		return -2;
+	char *ptr = member_pointer(base, key);
+	if (!ptr) {
+		p->rc = cf_nomem(p->err);
+		return -1;
+	}
+	int found = -1;
+	if (!json_is_string(v)) {
+		diag_at(p, ptr, false, "'%s' must be a string (%s), not %s", key, expect,
+			type_name(v));
+		goto out;
+	}
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+	for (int i = 0; names[i]; i++) {
+		if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) {
+			found = i;
+			goto out;
+		}
+	}
+	char q[160];
+	quote(q, sizeof(q), s, n);
+	diag_at(p, ptr, false, "'%s' must be %s, not %s", key, expect, q);
+out:
+	free(ptr);
+	return found;
+}
+
+static void check_rule(struct parser *p, size_t i, json_t *obj)
+{
+	static const char *const actions[] = {"allow", "ask", "deny", NULL};
+	static const char *const accesses[] = {"read", "write", "both", NULL};
+	static const enum cf_action action_of[] = {CF_ALLOW, CF_ASK, CF_DENY};
+	static const unsigned access_of[] = {CF_ACC_READ, CF_ACC_WRITE, CF_ACC_BOTH};
+	char base[48];
+	snprintf(base, sizeof(base), "/rules/%zu", i);
+
+	if (!json_is_object(obj)) {
+		diag_at(p, base, false, "a rule must be an object, not %s", type_name(obj));
+		return;
+	}
+	bool ok = true;
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v)
+	{
+		if (strcmp(key, "path") && strcmp(key, "action") && strcmp(key, "access")) {
+			unknown_key(p, base, key, "a rule has \"path\", \"action\" and \"access\"");
+			ok = false;
+		}
+	}
+
+	const char *pattern = NULL;
+	char ptr[64];
+	snprintf(ptr, sizeof(ptr), "%s/path", base);
+	v = json_object_get(obj, "path");
+	if (!v) {
+		diag_at(p, ptr, false, "missing required key 'path'");
+		ok = false;
+	} else if (!json_is_string(v)) {
+		diag_at(p, ptr, false, "'path' must be a string, not %s", type_name(v));
+		ok = false;
+	} else {
+		size_t n = json_string_length(v);
+		pattern = json_string_value(v);
+		if (n == 0) {
+			diag_at(p, ptr, false, "the path is empty");
+			ok = false;
+		} else if (n > CF_RULES_MAX_PATTERN) {
+			diag_at(p, ptr, false, "the path is %zu bytes long, more than the limit of %d",
+				n, CF_RULES_MAX_PATTERN);
+			ok = false;
+		} else if (strlen(pattern) != n) {
+			diag_at(p, ptr, false, "the path contains a NUL character");
+			ok = false;
+		}
+	}
+
+	int action = enum_member(p, obj, base, "action", actions,
+				 "\"allow\", \"ask\" or \"deny\"");
+	if (action == -2) {
+		snprintf(ptr, sizeof(ptr), "%s/action", base);
+		diag_at(p, ptr, false, "missing required key 'action' (\"allow\", \"ask\" or "
+				       "\"deny\")");
+	}
+	int access = enum_member(p, obj, base, "access", accesses,
+				 "\"read\", \"write\" or \"both\"");
+	if (access == -2)
+		access = 2; /* SPEC 2.1: both by default */
+	if (!ok || action < 0 || access < 0 || p->rc)
+		return;
+
+	int line, col;
+	position(p, base, false, &line, &col);
+	struct cf_rule r = {
+		.pattern = (char *)pattern,
+		.access = access_of[access],
+		.action = action_of[action],
+		.layer = p->layer,
+		.source = (char *)p->file,
+		.index = (int)i,
+		.line = line,
+		.column = col,
+	};
+	if (cf_ruleset_add(p->out, &r, p->err) < 0)
+		p->rc = CONFINE_E_NOMEM;
+}
+
+static void check_document(struct parser *p, json_t *root)
+{
+	if (!json_is_object(root)) {
+		diag_at(p, "", false, "a rule file must be an object with \"version\" and \"rules\", "
+				      "not %s",
+			type_name(root));
+		return;
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach(root, key, v)
+	{
+		if (strcmp(key, "version") && strcmp(key, "rules"))
+			unknown_key(p, "", key, "a rule file has \"version\" and \"rules\"");
+	}
+
+	v = json_object_get(root, "version");
+	if (!v)
+		diag_at(p, "/version", false, "missing required key 'version' (it must be 1)");
+	else if (!json_is_integer(v) || json_integer_value(v) != 1)
+		diag_at(p, "/version", false, "'version' must be the number 1%s",
+			json_is_integer(v) ? " (the only version there is)" : "");
+
+	json_t *rules = json_object_get(root, "rules");
+	if (!rules) {
+		diag_at(p, "/rules", false, "missing required key 'rules' (an array of rules)");
+		return;
+	}
+	if (!json_is_array(rules)) {
+		diag_at(p, "/rules", false, "'rules' must be an array, not %s", type_name(rules));
+		return;
+	}
+	size_t n = json_array_size(rules);
+	for (size_t i = 0; i < n && i < CF_RULES_MAX_RULES && !p->rc; i++)
+		check_rule(p, i, json_array_get(rules, i));
+	if (n > CF_RULES_MAX_RULES) {
+		char ptr[48];
+		snprintf(ptr, sizeof(ptr), "/rules/%d", CF_RULES_MAX_RULES);
+		/* The element past the limit is not indexed; point at the array. */
+		int line, col;
+		position(p, "/rules", false, &line, &col);
+		add_diag(p, line, col, ptr, "%zu rules, more than the limit of %d", n,
+			 CF_RULES_MAX_RULES);
+	}
+}
+
+/* Document order reads best; the checks run in a different one (keys before values).  Stable
+ * insertion sort: a file has few errors, and equal positions keep their order. */
+static void sort_diags(struct cf_diag *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct cf_diag d = v[i];
+		size_t j = i;
+		while (j > 0 && (v[j - 1].line > d.line ||
+				 (v[j - 1].line == d.line && v[j - 1].column > d.column))) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = d;
+	}
+}
 
 int cf_rules_parse(const char *text, size_t len, const char *file, enum cf_layer layer,
 		   struct cf_ruleset *out, struct cf_diags *diags, struct confine_error *err)
 {
-	return cf_err(err, CONFINE_E_RULES, "cannot parse rule file", file, "not implemented yet");
+	struct parser p = {
+		.file = file,
+		.layer = layer,
+		.out = out,
+		.diags = diags,
+		.err = err,
+	};
+	json_t *root = NULL;
+	size_t first = diags->n;
+
+	if (len > CF_RULES_MAX_FILE_BYTES) {
+		add_diag(&p, 1, 1, "", "the file is %zu bytes long, more than the limit of 1 MiB",
+			 len);
+		goto out;
+	}
+	json_error_t je;
+	/* Duplicate names are refused: with two "action" members one of them would be dropped
+	 * silently.  NUL is let through the parser so that the diagnostic can say what it is. */
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+	if (!root) {
+		add_diag(&p, je.line, je.column, "", "%s", je.text);
+		goto out;
+	}
+	if (cf_jsonpos_index(&p.pos, text, len, 3, CF_RULES_MAX_RULES) < 0) {
+		p.rc = cf_nomem(err);
+		goto out;
+	}
+	check_document(&p, root);
+out:
+	json_decref(root);
+	cf_jsonpos_release(&p.pos);
+	if (p.rc)
+		return p.rc;
+	sort_diags(diags->v + first, diags->n - first);
+	if (diags->n > first) {
+		const struct cf_diag *d = &diags->v[first];
+		cf_err(err, CONFINE_E_RULES, "invalid rule file", file, "%s%s%s", d->pointer,
+		       d->pointer[0] ? ": " : "", d->message);
+		if (err && err->code == CONFINE_E_RULES && err->line == 0) {
+			err->line = d->line;
+			err->column = d->column;
+		}
+		return CONFINE_E_RULES;
+	}
+	return 0;
 }
 
 int cf_rule_parse_cli(const char *arg, char **pattern, unsigned *access, struct confine_error *err)
 {
-	return cf_err(err, CONFINE_E_INVALID, "invalid rule", arg, "not implemented yet");
+	static const struct {
+		const char *suffix;
+		unsigned access;
+	} suffixes[] = {
+		{":read", CF_ACC_READ},
+		{":write", CF_ACC_WRITE},
+		{":both", CF_ACC_BOTH},
+	};
+	*pattern = NULL;
+	size_t n = strlen(arg);
+	unsigned acc = CF_ACC_BOTH;
+	/* A path may itself contain ':'; only a trailing access suffix is one. */
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t sl = strlen(suffixes[i].suffix);
+		if (n >= sl && strcmp(arg + n - sl, suffixes[i].suffix) == 0) {
+			n -= sl;
+			acc = suffixes[i].access;
+			break;
+		}
+	}
+	if (n == 0)
+		return cf_err(err, CONFINE_E_INVALID, "invalid rule", arg,
+			      "the path is empty (expected PATH[:read|write|both])");
+	if (n > CF_RULES_MAX_PATTERN)
+		return cf_err(err, CONFINE_E_INVALID, "invalid rule", arg,
+			      "the path is longer than %d bytes", CF_RULES_MAX_PATTERN);
+	char *pat = cf_strndup(arg, n);
+	if (!pat)
+		return cf_nomem(err);
+	*pattern = pat;
+	*access = acc;
+	return 0;
 }

@@ -1,9 +1,155 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written (pattern resolution). */
+/*
+ * Pattern resolution (SPEC 2.2): from what a user wrote to an absolute, normalised pattern
+ * whose wildcard-free prefix is canonical on the host (R7).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/pattern.h"
 #include "rules/rules.h"
 #include "util/util.h"
 
+/* Fills err for a bad rule, naming where it was written: the rule file and the position of the
+ * rule when it has one (callers print FILE:LINE:COLUMN), else the pattern itself. */
+static int rule_error(const struct cf_rule *r, struct confine_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int rule_error(const struct cf_rule *r, struct confine_error *err, const char *fmt, ...)
+{
+	char reason[sizeof(err->reason)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	bool in_file = r->source && r->line > 0;
+	if (err && err->code == 0) {
+		cf_err(err, CONFINE_E_RULES, "invalid rule", in_file ? r->source : r->pattern, "%s",
+		       reason);
+		if (in_file) {
+			err->line = r->line;
+			err->column = r->column;
+		}
+	}
+	return CONFINE_E_RULES;
+}
+
+/* The length of the leading part of the absolute, normalised `path` made of components
+ * without wildcards ("/a/b" of "/a/b/x*" + "/c"; "/" when the first component has one). */
+static size_t literal_prefix_len(const char *path)
+{
+	size_t end = 0; /* end of the last literal component */
+	size_t i = 0;
+	for (;;) {
+		while (path[i] == '/')
+			i++;
+		if (!path[i])
+			return end ? end : 1;
+		size_t s = i;
+		while (path[i] && path[i] != '/')
+			i++;
+		if (cf_has_wildcard(path + s, i - s))
+			return end ? end : 1;
+		end = i;
+	}
+}
+
 int cf_rule_resolve(struct cf_rule *r, const struct cf_resolve_ctx *ctx, struct confine_error *err)
 {
-	return cf_err(err, CONFINE_E_RULES, "invalid rule", r->pattern, "not implemented yet");
+	int rc = CONFINE_E_NOMEM;
+	char *joined = NULL, *norm = NULL, *prefix = NULL, *canon = NULL, *final = NULL;
+	const char *pat = r->pattern;
+
+	if (!pat || !pat[0]) {
+		rc = rule_error(r, err, "the path is empty");
+		goto out;
+	}
+	size_t len = strlen(pat);
+	if (len > CF_RULES_MAX_PATTERN) {
+		rc = rule_error(r, err, "the path is longer than %d bytes", CF_RULES_MAX_PATTERN);
+		goto out;
+	}
+	const char *bad = strpbrk(pat, "[]{}");
+	if (bad) {
+		rc = rule_error(r, err,
+				"'%s': '%c' is reserved (only '*', '**' and '?' are wildcards)", pat,
+				*bad);
+		goto out;
+	}
+
+	if (pat[0] == '~' && (pat[1] == '\0' || pat[1] == '/')) {
+		if (!ctx || !ctx->home) {
+			rc = rule_error(r, err, "'%s': the home directory is not known", pat);
+			goto out;
+		}
+		joined = cf_path_join(ctx->home, pat[1] ? pat + 2 : ".");
+	} else if (pat[0] == '~') {
+		/* "~user" would mean another user's home; a sandbox has no business guessing. */
+		rc = rule_error(r, err, "'%s': only '~' and '~/' are supported, not '~user'", pat);
+		goto out;
+	} else if (pat[0] == '/') {
+		joined = cf_path_normalize(pat);
+	} else {
+		if (r->layer == CF_LAYER_USER) {
+			rc = rule_error(r, err,
+					"relative path '%s' in the user rule file (it would mean a "
+					"different place in every workspace; start it with '/' or "
+					"'~/')",
+					pat);
+			goto out;
+		}
+		if (!ctx || !ctx->workspace) {
+			rc = rule_error(r, err, "relative path '%s' but no workspace is known", pat);
+			goto out;
+		}
+		joined = cf_path_join(ctx->workspace, pat);
+	}
+	if (!joined)
+		goto nomem;
+	norm = joined;
+	joined = NULL;
+
+	bool glob = cf_has_wildcard(norm, strlen(norm));
+	size_t plen = glob ? literal_prefix_len(norm) : strlen(norm);
+
+	if (ctx && ctx->canonicalize) {
+		prefix = cf_strndup(norm, plen);
+		if (!prefix)
+			goto nomem;
+		rc = ctx->canonicalize(ctx->ctx, prefix, &canon, err);
+		if (rc < 0)
+			goto out;
+		/* The canonical prefix replaces the literal one; the wildcard part follows. */
+		const char *rest = norm + plen;
+		while (*rest == '/')
+			rest++;
+		if (!*rest)
+			final = cf_strdup(canon);
+		else
+			final = cf_asprintf("%s%s%s", canon, strcmp(canon, "/") ? "/" : "", rest);
+		if (!final)
+			goto nomem;
+		plen = strlen(canon);
+	} else {
+		final = norm;
+		norm = NULL;
+	}
+
+	free(r->path);
+	r->path = final;
+	final = NULL;
+	r->glob = glob;
+	r->prefix_len = glob ? plen : strlen(r->path);
+	rc = 0;
+	goto out;
+nomem:
+	rc = cf_nomem(err);
+out:
+	free(joined);
+	free(norm);
+	free(prefix);
+	free(canon);
+	free(final);
+	return rc;
 }
