@@ -1,3 +1,189 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_args;
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "rules/rules.h"
+#include "util/util.h"
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	unsigned shift = 0;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	default:
+		return -1;
+	}
+	if (*end && end[1] != '\0' && !((end[1] == 'i' || end[1] == 'B') && end[2] == '\0'))
+		return -1;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return *out ? 0 : -1;
+}
+
+static int need_value(int i, int argc, const char *opt, struct confine_error *err)
+{
+	if (i + 1 >= argc)
+		return cf_err(err, CONFINE_E_INVALID, "invalid arguments", opt, "needs a value");
+	return 0;
+}
+
+/* Splits "--opt=value" forms. */
+static bool opt_is(const char *arg, const char *name, const char **inline_value)
+{
+	size_t n = strlen(name);
+	if (strncmp(arg, name, n))
+		return false;
+	if (arg[n] == '\0') {
+		*inline_value = NULL;
+		return true;
+	}
+	if (arg[n] == '=') {
+		*inline_value = arg + n + 1;
+		return true;
+	}
+	return false;
+}
+
+int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
+	      struct confine_error *err)
+{
+	int r, i;
+	memset(o, 0, sizeof(*o));
+	if ((r = confine_request_new(&o->req, err)) < 0)
+		return r;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || !strcmp(a, "-"))
+			break;
+#define VALUE()                                                                                    \
+	do {                                                                                       \
+		if (!v) {                                                                          \
+			if ((r = need_value(i, argc, a, err)) < 0)                                 \
+				return r;                                                          \
+			v = argv[++i];                                                             \
+		}                                                                                  \
+	} while (0)
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			o->help = true;
+			return 0;
+		} else if (!strcmp(a, "-w") || opt_is(a, "--workspace", &v)) {
+			VALUE();
+			if ((r = confine_request_set_workspace(o->req, v, err)) < 0)
+				return r;
+		} else if (opt_is(a, "--allow", &v) || opt_is(a, "--ask", &v) ||
+			   opt_is(a, "--deny", &v)) {
+			VALUE();
+			char *pattern = NULL;
+			unsigned access;
+			if ((r = cf_rule_parse_cli(v, &pattern, &access, err)) < 0)
+				return r;
+			enum confine_action act = a[2] == 'a' && a[3] == 'l' ? CONFINE_ALLOW
+						  : a[2] == 'a'		     ? CONFINE_ASK
+									     : CONFINE_DENY;
+			r = confine_request_add_rule(o->req, pattern, (enum confine_access)access,
+						     act, err);
+			free(pattern);
+			if (r < 0)
+				return r;
+		} else if (opt_is(a, "--session-rules", &v)) {
+			VALUE();
+			if ((r = confine_request_add_session_rules_file(o->req, v, err)) < 0)
+				return r;
+		} else if (!strcmp(a, "--no-network")) {
+			confine_request_set_network(o->req, false);
+		} else if (opt_is(a, "--policy", &v)) {
+			VALUE();
+			enum confine_policy p;
+			if (!confine_policy_parse(v, &p))
+				return cf_err(err, CONFINE_E_INVALID, "invalid --policy", v,
+					      "expected 'required' or 'off'");
+			confine_request_set_policy(o->req, p);
+			o->policy_given = true;
+		} else if (opt_is(a, "--backend", &v)) {
+			VALUE();
+			if (strcmp(v, "auto") && strcmp(v, "bwrap"))
+				return cf_err(err, CONFINE_E_INVALID, "invalid --backend", v,
+					      "this build knows 'auto' and 'bwrap'");
+		} else if (opt_is(a, "--json", &v) && !v && cmd != CLI_RUN) {
+			o->json = true;
+		} else if (cmd == CLI_PLAN && opt_is(a, "--target", &v)) {
+			VALUE();
+			o->target = v;
+		} else if (cmd == CLI_EXPLAIN && opt_is(a, "--access", &v)) {
+			VALUE();
+			o->access = v;
+		} else if (cmd == CLI_RUN && opt_is(a, "--env", &v)) {
+			VALUE();
+			const char *eq = strchr(v, '=');
+			if (!eq)
+				return cf_err(err, CONFINE_E_INVALID, "invalid --env", v,
+					      "expected NAME=VALUE");
+			char *name = cf_strndup(v, (size_t)(eq - v));
+			if (!name)
+				return cf_nomem(err);
+			r = confine_request_env_set(o->req, name, eq + 1, err);
+			free(name);
+			if (r < 0)
+				return r;
+		} else if (cmd == CLI_RUN && opt_is(a, "--pass-env", &v)) {
+			VALUE();
+			if ((r = confine_request_env_pass(o->req, v, err)) < 0)
+				return r;
+		} else if (cmd == CLI_RUN && opt_is(a, "--unset-env", &v)) {
+			VALUE();
+			if ((r = confine_request_env_unset(o->req, v, err)) < 0)
+				return r;
+		} else if (cmd == CLI_RUN && !strcmp(a, "--clearenv")) {
+			confine_request_env_clear(o->req, true);
+		} else if (cmd == CLI_RUN && opt_is(a, "--tmp-size", &v)) {
+			VALUE();
+			uint64_t size;
+			if (cli_parse_size(v, &size) < 0)
+				return cf_err(err, CONFINE_E_INVALID, "invalid --tmp-size", v,
+					      "expected a positive size such as 512M or 2G");
+			confine_request_set_tmp_size(o->req, size);
+		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
+			o->print_plan = true;
+		} else {
+			return cf_err(err, CONFINE_E_INVALID, "unknown option", a,
+				      "not an option of 'confine %s'", argv[0]);
+		}
+#undef VALUE
+	}
+	o->first_operand = i;
+	if (cmd != CLI_EXPLAIN && i < argc) {
+		r = confine_request_set_argv(o->req, (size_t)(argc - i),
+					     (const char *const *)argv + i, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}

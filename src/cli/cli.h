@@ -16,6 +16,10 @@ void cli_report(const struct confine_error *err);
 /* Prints a usage error for `cmd` and returns CLI_EXIT_CONFINE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct cli_opts;
+/* Applies CONFINE_SANDBOX_POLICY unless --policy was given; warns about a bad value (R19). */
+void cli_apply_policy_env(struct cli_opts *o);
+
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -1,8 +1,67 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
+/* confine plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
 #include "cli/cli.h"
+
+static const char help[] =
+	"usage: confine plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
+	"\n"
+	"Print the plan compiled from the rules for a target system; run nothing.\n"
+	"Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
+	"--no-network, --policy, --backend.\n";
 
 int cmd_plan(int argc, char **argv)
 {
-	return cli_usage_error("plan", "not implemented yet");
+	struct confine_error err = {0};
+	struct cli_opts o;
+	confine_run *run = NULL;
+	char *text = NULL;
+	int status = CLI_EXIT_CONFINE;
+
+	if (cli_parse(CLI_PLAN, argc, argv, &o, &err) < 0) {
+		cli_report(&err);
+		fputs("hint: see 'confine plan --help'\n", stderr);
+		goto out;
+	}
+	if (o.help) {
+		fputs(help, stdout);
+		status = 0;
+		goto out;
+	}
+	if (!o.target) {
+		status = cli_usage_error("plan", "--target is required (linux, macos or windows)");
+		goto out;
+	}
+	if (strcmp(o.target, "linux")) {
+		fprintf(stderr,
+			"confine: cannot compile plan: '%s': this version compiles plans for linux "
+			"only; the %s backend is not implemented yet\n",
+			o.target, o.target);
+		goto out;
+	}
+	if (o.first_operand >= argc) {
+		const char *placeholder[] = {"COMMAND"};
+		if (confine_request_set_argv(o.req, 1, placeholder, &err) < 0) {
+			cli_report(&err);
+			goto out;
+		}
+	}
+	/* A plan is data: it needs no working backend. */
+	confine_request_set_policy(o.req, CONFINE_POLICY_OFF);
+	if (confine_run_prepare(o.req, &run, &err) < 0 ||
+	    confine_run_plan_text(run, o.json, &text, &err) < 0) {
+		cli_report(&err);
+		goto out;
+	}
+	fputs(text, stdout);
+	status = 0;
+out:
+	free(text);
+	confine_run_free(run);
+	confine_request_free(o.req);
+	return status;
 }

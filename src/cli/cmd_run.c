@@ -1,8 +1,109 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
+/* confine run [OPTIONS] [--] COMMAND [ARG...] */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
 #include "cli/cli.h"
+
+static const char help[] =
+	"usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
+	"\n"
+	"Run COMMAND inside the sandbox: the host is visible read-only, the workspace is\n"
+	"writable, /tmp is private, credentials and host sockets are hidden, secrets are removed\n"
+	"from the environment.\n"
+	"\n"
+	"options:\n"
+	"  -w, --workspace DIR        workspace root (default: the current directory)\n"
+	"  --allow PATH[:ACCESS]      session rule; ACCESS is read, write or both (default both)\n"
+	"  --ask PATH[:ACCESS]        session rule: ask (enforced as deny until approved)\n"
+	"  --deny PATH[:ACCESS]       session rule: deny.  Rules match in the order given: put\n"
+	"                             the more specific rule first\n"
+	"  --session-rules FILE       more session rules, rule-file format\n"
+	"  --no-network               no network (own network namespace, loopback only)\n"
+	"  --policy required|off      'off' runs without a sandbox (also CONFINE_SANDBOX_POLICY)\n"
+	"  --backend auto|bwrap       Linux backend\n"
+	"  --env NAME=VALUE           set a variable\n"
+	"  --pass-env PATTERN         keep matching variables even if they look secret\n"
+	"  --unset-env PATTERN        remove matching variables\n"
+	"  --clearenv                 keep only PATH HOME USER LOGNAME SHELL TERM LANG LC_* TZ\n"
+	"  --tmp-size SIZE            size cap of the private /tmp (default 1G; K, M, G)\n"
+	"  --print-plan               print the plan and exit without running\n"
+	"\n"
+	"exit status: the command's own; 128+N when it died by signal N; 125 when confine\n"
+	"failed before the command started; 126 not executable; 127 not found.\n";
+
+static confine_run *current;
+
+static void forward(int sig)
+{
+	if (current)
+		confine_run_forward_signal(current, sig);
+}
 
 int cmd_run(int argc, char **argv)
 {
-	return cli_usage_error("run", "not implemented yet");
+	struct confine_error err = {0};
+	struct cli_opts o;
+	confine_run *run = NULL;
+	int status = CLI_EXIT_CONFINE, r;
+
+	r = cli_parse(CLI_RUN, argc, argv, &o, &err);
+	if (r < 0) {
+		cli_report(&err);
+		fputs("hint: see 'confine run --help'\n", stderr);
+		goto out;
+	}
+	if (o.help) {
+		fputs(help, stdout);
+		status = 0;
+		goto out;
+	}
+	if (o.first_operand >= argc) {
+		status = cli_usage_error("run", "no command given");
+		goto out;
+	}
+	cli_apply_policy_env(&o);
+
+	r = confine_run_prepare(o.req, &run, &err);
+	if (r < 0) {
+		cli_report(&err);
+		goto out;
+	}
+	if (o.print_plan) {
+		char *text = NULL;
+		if (confine_run_plan_text(run, false, &text, &err) < 0) {
+			cli_report(&err);
+			goto out;
+		}
+		fputs(text, stdout);
+		free(text);
+		status = 0;
+		goto out;
+	}
+
+	/* Signals received while the command runs are forwarded to it (R4). */
+	struct sigaction sa = {.sa_handler = forward};
+	sigemptyset(&sa.sa_mask);
+	current = run;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	r = confine_run_start(run, &err);
+	if (r < 0) {
+		cli_report(&err);
+		goto out;
+	}
+	r = confine_run_wait(run, &status, &err);
+	if (r < 0)
+		cli_report(&err);
+out:
+	current = NULL;
+	confine_run_free(run);
+	confine_request_free(o.req);
+	return status;
 }

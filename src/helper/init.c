@@ -1,6 +1,177 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-int main(void)
+/*
+ * confine-init: pid 1 inside the sandbox (bwrap --as-pid-1).
+ *
+ *   confine-init --status-fd N --stderr-fd M [--landlock] -- COMMAND [ARG...]
+ *
+ * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
+ * reach the user as confine's messages), checks that it holds no capability, sets
+ * no_new_privs, applies Landlock scoping where asked, reports READY, then runs the command as
+ * its only child: forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to it, reaps every orphan, and exits
+ * with the command's status (128+N for death by signal N).  When pid 1 exits the kernel kills
+ * everything else in the namespace, so no daemon outlives the command (R4).
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "exec/linux/harden.h"
+#include "exec/linux/helper_proto.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+static void report(int fd, char type, int value, const char *msg)
 {
+	struct cf_helper_record rec = {.type = type, .value = value};
+	if (msg)
+		snprintf(rec.message, sizeof(rec.message), "%s", msg);
+	ssize_t k;
+	do
+		k = write(fd, &rec, sizeof(rec));
+	while (k < 0 && errno == EINTR);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig; /* never runs: the signals are blocked and taken by sigwaitinfo */
+}
+
+static int holds_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2];
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (data[i].effective || data[i].permitted || data[i].inheritable)
+			return 1;
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "confine-init: internal helper of confine; not meant to be run by hand\n");
 	return 125;
+}
+
+int main(int argc, char **argv)
+{
+	int status_fd = -1, stderr_fd = -1, i;
+	int landlock = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--status-fd") && i + 1 < argc)
+			status_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--stderr-fd") && i + 1 < argc)
+			stderr_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--landlock"))
+			landlock = 1;
+		else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else
+			return usage();
+	}
+	if (status_fd < 3 || stderr_fd < 3 || i >= argc)
+		return usage();
+	char **cmd = argv + i;
+
+	prctl(PR_SET_NAME, "confine-init", 0, 0, 0);
+	if (dup2(stderr_fd, 2) < 0) {
+		report(status_fd, CF_HELPER_FAIL, errno, "cannot restore stderr");
+		return 125;
+	}
+	close(stderr_fd);
+
+	/* Checked, not assumed: bwrap --cap-drop ALL should leave nothing. */
+	int caps = holds_capabilities();
+	if (caps != 0) {
+		report(status_fd, CF_HELPER_FAIL, caps < 0 ? errno : EPERM,
+		       caps < 0 ? "cannot read its own capabilities"
+			       : "the sandbox still holds capabilities");
+		return 125;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		report(status_fd, CF_HELPER_FAIL, errno, "cannot set no_new_privs");
+		return 125;
+	}
+	int abi = 0;
+	if (landlock) {
+		struct confine_error e = {0};
+		abi = cf_landlock_scope_self(&e);
+		if (abi < 0) {
+			report(status_fd, CF_HELPER_FAIL, e.os_errno,
+			       e.reason[0] ? e.reason : "cannot apply Landlock scoping");
+			return 125;
+		}
+	}
+
+	sigset_t set, old;
+	sigemptyset(&set);
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	/* pid 1 only receives signals it has a handler for; install one for each. */
+	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++) {
+		sigaction(forwarded[k], &sa, NULL);
+		sigaddset(&set, forwarded[k]);
+	}
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+
+	report(status_fd, CF_HELPER_READY, abi, NULL);
+
+	pid_t child = fork();
+	if (child < 0) {
+		report(status_fd, CF_HELPER_EXEC_FAIL, errno, "fork");
+		return 125;
+	}
+	if (child == 0) {
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+		sigemptyset(&dfl.sa_mask);
+		for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+			sigaction(forwarded[k], &dfl, NULL);
+		sigaction(SIGCHLD, &dfl, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* Nothing but 0, 1 and 2 reaches the command; the status pipe stays open only
+		 * until exec succeeds. */
+		syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		report(status_fd, CF_HELPER_EXEC_FAIL, e, cmd[0]);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(status_fd);
+
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+		if (sig < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			kill(child, sig);
+			continue;
+		}
+		int st;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p != child)
+				continue;
+			if (WIFEXITED(st))
+				return WEXITSTATUS(st);
+			if (WIFSIGNALED(st))
+				return 128 + WTERMSIG(st);
+		}
+	}
 }

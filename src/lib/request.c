@@ -1,3 +1,163 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_request;
+/* The public request object: a plain record of what the caller asked for.  Pure. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "request.h"
+#include "util/util.h"
+
+#define DEFAULT_TMP_SIZE (1024ULL * 1024 * 1024)
+
+int confine_request_new(confine_request **out, struct confine_error *err)
+{
+	confine_request *r = calloc(1, sizeof(*r));
+	if (!r)
+		return cf_nomem(err);
+	r->tmp_size = DEFAULT_TMP_SIZE;
+	r->network = true;
+	r->policy = CONFINE_POLICY_REQUIRED;
+	*out = r;
+	return 0;
+}
+
+void confine_request_free(confine_request *r)
+{
+	if (!r)
+		return;
+	cf_strv_release(&r->argv);
+	free(r->workspace);
+	cf_ruleset_release(&r->session);
+	cf_strv_release(&r->session_files);
+	cf_strv_release(&r->env_base);
+	cf_env_opts_release(&r->env);
+	free(r);
+}
+
+int confine_request_set_argv(confine_request *r, size_t argc, const char *const *argv,
+			     struct confine_error *err)
+{
+	cf_strv_release(&r->argv);
+	if (argc == 0)
+		return cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
+	for (size_t i = 0; i < argc; i++)
+		if (cf_strv_add(&r->argv, argv[i]) < 0)
+			return cf_nomem(err);
+	return 0;
+}
+
+int confine_request_set_workspace(confine_request *r, const char *dir, struct confine_error *err)
+{
+	free(r->workspace);
+	r->workspace = NULL;
+	if (dir && !(r->workspace = cf_strdup(dir)))
+		return cf_nomem(err);
+	return 0;
+}
+
+int confine_request_add_rule(confine_request *r, const char *pattern, enum confine_access access,
+			     enum confine_action action, struct confine_error *err)
+{
+	if (!pattern || !*pattern)
+		return cf_err(err, CONFINE_E_INVALID, "invalid rule", "", "the path is empty");
+	if (access < CONFINE_ACCESS_READ || access > CONFINE_ACCESS_BOTH || action > CONFINE_DENY)
+		return cf_err(err, CONFINE_E_INVALID, "invalid rule", pattern,
+			      "unknown access or action");
+	struct cf_rule rule = {
+		.pattern = (char *)pattern,
+		.access = (unsigned)access,
+		.action = (enum cf_action)action,
+		.layer = CF_LAYER_SESSION,
+		.source = "session",
+		.index = (int)r->session.n,
+	};
+	return cf_ruleset_add(&r->session, &rule, err);
+}
+
+int confine_request_add_session_rules_file(confine_request *r, const char *file,
+					   struct confine_error *err)
+{
+	return cf_strv_add(&r->session_files, file) < 0 ? cf_nomem(err) : 0;
+}
+
+void confine_request_set_network(confine_request *r, bool enabled)
+{
+	r->network = enabled;
+}
+
+void confine_request_set_policy(confine_request *r, enum confine_policy policy)
+{
+	r->policy = policy;
+}
+
+void confine_request_set_tmp_size(confine_request *r, uint64_t bytes)
+{
+	r->tmp_size = bytes;
+}
+
+int confine_request_set_environment(confine_request *r, const char *const *envp,
+				    struct confine_error *err)
+{
+	cf_strv_release(&r->env_base);
+	r->env_base_set = true;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (cf_strv_add(&r->env_base, envp[i]) < 0)
+			return cf_nomem(err);
+	return 0;
+}
+
+int confine_request_env_set(confine_request *r, const char *name, const char *value,
+			    struct confine_error *err)
+{
+	char *kv = cf_asprintf("%s=%s", name, value);
+	if (!kv)
+		return cf_nomem(err);
+	int ret = cf_env_check_assignment(kv, err);
+	if (ret < 0) {
+		free(kv);
+		return ret;
+	}
+	/* A later --env of the same name wins: drop the earlier one. */
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < r->env.set.n; i++) {
+		if (!strncmp(r->env.set.v[i], name, nl) && r->env.set.v[i][nl] == '=') {
+			free(r->env.set.v[i]);
+			r->env.set.v[i] = kv;
+			return 0;
+		}
+	}
+	return cf_strv_take(&r->env.set, kv) < 0 ? cf_nomem(err) : 0;
+}
+
+int confine_request_env_pass(confine_request *r, const char *pattern, struct confine_error *err)
+{
+	return cf_strv_add(&r->env.pass, pattern) < 0 ? cf_nomem(err) : 0;
+}
+
+int confine_request_env_unset(confine_request *r, const char *pattern, struct confine_error *err)
+{
+	return cf_strv_add(&r->env.unset, pattern) < 0 ? cf_nomem(err) : 0;
+}
+
+void confine_request_env_clear(confine_request *r, bool clear)
+{
+	r->env.clear = clear;
+}
+
+int confine_policy_parse(const char *text, enum confine_policy *out)
+{
+	*out = CONFINE_POLICY_REQUIRED;
+	if (!text)
+		return 0;
+	while (*text == ' ' || *text == '\t' || *text == '\n')
+		text++;
+	size_t n = strlen(text);
+	while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\n'))
+		n--;
+	if (n == 8 && !strncasecmp(text, "required", 8))
+		return 1;
+	if (n == 3 && !strncasecmp(text, "off", 3)) {
+		*out = CONFINE_POLICY_OFF;
+		return 1;
+	}
+	return 0;
+}

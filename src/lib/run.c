@@ -1,3 +1,375 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_run;
+/*
+ * Preparing a run: validate the workspace (R1), gather host facts, load the rule layers,
+ * expand globs (R14), compile the plan, build the environment (R20) and probe the backend
+ * (R18, R19).  Everything a run needs is decided here, before any process starts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exec/linux/harden.h"
+#include "probe/hostfs.h"
+#include "probe/scan.h"
+#include "request.h"
+#include "util/util.h"
+
+extern char **environ;
+
+static const char *env_get(const struct cf_strv *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=')
+			return env->v[i] + n + 1;
+	return NULL;
+}
+
+static int find_home(confine_run *run, const struct cf_strv *env, struct confine_error *err)
+{
+	const char *home = env_get(env, "HOME");
+	if (!home || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home || home[0] != '/')
+		return cf_err(err, CONFINE_E_INVALID, "cannot find the home directory", "HOME",
+			      "HOME is unset and the user has no passwd entry");
+	/* A home that does not exist still gets its guards, by its lexical path. */
+	return cf_hostfs_canonicalize(NULL, home, &run->home, err);
+}
+
+/* R1: refuse /, the home directory, its ancestors, and any directory containing a guarded
+ * credential path of the home. */
+static int check_workspace(confine_run *run, const char *given, struct confine_error *err)
+{
+	const char *ws = run->workspace;
+	if (!strcmp(ws, "/"))
+		return cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
+			      "it is the root directory '/'");
+	if (cf_path_within(run->home, ws)) {
+		cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
+		       strcmp(ws, run->home) ? "'%s' is an ancestor of the home directory"
+					     : "'%s' is the home directory",
+		       ws);
+		cf_err_hint(err, "run confine from a project directory, or pass --workspace DIR");
+		return CONFINE_E_WORKSPACE;
+	}
+	size_t n;
+	const char *const *guards = cf_home_guards(&n);
+	for (size_t i = 0; i < n; i++) {
+		char *g = cf_path_join(run->home, guards[i]), *canon = NULL;
+		if (!g)
+			return cf_nomem(err);
+		int r = cf_hostfs_canonicalize(NULL, g, &canon, err);
+		free(g);
+		if (r < 0)
+			return r;
+		bool inside = cf_path_within(canon, ws);
+		if (inside) {
+			cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
+			       "it contains the guarded credential path '%s'", canon);
+			cf_err_hint(err, "choose a workspace that does not contain your credentials");
+		}
+		free(canon);
+		if (inside)
+			return CONFINE_E_WORKSPACE;
+	}
+	return 0;
+}
+
+static int resolve_workspace(confine_run *run, const confine_request *req,
+			     struct confine_error *err)
+{
+	char cwd[PATH_MAX];
+	const char *given = req->workspace;
+	if (!given) {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return cf_err_os(err, CONFINE_E_OS, "cannot read the current directory", ".",
+					 "getcwd", errno);
+		given = cwd;
+	}
+	run->workspace = realpath(given, NULL);
+	if (!run->workspace) {
+		cf_err_os(err, CONFINE_E_WORKSPACE, "workspace refused", given, "realpath", errno);
+		if (errno == ENOENT)
+			cf_err_hint(err, "create the directory first or pass an existing --workspace");
+		return CONFINE_E_WORKSPACE;
+	}
+	struct stat st;
+	if (stat(run->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
+		return cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
+			      "it is not a directory");
+	return check_workspace(run, given, err);
+}
+
+/* A missing file means no rules; a file that exists but cannot be read or parsed refuses
+ * the run (R6). */
+static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok,
+			  struct cf_ruleset *out, struct confine_error *err)
+{
+	int fd = -1, r = 0;
+	char *text = NULL;
+	struct cf_diags diags = {0};
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT && missing_ok)
+			return 0;
+		r = cf_err_os(err, CONFINE_E_RULES, "cannot read rule file", path, "open", errno);
+		goto out;
+	}
+	text = malloc(CF_RULES_MAX_FILE_BYTES + 1);
+	if (!text) {
+		r = cf_nomem(err);
+		goto out;
+	}
+	size_t len = 0;
+	for (;;) {
+		ssize_t k = read(fd, text + len, CF_RULES_MAX_FILE_BYTES + 1 - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = cf_err_os(err, CONFINE_E_RULES, "cannot read rule file", path, "read",
+				      errno);
+			goto out;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+		if (len > CF_RULES_MAX_FILE_BYTES) {
+			r = cf_err(err, CONFINE_E_RULES, "rule file too large", path,
+				   "a rule file may hold at most 1 MiB");
+			goto out;
+		}
+	}
+	r = cf_rules_parse(text, len, path, layer, out, &diags, err);
+	if (r < 0)
+		cf_err_hint(err, "run 'confine check %s' to list every error", path);
+out:
+	cf_diags_release(&diags);
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static int load_layers(confine_run *run, const confine_request *req, struct confine_error *err)
+{
+	struct cf_ruleset rs = {0};
+	int r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_SESSION, &req->session, err);
+	for (size_t i = 0; r == 0 && i < req->session_files.n; i++) {
+		r = load_rule_file(req->session_files.v[i], CF_LAYER_SESSION, false, &rs, err);
+		if (r == 0)
+			r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_SESSION, &rs, err);
+		cf_ruleset_release(&rs);
+	}
+	if (r < 0)
+		return r;
+
+	char *wsfile = cf_path_join(run->workspace, ".confine/rules.json");
+	if (!wsfile)
+		return cf_nomem(err);
+	r = load_rule_file(wsfile, CF_LAYER_WORKSPACE, true, &rs, err);
+	free(wsfile);
+	if (r == 0)
+		r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_WORKSPACE, &rs, err);
+	cf_ruleset_release(&rs);
+	if (r < 0)
+		return r;
+
+	r = load_rule_file(run->user_rules, CF_LAYER_USER, true, &rs, err);
+	if (r == 0)
+		r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_USER, &rs, err);
+	cf_ruleset_release(&rs);
+	return r;
+}
+
+static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_error *err)
+{
+	struct cf_ruleset globs = {0};
+	int r = 0;
+	for (int l = 0; l < CF_LAYER_FALLBACK && r == 0; l++) {
+		const struct cf_ruleset *rs = &run->policy_rules.layers[l];
+		for (size_t i = 0; i < rs->n && r == 0; i++)
+			if (rs->v[i].glob)
+				r = cf_ruleset_add(&globs, &rs->v[i], err);
+	}
+	if (r == 0 && globs.n) {
+		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
+		r = cf_scan_globs(&globs, &b, m, err);
+	}
+	cf_ruleset_release(&globs);
+	return r;
+}
+
+static int host_facts(confine_run *run, const struct cf_strv *env, struct confine_error *err)
+{
+	const char *v;
+	unsigned uid = (unsigned)getuid();
+	struct stat st;
+
+	v = env_get(env, "TMPDIR");
+	if (v && v[0] == '/') {
+		char *t = realpath(v, NULL);
+		if (t && stat(t, &st) == 0 && S_ISDIR(st.st_mode) && !cf_path_within(t, "/tmp") &&
+		    !cf_path_within(run->workspace, t))
+			run->tmpdir = t;
+		else
+			free(t);
+	}
+	v = env_get(env, "XDG_RUNTIME_DIR");
+	if (v && v[0] == '/')
+		run->runtime_dir = cf_strdup(v);
+	else
+		run->runtime_dir = cf_asprintf("/run/user/%u", uid);
+	v = env_get(env, "SSH_AUTH_SOCK");
+	if (v && v[0] == '/')
+		run->ssh_dir = cf_path_dirname(v);
+	v = env_get(env, "XDG_CONFIG_HOME");
+	if (v && v[0] == '/')
+		run->user_rules = cf_path_join(v, "confine/rules.json");
+	else
+		run->user_rules = cf_path_join(run->home, ".config/confine/rules.json");
+	if (!run->runtime_dir || !run->user_rules)
+		return cf_nomem(err);
+
+	run->host = (struct cf_host){
+		.home = run->home,
+		.workspace = run->workspace,
+		.tmpdir = run->tmpdir,
+		.runtime_dir = run->runtime_dir,
+		.ssh_auth_sock_dir = run->ssh_dir,
+		.user_rules_file = run->user_rules,
+		.uid = uid,
+		.landlock_abi = cf_landlock_abi(),
+		.seccomp = cf_seccomp_available(),
+		.kind = cf_hostfs_kind,
+		.canonicalize = cf_hostfs_canonicalize,
+	};
+	return 0;
+}
+
+static int probe_backend(confine_run *run, const struct confine_request *req,
+			 struct confine_error *err)
+{
+	const char *path = getenv("PATH");
+	int r = confine_probe_bwrap(path, run->workspace, true, &run->probe, err);
+	if (r < 0)
+		return r;
+	if (!run->probe.available) {
+		cf_err(err, CONFINE_E_BACKEND, "sandbox unavailable", run->probe.backend,
+		       "%s (%s)", run->probe.reason[0] ? run->probe.reason : "the probe failed",
+		       run->probe.code);
+		if (run->probe.hint[0])
+			cf_err_hint(err, "%s; or set CONFINE_SANDBOX_POLICY=off to run without a "
+					 "sandbox (an explicit choice)",
+				    run->probe.hint);
+		return CONFINE_E_BACKEND;
+	}
+	run->bwrap = cf_strdup(run->probe.path);
+	return run->bwrap ? 0 : cf_nomem(err);
+}
+
+int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err)
+{
+	confine_run *run = NULL;
+	struct cf_strv env_base = {0};
+	struct cf_matches globs = {0};
+	int r = 0;
+
+	*out = NULL;
+	if (!req->argv.n)
+		return cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
+	run = calloc(1, sizeof(*run));
+	if (!run)
+		return cf_nomem(err);
+	run->pid = -1;
+	run->status_fd = run->err_fd = run->info_fd = -1;
+	run->policy = req->policy;
+
+	const struct cf_strv *env = &req->env_base;
+	if (!req->env_base_set) {
+		for (char **e = environ; e && *e; e++)
+			if (cf_strv_add(&env_base, *e) < 0)
+				goto oom;
+		env = &env_base;
+	}
+
+	if ((r = find_home(run, env, err)) < 0 || (r = resolve_workspace(run, req, err)) < 0 ||
+	    (r = host_facts(run, env, err)) < 0)
+		goto out;
+	if ((r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0 ||
+	    (r = load_layers(run, req, err)) < 0 || (r = expand_globs(run, &globs, err)) < 0)
+		goto out;
+
+	char cwd[PATH_MAX];
+	char *real_cwd = getcwd(cwd, sizeof(cwd)) ? realpath(cwd, NULL) : NULL;
+	struct cf_plan_opts po = {
+		.target = CONFINE_TARGET_LINUX,
+		.network = req->network,
+		.tmp_size = req->tmp_size,
+		.cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd : NULL,
+	};
+	r = cf_plan_compile(&run->policy_rules, &globs, &po, &run->plan, err);
+	free(real_cwd);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < req->argv.n; i++)
+		if (cf_strv_add(&run->plan.argv, req->argv.v[i]) < 0)
+			goto oom;
+	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
+			 &run->plan.env_removed, err);
+	if (r < 0)
+		goto out;
+	if (run->policy == CONFINE_POLICY_REQUIRED && (r = probe_backend(run, req, err)) < 0)
+		goto out;
+	*out = run;
+	run = NULL;
+	goto out;
+oom:
+	r = cf_nomem(err);
+out:
+	cf_matches_release(&globs);
+	cf_strv_release(&env_base);
+	confine_run_free(run);
+	return r;
+}
+
+int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err)
+{
+	*out = json ? cf_plan_json(&run->plan) : cf_plan_text(&run->plan);
+	return *out ? 0 : cf_nomem(err);
+}
+
+void confine_run_free(confine_run *run)
+{
+	if (!run)
+		return;
+	if (run->status_fd >= 0)
+		close(run->status_fd);
+	if (run->err_fd >= 0)
+		close(run->err_fd);
+	if (run->info_fd >= 0)
+		close(run->info_fd);
+	cf_plan_release(&run->plan);
+	cf_policy_release(&run->policy_rules);
+	free(run->home);
+	free(run->workspace);
+	free(run->tmpdir);
+	free(run->runtime_dir);
+	free(run->ssh_dir);
+	free(run->user_rules);
+	free(run->bwrap);
+	free(run);
+}
+
+bool confine_run_status_from_command(const confine_run *run)
+{
+	return run->from_command;
+}

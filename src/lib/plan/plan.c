@@ -1,3 +1,306 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_plan;
+/*
+ * Compiling the policy into a Linux mount plan (SPEC 3, R13, R14).
+ *
+ * The decisions are piecewise constant: a rule covers a path and everything below it, so the
+ * decision can only change at a rule's path, a glob match, the workspace or a temp root.  Those
+ * are the candidates.  Sorted parent before child, each candidate gets a mount only when its
+ * decision differs from what the nearest mounted ancestor already shows, so the most specific
+ * mount ends up on top.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan.h"
+#include "util/util.h"
+
+enum state {
+	S_RO,	       /* host content, read-only */
+	S_RW,	       /* host content, writable */
+	S_HIDDEN,      /* empty mode-000 directory */
+	S_HIDDEN_FILE, /* empty mode-000 file */
+	S_PRIVATE,     /* private tmpfs: no host content below */
+};
+
+struct cand {
+	char *path;
+	enum cf_kind kind; /* CF_KIND_MISSING + 100 when unknown yet */
+	bool temp_root;
+	bool from_rule;	   /* written by a user (session, workspace or user layer) */
+};
+
+#define KIND_UNKNOWN ((enum cf_kind)100)
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	return cf_path_cmp(x->path, y->path);
+}
+
+void cf_plan_release(struct cf_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		free(plan->mounts[i].path);
+		free(plan->mounts[i].why);
+	}
+	free(plan->mounts);
+	free(plan->workspace);
+	free(plan->cwd);
+	cf_strv_release(&plan->argv);
+	cf_strv_release(&plan->env);
+	cf_strv_release(&plan->env_removed);
+	cf_strv_release(&plan->missing);
+	cf_strv_release(&plan->notes);
+	memset(plan, 0, sizeof(*plan));
+}
+
+static int add_mount(struct cf_plan *plan, enum cf_mount_op op, const char *path,
+		     enum cf_kind kind, uint64_t size, char *why, struct confine_error *err)
+{
+	if (plan->n_mounts == plan->cap_mounts) {
+		size_t cap = plan->cap_mounts ? plan->cap_mounts * 2 : 32;
+		struct cf_mount *v = realloc(plan->mounts, cap * sizeof(*v));
+		if (!v) {
+			free(why);
+			return cf_nomem(err);
+		}
+		plan->mounts = v;
+		plan->cap_mounts = cap;
+	}
+	char *p = cf_strdup(path);
+	if (!p) {
+		free(why);
+		return cf_nomem(err);
+	}
+	plan->mounts[plan->n_mounts++] =
+		(struct cf_mount){.op = op, .path = p, .kind = kind, .size = size, .why = why};
+	return 0;
+}
+
+static void describe(struct cf_buf *b, const char *access, const struct cf_decision *d)
+{
+	cf_buf_addf(b, "%s: %s (%s", access, cf_action_name(d->action), cf_layer_name(d->layer));
+	if (d->rule)
+		cf_buf_addf(b, " %s", d->rule->pattern);
+	cf_buf_addc(b, ')');
+}
+
+static char *why_text(const struct cf_decision *rd, const struct cf_decision *wr)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	describe(&b, "read", rd);
+	cf_buf_add(&b, "; ");
+	describe(&b, "write", wr);
+	return cf_buf_take(&b);
+}
+
+static const char *rule_where(const struct cf_rule *r, char *buf, size_t n)
+{
+	if (r->line > 0)
+		snprintf(buf, n, "'%s' (%s:%d:%d)", r->pattern, r->source, r->line, r->column);
+	else
+		snprintf(buf, n, "'%s' (%s rule %d)", r->pattern, r->source, r->index);
+	return buf;
+}
+
+static int add_cand(struct cand **v, size_t *n, size_t *cap, const char *path, enum cf_kind kind,
+		    bool temp_root, bool from_rule)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct cand *nv = realloc(*v, c * sizeof(*nv));
+		if (!nv)
+			return CONFINE_E_NOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	char *p = cf_strdup(path);
+	if (!p)
+		return CONFINE_E_NOMEM;
+	(*v)[(*n)++] = (struct cand){
+		.path = p, .kind = kind, .temp_root = temp_root, .from_rule = from_rule};
+	return 0;
+}
+
+struct stack_entry {
+	const char *path;
+	enum state state;
+	size_t mount; /* index of the mount that set the state */
+};
+
+int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
+		    const struct cf_plan_opts *o, struct cf_plan *out, struct confine_error *err)
+{
+	const struct cf_host *h = p->host;
+	struct cand *cands = NULL;
+	size_t n = 0, cap = 0;
+	struct stack_entry *stack = NULL;
+	size_t depth = 0;
+	size_t *hides = NULL, n_hides = 0;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->target = o->target;
+	out->network = o->network;
+	out->tmp_size = o->tmp_size;
+	out->landlock_abi = h->landlock_abi;
+	out->seccomp = h->seccomp;
+	out->workspace = cf_strdup(h->workspace);
+	out->cwd = cf_strdup(o->cwd ? o->cwd : h->workspace);
+	if (!out->workspace || !out->cwd)
+		goto oom;
+
+	/* Candidates: every wildcard-free rule path, every glob match, the workspace and the
+	 * temp roots. */
+	for (int l = 0; l < CF_LAYER_FALLBACK; l++) {
+		const struct cf_ruleset *rs = &p->layers[l];
+		bool user = l >= CF_LAYER_SESSION;
+		for (size_t i = 0; i < rs->n; i++)
+			if (!rs->v[i].glob &&
+			    add_cand(&cands, &n, &cap, rs->v[i].path, KIND_UNKNOWN, false, user) < 0)
+				goto oom;
+	}
+	for (size_t i = 0; globs && i < globs->n; i++)
+		if (add_cand(&cands, &n, &cap, globs->v[i].path, globs->v[i].kind, false, false) < 0)
+			goto oom;
+	if (add_cand(&cands, &n, &cap, h->workspace, KIND_UNKNOWN, false, false) < 0)
+		goto oom;
+	for (size_t i = 0; i < p->temp_roots.n; i++)
+		if (add_cand(&cands, &n, &cap, p->temp_roots.v[i], CF_KIND_DIR, true, false) < 0)
+			goto oom;
+	qsort(cands, n, sizeof(*cands), cand_cmp);
+
+	stack = calloc(n + 1, sizeof(*stack));
+	hides = calloc(n + 1, sizeof(*hides));
+	if (!stack || !hides)
+		goto oom;
+
+	if ((r = add_mount(out, CF_MNT_RO_ROOT, "/", CF_KIND_DIR, 0, NULL, err)) < 0 ||
+	    (r = add_mount(out, CF_MNT_DEV, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
+	    (r = add_mount(out, CF_MNT_PROC, "/proc", CF_KIND_DIR, 0, NULL, err)) < 0)
+		goto out;
+
+	for (size_t i = 0; i < n; i++) {
+		struct cand *c = &cands[i];
+		if (i > 0 && !strcmp(c->path, cands[i - 1].path))
+			continue; /* duplicates sort next to each other */
+
+		while (depth > 0 && !cf_path_within(c->path, stack[depth - 1].path))
+			depth--;
+		enum state inherited = depth ? stack[depth - 1].state : S_RO;
+
+		if (cf_path_within(c->path, "/proc") || cf_path_within(c->path, "/dev")) {
+			if (c->from_rule) {
+				char *note = cf_asprintf("not mounted: '%s' lies in the sandbox's "
+							 "own /proc or /dev",
+							 c->path);
+				if (!note || cf_strv_take(&out->notes, note) < 0)
+					goto oom;
+			}
+			continue;
+		}
+		if (c->temp_root) {
+			if (inherited == S_HIDDEN || inherited == S_HIDDEN_FILE)
+				continue;
+			if ((r = add_mount(out, CF_MNT_TMPFS, c->path, CF_KIND_DIR, o->tmp_size,
+					   NULL, err)) < 0)
+				goto out;
+			stack[depth++] = (struct stack_entry){c->path, S_PRIVATE, out->n_mounts - 1};
+			continue;
+		}
+		if (inherited == S_HIDDEN_FILE)
+			continue;
+		if (inherited == S_PRIVATE && !cf_path_within(c->path, h->workspace))
+			continue; /* host content under a private temp root is not visible */
+
+		struct cf_decision rd, wr;
+		cf_policy_decide(p, c->path, CF_ACC_READ, &rd);
+		cf_policy_decide(p, c->path, CF_ACC_WRITE, &wr);
+		bool can_read = rd.action == CF_ALLOW, can_write = wr.action == CF_ALLOW;
+
+		if (!can_read && can_write) {
+			if (wr.layer != CF_LAYER_FALLBACK) {
+				char a[512], b[512];
+				r = cf_err(err, CONFINE_E_PLAN, "rules contradict each other", c->path,
+					   "%s allows write beneath the read-deny of %s; a path "
+					   "cannot be writable and unreadable",
+					   rule_where(wr.rule, a, sizeof(a)),
+					   rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
+				cf_err_hint(err, "allow read as well, or remove the write allow");
+				goto out;
+			}
+			can_write = false;
+		}
+
+		enum cf_kind kind = c->kind == KIND_UNKNOWN ? h->kind(h->ctx, c->path) : c->kind;
+		if (kind == CF_KIND_MISSING) {
+			/* Never create a mount point on the host; re-checked after the run. */
+			if ((!can_read || !can_write) && inherited != S_HIDDEN &&
+			    !cf_strv_contains(&out->missing, c->path) &&
+			    cf_strv_add(&out->missing, c->path) < 0)
+				goto oom;
+			continue;
+		}
+		if (kind == CF_KIND_SYMLINK) {
+			char *note = cf_asprintf("not mounted: '%s' is a symlink; its target is "
+						 "governed by the rules for the target",
+						 c->path);
+			if (!note || cf_strv_take(&out->notes, note) < 0)
+				goto oom;
+			continue;
+		}
+
+		enum state want;
+		if (!can_read)
+			want = kind == CF_KIND_DIR ? S_HIDDEN : S_HIDDEN_FILE;
+		else
+			want = can_write ? S_RW : S_RO;
+		bool hidden_already = inherited == S_HIDDEN && (want == S_HIDDEN || want == S_HIDDEN_FILE);
+		if (want == inherited || hidden_already)
+			continue;
+
+		enum cf_mount_op op = want == S_HIDDEN	    ? CF_MNT_HIDE_DIR
+				      : want == S_HIDDEN_FILE ? CF_MNT_HIDE_FILE
+				      : want == S_RO	      ? CF_MNT_RO_BIND
+							      : CF_MNT_RW_BIND;
+		char *why = why_text(&rd, &wr);
+		if (!why)
+			goto oom;
+		if ((r = add_mount(out, op, c->path, kind, 0, why, err)) < 0)
+			goto out;
+		if (op == CF_MNT_HIDE_DIR)
+			hides[n_hides++] = out->n_mounts - 1;
+		if (kind == CF_KIND_DIR || want == S_HIDDEN_FILE)
+			stack[depth++] = (struct stack_entry){c->path, want, out->n_mounts - 1};
+	}
+
+	/* Hidden directories become read-only only after every mount beneath them exists: bwrap
+	 * creates those mount points inside the tmpfs. */
+	for (size_t i = n_hides; i-- > 0;) {
+		struct cf_mount *m = &out->mounts[hides[i]];
+		for (size_t j = hides[i] + 1; j < out->n_mounts && !m->traverse; j++)
+			m->traverse = cf_path_within(out->mounts[j].path, m->path);
+		char *path = cf_strdup(m->path);
+		if (!path)
+			goto oom;
+		r = add_mount(out, CF_MNT_REMOUNT_RO, path, CF_KIND_DIR, 0, NULL, err);
+		free(path);
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+	goto out;
+oom:
+	r = cf_nomem(err);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(cands[i].path);
+	free(cands);
+	free(stack);
+	free(hides);
+	if (r < 0)
+		cf_plan_release(out);
+	return r;
+}

@@ -1,3 +1,153 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_plan_text;
+/* The plan as stable text and JSON, for `confine plan` and `run --print-plan`. */
+#include <string.h>
+
+#include "plan/plan.h"
+#include "util/util.h"
+
+static const char *op_name(enum cf_mount_op op)
+{
+	switch (op) {
+	case CF_MNT_RO_ROOT:
+		return "ro-bind";
+	case CF_MNT_DEV:
+		return "dev";
+	case CF_MNT_PROC:
+		return "proc";
+	case CF_MNT_TMPFS:
+		return "tmpfs";
+	case CF_MNT_HIDE_DIR:
+		return "hide-dir";
+	case CF_MNT_HIDE_FILE:
+		return "hide-file";
+	case CF_MNT_RO_BIND:
+		return "ro-bind";
+	case CF_MNT_RW_BIND:
+		return "rw-bind";
+	case CF_MNT_REMOUNT_RO:
+		return "remount-ro";
+	}
+	return "?";
+}
+
+static const char *target_name(enum confine_target t)
+{
+	return t == CONFINE_TARGET_LINUX ? "linux" : t == CONFINE_TARGET_MACOS ? "macos" : "windows";
+}
+
+static void landlock_text(struct cf_buf *b, const struct cf_plan *plan)
+{
+	if (plan->landlock_abi >= 6)
+		cf_buf_addf(b, "scoped abstract-unix-socket signal (abi %d)", plan->landlock_abi);
+	else if (plan->landlock_abi > 0)
+		cf_buf_addf(b, "not applied: kernel Landlock abi %d < 6 has no scoping "
+			       "(abstract unix sockets and signals are not scoped)",
+			    plan->landlock_abi);
+	else
+		cf_buf_add(b, "not applied: the kernel offers no Landlock (abstract unix sockets "
+			      "and signals are not scoped)");
+}
+
+char *cf_plan_text(const struct cf_plan *plan)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_addf(&b, "target: %s\n", target_name(plan->target));
+	cf_buf_addf(&b, "workspace: %s\n", plan->workspace);
+	cf_buf_addf(&b, "cwd: %s\n", plan->cwd);
+	cf_buf_addf(&b, "network: %s\n", plan->network ? "on" : "off (own network namespace)");
+	cf_buf_add(&b, "process: new-session die-with-parent unshare-user disable-userns "
+		       "unshare-pid unshare-ipc unshare-uts unshare-cgroup-try cap-drop-all "
+		       "as-pid-1\n");
+	cf_buf_addf(&b, "seccomp: %s\n", plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
+	cf_buf_add(&b, "landlock: ");
+	landlock_text(&b, plan);
+	cf_buf_add(&b, "\nmounts:\n");
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		cf_buf_addf(&b, "  %-10s %s", op_name(m->op), m->path);
+		if (m->op == CF_MNT_TMPFS)
+			cf_buf_addf(&b, " size=%llu", (unsigned long long)m->size);
+		if (m->op == CF_MNT_HIDE_DIR)
+			cf_buf_addf(&b, " mode=%s", m->traverse ? "0111" : "0000");
+		if (m->why)
+			cf_buf_addf(&b, "  # %s", m->why);
+		cf_buf_addc(&b, '\n');
+	}
+	if (plan->missing.n) {
+		cf_buf_add(&b, "missing at launch (not mounted, re-checked after the run):\n");
+		for (size_t i = 0; i < plan->missing.n; i++)
+			cf_buf_addf(&b, "  %s\n", plan->missing.v[i]);
+	}
+	if (plan->env_removed.n) {
+		cf_buf_add(&b, "environment removed:");
+		for (size_t i = 0; i < plan->env_removed.n; i++)
+			cf_buf_addf(&b, " %s", plan->env_removed.v[i]);
+		cf_buf_addc(&b, '\n');
+	}
+	if (plan->notes.n) {
+		cf_buf_add(&b, "notes:\n");
+		for (size_t i = 0; i < plan->notes.n; i++)
+			cf_buf_addf(&b, "  %s\n", plan->notes.v[i]);
+	}
+	if (plan->argv.n) {
+		cf_buf_add(&b, "command:");
+		for (size_t i = 0; i < plan->argv.n; i++) {
+			cf_buf_addc(&b, ' ');
+			cf_buf_add_json(&b, plan->argv.v[i]);
+		}
+		cf_buf_addc(&b, '\n');
+	}
+	return cf_buf_take(&b);
+}
+
+static void json_strv(struct cf_buf *b, const char *key, const struct cf_strv *sv)
+{
+	cf_buf_addf(b, ",\"%s\":[", key);
+	for (size_t i = 0; i < sv->n; i++) {
+		if (i)
+			cf_buf_addc(b, ',');
+		cf_buf_add_json(b, sv->v[i]);
+	}
+	cf_buf_addc(b, ']');
+}
+
+char *cf_plan_json(const struct cf_plan *plan)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_addf(&b, "{\"target\":\"%s\",\"workspace\":", target_name(plan->target));
+	cf_buf_add_json(&b, plan->workspace);
+	cf_buf_add(&b, ",\"cwd\":");
+	cf_buf_add_json(&b, plan->cwd);
+	cf_buf_addf(&b, ",\"network\":%s,\"seccomp\":%s,\"landlock_abi\":%d,\"landlock\":",
+		    plan->network ? "true" : "false", plan->seccomp ? "true" : "false",
+		    plan->landlock_abi);
+	struct cf_buf l;
+	cf_buf_init(&l);
+	landlock_text(&l, plan);
+	cf_buf_add_json(&b, l.s ? l.s : "");
+	cf_buf_release(&l);
+	cf_buf_add(&b, ",\"mounts\":[");
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		cf_buf_addf(&b, "%s{\"op\":\"%s\",\"path\":", i ? "," : "", op_name(m->op));
+		cf_buf_add_json(&b, m->path);
+		if (m->op == CF_MNT_TMPFS)
+			cf_buf_addf(&b, ",\"size\":%llu", (unsigned long long)m->size);
+		if (m->op == CF_MNT_HIDE_DIR)
+			cf_buf_addf(&b, ",\"mode\":\"%s\"", m->traverse ? "0111" : "0000");
+		if (m->why) {
+			cf_buf_add(&b, ",\"why\":");
+			cf_buf_add_json(&b, m->why);
+		}
+		cf_buf_addc(&b, '}');
+	}
+	cf_buf_addc(&b, ']');
+	json_strv(&b, "missing", &plan->missing);
+	json_strv(&b, "env_removed", &plan->env_removed);
+	json_strv(&b, "notes", &plan->notes);
+	json_strv(&b, "argv", &plan->argv);
+	cf_buf_add(&b, "}\n");
+	return cf_buf_take(&b);
+}

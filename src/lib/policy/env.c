@@ -1,3 +1,136 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_env;
+/* The command's environment (SPEC 5, R20): the caller's, minus confine's own variables, agent
+ * connections and names that look like secrets; --pass-env, --unset-env, --env, --clearenv. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy.h"
+#include "util/util.h"
+
+#define ENV_MAX_VALUE (64 * 1024)
+#define ENV_MAX_SET 256
+
+static const char *const secret_patterns[] = {
+	"*TOKEN*",	 "*SECRET*",	 "*PASSWORD*",	 "*PASSWD*",	"*API_KEY*",
+	"*APIKEY*",	 "*ACCESS_KEY*", "*PRIVATE_KEY*", "*CREDENTIAL*",
+};
+
+static const char *const agent_vars[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO",
+					 "DBUS_SESSION_BUS_ADDRESS"};
+
+static const char *const clear_keep[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL",
+					 "TERM", "LANG", "LC_*", "TZ"};
+
+bool cf_env_name_is_secret(const char *name)
+{
+	if (cf_wildcard_match_ci("CONFINE_*", name))
+		return true;
+	for (size_t i = 0; i < sizeof(agent_vars) / sizeof(agent_vars[0]); i++)
+		if (!strcmp(name, agent_vars[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(secret_patterns) / sizeof(secret_patterns[0]); i++)
+		if (cf_wildcard_match_ci(secret_patterns[i], name))
+			return true;
+	/* *AUTH* except names starting with AUTHOR (AUTHOR_NAME is not a secret). */
+	if (cf_wildcard_match_ci("*AUTH*", name) && !cf_wildcard_match_ci("AUTHOR*", name))
+		return true;
+	return false;
+}
+
+static bool valid_name(const char *s, size_t n)
+{
+	if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+int cf_env_check_assignment(const char *a, struct confine_error *err)
+{
+	const char *eq = strchr(a, '=');
+	if (!eq || !valid_name(a, (size_t)(eq - a)))
+		return cf_err(err, CONFINE_E_INVALID, "invalid --env", a,
+			      "expected NAME=VALUE with NAME matching [A-Za-z_][A-Za-z0-9_]*");
+	if (strlen(eq + 1) > ENV_MAX_VALUE)
+		return cf_err(err, CONFINE_E_LIMIT, "invalid --env", a,
+			      "the value is longer than 64 KiB");
+	return 0;
+}
+
+void cf_env_opts_release(struct cf_env_opts *o)
+{
+	cf_strv_release(&o->pass);
+	cf_strv_release(&o->unset);
+	cf_strv_release(&o->set);
+}
+
+static bool any_match(const struct cf_strv *pats, const char *name)
+{
+	for (size_t i = 0; i < pats->n; i++)
+		if (cf_wildcard_match_ci(pats->v[i], name))
+			return true;
+	return false;
+}
+
+static bool kept_by_clear(const char *name)
+{
+	for (size_t i = 0; i < sizeof(clear_keep) / sizeof(clear_keep[0]); i++)
+		if (cf_wildcard_match(clear_keep[i], name))
+			return true;
+	return false;
+}
+
+int cf_env_build(const char *const *base, size_t n_base, const struct cf_env_opts *o,
+		 struct cf_strv *out, struct cf_strv *removed, struct confine_error *err)
+{
+	if (o->set.n > ENV_MAX_SET)
+		return cf_err(err, CONFINE_E_LIMIT, "too many --env", "", "at most %d variables",
+			      ENV_MAX_SET);
+	for (size_t i = 0; i < n_base; i++) {
+		const char *kv = base[i];
+		const char *eq = strchr(kv, '=');
+		if (!eq || eq == kv)
+			continue;
+		char *name = cf_strndup(kv, (size_t)(eq - kv));
+		if (!name)
+			return cf_nomem(err);
+		bool drop;
+		if (o->clear)
+			drop = !kept_by_clear(name) && !any_match(&o->pass, name);
+		else
+			drop = cf_env_name_is_secret(name) && !any_match(&o->pass, name);
+		if (any_match(&o->unset, name))
+			drop = true;
+		/* A later --env of the same name replaces it; drop the base copy silently. */
+		for (size_t j = 0; j < o->set.n && !drop; j++) {
+			const char *s = o->set.v[j];
+			size_t nl = strlen(name);
+			if (!strncmp(s, name, nl) && s[nl] == '=') {
+				free(name);
+				name = NULL;
+				break;
+			}
+		}
+		if (!name)
+			continue;
+		if (drop) {
+			if (!cf_strv_contains(removed, name) && cf_strv_take(removed, name) < 0)
+				return cf_nomem(err);
+			continue;
+		}
+		free(name);
+		if (cf_strv_add(out, kv) < 0)
+			return cf_nomem(err);
+	}
+	for (size_t i = 0; i < o->set.n; i++) {
+		int r = cf_env_check_assignment(o->set.v[i], err);
+		if (r < 0)
+			return r;
+		if (cf_strv_add(out, o->set.v[i]) < 0)
+			return cf_nomem(err);
+	}
+	return 0;
+}

@@ -1,3 +1,138 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_guards;
+/*
+ * The built-in layers: overrides (nothing lifts them) and guards (ask; only a one-time approval
+ * lifts them), SPEC 2.3.  Their paths are built from host facts and canonicalised like user
+ * rules, so a guard on a symlinked ~/.aws protects the real directory (R7).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy.h"
+#include "util/util.h"
+
+/* Read and write guards under the home directory. */
+static const char *const home_guards[] = {
+	".ssh",	       ".gnupg",	   ".aws",
+	".azure",      ".config/gcloud",   ".kube",
+	".docker/config.json",		   ".npmrc",
+	".pypirc",     ".netrc",	   ".git-credentials",
+	".config/gh",  ".cargo/credentials", ".cargo/credentials.toml",
+	".gem/credentials",		   ".terraform.d",
+	".password-store",		   ".local/share/keyrings",
+	".env",
+};
+
+/* Read and write guards under the workspace. */
+static const char *const workspace_guards[] = {
+	".env", ".env.*", "**/*.pem", "**/*.key", "**/*.p12", "**/id_rsa*", "**/id_ed25519*",
+};
+
+/* Write-only guards under the workspace: code the host's own git would run later. */
+static const char *const workspace_write_guards[] = {".git/hooks", ".git/config"};
+
+const char *const *cf_home_guards(size_t *n)
+{
+	*n = sizeof(home_guards) / sizeof(home_guards[0]);
+	return home_guards;
+}
+
+static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
+	       unsigned access, enum cf_action action, struct confine_error *err)
+{
+	int r = 0;
+	char *joined = rel ? cf_path_join(base, rel) : cf_path_normalize(base);
+	char *canon = NULL;
+	if (!joined)
+		return cf_nomem(err);
+	struct cf_rule rule = {
+		.pattern = joined,
+		.access = access,
+		.action = action,
+		.layer = layer,
+		.source = "builtin",
+		.index = (int)p->layers[layer].n,
+		.glob = strpbrk(joined, "*?") != NULL,
+	};
+	if (rule.glob) {
+		/* Glob guards are rooted at the canonical workspace: only the directory part
+		 * before the first wildcard matters, and it is canonical already. */
+		rule.path = joined;
+		const char *w = strpbrk(joined, "*?");
+		while (w > joined && *w != '/')
+			w--;
+		rule.prefix_len = (size_t)(w - joined);
+	} else {
+		r = p->host->canonicalize(p->host->ctx, joined, &canon, err);
+		if (r < 0)
+			goto out;
+		rule.path = canon;
+		rule.prefix_len = strlen(canon);
+	}
+	r = cf_ruleset_add(&p->layers[layer], &rule, err);
+out:
+	free(canon);
+	free(joined);
+	return r;
+}
+
+int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confine_error *err)
+{
+	int r;
+	const char *ws = host->workspace;
+	memset(p, 0, sizeof(*p));
+	p->host = host;
+
+	if (cf_strv_add(&p->temp_roots, "/tmp") < 0 ||
+	    (host->tmpdir && cf_strv_add(&p->temp_roots, host->tmpdir) < 0))
+		return cf_nomem(err);
+
+	/* Overrides: the rule files and the whole .confine directory are write-deny, so that a
+	 * command can never weaken the next run. */
+	r = add(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_ACC_WRITE, CF_DENY, err);
+	if (r < 0)
+		return r;
+	if (host->user_rules_file) {
+		r = add(p, CF_LAYER_OVERRIDE, host->user_rules_file, NULL, CF_ACC_WRITE, CF_DENY,
+			err);
+		if (r < 0)
+			return r;
+	}
+
+	for (size_t i = 0; i < sizeof(home_guards) / sizeof(home_guards[0]); i++) {
+		r = add(p, CF_LAYER_GUARD, host->home, home_guards[i], CF_ACC_BOTH, CF_ASK, err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < sizeof(workspace_guards) / sizeof(workspace_guards[0]); i++) {
+		r = add(p, CF_LAYER_GUARD, ws, workspace_guards[i], CF_ACC_BOTH, CF_ASK, err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < sizeof(workspace_write_guards) / sizeof(workspace_write_guards[0]);
+	     i++) {
+		r = add(p, CF_LAYER_GUARD, ws, workspace_write_guards[i], CF_ACC_WRITE, CF_ASK,
+			err);
+		if (r < 0)
+			return r;
+	}
+
+	/* Host sockets and runtime state: a read-only mount does not stop connect(), so these
+	 * are hidden for read and write. */
+	const char *sockets[] = {host->runtime_dir, host->ssh_auth_sock_dir, "/run/docker.sock",
+				 "/var/run/docker.sock"};
+	for (size_t i = 0; i < sizeof(sockets) / sizeof(sockets[0]); i++) {
+		if (!sockets[i] || sockets[i][0] != '/')
+			continue;
+		r = add(p, CF_LAYER_GUARD, sockets[i], NULL, CF_ACC_BOTH, CF_ASK, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void cf_policy_release(struct cf_policy *p)
+{
+	for (int l = 0; l < CF_LAYER_FALLBACK; l++)
+		cf_ruleset_release(&p->layers[l]);
+	cf_strv_release(&p->temp_roots);
+}

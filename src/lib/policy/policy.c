@@ -1,3 +1,138 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_policy;
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy.h"
+#include "util/util.h"
+
+const char *cf_action_name(enum cf_action a)
+{
+	switch (a) {
+	case CF_ALLOW:
+		return "allow";
+	case CF_ASK:
+		return "ask";
+	case CF_DENY:
+		return "deny";
+	}
+	return "?";
+}
+
+const char *cf_layer_name(enum cf_layer l)
+{
+	static const char *const names[] = {"override", "guard", "session",
+					    "workspace", "user", "fallback"};
+	return l < CF_LAYER_COUNT ? names[l] : "?";
+}
+
+const char *cf_access_name(unsigned access)
+{
+	switch (access) {
+	case CF_ACC_READ:
+		return "read";
+	case CF_ACC_WRITE:
+		return "write";
+	case CF_ACC_BOTH:
+		return "both";
+	}
+	return "?";
+}
+
+int cf_policy_add_rules(struct cf_policy *p, enum cf_layer layer, const struct cf_ruleset *rs,
+			struct confine_error *err)
+{
+	const struct cf_host *h = p->host;
+	struct cf_resolve_ctx rc = {
+		.home = h->home,
+		.workspace = h->workspace,
+		.canonicalize = h->canonicalize,
+		.ctx = h->ctx,
+	};
+	for (size_t i = 0; i < rs->n; i++) {
+		struct cf_rule r = rs->v[i];
+		int ret;
+		r.layer = layer;
+		r.path = NULL;
+		ret = cf_rule_resolve(&r, &rc, err);
+		if (ret < 0)
+			return ret;
+		/* R10: a repository cannot grant itself access to your home. */
+		if (layer == CF_LAYER_WORKSPACE && r.action == CF_ALLOW &&
+		    !cf_path_within(r.path, h->workspace)) {
+			char where[64];
+			snprintf(where, sizeof(where), "rule %d", r.index);
+			ret = cf_err(err, CONFINE_E_RULES, "workspace rule grants access outside the workspace",
+				     r.source, "%s allows '%s', which lies outside '%s'", where,
+				     r.pattern, h->workspace);
+			if (err) {
+				err->line = r.line;
+				err->column = r.column;
+			}
+			cf_err_hint(err, "a repository cannot grant itself access outside it; put "
+					 "this rule in your user rule file or pass --allow");
+			free(r.path);
+			return ret;
+		}
+		ret = cf_ruleset_add(&p->layers[layer], &r, err);
+		free(r.path);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Does r apply to path?  See cf_policy_decide for the workspace punch-through. */
+static bool applies(const struct cf_rule *r, const char *path, const char *ws)
+{
+	if (!cf_pattern_covers(r->path, path, false))
+		return false;
+	if (!cf_path_within(path, ws))
+		return true;
+	if (!r->glob)
+		return cf_path_within(r->path, ws);
+	/* A glob applies inside the workspace only when it matches the path itself or one of its
+	 * ancestors at or below the workspace root. */
+	size_t wl = strlen(ws);
+	char *a = cf_strdup(path);
+	bool hit = false;
+	if (!a)
+		return true; /* fail closed: keep the rule */
+	for (;;) {
+		if (cf_pattern_match(r->path, a, false)) {
+			hit = true;
+			break;
+		}
+		char *slash = strrchr(a, '/');
+		if (!slash || (size_t)(slash - a) < wl)
+			break;
+		*slash = '\0';
+	}
+	free(a);
+	return hit;
+}
+
+void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_access access,
+		      struct cf_decision *out)
+{
+	const char *ws = p->host->workspace;
+	for (int l = 0; l < CF_LAYER_FALLBACK; l++) {
+		const struct cf_ruleset *rs = &p->layers[l];
+		for (size_t i = 0; i < rs->n; i++) {
+			const struct cf_rule *r = &rs->v[i];
+			if (!(r->access & access) || !applies(r, path, ws))
+				continue;
+			*out = (struct cf_decision){.action = r->action, .layer = r->layer, .rule = r};
+			return;
+		}
+	}
+	*out = (struct cf_decision){.action = CF_ALLOW, .layer = CF_LAYER_FALLBACK, .rule = NULL};
+	if (access == CF_ACC_READ)
+		return;
+	if (cf_path_within(path, ws))
+		return;
+	for (size_t i = 0; i < p->temp_roots.n; i++)
+		if (cf_path_within(path, p->temp_roots.v[i]))
+			return;
+	out->action = CF_ASK;
+}

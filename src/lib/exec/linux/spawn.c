@@ -1,3 +1,484 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_spawn;
+/*
+ * The Linux executor: opens every mount source once (R15), hands bwrap its options through
+ * --args, starts it with nothing inherited but what it needs (R16), and turns what comes back
+ * into an R3 exit status.  Everything after fork() is async-signal-safe and uses only data
+ * prepared before it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "exec/linux/harden.h"
+#include "exec/linux/helper_proto.h"
+#include "request.h"
+#include "util/util.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#define KEYCTL_JOIN_SESSION_KEYRING 1
+
+struct fdlist {
+	int *v;
+	size_t n, cap;
+};
+
+static int fdlist_add(struct fdlist *l, int fd)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		int *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = fd;
+	return 0;
+}
+
+static void fdlist_close(struct fdlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] >= 0)
+			close(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Opens a mount source without following any symlink on the way (R15). */
+static int open_source(const char *path, enum cf_kind kind, struct confine_error *err)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		cf_err_os(err, CONFINE_E_SPAWN, "cannot open mount source", path, "openat2", errno);
+		if (errno == ELOOP)
+			cf_err_hint(err, "a component became a symlink while confine started; "
+					 "nothing was run");
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode) != (kind == CF_KIND_DIR)) {
+		close(fd);
+		cf_err(err, CONFINE_E_SPAWN, "mount source changed", path,
+		       "it is no longer a %s; nothing was run",
+		       kind == CF_KIND_DIR ? "directory" : "file");
+		return -1;
+	}
+	return fd;
+}
+
+static char *find_helper(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *dir = cf_path_dirname(self);
+		char *h = dir ? cf_path_join(dir, "confine-init") : NULL;
+		free(dir);
+		if (h && access(h, X_OK) == 0)
+			return h;
+		free(h);
+	}
+	char *h = cf_path_join(CONFINE_LIBEXECDIR, "confine-init");
+	return h;
+}
+
+static void raise_fd_limit(size_t needed)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= needed + 64)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static void child_fail(const char *what, int e)
+{
+	/* async-signal-safe: write(2) of static text and a number */
+	char buf[160];
+	size_t n = 0;
+	const char *p = "cannot start bwrap: ";
+	while (*p && n < sizeof(buf) - 40)
+		buf[n++] = *p++;
+	for (p = what; *p && n < sizeof(buf) - 30; p++)
+		buf[n++] = *p;
+	const char *s = strerrorname_np(e);
+	buf[n++] = ':';
+	buf[n++] = ' ';
+	for (p = s ? s : "error"; *p && n < sizeof(buf) - 2; p++)
+		buf[n++] = *p;
+	buf[n++] = '\n';
+	ssize_t k = write(2, buf, n);
+	(void)k;
+	_exit(125);
+}
+
+static const int reset_signals[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+
+static void child_common(void)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (size_t i = 0; i < sizeof(reset_signals) / sizeof(reset_signals[0]); i++)
+		signal(reset_signals[i], SIG_DFL);
+}
+
+static int spawn_direct(confine_run *run, struct confine_error *err)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start command", run->plan.argv.v[0],
+				 "pipe2", errno);
+	char **argv = run->plan.argv.v, **envp = run->plan.env.v;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start command", argv[0], "fork", errno);
+	}
+	if (pid == 0) {
+		child_common();
+		execvpe(argv[0], argv, envp ? envp : (char *[]){NULL});
+		int e = errno;
+		ssize_t k = write(pfd[1], &e, sizeof(e));
+		(void)k;
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(pfd[1]);
+	run->pid = pid;
+	run->target_pid = pid;
+	run->status_fd = pfd[0];
+	run->started = true;
+	return 0;
+}
+
+static int spawn_bwrap(confine_run *run, struct confine_error *err)
+{
+	struct cf_plan *plan = &run->plan;
+	struct fdlist keep = {0};	/* handed to bwrap */
+	int *source = NULL, *empty = NULL;
+	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1};
+	int args_fd = -1;
+	char *helper = NULL, *args_arg = NULL, **bargv = NULL;
+	struct cf_strv args = {0};
+	int r = 0;
+
+	raise_fd_limit(plan->n_mounts + 16);
+	source = malloc(plan->n_mounts * sizeof(int));
+	empty = malloc(plan->n_mounts * sizeof(int));
+	if (!source || !empty)
+		goto oom;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		source[i] = empty[i] = -1;
+		if (m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND) {
+			if ((source[i] = open_source(m->path, m->kind, err)) < 0) {
+				r = CONFINE_E_SPAWN;
+				goto out;
+			}
+			if (fdlist_add(&keep, source[i]) < 0)
+				goto oom;
+		} else if (m->op == CF_MNT_HIDE_FILE) {
+			/* bwrap copies this (empty) descriptor into the file it binds. */
+			if ((empty[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+				r = cf_err_os(err, CONFINE_E_OS, "cannot open", "/dev/null", "open",
+					      errno);
+				goto out;
+			}
+			if (fdlist_add(&keep, empty[i]) < 0)
+				goto oom;
+		}
+	}
+
+	struct cf_bwrap_fds fds = {.source = source, .empty = empty, .seccomp = -1};
+	if (plan->seccomp) {
+		if ((r = cf_seccomp_build_fd(&fds.seccomp, err)) < 0)
+			goto out;
+		if (fdlist_add(&keep, fds.seccomp) < 0)
+			goto oom;
+	}
+	helper = find_helper();
+	if (!helper)
+		goto oom;
+	if ((fds.helper = open(helper, O_PATH | O_CLOEXEC)) < 0) {
+		r = cf_err_os(err, CONFINE_E_SPAWN, "cannot open the sandbox helper", helper, "open",
+			      errno);
+		cf_err_hint(err, "reinstall confine: confine-init belongs beside the confine binary "
+				 "or in " CONFINE_LIBEXECDIR);
+		goto out;
+	}
+	if (fdlist_add(&keep, fds.helper) < 0)
+		goto oom;
+	if (pipe2(info, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "pipe2", errno);
+		goto out;
+	}
+	fds.info = info[1];
+	fds.status = status[1];
+	if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl", errno);
+		goto out;
+	}
+	if (fdlist_add(&keep, info[1]) < 0 || fdlist_add(&keep, status[1]) < 0 ||
+	    fdlist_add(&keep, fds.stderr_fd) < 0)
+		goto oom;
+	info[1] = status[1] = -1; /* owned by keep now */
+
+	if ((r = cf_bwrap_argv(plan, &fds, &args, err)) < 0)
+		goto out;
+	/* Options travel through a memfd: nothing of the policy appears in /proc/PID/cmdline. */
+	if ((args_fd = memfd_create("confine-args", MFD_CLOEXEC)) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "memfd_create",
+			      errno);
+		goto out;
+	}
+	size_t split = 0;
+	while (split < args.n && strcmp(args.v[split], CF_BWRAP_ARGS_END))
+		split++;
+	for (size_t i = 0; i < split; i++) {
+		size_t len = strlen(args.v[i]) + 1;
+		if (write(args_fd, args.v[i], len) != (ssize_t)len) {
+			r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap",
+				      "write", errno);
+			goto out;
+		}
+	}
+	if (lseek(args_fd, 0, SEEK_SET) < 0 || fdlist_add(&keep, args_fd) < 0)
+		goto oom;
+	args_arg = cf_asprintf("%d", args_fd);
+	args_fd = -1;
+	if (!args_arg)
+		goto oom;
+
+	/* bwrap --args FD, then the rest of the vector after the end marker. */
+	bargv = calloc(args.n + 4, sizeof(*bargv));
+	if (!bargv)
+		goto oom;
+	bargv[0] = "bwrap";
+	bargv[1] = "--args";
+	bargv[2] = args_arg;
+	for (size_t i = split + 1, j = 3; i < args.n; i++, j++)
+		bargv[j] = args.v[i];
+	char **envp = run->plan.env.v ? run->plan.env.v : (char *[]){NULL};
+	const char *bwrap = run->bwrap;
+	int err_w = errp[1];
+	pid_t pid = fork();
+	if (pid < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "fork", errno);
+		goto out;
+	}
+	if (pid == 0) {
+		child_common();
+		if (dup2(err_w, 2) < 0)
+			child_fail("dup2", errno);
+		/* R16: a fresh session keyring, no core dumps, nothing inherited. */
+		syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+		struct rlimit nocore = {0, 0};
+		if (setrlimit(RLIMIT_CORE, &nocore) < 0)
+			child_fail("setrlimit", errno);
+		if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+			child_fail("close_range", errno);
+		for (size_t i = 0; i < keep.n; i++)
+			if (fcntl(keep.v[i], F_SETFD, 0) < 0)
+				child_fail("fcntl", errno);
+		execve(bwrap, bargv, envp);
+		child_fail(bwrap, errno);
+	}
+	run->pid = pid;
+	run->target_pid = pid;
+	run->info_fd = info[0];
+	run->status_fd = status[0];
+	run->err_fd = errp[0];
+	info[0] = status[0] = errp[0] = -1;
+	run->started = true;
+	r = 0;
+	goto out;
+oom:
+	r = cf_nomem(err);
+out:
+	fdlist_close(&keep);
+	for (int i = 0; i < 2; i++) {
+		if (info[i] >= 0)
+			close(info[i]);
+		if (status[i] >= 0)
+			close(status[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (args_fd >= 0)
+		close(args_fd);
+	free(source);
+	free(empty);
+	free(helper);
+	free(args_arg);
+	free(bargv);
+	cf_strv_release(&args);
+	return r;
+}
+
+int confine_run_start(confine_run *run, struct confine_error *err)
+{
+	if (run->started)
+		return cf_err(err, CONFINE_E_INVALID, "cannot start", "run", "already started");
+	if (run->policy == CONFINE_POLICY_OFF)
+		return spawn_direct(run, err);
+	return spawn_bwrap(run, err);
+}
+
+void confine_run_forward_signal(confine_run *run, int sig)
+{
+	pid_t t = (pid_t)run->target_pid;
+	if (t > 0)
+		kill(t, sig);
+}
+
+/* Reads bwrap's {"child-pid": N} so that signals go to pid 1 of the sandbox. */
+static void read_child_pid(confine_run *run)
+{
+	char buf[256];
+	size_t len = 0;
+	for (;;) {
+		ssize_t k = read(run->info_fd, buf + len, sizeof(buf) - 1 - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+		if (len == sizeof(buf) - 1)
+			break;
+	}
+	buf[len] = '\0';
+	const char *p = strstr(buf, "\"child-pid\"");
+	if (p && (p = strchr(p, ':'))) {
+		long pid = strtol(p + 1, NULL, 10);
+		if (pid > 0)
+			run->target_pid = (sig_atomic_t)pid;
+	}
+	close(run->info_fd);
+	run->info_fd = -1;
+}
+
+static size_t read_all(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (len < cap) {
+		ssize_t k = read(fd, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+	}
+	return len;
+}
+
+static int setup_failure(confine_run *run, struct confine_error *err)
+{
+	char msg[2048];
+	size_t n = run->err_fd >= 0 ? read_all(run->err_fd, msg, sizeof(msg) - 1) : 0;
+	msg[n] = '\0';
+	char *nl = strchr(msg, '\n');
+	if (nl)
+		*nl = '\0';
+	const char *text = msg;
+	if (!strncmp(text, "bwrap: ", 7))
+		text += 7;
+	cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", "bwrap", "%s",
+	       *text ? text : "bwrap exited before the command started");
+	if (strstr(text, "namespace") || strstr(text, "uid map"))
+		cf_err_hint(err, "run 'confine probe' for the cause and the remedy");
+	else if (strstr(text, "Can't") || strstr(text, "source path"))
+		cf_err_hint(err, "a path changed while confine started; run the command again");
+	return CONFINE_E_SPAWN;
+}
+
+int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
+{
+	int st = 0;
+	*status = 125;
+	if (!run->started)
+		return cf_err(err, CONFINE_E_INVALID, "cannot wait", "run", "not started");
+	if (run->info_fd >= 0)
+		read_child_pid(run);
+	for (;;) {
+		pid_t p = waitpid(run->pid, &st, 0);
+		if (p == run->pid)
+			break;
+		if (p < 0 && errno != EINTR)
+			return cf_err_os(err, CONFINE_E_OS, "cannot wait for the command", "bwrap",
+					 "waitpid", errno);
+	}
+	run->target_pid = 0;
+	run->started = false;
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+
+	if (run->policy == CONFINE_POLICY_OFF) {
+		int e = 0;
+		if (read_all(run->status_fd, (char *)&e, sizeof(e)) == sizeof(e)) {
+			*status = e == ENOENT ? 127 : 126;
+			return cf_err_os(err, e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC,
+					 "cannot run command", run->plan.argv.v[0], "execvp", e);
+		}
+		run->from_command = true;
+		*status = code;
+		return 0;
+	}
+
+	struct cf_helper_record rec[4];
+	size_t n = read_all(run->status_fd, (char *)rec, sizeof(rec)) / sizeof(rec[0]);
+	bool ready = false;
+	for (size_t i = 0; i < n; i++) {
+		rec[i].message[sizeof(rec[i].message) - 1] = '\0';
+		if (rec[i].type == CF_HELPER_READY) {
+			ready = true;
+		} else if (rec[i].type == CF_HELPER_EXEC_FAIL) {
+			int e = rec[i].value;
+			*status = e == ENOENT ? 127 : 126;
+			cf_err_os(err, e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC,
+				  "cannot run command", run->plan.argv.v[0], "execvp", e);
+			if (e == ENOENT)
+				cf_err_hint(err, "the command is looked up in PATH inside the "
+						 "sandbox; check that it exists and is not hidden");
+			return err ? err->code : CONFINE_E_NOTFOUND;
+		} else if (rec[i].type == CF_HELPER_FAIL) {
+			cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", "confine-init",
+			       "%s: %s", rec[i].message, strerror(rec[i].value));
+			return CONFINE_E_SPAWN;
+		}
+	}
+	if (!ready) {
+		if (WIFSIGNALED(st)) {
+			/* bwrap was killed (a forwarded signal before the sandbox was up). */
+			*status = code;
+			return 0;
+		}
+		return setup_failure(run, err);
+	}
+	run->from_command = true;
+	*status = code;
+	return 0;
+}

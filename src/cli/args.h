@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsing the options shared by run, plan and explain into a request.  No I/O but stderr
+ * messages are left to the caller: errors come back in struct confine_error. */
+#ifndef CONFINE_CLI_ARGS_H
+#define CONFINE_CLI_ARGS_H
+
+#include <stdbool.h>
+
+#include "confine.h"
+
+enum cli_cmd { CLI_RUN, CLI_PLAN, CLI_EXPLAIN };
+
+struct cli_opts {
+	confine_request *req;
+	bool print_plan;
+	bool json;
+	bool help;
+	bool policy_given;
+	const char *target;	  /* plan --target */
+	const char *access;	  /* explain --access */
+	int first_operand;	  /* index in argv of the command (run, plan) or paths (explain) */
+};
+
+/* Parses argv (argv[0] is the subcommand name).  Fills opts->req (created here; the caller
+ * frees it).  Returns 0, or a negative code with err filled. */
+int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *opts,
+	      struct confine_error *err);
+
+/* Parses a size with an optional K, M or G suffix (powers of 1024). */
+int cli_parse_size(const char *s, uint64_t *out);
+
+#endif

@@ -1,3 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-typedef int cf_placeholder_bwrap;

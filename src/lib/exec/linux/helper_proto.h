@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The status protocol between confine-init (pid 1 in the sandbox) and confine: fixed-size
+ * records on a pipe, written with one write(2) each (atomic below PIPE_BUF).
+ */
+#ifndef CONFINE_HELPER_PROTO_H
+#define CONFINE_HELPER_PROTO_H
+
+#include <stdint.h>
+
+enum {
+	CF_HELPER_READY = 'R',	  /* sandbox set up; value: landlock ABI applied (0: none) */
+	CF_HELPER_EXEC_FAIL = 'E', /* execvp of the command failed; value: errno */
+	CF_HELPER_FAIL = 'H',	  /* the helper could not harden the sandbox; value: errno */
+};
+
+struct cf_helper_record {
+	char type;
+	char pad[3];
+	int32_t value;
+	char message[248]; /* NUL-terminated */
+};
+
+#endif

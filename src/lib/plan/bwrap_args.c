@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bwrap argument vector for a Linux plan (SPEC 3, R12, R15).  Pure: descriptors are opened
+ * by the executor and passed in by number, so golden tests can fix them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "plan/plan.h"
+#include "util/util.h"
+
+static const char *const process_flags[] = {
+	"--new-session",  "--die-with-parent", "--unshare-user", "--disable-userns",
+	"--unshare-pid",  "--unshare-ipc",     "--unshare-uts",	 "--unshare-cgroup-try",
+	"--cap-drop",	  "ALL",	       "--as-pid-1",
+};
+
+static int add(struct cf_strv *out, const char *s)
+{
+	return cf_strv_add(out, s);
+}
+
+static int addfd(struct cf_strv *out, int fd)
+{
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%d", fd);
+	return cf_strv_add(out, buf);
+}
+
+int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, struct cf_strv *out,
+		  struct confine_error *err)
+{
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(process_flags) / sizeof(process_flags[0]); i++)
+		bad |= add(out, process_flags[i]);
+	if (!plan->network)
+		bad |= add(out, "--unshare-net");
+
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		char size[32];
+		switch (m->op) {
+		case CF_MNT_RO_ROOT:
+			bad |= add(out, "--ro-bind") | add(out, "/") | add(out, "/");
+			break;
+		case CF_MNT_DEV:
+			bad |= add(out, "--dev") | add(out, m->path);
+			break;
+		case CF_MNT_PROC:
+			bad |= add(out, "--proc") | add(out, m->path);
+			break;
+		case CF_MNT_TMPFS:
+			snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
+			bad |= add(out, "--size") | add(out, size) | add(out, "--tmpfs") |
+			       add(out, m->path);
+			break;
+		case CF_MNT_HIDE_DIR:
+			bad |= add(out, "--perms") | add(out, m->traverse ? "0111" : "0000") |
+			       add(out, "--tmpfs") | add(out, m->path);
+			break;
+		case CF_MNT_HIDE_FILE:
+			bad |= add(out, "--perms") | add(out, "0000") | add(out, "--ro-bind-data") |
+			       addfd(out, fds->empty[i]) | add(out, m->path);
+			break;
+		case CF_MNT_RO_BIND:
+			bad |= add(out, "--ro-bind-fd") | addfd(out, fds->source[i]) |
+			       add(out, m->path);
+			break;
+		case CF_MNT_RW_BIND:
+			bad |= add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+			break;
+		case CF_MNT_REMOUNT_RO:
+			bad |= add(out, "--remount-ro") | add(out, m->path);
+			break;
+		}
+	}
+	if (fds->seccomp >= 0)
+		bad |= add(out, "--add-seccomp-fd") | addfd(out, fds->seccomp);
+	if (fds->info >= 0)
+		bad |= add(out, "--info-fd") | addfd(out, fds->info);
+	bad |= add(out, "--chdir") | add(out, plan->cwd);
+	/* bwrap reads options only from --args; the command follows on its real argv. */
+	bad |= add(out, CF_BWRAP_ARGS_END);
+
+	/* The helper runs as pid 1 from an inherited descriptor, so it needs no mount point and
+	 * stays reachable even when its installation directory is hidden. */
+	char helper[64];
+	snprintf(helper, sizeof(helper), "/proc/self/fd/%d", fds->helper);
+	bad |= add(out, "--") | add(out, helper) | add(out, "--status-fd") |
+	       addfd(out, fds->status) | add(out, "--stderr-fd") | addfd(out, fds->stderr_fd);
+	if (plan->landlock_abi >= 6)
+		bad |= add(out, "--landlock");
+	bad |= add(out, "--");
+	for (size_t i = 0; i < plan->argv.n; i++)
+		bad |= add(out, plan->argv.v[i]);
+	return bad ? cf_nomem(err) : 0;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Policy: the six layers of SPEC 2.3 and the decision for one path and one access.  Pure: file
+ * system facts come from struct cf_host.
+ */
+#ifndef CONFINE_POLICY_H
+#define CONFINE_POLICY_H
+
+#include "plan/host.h"
+#include "rules/rules.h"
+#include "util/util.h"
+
+struct cf_decision {
+	enum cf_action action;
+	enum cf_layer layer;
+	const struct cf_rule *rule; /* NULL when the fallback decided */
+};
+
+struct cf_policy {
+	const struct cf_host *host;
+	struct cf_ruleset layers[CF_LAYER_FALLBACK]; /* resolved rules, written order per layer */
+	struct cf_strv temp_roots;		     /* "/tmp" and $TMPDIR: fallback write roots */
+};
+
+/* Builds the override and guard layers from the host facts.  The host must outlive p. */
+int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confine_error *err);
+void cf_policy_release(struct cf_policy *p);
+
+/*
+ * Resolves each rule of rs (cf_rule_resolve) and appends it to `layer`.  For the workspace
+ * layer, an allow outside the workspace is refused (R10).  Rules keep their source, index, line
+ * and column for explain.
+ */
+int cf_policy_add_rules(struct cf_policy *p, enum cf_layer layer, const struct cf_ruleset *rs,
+			struct confine_error *err);
+
+/*
+ * The decision for `path` (absolute, normalised) and one access (CF_ACC_READ or CF_ACC_WRITE):
+ * the first rule that covers it in layer order, else the fallback.  Inside the workspace, a
+ * rule that covers the path only through an ancestor above the workspace root does not apply,
+ * so that a workspace inside a hidden directory punches through (R13).
+ */
+void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_access access,
+		      struct cf_decision *out);
+
+/* The guarded credential paths under the home directory, relative to it. */
+const char *const *cf_home_guards(size_t *n);
+
+/* Short names for text output. */
+const char *cf_action_name(enum cf_action a);
+const char *cf_layer_name(enum cf_layer l);
+const char *cf_access_name(unsigned access);
+
+/* Environment (SPEC 5, R20). */
+struct cf_env_opts {
+	bool clear;		/* --clearenv */
+	struct cf_strv pass;	/* --pass-env patterns */
+	struct cf_strv unset;	/* --unset-env patterns */
+	struct cf_strv set;	/* --env NAME=VALUE, in order */
+};
+void cf_env_opts_release(struct cf_env_opts *o);
+/* Validates one --env NAME=VALUE (name syntax, value size). */
+int cf_env_check_assignment(const char *assignment, struct confine_error *err);
+/* Builds the command's environment from `base` (NAME=VALUE strings); the names removed by the
+ * scrub go to `removed` (values never).  Pure. */
+int cf_env_build(const char *const *base, size_t n_base, const struct cf_env_opts *o,
+		 struct cf_strv *out, struct cf_strv *removed, struct confine_error *err);
+/* True when NAME looks like a secret or an agent connection (R20). */
+bool cf_env_name_is_secret(const char *name);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal layout of confine_request and confine_run. */
+#ifndef CONFINE_REQUEST_H
+#define CONFINE_REQUEST_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "plan/plan.h"
+#include "policy/policy.h"
+
+struct confine_request {
+	struct cf_strv argv;
+	char *workspace;
+	struct cf_ruleset session; /* unresolved session rules, in order */
+	struct cf_strv session_files;
+	bool network;
+	enum confine_policy policy;
+	uint64_t tmp_size;
+	struct cf_strv env_base;
+	bool env_base_set;
+	struct cf_env_opts env;
+};
+
+struct confine_run {
+	enum confine_policy policy;
+	struct cf_host host;
+	char *home, *workspace, *tmpdir, *runtime_dir, *ssh_dir, *user_rules;
+	struct cf_policy policy_rules;
+	struct cf_plan plan;
+	struct confine_probe_result probe;
+	char *bwrap;		/* pinned canonical path; NULL under policy off */
+
+	/* while running */
+	pid_t pid;			  /* bwrap, or the command under policy off */
+	volatile sig_atomic_t target_pid; /* where forwarded signals go */
+	int status_fd;			  /* read end of the helper's status pipe */
+	int err_fd;			  /* read end of bwrap's stderr */
+	int info_fd;			  /* read end of bwrap's --info-fd */
+	bool started;
+	bool from_command;
+};
+
+#endif
