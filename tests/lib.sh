@@ -9,7 +9,9 @@
 # Environment it sets up:
 #   CONFINE        the confine binary of the build tree
 #   BUILD, TOP     the build directory and the source tree
-#   T              a fresh 0755 scratch directory (removed at exit), reachable by uid 65534
+#   T              a fresh 0755 scratch directory (removed at exit), reachable by uid 65534.
+#                  It lives under /var/tmp, not /tmp: the sandbox's /tmp is private, so a
+#                  fake home under /tmp would simply be invisible inside
 #   FIX            $T/bin: confine, confine-init and the test tools copied there, 0755, so that
 #                  an unprivileged user can run them (a checkout under /root is not reachable)
 #   as_nobody CMD  runs CMD as uid/gid 65534 with no supplementary groups
@@ -20,7 +22,7 @@ CONFINE=$BUILD/confine
 _tap_n=0
 _tap_failed=0
 
-T=$(mktemp -d /tmp/confine-test.XXXXXX)
+T=$(mktemp -d /var/tmp/confine-test.XXXXXX)
 chmod 0755 "$T"
 trap 'rm -rf "$T" 2>/dev/null || { chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"; }' EXIT
 FIX=$T/bin
