@@ -355,8 +355,8 @@ int main(int argc, char **argv)
 		if (strcmp(op, "bpf") == 0)
 			return outcome(bpf_map());
 		if (strcmp(op, "userfaultfd") == 0)
-			return outcome(closing(syscall(SYS_userfaultfd,
-						       O_CLOEXEC | CF_UFFD_USER_MODE_ONLY)));
+			return outcome(
+			    closing(syscall(SYS_userfaultfd, O_CLOEXEC | CF_UFFD_USER_MODE_ONLY)));
 		if (strcmp(op, "unshare-user") == 0)
 			return outcome(syscall(SYS_unshare, CLONE_NEWUSER));
 		if (strcmp(op, "clone-newuser") == 0)
@@ -366,8 +366,8 @@ int main(int argc, char **argv)
 		if (strcmp(op, "fsopen") == 0)
 			return outcome(closing(syscall(SYS_fsopen, "tmpfs", CF_FSOPEN_CLOEXEC)));
 		if (strcmp(op, "open_tree") == 0)
-			return outcome(closing(
-				syscall(SYS_open_tree, AT_FDCWD, "/", CF_OPEN_TREE_CLOEXEC)));
+			return outcome(
+			    closing(syscall(SYS_open_tree, AT_FDCWD, "/", CF_OPEN_TREE_CLOEXEC)));
 		if (strcmp(op, "caps") == 0)
 			return op_caps();
 		if (strcmp(op, "core") == 0)

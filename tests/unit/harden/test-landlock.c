@@ -171,8 +171,7 @@ int main(void)
 		  "scoped: connect to an abstract socket of the same domain succeeds");
 	TAP_INTEQ(run_case(op_kill_outside, false), 0,
 		  "control: unscoped kill(outside, 0) succeeds");
-	TAP_INTEQ(run_case(op_kill_outside, true), EPERM,
-		  "scoped: kill(outside, 0) -> EPERM");
+	TAP_INTEQ(run_case(op_kill_outside, true), EPERM, "scoped: kill(outside, 0) -> EPERM");
 	TAP_INTEQ(run_case(op_kill_outside_term, true), EPERM,
 		  "scoped: kill(outside, SIGTERM) -> EPERM");
 	TAP_INTEQ(kill(outsider, 0), 0, "the outside process survived");

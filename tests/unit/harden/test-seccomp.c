@@ -328,31 +328,31 @@ struct denied_case {
 };
 
 static const struct denied_case denied[] = {
-	{"ioctl TIOCSTI", op_tiocsti, EPERM},
-	{"ioctl TIOCSTI with the upper 32 bits set", op_tiocsti_high, EPERM},
-	{"ioctl TIOCSTI with bit 32 set", op_tiocsti_high_bit32, EPERM},
-	{"ioctl TIOCLINUX with the upper 32 bits set", op_tioclinux, EPERM},
-	{"keyctl", op_keyctl, EPERM},
-	{"add_key", op_add_key, EPERM},
-	{"request_key", op_request_key, EPERM},
-	{"io_uring_setup", op_io_uring_setup, EPERM},
-	{"io_uring_enter", op_io_uring_enter, EPERM},
-	{"io_uring_register", op_io_uring_register, EPERM},
-	{"perf_event_open", op_perf_event_open, EPERM},
-	{"bpf", op_bpf, EPERM},
-	{"userfaultfd", op_userfaultfd, EPERM},
-	{"fsopen", op_fsopen, EPERM},
-	{"fsconfig", op_fsconfig, EPERM},
-	{"fsmount", op_fsmount, EPERM},
-	{"fspick", op_fspick, EPERM},
-	{"open_tree", op_open_tree, EPERM},
-	{"move_mount", op_move_mount, EPERM},
-	{"mount_setattr", op_mount_setattr, EPERM},
-	{"unshare(CLONE_NEWUSER)", op_unshare_user, EPERM},
-	{"unshare(CLONE_NEWUSER|CLONE_NEWNS)", op_unshare_user_ns, EPERM},
-	{"clone(CLONE_NEWUSER)", op_clone_newuser, EPERM},
-	{"clone(CLONE_NEWUSER) with the upper 32 bits set", op_clone_newuser_high, EPERM},
-	{"clone3", op_clone3, ENOSYS},
+    {"ioctl TIOCSTI", op_tiocsti, EPERM},
+    {"ioctl TIOCSTI with the upper 32 bits set", op_tiocsti_high, EPERM},
+    {"ioctl TIOCSTI with bit 32 set", op_tiocsti_high_bit32, EPERM},
+    {"ioctl TIOCLINUX with the upper 32 bits set", op_tioclinux, EPERM},
+    {"keyctl", op_keyctl, EPERM},
+    {"add_key", op_add_key, EPERM},
+    {"request_key", op_request_key, EPERM},
+    {"io_uring_setup", op_io_uring_setup, EPERM},
+    {"io_uring_enter", op_io_uring_enter, EPERM},
+    {"io_uring_register", op_io_uring_register, EPERM},
+    {"perf_event_open", op_perf_event_open, EPERM},
+    {"bpf", op_bpf, EPERM},
+    {"userfaultfd", op_userfaultfd, EPERM},
+    {"fsopen", op_fsopen, EPERM},
+    {"fsconfig", op_fsconfig, EPERM},
+    {"fsmount", op_fsmount, EPERM},
+    {"fspick", op_fspick, EPERM},
+    {"open_tree", op_open_tree, EPERM},
+    {"move_mount", op_move_mount, EPERM},
+    {"mount_setattr", op_mount_setattr, EPERM},
+    {"unshare(CLONE_NEWUSER)", op_unshare_user, EPERM},
+    {"unshare(CLONE_NEWUSER|CLONE_NEWNS)", op_unshare_user_ns, EPERM},
+    {"clone(CLONE_NEWUSER)", op_clone_newuser, EPERM},
+    {"clone(CLONE_NEWUSER) with the upper 32 bits set", op_clone_newuser_high, EPERM},
+    {"clone3", op_clone3, ENOSYS},
 };
 
 /* Allowed neighbours: the filter must not change their outcome. */
@@ -362,14 +362,14 @@ struct allowed_case {
 };
 
 static const struct allowed_case allowed[] = {
-	{"getpid", op_getpid},
-	{"ioctl TIOCGWINSZ", op_tiocgwinsz},
-	{"unshare(CLONE_NEWNS)", op_unshare_ns},
-	{"unshare(0)", op_unshare_none},
-	{"clone without CLONE_NEWUSER", op_clone_plain},
-	{"fork", op_fork},
-	{"pthread_create (clone3 falls back to clone)", op_pthread},
-	{"posix_spawn /bin/true", op_posix_spawn},
+    {"getpid", op_getpid},
+    {"ioctl TIOCGWINSZ", op_tiocgwinsz},
+    {"unshare(CLONE_NEWNS)", op_unshare_ns},
+    {"unshare(0)", op_unshare_none},
+    {"clone without CLONE_NEWUSER", op_clone_plain},
+    {"fork", op_fork},
+    {"pthread_create (clone3 falls back to clone)", op_pthread},
+    {"posix_spawn /bin/true", op_posix_spawn},
 };
 
 static int read_program(int fd)
@@ -419,8 +419,8 @@ static void check_speed(void)
 		close(fd);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
-		    1e3 / rounds;
+	double us =
+	    ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / rounds;
 	printf("# building the filter takes %.1f us on average over %d rounds\n", us, rounds);
 	TAP_OK(ok && us < 5000.0, "building the filter takes well under 5 ms (%.1f us)", us);
 }
@@ -431,8 +431,7 @@ int main(void)
 
 	TAP_OK(cf_seccomp_available(), "seccomp filters are available on this kernel");
 	const char *d = cf_seccomp_describe();
-	TAP_OK(d && strstr(d, "TIOCSTI") && strstr(d, "clone3 -> ENOSYS") &&
-		       strstr(d, "killed"),
+	TAP_OK(d && strstr(d, "TIOCSTI") && strstr(d, "clone3 -> ENOSYS") && strstr(d, "killed"),
 	       "cf_seccomp_describe names the rules");
 
 	int fd = -1;

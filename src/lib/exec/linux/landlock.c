@@ -84,7 +84,7 @@ int cf_landlock_scope_self(struct confine_error *err)
 	/* Nothing of the file system or the network is handled: only scoping.  A ruleset that
 	 * handles nothing at all would be refused with ENOMSG. */
 	struct cf_landlock_ruleset_attr attr = {
-		.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL,
+	    .scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL,
 	};
 	int ruleset = -1;
 	int rc;
@@ -99,8 +99,8 @@ int cf_landlock_scope_self(struct confine_error *err)
 		goto out_ruleset;
 	}
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0U) < 0) {
-		rc = os_error(err, "cannot apply Landlock scoping", "landlock_restrict_self",
-			      errno);
+		rc =
+		    os_error(err, "cannot apply Landlock scoping", "landlock_restrict_self", errno);
 		goto out_ruleset;
 	}
 	rc = abi;

@@ -48,22 +48,26 @@
 
 /* Denied outright with EPERM, whatever their arguments. */
 static const char *const deny_eperm[] = {
-	"keyctl",	   "add_key",	 "request_key", "io_uring_setup", "io_uring_enter",
-	"io_uring_register", "perf_event_open", "bpf", "userfaultfd", "fsopen",
-	"fsconfig",	   "fsmount",	 "fspick",	"open_tree",	  "move_mount",
-	"mount_setattr",
+    "keyctl",	       "add_key",
+    "request_key",     "io_uring_setup",
+    "io_uring_enter",  "io_uring_register",
+    "perf_event_open", "bpf",
+    "userfaultfd",     "fsopen",
+    "fsconfig",	       "fsmount",
+    "fspick",	       "open_tree",
+    "move_mount",      "mount_setattr",
 };
 
 static const char describe_text[] =
-	"seccomp: default allow; native architecture only, foreign ones (x32, i386) killed\n"
-	"seccomp: ioctl TIOCSTI, TIOCLINUX (request compared on its low 32 bits) -> EPERM\n"
-	"seccomp: keyctl, add_key, request_key -> EPERM\n"
-	"seccomp: io_uring_setup, io_uring_enter, io_uring_register -> EPERM\n"
-	"seccomp: perf_event_open, bpf, userfaultfd -> EPERM\n"
-	"seccomp: fsopen, fsconfig, fsmount, fspick, open_tree, move_mount, mount_setattr -> EPERM\n"
-	"seccomp: unshare, clone with CLONE_NEWUSER -> EPERM\n"
-	"seccomp: clone3 -> ENOSYS (flags live in memory the filter cannot read; libc falls back "
-	"to clone)\n";
+    "seccomp: default allow; native architecture only, foreign ones (x32, i386) killed\n"
+    "seccomp: ioctl TIOCSTI, TIOCLINUX (request compared on its low 32 bits) -> EPERM\n"
+    "seccomp: keyctl, add_key, request_key -> EPERM\n"
+    "seccomp: io_uring_setup, io_uring_enter, io_uring_register -> EPERM\n"
+    "seccomp: perf_event_open, bpf, userfaultfd -> EPERM\n"
+    "seccomp: fsopen, fsconfig, fsmount, fspick, open_tree, move_mount, mount_setattr -> EPERM\n"
+    "seccomp: unshare, clone with CLONE_NEWUSER -> EPERM\n"
+    "seccomp: clone3 -> ENOSYS (flags live in memory the filter cannot read; libc falls back "
+    "to clone)\n";
 
 const char *cf_seccomp_describe(void)
 {
@@ -126,9 +130,9 @@ static int add_rules(scmp_filter_ctx ctx, struct confine_error *err)
 			      SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
 	if (rc < 0)
 		return rule_error(err, "unshare", rc);
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-			      SCMP_CMP64(CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
-					 CLONE_NEWUSER));
+	rc = seccomp_rule_add(
+	    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+	    SCMP_CMP64(CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
 	if (rc < 0)
 		return rule_error(err, "clone", rc);
 
