@@ -4,12 +4,12 @@
 # Every case runs as root AND as uid 65534 (the "users" root and nobody), each with a fake home
 # and a workspace of its own, owned by that user; never the real /root.
 #
-# Why a second scratch directory: inside the sandbox /tmp is a private tmpfs, so nothing under
-# $T (which lib.sh puts in /tmp) is visible to the sandboxed command.  The fake homes, the
-# workspaces and the tools the command runs therefore live under $E in /var/tmp, which the
-# sandbox sees read-only like the rest of the host.  confine itself runs from $FIX.
+# The sandbox's /tmp is a private tmpfs, so the fake homes, the workspaces and the tools the
+# command runs must live outside /tmp: $E is $T/e (lib.sh puts $T under /var/tmp), or a
+# directory of its own under /var/tmp should $T ever be under /tmp again.
 #
 #   E, TRYOP            the scratch directory and the tryop the sandboxed command runs
+#                       ($E/bin/tryop; $E/bin holds the tools the command runs)
 #   USERS               the users the cases run as: "root nobody" (or "self" when not root)
 #   home WHO, ws WHO    WHO's fake home and workspace (ws = home/proj)
 #   cx WHO ARGS...      `confine run ARGS...` as WHO from WHO's workspace, in a controlled
@@ -22,7 +22,10 @@
 #   sandbox_ok          0 when this machine can run a sandbox at all (else the .t skips)
 #   enforce_users       creates the fixtures and sets RUN_USERS
 
-E=$(mktemp -d /var/tmp/confine-enforce.XXXXXX)
+case $T in
+/tmp/*) E=$(mktemp -d /var/tmp/confine-enforce.XXXXXX) ;;
+*) E=$T/e && mkdir "$E" ;;
+esac
 chmod 0755 "$E"
 # bg_pids: every background pid a .t starts (kill_bg kills them, also at exit).
 bg_pids=()
@@ -35,6 +38,7 @@ kill_bg() {
 	bg_pids=()
 }
 trap 'kill_bg; for d in "$T" "$E"; do rm -rf "$d" 2>/dev/null || { chmod -R u+rwx "$d" 2>/dev/null; rm -rf "$d"; }; done' EXIT
+# $E/bin: the tools the sandboxed command runs (escape/escape.sh adds tryk there).
 mkdir -p "$E/bin"
 cp "$FIX/tryop" "$E/bin/"
 chmod -R a+rX "$E/bin"
