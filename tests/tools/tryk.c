@@ -38,6 +38,9 @@
  *   nnp                    PR_GET_NO_NEW_PRIVS: `0` or `1`
  *   pty-run CMD ARG...     run CMD in a new session whose controlling terminal is a fresh pty
  *                          slave, given as descriptor 0; exits with CMD's status
+ *   with-key DESC CMD ARG...  join a new session keyring holding one user key DESC that only
+ *                          its possessors may see or read (0x3f000000), then exec CMD; an
+ *                          argument `@KEY` becomes the key's serial
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +79,8 @@
 #define SYS_io_uring_setup 425
 #endif
 #define CF_KEYCTL_GET_KEYRING_ID 0
+#define CF_KEYCTL_JOIN_SESSION_KEYRING 1
+#define CF_KEYCTL_SETPERM 5
 #define CF_KEYCTL_READ 11
 #define CF_KEY_SPEC_SESSION_KEYRING (-3)
 #define CF_FSOPEN_CLOEXEC 0x1
@@ -330,6 +335,28 @@ static int op_pty_run(char **argv)
 	return WEXITSTATUS(st);
 }
 
+static int op_with_key(const char *desc, char **argv)
+{
+	if (syscall(SYS_keyctl, CF_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) {
+		perror("tryk: keyctl(JOIN_SESSION_KEYRING)");
+		return 2;
+	}
+	long id =
+	    syscall(SYS_add_key, "user", desc, "s3cret", (size_t)6, CF_KEY_SPEC_SESSION_KEYRING);
+	if (id < 0 || syscall(SYS_keyctl, CF_KEYCTL_SETPERM, id, 0x3f000000U) < 0) {
+		perror("tryk: add_key");
+		return 2;
+	}
+	char serial[32];
+	snprintf(serial, sizeof(serial), "%ld", id);
+	for (char **a = argv; *a; a++)
+		if (strcmp(*a, "@KEY") == 0)
+			*a = serial;
+	execvp(argv[0], argv);
+	perror("tryk: exec");
+	return errno == ENOENT ? 127 : 126;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -340,6 +367,8 @@ int main(int argc, char **argv)
 
 	if (strcmp(op, "pty-run") == 0)
 		return nargs >= 1 ? op_pty_run(argv + 2) : usage();
+	if (strcmp(op, "with-key") == 0)
+		return nargs >= 2 ? op_with_key(argv[2], argv + 3) : usage();
 
 	/* Operations without arguments. */
 	if (nargs == 0) {

@@ -10,6 +10,7 @@
 source "$(dirname "$0")/../../lib.sh"
 source "$(dirname "$0")/../enforce.sh"
 
+mkdir -p "$E/bin"
 cp "$FIX/tryk" "$E/bin/"
 chmod a+rx "$E/bin/tryk"
 TRYK=$E/bin/tryk

@@ -5,28 +5,10 @@
 # 0x3f000000); the host command possesses it and reads it (the control).  Inside confine the
 # key system calls are denied (seccomp, SPEC 3.1) and the key is not even listed in
 # /proc/keys, because confine gives the command a fresh session keyring (R16).  As root and as
-# uid 65534.
+# uid 65534.  `tryk with-key` plants the key (no dependency on keyutils).
 source "$(dirname "$0")/escape.sh"
 
-if ! command -v keyctl >/dev/null 2>&1; then
-	skip "keyctl (package keyutils) is not installed: cannot plant a key in a session keyring"
-	done_testing
-fi
-
 desc=confine-escape-key-$$
-# Runs CMD... in a new session keyring that holds the key; the key's serial is appended to
-# CMD's arguments when the first word of CMD is not `list`.
-cat >"$E/bin/withkey" <<'SH'
-#!/bin/sh
-id=$(keyctl add user "$DESC" s3cret @s) || exit 3
-keyctl setperm "$id" 0x3f000000 || exit 3
-if [ "$1" = list ]; then
-	shift
-	exec "$@"
-fi
-exec "$@" "$id"
-SH
-chmod 0755 "$E/bin/withkey"
 
 # Counts the key's lines in /proc/keys: the keys the caller may view.
 cat >"$E/bin/countkey" <<'SH'
@@ -37,19 +19,14 @@ SH
 chmod 0755 "$E/bin/countkey"
 
 for who in $RUN_USERS; do
-	xenv=("DESC=$desc")
-	hx "$who" keyctl session - "$E/bin/withkey" "$TRYK" keyctl-read
+	hx "$who" "$TRYK" with-key "$desc" "$TRYK" keyctl-read @KEY
 	is "$(got)" OK "$who: KEYCTL_READ of a key in the session keyring (host control)"
-	xenv=("DESC=$desc")
-	hx "$who" keyctl session - "$E/bin/withkey" list "$E/bin/countkey" "$desc"
+	hx "$who" "$TRYK" with-key "$desc" "$E/bin/countkey" "$desc"
 	is "$(got)" 1 "$who: the key is listed in /proc/keys (host control)"
 
-	xenv=("DESC=$desc")
-	hx "$who" keyctl session - "$E/bin/withkey" "$FIX/confine" run -- "$TRYK" keyctl-read
+	hx "$who" "$TRYK" with-key "$desc" "$FIX/confine" run -- "$TRYK" keyctl-read @KEY
 	is "$(got)" EPERM "$who: R17 seccomp: KEYCTL_READ of the host's key is denied"
-	xenv=("DESC=$desc")
-	hx "$who" keyctl session - "$E/bin/withkey" list "$FIX/confine" run -- \
-		"$E/bin/countkey" "$desc"
+	hx "$who" "$TRYK" with-key "$desc" "$FIX/confine" run -- "$E/bin/countkey" "$desc"
 	is "$(got)" 0 "$who: R16 fresh session keyring: the host's key is not visible"
 	expect "$who" EPERM "R17 seccomp: KEYCTL_GET_KEYRING_ID of the session keyring" \
 		-- "$TRYK" keyctl-session
