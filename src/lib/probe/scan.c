@@ -1,10 +1,472 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written (glob scan). */
+/*
+ * The glob scan of R14.  Every glob pattern is an automaton over path components: its state is
+ * the set of pattern components it may be at, and each directory entry moves every active
+ * pattern one step.  The walk keeps, per directory level, the states of the patterns still
+ * alive there, so
+ *  - patterns whose roots nest share one walk of the outermost root (each pattern starts with
+ *    the states it reaches on the root's own components);
+ *  - a directory is entered only when some pattern is still alive below it, which prunes the
+ *    walk to what the patterns can reach (a pattern rooted at the workspace never walks $HOME);
+ *  - names are matched once per entry, with no string building and no stat unless a pattern
+ *    needs the entry's kind (d_type answers that almost always).
+ * Directories are opened relative to their parent with O_NOFOLLOW|O_DIRECTORY, so a symlink is
+ * never followed even when a directory is swapped for one during the walk.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "probe/scan.h"
+#include "rules/pattern.h"
 #include "util/util.h"
+
+struct comp {
+	const char *s;
+	size_t n;
+	bool globstar;
+};
+
+struct pat {
+	size_t rule;	   /* index in the ruleset */
+	char *root;	   /* wildcard-free leading directory */
+	struct comp *comp; /* components of the whole absolute pattern */
+	uint32_t ncomp;
+};
+
+/* Growable array of uint32_t.  A level holds records [pattern, count, state...]. */
+struct u32v {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct walker {
+	const struct cf_scan_budget *budget;
+	struct cf_matches *out;
+	struct confine_error *err;
+	struct pat *pats;
+	struct u32v *lv; /* max_depth + 2 levels */
+	struct u32v matched;
+	struct cf_buf path;
+	const char *root;
+	struct timespec deadline;
+	size_t nmatches;
+	unsigned tick;
+	bool oom;
+};
+
+static bool push(struct walker *w, struct u32v *a, uint32_t x)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		uint32_t *v = realloc(a->v, cap * sizeof(*v));
+		if (!v) {
+			w->oom = true;
+			return false;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = x;
+	return true;
+}
+
+/* Appends state s and what "**" components let it reach without consuming anything, keeping
+ * the record sorted and free of duplicates (`first` is where the record's states start). */
+static bool add_closed(struct walker *w, struct u32v *a, size_t first, const struct pat *p,
+		       uint32_t s)
+{
+	if (a->n > first && a->v[a->n - 1] >= s)
+		return true; /* already there, with its closure */
+	for (;;) {
+		if (!push(w, a, s))
+			return false;
+		if (s >= p->ncomp || !p->comp[s].globstar)
+			return true;
+		s++;
+	}
+}
+
+/* Moves pattern p from `states` over the component `name`; appends the record to `out`, or
+ * nothing when no state survives.  Returns whether the pattern now matches. */
+static bool step(struct walker *w, uint32_t pi, const uint32_t *states, uint32_t k,
+		 const char *name, size_t nlen, struct u32v *out)
+{
+	const struct pat *p = &w->pats[pi];
+	size_t head = out->n;
+	if (!push(w, out, pi) || !push(w, out, 0))
+		return false;
+	size_t first = out->n;
+	/* s -> s for "**", s -> s + 1 for a component that matches: non-decreasing in s, so
+	 * the record stays sorted. */
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t s = states[i];
+		if (s >= p->ncomp)
+			continue;
+		const struct comp *c = &p->comp[s];
+		if (c->globstar)
+			add_closed(w, out, first, p, s);
+		else if (cf_component_match(c->s, c->n, name, nlen, false))
+			add_closed(w, out, first, p, s + 1);
+	}
+	uint32_t n = (uint32_t)(out->n - first);
+	if (n == 0 || w->oom) {
+		out->n = head;
+		return false;
+	}
+	out->v[head + 1] = n;
+	return out->v[out->n - 1] == p->ncomp;
+}
+
+static bool over_time(struct walker *w)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > w->deadline.tv_sec ||
+	       (now.tv_sec == w->deadline.tv_sec && now.tv_nsec > w->deadline.tv_nsec);
+}
+
+static enum cf_kind kind_of(int dirfd, const char *name, unsigned char type)
+{
+	switch (type) {
+	case DT_DIR:
+		return CF_KIND_DIR;
+	case DT_REG:
+		return CF_KIND_FILE;
+	case DT_LNK:
+		return CF_KIND_SYMLINK;
+	case DT_UNKNOWN:
+		break;
+	default:
+		return CF_KIND_OTHER;
+	}
+	/* Some file systems leave d_type empty; ask without following a symlink. */
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return CF_KIND_MISSING;
+	if (S_ISDIR(st.st_mode))
+		return CF_KIND_DIR;
+	if (S_ISREG(st.st_mode))
+		return CF_KIND_FILE;
+	if (S_ISLNK(st.st_mode))
+		return CF_KIND_SYMLINK;
+	return CF_KIND_OTHER;
+}
+
+static int add_match(struct walker *w, enum cf_kind kind, size_t rule)
+{
+	if (w->nmatches >= w->budget->max_matches) {
+		cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+		       "more than %zu matches under '%s' (the match budget)",
+		       w->budget->max_matches, w->root);
+		return CONFINE_E_SCAN;
+	}
+	w->nmatches++;
+	if (cf_matches_add(w->out, w->path.s, kind, rule) < 0)
+		return cf_nomem(w->err);
+	return 0;
+}
+
+static int walk(struct walker *w, int fd, int depth);
+
+/* Opens the directory `name` below dirfd without following a symlink and walks it. */
+static int descend(struct walker *w, int dirfd, const char *name, int depth)
+{
+	if (depth > w->budget->max_depth)
+		return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+			      "the scan of '%s' went deeper than %d directories (the depth budget)",
+			      w->root, w->budget->max_depth);
+	if (over_time(w))
+		return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+			      "the scan of '%s' took more than %g s (the time budget)", w->root,
+			      w->budget->seconds);
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		/* Gone, or swapped for a symlink or a file since readdir: nothing to walk. */
+		if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
+			return 0;
+		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
+				 w->path.s, "openat", errno);
+	}
+	return walk(w, fd, depth);
+}
+
+/* Walks the directory open at `fd` (taken, closed here) whose path is w->path and whose
+ * pattern states are in w->lv[depth]. */
+static int walk(struct walker *w, int fd, int depth)
+{
+	int rc = 0;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s, "fdopendir",
+			       errno);
+		close(fd);
+		return rc;
+	}
+	size_t base = w->path.len;
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			if (errno)
+				rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed",
+					       w->path.s, "readdir", errno);
+			break;
+		}
+		const char *name = e->d_name;
+		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+			continue;
+		if ((++w->tick & 255) == 0 && over_time(w)) {
+			rc = cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+				    "the scan of '%s' took more than %g s (the time budget)",
+				    w->root, w->budget->seconds);
+			break;
+		}
+
+		size_t nlen = strlen(name);
+		struct u32v *cur = &w->lv[depth], *next = &w->lv[depth + 1];
+		next->n = 0;
+		w->matched.n = 0;
+		for (size_t i = 0; i < cur->n;) {
+			uint32_t pi = cur->v[i], k = cur->v[i + 1];
+			size_t head = next->n;
+			if (step(w, pi, cur->v + i + 2, k, name, nlen, next)) {
+				/* A match is reported, and not descended for this pattern: what is
+				 * below it is covered already. */
+				next->n = head;
+				push(w, &w->matched, pi);
+			}
+			i += 2 + k;
+		}
+		if (w->oom) {
+			rc = cf_nomem(w->err);
+			break;
+		}
+		if (!w->matched.n && !next->n)
+			continue;
+
+		enum cf_kind kind = kind_of(dirfd(d), name, e->d_type);
+		if (kind == CF_KIND_MISSING)
+			continue; /* gone since readdir */
+		if (base > 1 || w->path.s[0] != '/')
+			cf_buf_addc(&w->path, '/');
+		cf_buf_add(&w->path, name);
+		if (w->path.oom) {
+			rc = cf_nomem(w->err);
+			break;
+		}
+		for (size_t i = 0; i < w->matched.n && rc == 0; i++)
+			rc = add_match(w, kind, w->pats[w->matched.v[i]].rule);
+		if (rc == 0 && next->n && kind == CF_KIND_DIR)
+			rc = descend(w, dirfd(d), name, depth + 1);
+		w->path.len = base;
+		w->path.s[base] = '\0';
+		if (rc)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+static void release_pats(struct pat *pats, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(pats[i].root);
+		free(pats[i].comp);
+	}
+	free(pats);
+}
+
+/* Splits the absolute pattern into components. */
+static int compile(struct pat *p, const char *path)
+{
+	size_t n = 0;
+	for (const char *s = path; *s; s++)
+		if (*s != '/' && (s == path || s[-1] == '/'))
+			n++;
+	p->comp = calloc(n ? n : 1, sizeof(*p->comp));
+	if (!p->comp)
+		return -1;
+	p->root = cf_strndup(path, cf_pattern_literal_prefix(path));
+	if (!p->root)
+		return -1;
+	size_t i = 0;
+	for (const char *s = path; *s;) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		const char *e = s;
+		while (*e && *e != '/')
+			e++;
+		p->comp[i].s = s;
+		p->comp[i].n = (size_t)(e - s);
+		p->comp[i].globstar = cf_is_globstar(s, p->comp[i].n);
+		i++;
+		s = e;
+	}
+	p->ncomp = (uint32_t)i;
+	return 0;
+}
+
+static int cmp_pat(const void *a, const void *b)
+{
+	return cf_path_cmp(((const struct pat *)a)->root, ((const struct pat *)b)->root);
+}
+
+/* Walks `root` for pats[0..n), whose roots all lie within it. */
+static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
+{
+	struct u32v *lv0 = &w->lv[0];
+	lv0->n = 0;
+	w->matched.n = 0;
+	w->root = root;
+	cf_buf_release(&w->path);
+	cf_buf_add(&w->path, root);
+	if (w->path.oom)
+		return cf_nomem(w->err);
+
+	/* Start each pattern at {0} and feed it the root's own components. */
+	struct u32v a = {0}, b = {0};
+	int rc = 0;
+	for (size_t pi = from; pi < to; pi++) {
+		const struct pat *p = &w->pats[pi];
+		a.n = 0;
+		if (!push(w, &a, (uint32_t)pi) || !push(w, &a, 0) || !add_closed(w, &a, 2, p, 0))
+			break;
+		a.v[1] = (uint32_t)(a.n - 2);
+		bool alive = true, matched = a.v[a.n - 1] == p->ncomp;
+		for (const char *s = root; *s && alive && !w->oom;) {
+			while (*s == '/')
+				s++;
+			if (!*s)
+				break;
+			const char *e = s;
+			while (*e && *e != '/')
+				e++;
+			b.n = 0;
+			matched = step(w, (uint32_t)pi, a.v + 2, a.v[1], s, (size_t)(e - s), &b);
+			alive = b.n > 0;
+			struct u32v t = a;
+			a = b;
+			b = t;
+			s = e;
+		}
+		if (w->oom)
+			break;
+		if (!alive)
+			continue;
+		if (matched) {
+			push(w, &w->matched, (uint32_t)pi);
+			continue;
+		}
+		for (size_t i = 0; i < a.n; i++)
+			push(w, lv0, a.v[i]);
+	}
+	free(a.v);
+	free(b.v);
+	if (w->oom)
+		return cf_nomem(w->err);
+
+	if (w->matched.n) {
+		struct stat st;
+		if (lstat(root, &st) == 0) {
+			enum cf_kind kind = S_ISDIR(st.st_mode)	  ? CF_KIND_DIR
+					    : S_ISREG(st.st_mode) ? CF_KIND_FILE
+					    : S_ISLNK(st.st_mode) ? CF_KIND_SYMLINK
+								  : CF_KIND_OTHER;
+			for (size_t i = 0; i < w->matched.n && rc == 0; i++)
+				rc = add_match(w, kind, w->pats[w->matched.v[i]].rule);
+			if (rc)
+				return rc;
+		}
+	}
+	if (!lv0->n)
+		return 0;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		/* A missing root is not an error: there is nothing to protect there yet. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			return 0;
+		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
+				 root, "open", errno);
+	}
+	return walk(w, fd, 0);
+}
 
 int cf_scan_globs(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
 		  struct cf_matches *out, struct confine_error *err)
 {
-	return 0;
+	static const struct cf_scan_budget defaults = CF_SCAN_BUDGET_DEFAULT;
+	int rc = 0;
+	struct walker w = {.budget = budget ? budget : &defaults, .out = out, .err = err};
+	size_t n = 0, nlv = 0;
+
+	for (size_t i = 0; i < rules->n; i++)
+		if (rules->v[i].glob && rules->v[i].path)
+			n++;
+	if (n == 0)
+		return 0;
+	if (n > w.budget->max_patterns)
+		return cf_err(err, CONFINE_E_SCAN, "glob scan failed", "",
+			      "%zu glob patterns, more than %zu (the pattern budget)", n,
+			      w.budget->max_patterns);
+
+	w.pats = calloc(n, sizeof(*w.pats));
+	nlv = (size_t)(w.budget->max_depth > 0 ? w.budget->max_depth : 0) + 2;
+	w.lv = calloc(nlv, sizeof(*w.lv));
+	if (!w.pats || !w.lv)
+		goto nomem;
+	size_t k = 0;
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct cf_rule *r = &rules->v[i];
+		if (!r->glob || !r->path)
+			continue;
+		w.pats[k].rule = i;
+		if (compile(&w.pats[k++], r->path) < 0)
+			goto nomem;
+		if (r->path[0] != '/') {
+			rc = cf_err(err, CONFINE_E_SCAN, "glob scan failed", r->path,
+				    "the pattern is not absolute");
+			goto out;
+		}
+	}
+	/* Parents sort before children, so the patterns of one walk are contiguous. */
+	qsort(w.pats, n, sizeof(*w.pats), cmp_pat);
+
+	clock_gettime(CLOCK_MONOTONIC, &w.deadline);
+	double secs = w.budget->seconds > 0 ? w.budget->seconds : 0;
+	w.deadline.tv_sec += (time_t)secs;
+	w.deadline.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
+	if (w.deadline.tv_nsec >= 1000000000L) {
+		w.deadline.tv_sec++;
+		w.deadline.tv_nsec -= 1000000000L;
+	}
+
+	for (size_t from = 0; from < n && rc == 0;) {
+		size_t to = from + 1;
+		while (to < n && cf_path_within(w.pats[to].root, w.pats[from].root))
+			to++;
+		rc = walk_root(&w, w.pats[from].root, from, to);
+		from = to;
+	}
+	goto out;
+nomem:
+	rc = cf_nomem(err);
+out:
+	if (w.lv)
+		for (size_t i = 0; i < nlv; i++)
+			free(w.lv[i].v);
+	free(w.lv);
+	free(w.matched.v);
+	cf_buf_release(&w.path);
+	if (w.pats)
+		release_pats(w.pats, n);
+	return rc;
 }

@@ -29,6 +29,24 @@ bool cf_has_wildcard(const char *s, size_t n)
 	return false;
 }
 
+size_t cf_pattern_literal_prefix(const char *path)
+{
+	size_t end = 0; /* end of the last literal component */
+	size_t i = 0;
+	for (;;) {
+		while (path[i] == '/')
+			i++;
+		if (!path[i])
+			return end ? end : (i ? 1 : 0);
+		size_t s = i;
+		while (path[i] && path[i] != '/')
+			i++;
+		if (cf_has_wildcard(path + s, i - s))
+			return end ? end : 1;
+		end = i;
+	}
+}
+
 /* Index just past the character that starts at name[t]: '?' is one character, so it takes a
  * whole UTF-8 sequence (lead byte plus continuation bytes). */
 static size_t next_char(const char *name, size_t nlen, size_t t)

@@ -19,6 +19,11 @@ bool cf_has_wildcard(const char *s, size_t n);
  * Worst case O(plen * nlen), no backtracking blowup. */
 bool cf_component_match(const char *pat, size_t plen, const char *name, size_t nlen, bool fold);
 
+/* The length of the leading part of the absolute pattern `path` made of components without
+ * wildcards: 4 ("/a/b") for "/a/b/x*" + "/c", 1 ("/") when the first component has one, the
+ * whole length when none has. */
+size_t cf_pattern_literal_prefix(const char *path);
+
 /* True when the pattern component is exactly "**". */
 static inline bool cf_is_globstar(const char *pat, size_t plen)
 {

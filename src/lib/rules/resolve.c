@@ -35,26 +35,6 @@ static int rule_error(const struct cf_rule *r, struct confine_error *err, const 
 	return CONFINE_E_RULES;
 }
 
-/* The length of the leading part of the absolute, normalised `path` made of components
- * without wildcards ("/a/b" of "/a/b/x*" + "/c"; "/" when the first component has one). */
-static size_t literal_prefix_len(const char *path)
-{
-	size_t end = 0; /* end of the last literal component */
-	size_t i = 0;
-	for (;;) {
-		while (path[i] == '/')
-			i++;
-		if (!path[i])
-			return end ? end : 1;
-		size_t s = i;
-		while (path[i] && path[i] != '/')
-			i++;
-		if (cf_has_wildcard(path + s, i - s))
-			return end ? end : 1;
-		end = i;
-	}
-}
-
 int cf_rule_resolve(struct cf_rule *r, const struct cf_resolve_ctx *ctx, struct confine_error *err)
 {
 	int rc = CONFINE_E_NOMEM;
@@ -111,7 +91,7 @@ int cf_rule_resolve(struct cf_rule *r, const struct cf_resolve_ctx *ctx, struct 
 	joined = NULL;
 
 	bool glob = cf_has_wildcard(norm, strlen(norm));
-	size_t plen = glob ? literal_prefix_len(norm) : strlen(norm);
+	size_t plen = glob ? cf_pattern_literal_prefix(norm) : strlen(norm);
 
 	if (ctx && ctx->canonicalize) {
 		prefix = cf_strndup(norm, plen);
