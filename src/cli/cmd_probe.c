@@ -14,24 +14,25 @@
 #include "util/util.h"
 
 static const char usage[] =
-	"usage: confine probe [--json] [--no-cache] [-w|--workspace DIR]\n"
-	"\n"
-	"Checks whether the sandbox backend works on this machine and prints a stable code:\n"
-	"available, binary_missing, path_rejected, binary_invalid, version_unreadable,\n"
-	"version_too_old, required_feature_missing, user_namespace_disabled,\n"
-	"proc_mount_restricted, probe_timeout, probe_failed, binary_identity_changed.\n"
-	"\n"
-	"  --json            print {\"backends\": [{\"backend\", \"available\", \"code\", \"path\",\n"
-	"                    \"version\", \"reason\", \"hint\", \"cached\", \"landlock_abi\", \"seccomp\",\n"
-	"                    \"cgroup\", \"guarantees\": {\"read_protection\", \"write_protection\",\n"
-	"                    \"network_isolation\"}}]}; path, version, reason and hint are null\n"
-	"                    when unknown\n"
-	"  --no-cache        probe now instead of trusting a success of the last 300 s\n"
-	"  -w, --workspace DIR\n"
-	"                    a bwrap inside DIR is never used (default: the current directory,\n"
-	"                    as for `confine run`)\n"
-	"\n"
-	"Exit status: 0 when a backend is available, 1 when none is, 125 on a usage error.\n";
+    "usage: confine probe [--json] [--no-cache] [-w|--workspace DIR]\n"
+    "\n"
+    "Checks whether the sandbox backend works on this machine and prints a stable code:\n"
+    "available, binary_missing, path_rejected, binary_invalid, version_unreadable,\n"
+    "version_too_old, required_feature_missing, user_namespace_disabled,\n"
+    "proc_mount_restricted, probe_timeout, probe_failed, binary_identity_changed.\n"
+    "\n"
+    "  --json            print {\"backends\": [{\"backend\", \"available\", \"code\", \"path\",\n"
+    "                    \"version\", \"reason\", \"hint\", \"cached\", \"landlock_abi\", "
+    "\"seccomp\",\n"
+    "                    \"cgroup\", \"guarantees\": {\"read_protection\", \"write_protection\",\n"
+    "                    \"network_isolation\"}}]}; path, version, reason and hint are null\n"
+    "                    when unknown\n"
+    "  --no-cache        probe now instead of trusting a success of the last 300 s\n"
+    "  -w, --workspace DIR\n"
+    "                    a bwrap inside DIR is never used (default: the current directory,\n"
+    "                    as for `confine run`)\n"
+    "\n"
+    "Exit status: 0 when a backend is available, 1 when none is, 125 on a usage error.\n";
 
 /* A JSON string, or null for an empty one. */
 static void json_str_or_null(struct cf_buf *b, const char *s)

@@ -38,24 +38,39 @@ static const int min_version[3] = {0, 8, 0};
 /* Every bwrap option the Linux plan can emit (SPEC 3).  A bwrap that does not list one of them
  * would fail at run time on some rule set, so the probe refuses it up front. */
 static const char *const required_options[] = {
-	"--args",	     "--new-session",  "--die-with-parent", "--unshare-user",
-	"--disable-userns",  "--unshare-pid",  "--unshare-ipc",	    "--unshare-uts",
-	"--unshare-cgroup-try", "--unshare-net", "--cap-drop",	    "--ro-bind",
-	"--bind-fd",	     "--ro-bind-fd",   "--dev",		    "--proc",
-	"--tmpfs",	     "--size",	       "--perms",	    "--ro-bind-data",
-	"--remount-ro",	     "--add-seccomp-fd", "--as-pid-1",	    "--chdir",
-	"--info-fd",
+    "--args",		"--new-session",    "--die-with-parent",
+    "--unshare-user",	"--disable-userns", "--unshare-pid",
+    "--unshare-ipc",	"--unshare-uts",    "--unshare-cgroup-try",
+    "--unshare-net",	"--cap-drop",	    "--ro-bind",
+    "--bind-fd",	"--ro-bind-fd",	    "--dev",
+    "--proc",		"--tmpfs",	    "--size",
+    "--perms",		"--ro-bind-data",   "--remount-ro",
+    "--add-seccomp-fd", "--as-pid-1",	    "--chdir",
+    "--info-fd",
 };
 
 /* The namespace and capability flags of every production run (SPEC 3 R12).  The probe must use
  * the same ones: a kernel or LSM that refuses one of them (for instance --disable-userns, which
  * writes to /proc/sys/user inside the sandbox) must fail here, not in the middle of a run. */
 static const char *const sandbox_flags[] = {
-	"--new-session", "--die-with-parent", "--unshare-user", "--disable-userns",
-	"--unshare-pid", "--unshare-ipc",     "--unshare-uts",	"--unshare-cgroup-try",
-	"--cap-drop",	 "ALL",		      "--ro-bind",	"/",
-	"/",		 "--dev",	      "/dev",		"--proc",
-	"/proc",
+    "--new-session",
+    "--die-with-parent",
+    "--unshare-user",
+    "--disable-userns",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--as-pid-1",
 };
 
 struct bin_id {
@@ -87,7 +102,7 @@ static void copy_str(char *dst, size_t cap, const char *src)
 #define SET(field, src) copy_str((field), sizeof(field), (src))
 
 static void fail(struct confine_probe_result *r, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void fail(struct confine_probe_result *r, const char *code, const char *fmt, ...)
 {
 	va_list ap;
@@ -213,12 +228,12 @@ static void install_line(char *out, size_t cap)
 		const char *ids;
 		const char *cmd;
 	} table[] = {
-		{"debian ubuntu", "apt-get install bubblewrap"},
-		{"fedora rhel centos rocky almalinux", "dnf install bubblewrap"},
-		{"arch manjaro endeavouros", "pacman -S bubblewrap"},
-		{"alpine", "apk add bubblewrap"},
-		{"opensuse opensuse-leap opensuse-tumbleweed suse sles", "zypper install bubblewrap"},
-		{"void", "xbps-install -S bubblewrap"},
+	    {"debian ubuntu", "apt-get install bubblewrap"},
+	    {"fedora rhel centos rocky almalinux", "dnf install bubblewrap"},
+	    {"arch manjaro endeavouros", "pacman -S bubblewrap"},
+	    {"alpine", "apk add bubblewrap"},
+	    {"opensuse opensuse-leap opensuse-tumbleweed suse sles", "zypper install bubblewrap"},
+	    {"void", "xbps-install -S bubblewrap"},
 	};
 	char text[4096], id[64], like[256];
 	if (read_small("/etc/os-release", text, sizeof(text)) < 0 &&
@@ -252,7 +267,8 @@ static void install_line(char *out, size_t cap)
 			}
 		}
 	}
-	snprintf(out, cap, "use your package manager, or build it from "
+	snprintf(out, cap,
+		 "use your package manager, or build it from "
 		 "https://github.com/containers/bubblewrap");
 }
 
@@ -269,9 +285,11 @@ static void install_hint(char *out, size_t cap)
 static void userns_hint(char *out, size_t cap)
 {
 	char v[32];
-	if (read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", v, sizeof(v)) > 0 &&
+	if (read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", v, sizeof(v)) >
+		0 &&
 	    v[0] == '1') {
-		snprintf(out, cap, "AppArmor restricts unprivileged user namespaces: "
+		snprintf(out, cap,
+			 "AppArmor restricts unprivileged user namespaces: "
 			 "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 "
 			 "(or install an AppArmor profile that allows bwrap 'userns')");
 		return;
@@ -285,7 +303,8 @@ static void userns_hint(char *out, size_t cap)
 		snprintf(out, cap, "sysctl -w user.max_user_namespaces=15000");
 		return;
 	}
-	snprintf(out, cap, "user namespaces are refused to this user; in a container, allow "
+	snprintf(out, cap,
+		 "user namespaces are refused to this user; in a container, allow "
 		 "unshare(CLONE_NEWUSER) in its seccomp profile or run confine on the host");
 }
 
@@ -306,8 +325,8 @@ struct search {
 static bool location_ok(const struct search *s, const char *dir, char *why, size_t cap)
 {
 	if (s->ws && cf_path_within(dir, s->ws)) {
-		snprintf(why, cap, "inside the workspace '%s', which the sandboxed command can write",
-			 s->ws);
+		snprintf(why, cap,
+			 "inside the workspace '%s', which the sandboxed command can write", s->ws);
 		return false;
 	}
 	if (s->cwd && !strcmp(dir, s->cwd)) {
@@ -448,9 +467,11 @@ static int find_bwrap(const char *path_env, struct search *s, struct confine_pro
 		fail(r, "path_rejected", "%s", s->rejected_reason);
 		char line[256];
 		install_line(line, sizeof(line));
-		snprintf(r->hint, sizeof(r->hint),
-			 "install bwrap in a root-owned directory outside the workspace and put it on "
-			 "PATH as an absolute entry: %s", line);
+		snprintf(
+		    r->hint, sizeof(r->hint),
+		    "install bwrap in a root-owned directory outside the workspace and put it on "
+		    "PATH as an absolute entry: %s",
+		    line);
 	} else {
 		fail(r, "binary_missing", "bwrap was not found in PATH '%s'", path_env);
 		install_hint(r->hint, sizeof(r->hint));
@@ -527,7 +548,7 @@ static int run_capture(const char *const *argv, int timeout_ms, struct capture *
 		syscall(SYS_close_range, 3U, ~0U, 1U << 2);
 #endif
 		execve(argv[0], (char *const *)argv, (char *const *)envp);
-child_fail:
+	child_fail:
 		e = errno;
 		(void)!write(ep[1], &e, sizeof(e));
 		_exit(127);
@@ -546,10 +567,12 @@ child_fail:
 			timed_out = true;
 			break;
 		}
-		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN}, {.fd = ep[0], .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN},
+				       {.fd = ep[0], .events = POLLIN}};
 		int n = poll(pf, 2, left < 10 ? (int)left : 10);
 		if (n < 0 && errno != EINTR) {
-			ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "poll", errno);
+			ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "poll",
+					errno);
 			goto out;
 		}
 		if (n > 0)
@@ -566,7 +589,8 @@ child_fail:
 	}
 	/* What the process wrote before it exited is still in the pipes. */
 	while (!timed_out && (out[0] >= 0 || ep[0] >= 0)) {
-		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN}, {.fd = ep[0], .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN},
+				       {.fd = ep[0], .events = POLLIN}};
 		if (poll(pf, 2, 0) <= 0)
 			break;
 		drain(out, ep, c);
@@ -666,10 +690,11 @@ static void classify_sandbox_failure(const struct capture *c, struct confine_pro
 	}
 	if (strstr(c->out, "Can't mount proc")) {
 		fail(r, "proc_mount_restricted", "bwrap cannot mount a fresh /proc: %s", msg);
-		snprintf(r->hint, sizeof(r->hint),
-			 "this usually runs in a container whose /proc is partly masked; run on the "
-			 "host, or give the container an unmasked /proc (for example docker run "
-			 "--security-opt systempaths=unconfined)");
+		snprintf(
+		    r->hint, sizeof(r->hint),
+		    "this usually runs in a container whose /proc is partly masked; run on the "
+		    "host, or give the container an unmasked /proc (for example docker run "
+		    "--security-opt systempaths=unconfined)");
 		return;
 	}
 	if (WIFSIGNALED(c->status))
@@ -698,12 +723,15 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 	if (ret == RUN_TIMEOUT) {
 		fail(r, "probe_timeout", "'%s --version' did not finish within %d ms", r->path,
 		     STEP_TIMEOUT_MS);
-		snprintf(r->hint, sizeof(r->hint), "check that '%.300s' is bubblewrap and that the system "
-			 "is not overloaded, then run the probe again", r->path);
+		snprintf(r->hint, sizeof(r->hint),
+			 "check that '%.300s' is bubblewrap and that the system "
+			 "is not overloaded, then run the probe again",
+			 r->path);
 		goto done;
 	}
 	if (c->exec_errno) {
-		fail(r, "binary_invalid", "cannot execute '%s': %s", r->path, strerror(c->exec_errno));
+		fail(r, "binary_invalid", "cannot execute '%s': %s", r->path,
+		     strerror(c->exec_errno));
 		install_hint(r->hint, sizeof(r->hint));
 		goto done;
 	}
@@ -716,12 +744,13 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 		goto done;
 	}
 	snprintf(r->version, sizeof(r->version), "%d.%d.%d", v[0], v[1], v[2]);
-	if (v[0] != min_version[0] ? v[0] < min_version[0]
+	if (v[0] != min_version[0]   ? v[0] < min_version[0]
 	    : v[1] != min_version[1] ? v[1] < min_version[1]
 				     : v[2] < min_version[2]) {
-		fail(r, "version_too_old",
-		     "bubblewrap %s is older than %d.%d.%d, the first version with --disable-userns",
-		     r->version, min_version[0], min_version[1], min_version[2]);
+		fail(
+		    r, "version_too_old",
+		    "bubblewrap %s is older than %d.%d.%d, the first version with --disable-userns",
+		    r->version, min_version[0], min_version[1], min_version[2]);
 		install_hint(r->hint, sizeof(r->hint));
 		goto done;
 	}
@@ -737,8 +766,8 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 	}
 	const char *opt = missing_option(c->out);
 	if (opt) {
-		fail(r, "required_feature_missing", "'%s --help' does not list %s, which confine needs",
-		     r->path, opt);
+		fail(r, "required_feature_missing",
+		     "'%s --help' does not list %s, which confine needs", r->path, opt);
 		install_hint(r->hint, sizeof(r->hint));
 		goto done;
 	}
@@ -830,8 +859,9 @@ static bool cache_lookup(struct confine_probe_result *r, const struct bin_id *id
 	long long t, dev, ino, size, msec, mnsec;
 	char version[32], path[1100];
 	int used = 0;
-	if (sscanf(buf, CACHE_MAGIC " %lld %lld %lld %lld %lld %lld %31s\n%n", &t, &dev, &ino, &size,
-		   &msec, &mnsec, version, &used) != 7 || used == 0)
+	if (sscanf(buf, CACHE_MAGIC " %lld %lld %lld %lld %lld %lld %31s\n%n", &t, &dev, &ino,
+		   &size, &msec, &mnsec, version, &used) != 7 ||
+	    used == 0)
 		goto out;
 	size_t pl = strcspn(buf + used, "\n");
 	if (pl >= sizeof(path))
@@ -887,6 +917,13 @@ out:
 }
 
 /* ---------------------------------------------------------------------------------------- */
+
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
 
 static char *canonical_or_null(const char *p)
 {
@@ -954,6 +991,10 @@ int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_ca
 	}
 	cache_store(result, &id);
 out:
+	/* Reasons quote PATH entries and bwrap's output: no control character reaches a terminal.
+	 */
+	printable(result->reason);
+	printable(result->hint);
 	if (result->available) {
 		SET(result->read_protection, "enforced (mount namespace)");
 		SET(result->write_protection, "enforced (read-only binds)");

@@ -21,15 +21,36 @@
 static void help_text(char *out, size_t cap, const char *omit)
 {
 	static const char *const opts[] = {
-		"--args FD", "--new-session", "--die-with-parent", "--unshare-user",
-		"--unshare-user-try", "--disable-userns", "--unshare-pid", "--unshare-ipc",
-		"--unshare-uts", "--unshare-cgroup", "--unshare-cgroup-try", "--unshare-net",
-		"--cap-drop CAP", "--ro-bind SRC DEST", "--bind-fd FD DEST", "--ro-bind-fd FD DEST",
-		"--dev DEST", "--proc DEST", "--tmpfs DEST", "--size BYTES", "--perms OCTAL",
-		"--ro-bind-data FD DEST", "--remount-ro DEST", "--add-seccomp-fd FD", "--as-pid-1",
-		"--chdir DIR", "--info-fd FD",
+	    "--args FD",
+	    "--new-session",
+	    "--die-with-parent",
+	    "--unshare-user",
+	    "--unshare-user-try",
+	    "--disable-userns",
+	    "--unshare-pid",
+	    "--unshare-ipc",
+	    "--unshare-uts",
+	    "--unshare-cgroup",
+	    "--unshare-cgroup-try",
+	    "--unshare-net",
+	    "--cap-drop CAP",
+	    "--ro-bind SRC DEST",
+	    "--bind-fd FD DEST",
+	    "--ro-bind-fd FD DEST",
+	    "--dev DEST",
+	    "--proc DEST",
+	    "--tmpfs DEST",
+	    "--size BYTES",
+	    "--perms OCTAL",
+	    "--ro-bind-data FD DEST",
+	    "--remount-ro DEST",
+	    "--add-seccomp-fd FD",
+	    "--as-pid-1",
+	    "--chdir DIR",
+	    "--info-fd FD",
 	};
-	size_t n = (size_t)snprintf(out, cap, "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]\n\n");
+	size_t n =
+	    (size_t)snprintf(out, cap, "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]\n\n");
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
 		if (omit && !strncmp(opts[i], omit, strlen(omit)) &&
 		    (opts[i][strlen(omit)] == ' ' || opts[i][strlen(omit)] == '\0'))
@@ -54,8 +75,9 @@ static const char *fake(const char *version_body, const char *help_body, const c
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return dir;
-	fprintf(f, "#!/bin/sh\ncase \"$1\" in\n--version)\n%s\n;;\n--help)\ncat <<'EOF'\n%sEOF\n;;\n"
-		   "*)\n%s\n;;\nesac\n",
+	fprintf(f,
+		"#!/bin/sh\ncase \"$1\" in\n--version)\n%s\n;;\n--help)\ncat <<'EOF'\n%sEOF\n;;\n"
+		"*)\n%s\n;;\nesac\n",
 		version_body, help_body, sandbox_body);
 	fclose(f);
 	chmod(path, mode);
@@ -93,10 +115,14 @@ static void test_missing(void)
 	TAP_INTEQ(probe("/nonexistent:/also/not", NULL, true, &r), 0, "R18 missing: probe ran");
 	TAP_STREQ(r.code, "binary_missing", "R18 binary_missing without bwrap in PATH");
 	TAP_OK(!r.available && !r.cached, "R18 binary_missing: unavailable, not cached");
-	TAP_OK(strstr(r.hint, "bubblewrap") != NULL, "R18 binary_missing hint installs bubblewrap: %s",
-	       r.hint);
+	TAP_OK(strstr(r.hint, "bubblewrap") != NULL,
+	       "R18 binary_missing hint installs bubblewrap: %s", r.hint);
 	TAP_STREQ(r.read_protection, "not provided", "R18 no guarantees without a backend");
 	TAP_STREQ(r.backend, "bwrap", "R18 backend name");
+
+	TAP_INTEQ(probe("/no\033[31mwhere", NULL, true, &r), 0, "R18 escape in PATH: probe ran");
+	TAP_OK(strchr(r.reason, '\033') == NULL && strstr(r.reason, "/no?[31mwhere"),
+	       "R18 control characters never reach the reason: %s", r.reason);
 }
 
 static void test_real(void)
@@ -112,7 +138,8 @@ static void test_real(void)
 	TAP_OK(r.path[0] == '/' && r.version[0], "R18 pinned path %s, version %s", r.path,
 	       r.version);
 	TAP_OK(!r.cached, "R18 first probe is not cached");
-	TAP_STREQ(r.write_protection, "enforced (read-only binds)", "R18 guarantees when available");
+	TAP_STREQ(r.write_protection, "enforced (read-only binds)",
+		  "R18 guarantees when available");
 	TAP_INTEQ(probe(NULL, NULL, true, &r), 0, "R18 second probe ran");
 	TAP_OK(r.cached && r.available, "R18 second probe answered from the cache");
 	TAP_INTEQ(probe(NULL, NULL, false, &r), 0, "R18 uncached probe ran");
@@ -134,7 +161,8 @@ static void test_locations(void)
 	TAP_INTEQ(system(path), 0, "plant bwrap in the workspace");
 	TAP_INTEQ(probe(bin, ws, false, &r), 0, "R18 planted: probe ran");
 	TAP_STREQ(r.code, "path_rejected", "R18 path_rejected for a bwrap inside the workspace");
-	TAP_OK(strstr(r.reason, "workspace") != NULL, "R18 reason names the workspace: %s", r.reason);
+	TAP_OK(strstr(r.reason, "workspace") != NULL, "R18 reason names the workspace: %s",
+	       r.reason);
 
 	/* An acceptable bwrap later in PATH wins over a rejected one. */
 	if (access("/usr/bin/bwrap", X_OK) == 0) {
@@ -263,8 +291,9 @@ static void test_sandbox(void)
 	       r.reason);
 
 	/* The production flags reach the test sandbox. */
-	d = good_fake("case \" $* \" in *' --disable-userns '*' --cap-drop ALL '*' --proc /proc '*)"
-		      " exit 0;; esac; echo \"bwrap: flags $*\" >&2; exit 1");
+	d = good_fake(
+	    "case \" $* \" in *' --disable-userns '*' --cap-drop ALL '*"
+	    "' --proc /proc --as-pid-1 '*) exit 0;; esac; echo \"bwrap: flags $*\" >&2; exit 1");
 	TAP_INTEQ(probe(d, NULL, false, &r), 0, "R12 flags: probe ran");
 	TAP_STREQ(r.code, "available", "R12 the test sandbox gets the production flags (%s)",
 		  r.reason);
