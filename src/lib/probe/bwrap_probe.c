@@ -458,11 +458,13 @@ static int find_bwrap(const char *path_env, struct search *s, struct confine_pro
 	/* Nothing acceptable: report the problem a user is most likely to fix first. */
 	if (s->invalid) {
 		SET(r->path, s->invalid_path);
-		fail(r, "binary_invalid", "'%s' is %s", s->invalid_path, s->invalid_reason);
-		snprintf(r->hint, sizeof(r->hint),
-			 "bwrap must be a regular executable owned by root, writable only by root, "
-			 "in a root-owned directory: chown root:root '%s' && chmod 0755 '%s'",
-			 s->invalid_path, s->invalid_path);
+		fail(r, "binary_invalid", "'%s': %s", s->invalid_path, s->invalid_reason);
+		snprintf(
+		    r->hint, sizeof(r->hint),
+		    "bwrap must be a regular file owned by root and writable only by root, in a "
+		    "directory only root can change; reinstall bubblewrap or fix the owner and "
+		    "mode of '%.300s' and of its directory",
+		    s->invalid_path);
 	} else if (s->rejected) {
 		fail(r, "path_rejected", "%s", s->rejected_reason);
 		char line[256];
@@ -553,6 +555,8 @@ static int run_capture(const char *const *argv, int timeout_ms, struct capture *
 		(void)!write(ep[1], &e, sizeof(e));
 		_exit(127);
 	}
+	/* Also from the parent, so that a timeout right after fork still finds the group. */
+	setpgid(pid, pid);
 	close(out[1]);
 	close(ep[1]);
 	out[1] = ep[1] = -1;
@@ -587,8 +591,9 @@ static int run_capture(const char *const *argv, int timeout_ms, struct capture *
 			goto out;
 		}
 	}
-	/* What the process wrote before it exited is still in the pipes. */
-	while (!timed_out && (out[0] >= 0 || ep[0] >= 0)) {
+	/* What the process wrote before it exited is still in the pipes; a grandchild that keeps
+	 * writing is cut off at the deadline. */
+	while (!timed_out && (out[0] >= 0 || ep[0] >= 0) && monotonic_ms() < deadline) {
 		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN},
 				       {.fd = ep[0], .events = POLLIN}};
 		if (poll(pf, 2, 0) <= 0)
