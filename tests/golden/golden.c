@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Golden plan tests (R13, R14, R8-R10): host facts + rules -> exact plan text and bwrap argv.
+ *
+ * A case directory holds:
+ *   facts            one fact per line:
+ *                      home PATH | workspace PATH | cwd PATH | uid N | tmpdir PATH |
+ *                      runtime PATH | ssh-sock-dir PATH | landlock N | seccomp 0|1 |
+ *                      network on|off | tmp-size N |
+ *                      dir PATH | file PATH | other PATH | symlink PATH TARGET
+ *                    parents of listed paths exist as directories.
+ *   session          optional: "allow|ask|deny PATH[:ACCESS]" lines (the CLI syntax)
+ *   workspace.json   optional: the workspace rule file
+ *   user.json        optional: the user rule file
+ *   expected         the plan text, a line "--- bwrap", then one bwrap argument per line;
+ *                    or, when the compilation must fail, "error: <what>: '<subject>': <reason>"
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/tap.h"
+#include "plan/plan.h"
+#include "util/util.h"
+
+#ifndef GOLDEN_DIR
+#define GOLDEN_DIR "tests/golden/cases"
+#endif
+
+struct fact {
+	char *path;
+	enum cf_kind kind;
+	char *target; /* symlinks */
+};
+
+struct facts {
+	struct fact *v;
+	size_t n;
+	char *home, *workspace, *cwd, *tmpdir, *runtime, *sshdir;
+	unsigned uid;
+	int landlock;
+	bool seccomp, network;
+	unsigned long long tmp_size;
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct cf_buf b;
+	cf_buf_init(&b);
+	char chunk[4096];
+	size_t k;
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		cf_buf_addn(&b, chunk, k);
+	fclose(f);
+	if (len)
+		*len = b.len;
+	return cf_buf_take(&b);
+}
+
+static enum cf_kind fake_kind(void *ctx, const char *path)
+{
+	const struct facts *f = ctx;
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].path, path))
+			return f->v[i].kind;
+	for (size_t i = 0; i < f->n; i++)
+		if (cf_path_within(f->v[i].path, path))
+			return CF_KIND_DIR;
+	return CF_KIND_MISSING;
+}
+
+/* Lexical canonicalisation through the symlink facts: a path whose leading part is a listed
+ * symlink is rewritten to the target. */
+static int fake_canon(void *ctx, const char *path, char **out, struct confine_error *err)
+{
+	const struct facts *f = ctx;
+	char *cur = cf_path_normalize(path);
+	for (int round = 0; cur && round < 40; round++) {
+		bool changed = false;
+		for (size_t i = 0; i < f->n && !changed; i++) {
+			const struct fact *x = &f->v[i];
+			if (x->kind != CF_KIND_SYMLINK || !cf_path_within(cur, x->path))
+				continue;
+			char *next = cf_asprintf("%s%s", x->target, cur + strlen(x->path));
+			free(cur);
+			cur = next ? cf_path_normalize(next) : NULL;
+			free(next);
+			changed = true;
+		}
+		if (!changed)
+			break;
+	}
+	if (!cur)
+		return cf_nomem(err);
+	*out = cur;
+	return 0;
+}
+
+static void load_facts(const char *dir, struct facts *f)
+{
+	char path[2048];
+	snprintf(path, sizeof(path), "%s/facts", dir);
+	char *text = slurp(path, NULL);
+	memset(f, 0, sizeof(*f));
+	f->uid = 1000;
+	f->network = true;
+	f->tmp_size = 1073741824ULL;
+	f->v = calloc(256, sizeof(*f->v));
+	if (!text)
+		return;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char key[32], a[1024], b[1024];
+		int n = sscanf(line, "%31s %1023s %1023s", key, a, b);
+		if (n < 2 || key[0] == '#')
+			continue;
+		if (!strcmp(key, "home"))
+			f->home = cf_strdup(a);
+		else if (!strcmp(key, "workspace"))
+			f->workspace = cf_strdup(a);
+		else if (!strcmp(key, "cwd"))
+			f->cwd = cf_strdup(a);
+		else if (!strcmp(key, "tmpdir"))
+			f->tmpdir = cf_strdup(a);
+		else if (!strcmp(key, "runtime"))
+			f->runtime = cf_strdup(a);
+		else if (!strcmp(key, "ssh-sock-dir"))
+			f->sshdir = cf_strdup(a);
+		else if (!strcmp(key, "uid"))
+			f->uid = (unsigned)atoi(a);
+		else if (!strcmp(key, "landlock"))
+			f->landlock = atoi(a);
+		else if (!strcmp(key, "seccomp"))
+			f->seccomp = atoi(a) != 0;
+		else if (!strcmp(key, "network"))
+			f->network = strcmp(a, "off") != 0;
+		else if (!strcmp(key, "tmp-size"))
+			f->tmp_size = strtoull(a, NULL, 10);
+		else if (f->n < 256) {
+			struct fact *x = &f->v[f->n++];
+			x->path = cf_strdup(a);
+			x->kind = !strcmp(key, "dir")	  ? CF_KIND_DIR
+				  : !strcmp(key, "file")  ? CF_KIND_FILE
+				  : !strcmp(key, "other") ? CF_KIND_OTHER
+							  : CF_KIND_SYMLINK;
+			x->target = n == 3 ? cf_strdup(b) : NULL;
+		}
+	}
+	free(text);
+}
+
+static void free_facts(struct facts *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].path);
+		free(f->v[i].target);
+	}
+	free(f->v);
+	free(f->home);
+	free(f->workspace);
+	free(f->cwd);
+	free(f->tmpdir);
+	free(f->runtime);
+	free(f->sshdir);
+}
+
+/* The scan over the fact table: a glob rule matches listed paths; below a matching directory
+ * nothing more is reported for that rule (it is covered). */
+static int fake_scan(const struct facts *f, const struct cf_policy *p, struct cf_matches *m)
+{
+	for (int l = 0; l < CF_LAYER_FALLBACK; l++) {
+		const struct cf_ruleset *rs = &p->layers[l];
+		for (size_t r = 0; r < rs->n; r++) {
+			if (!rs->v[r].glob)
+				continue;
+			for (size_t i = 0; i < f->n; i++) {
+				const char *path = f->v[i].path;
+				if (!cf_pattern_match(rs->v[r].path, path, false))
+					continue;
+				bool covered = false;
+				for (size_t j = 0; j < f->n && !covered; j++)
+					covered = j != i && cf_path_within(path, f->v[j].path) &&
+						  strcmp(path, f->v[j].path) &&
+						  cf_pattern_match(rs->v[r].path, f->v[j].path, false);
+				if (!covered && cf_matches_add(m, path, f->v[i].kind, r) < 0)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int load_file_rules(struct cf_policy *p, const char *dir, const char *name,
+			   enum cf_layer layer, const char *as, struct confine_error *err)
+{
+	char path[2048];
+	size_t len;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	char *text = slurp(path, &len);
+	if (!text)
+		return 0;
+	struct cf_ruleset rs = {0};
+	struct cf_diags d = {0};
+	int r = cf_rules_parse(text, len, as, layer, &rs, &d, err);
+	if (r == 0)
+		r = cf_policy_add_rules(p, layer, &rs, err);
+	cf_ruleset_release(&rs);
+	cf_diags_release(&d);
+	free(text);
+	return r;
+}
+
+static int load_session(struct cf_policy *p, const char *dir, struct confine_error *err)
+{
+	char path[2048];
+	snprintf(path, sizeof(path), "%s/session", dir);
+	char *text = slurp(path, NULL);
+	if (!text)
+		return 0;
+	struct cf_ruleset rs = {0};
+	int r = 0;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && r == 0;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char act[16], arg[2048];
+		if (sscanf(line, "%15s %2047s", act, arg) != 2)
+			continue;
+		struct cf_rule rule = {.layer = CF_LAYER_SESSION, .source = "session",
+				       .index = (int)rs.n};
+		rule.action = !strcmp(act, "allow") ? CF_ALLOW : !strcmp(act, "ask") ? CF_ASK : CF_DENY;
+		r = cf_rule_parse_cli(arg, &rule.pattern, &rule.access, err);
+		if (r == 0)
+			r = cf_ruleset_add(&rs, &rule, err);
+		free(rule.pattern);
+	}
+	if (r == 0)
+		r = cf_policy_add_rules(p, CF_LAYER_SESSION, &rs, err);
+	cf_ruleset_release(&rs);
+	free(text);
+	return r;
+}
+
+static char *compile_case(const char *dir)
+{
+	struct facts f;
+	struct cf_policy p;
+	struct cf_matches m = {0};
+	struct cf_plan plan;
+	struct confine_error err = {0};
+	struct cf_buf out;
+	char *user_file = NULL;
+	cf_buf_init(&out);
+	load_facts(dir, &f);
+	user_file = cf_asprintf("%s/.config/confine/rules.json", f.home ? f.home : "/home/u");
+	struct cf_host host = {
+		.home = f.home ? f.home : "/home/u",
+		.workspace = f.workspace ? f.workspace : "/home/u/ws",
+		.tmpdir = f.tmpdir,
+		.runtime_dir = f.runtime,
+		.ssh_auth_sock_dir = f.sshdir,
+		.user_rules_file = user_file,
+		.uid = f.uid,
+		.landlock_abi = f.landlock,
+		.seccomp = f.seccomp,
+		.kind = fake_kind,
+		.canonicalize = fake_canon,
+		.ctx = &f,
+	};
+	char wsfile[1024];
+	snprintf(wsfile, sizeof(wsfile), "%s/.confine/rules.json", host.workspace);
+	int r = cf_policy_init(&p, &host, &err);
+	if (r == 0)
+		r = load_session(&p, dir, &err);
+	if (r == 0)
+		r = load_file_rules(&p, dir, "workspace.json", CF_LAYER_WORKSPACE, wsfile, &err);
+	if (r == 0)
+		r = load_file_rules(&p, dir, "user.json", CF_LAYER_USER, user_file, &err);
+	if (r == 0 && fake_scan(&f, &p, &m) < 0)
+		r = cf_nomem(&err);
+	struct cf_plan_opts o = {.target = CONFINE_TARGET_LINUX, .network = f.network,
+				 .tmp_size = f.tmp_size, .cwd = f.cwd};
+	if (r == 0)
+		r = cf_plan_compile(&p, &m, &o, &plan, &err);
+	if (r < 0) {
+		cf_buf_addf(&out, "error: %s: '%s': %s\n", err.what, err.subject, err.reason);
+		goto out;
+	}
+	cf_strv_add(&plan.argv, "cmd");
+	char *text = cf_plan_text(&plan);
+	cf_buf_add(&out, text ? text : "(oom)\n");
+	free(text);
+	cf_buf_add(&out, "--- bwrap\n");
+	int source[512], empty[512];
+	for (size_t i = 0; i < plan.n_mounts && i < 512; i++) {
+		source[i] = 100 + (int)i;
+		empty[i] = 300 + (int)i;
+	}
+	struct cf_bwrap_fds fds = {.source = source, .empty = empty,
+				   .seccomp = plan.seccomp ? 10 : -1, .info = 11, .helper = 12,
+				   .status = 13, .stderr_fd = 14};
+	struct cf_strv argv = {0};
+	if (cf_bwrap_argv(&plan, &fds, &argv, &err) == 0)
+		for (size_t i = 0; i < argv.n; i++)
+			cf_buf_addf(&out, "%s\n", argv.v[i][0] == '\x01' ? "(end of --args)" : argv.v[i]);
+	cf_strv_release(&argv);
+	cf_plan_release(&plan);
+out:
+	cf_matches_release(&m);
+	cf_policy_release(&p);
+	free_facts(&f);
+	free(user_file);
+	return cf_buf_take(&out);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(void)
+{
+	DIR *d = opendir(GOLDEN_DIR);
+	TAP_OK(d != NULL, "case directory %s exists", GOLDEN_DIR);
+	if (!d)
+		return tap_done();
+	struct cf_strv names = {0};
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			cf_strv_add(&names, e->d_name);
+	closedir(d);
+	qsort(names.v, names.n, sizeof(char *), cmp_names);
+	bool update = getenv("CONFINE_GOLDEN_UPDATE") != NULL;
+	for (size_t i = 0; i < names.n; i++) {
+		char dir[1024], exp_path[1100];
+		snprintf(dir, sizeof(dir), "%s/%s", GOLDEN_DIR, names.v[i]);
+		snprintf(exp_path, sizeof(exp_path), "%s/expected", dir);
+		char *got = compile_case(dir);
+		if (update) {
+			FILE *f = fopen(exp_path, "w");
+			if (f) {
+				fputs(got, f);
+				fclose(f);
+			}
+		}
+		char *want = slurp(exp_path, NULL);
+		TAP_STREQ(got, want, "golden %s", names.v[i]);
+		free(got);
+		free(want);
+	}
+	cf_strv_release(&names);
+	return tap_done();
+}
