@@ -713,6 +713,16 @@ static void classify_sandbox_failure(const struct capture *c, struct confine_pro
 		n += snprintf(r->hint + n, sizeof(r->hint) - (size_t)n, " %s", argv[i]);
 }
 
+static void timed_out(struct confine_probe_result *r, const char *step)
+{
+	fail(r, "probe_timeout", "%s did not finish within %d ms (bwrap: '%s')", step,
+	     STEP_TIMEOUT_MS, r->path);
+	snprintf(r->hint, sizeof(r->hint),
+		 "check that '%.300s' is bubblewrap and that the system is not overloaded, then "
+		 "run the probe again",
+		 r->path);
+}
+
 /* Runs the three steps; fills r.  Returns 0 or a negative code (hard error). */
 static int probe_binary(struct confine_probe_result *r, struct confine_error *err)
 {
@@ -726,12 +736,7 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 	if (ret < 0)
 		goto out;
 	if (ret == RUN_TIMEOUT) {
-		fail(r, "probe_timeout", "'%s --version' did not finish within %d ms", r->path,
-		     STEP_TIMEOUT_MS);
-		snprintf(r->hint, sizeof(r->hint),
-			 "check that '%.300s' is bubblewrap and that the system "
-			 "is not overloaded, then run the probe again",
-			 r->path);
+		timed_out(r, "'bwrap --version'");
 		goto done;
 	}
 	if (c->exec_errno) {
@@ -765,8 +770,7 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 	if (ret < 0)
 		goto out;
 	if (ret == RUN_TIMEOUT) {
-		fail(r, "probe_timeout", "'%s --help' did not finish within %d ms", r->path,
-		     STEP_TIMEOUT_MS);
+		timed_out(r, "'bwrap --help'");
 		goto done;
 	}
 	const char *opt = missing_option(c->out);
@@ -791,8 +795,7 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 	if (ret < 0)
 		goto out;
 	if (ret == RUN_TIMEOUT) {
-		fail(r, "probe_timeout", "the test sandbox did not finish within %d ms",
-		     STEP_TIMEOUT_MS);
+		timed_out(r, "the test sandbox");
 		goto done;
 	}
 	if (!WIFEXITED(c->status) || WEXITSTATUS(c->status) != 0) {
