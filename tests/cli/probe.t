@@ -120,7 +120,8 @@ d=$(fake "echo 'bubblewrap 0.8.0'" "" \
   "echo 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2; exit 1")
 out=$(PATH=$d "$CONFINE" probe --json 2>/dev/null)
 is "$(field code "$out")" user_namespace_disabled "R18 user_namespace_disabled"
-ok "$([ "$(field hint "$out")" != null ]; echo $?)" "R18 user_namespace_disabled has a hint"
+ok "$(field hint "$out" | grep -qE 'sysctl|container'; echo $?)" \
+  "R18 user_namespace_disabled has a remedy"
 d=$(fake "echo 'bubblewrap 0.8.0'" "" \
   "echo \"bwrap: Can't mount proc on /newroot/proc: Operation not permitted\" >&2; exit 1")
 out=$(PATH=$d "$CONFINE" probe --json 2>/dev/null)
@@ -132,7 +133,7 @@ start=$(date +%s%N)
 out=$(PATH=$d "$CONFINE" probe --json 2>/dev/null); st=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 is "$(field code "$out"),$st" probe_timeout,1 "R18 probe_timeout"
-ok "$([ "$ms" -lt 3000 ]; echo $?)" "R18 the hung step was cut ($ms ms)"
+ok "$([ "$ms" -ge 900 ] && [ "$ms" -lt 3000 ]; echo $?)" "R18 the hung step was cut after ~1 s ($ms ms)"
 
 # The cache: a copy of the real bwrap, so touching it does not disturb the host.
 if [ -x /usr/bin/bwrap ]; then
