@@ -78,7 +78,9 @@ EACCES" "R12 umount of the hidden ~/.npmrc refused; still unreadable" \
 		-- /bin/sh -c '"$0" umount "$1/.npmrc"; "$0" read "$1/.npmrc"' "$TRYOP" "$h"
 	expect "$who" "EPERM
 EROFS" "R12 umount of / refused; / still read-only" \
-		-- /bin/sh -c '"$0" umount /; "$0" write /etc/confine-enforce-x' "$TRYOP"
+		-- /bin/sh -c '"$0" umount /; "$0" write "$1"' "$TRYOP" "/etc/confine-enforce-$$-$who"
+
+	rm -f "/etc/confine-enforce-$$-$who"
 
 	# --- 11. a daemon does not outlive the command ---
 	marker=30.$$$n

@@ -14,6 +14,7 @@
  *   cat PATH             open, read up to 64 KiB                         -> OK <content>
  *   write PATH           open O_WRONLY|O_CREAT|O_TRUNC 0644, write "x"    -> OK
  *   append PATH          open O_WRONLY|O_APPEND|O_CREAT 0644, write "x"   -> OK
+ *   fill PATH BYTES      create PATH and write BYTES zero bytes to it     -> OK
  *   mkdir PATH           mkdir 0755                                      -> OK
  *   rmdir PATH           rmdir                                           -> OK
  *   unlink PATH          unlink                                          -> OK
@@ -198,6 +199,25 @@ static int op_write(const char *path, int flags)
 		return report_errno(e);
 	}
 	return report(0);
+}
+
+static int op_fill(const char *path, long bytes)
+{
+	static const char zeros[65536];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return report(-1);
+	while (bytes > 0) {
+		size_t chunk = bytes < (long)sizeof(zeros) ? (size_t)bytes : sizeof(zeros);
+		ssize_t n = write(fd, zeros, chunk);
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return report_errno(e);
+		}
+		bytes -= n;
+	}
+	return report(close(fd));
 }
 
 static int op_readdir(const char *path)
@@ -488,6 +508,11 @@ int main(int argc, char **argv)
 		return op_write(a[0], O_TRUNC);
 	if (strcmp(op, "append") == 0 && nargs == 1)
 		return op_write(a[0], O_APPEND);
+	if (strcmp(op, "fill") == 0 && nargs == 2) {
+		if (parse_int(a[1], 0, LONG_MAX, &n) < 0)
+			return usage();
+		return op_fill(a[0], n);
+	}
 	if (strcmp(op, "mkdir") == 0 && nargs == 1)
 		return report(mkdir(a[0], 0755));
 	if (strcmp(op, "rmdir") == 0 && nargs == 1)
