@@ -176,6 +176,31 @@ void confine_run_forward_signal(confine_run *run, int sig);
  * Touches the OS.  Interrupted by signals only to deliver them; call forward first. */
 int confine_run_wait(confine_run *run, int *status, struct confine_error *err);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Explain (R11): which rule decides an access, and why.                                     */
+
+struct confine_decision {
+	char path[4096];       /* canonical path */
+	enum confine_access access; /* READ or WRITE */
+	enum confine_action action;
+	char layer[16];	       /* "override", "guard", "session", "workspace", "user", "fallback" */
+	bool has_rule;	       /* false for the fallback */
+	char source[1024];     /* rule file path, "builtin" or "session" */
+	int index, line, column;
+	char pattern[4096];
+};
+
+typedef struct confine_rules confine_rules;
+
+/* Loads the layers for a request (workspace validation, rule files) without planning or
+ * probing.  Touches the OS (reads files, resolves paths). */
+int confine_rules_load(const confine_request *req, confine_rules **out, struct confine_error *err);
+void confine_rules_free(confine_rules *r);
+/* Decides one access (READ or WRITE) for `path` (canonicalised first).  Touches the OS only to
+ * canonicalise the path. */
+int confine_rules_explain(const confine_rules *r, const char *path, enum confine_access access,
+			   struct confine_decision *out, struct confine_error *err);
+
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */
 bool confine_run_status_from_command(const confine_run *run);
 

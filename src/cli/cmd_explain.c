@@ -1,8 +1,124 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
+/* confine explain [OPTIONS] [--json] [--access read|write] PATH...  (R11) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
 #include "cli/cli.h"
+#include "util/util.h"
+
+static const char help[] =
+	"usage: confine explain [OPTIONS] [--json] [--access read|write] PATH...\n"
+	"\n"
+	"Print which rule decides read and write access to each PATH, and why: the decision\n"
+	"(allow, ask or deny), the layer (override, guard, session, workspace, user, fallback)\n"
+	"and the rule's file, line and pattern.  'ask' is enforced as deny until approved.\n"
+	"\n"
+	"Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules.\n";
+
+static const char *action_name(enum confine_action a)
+{
+	return a == CONFINE_ALLOW ? "allow" : a == CONFINE_ASK ? "ask" : "deny";
+}
+
+static void print_text(const struct confine_decision *d)
+{
+	printf("%s  %-5s  %-5s  %-9s", d->path, d->access == CONFINE_ACCESS_READ ? "read" : "write",
+	       action_name(d->action), d->layer);
+	if (!d->has_rule)
+		printf("  (no rule matches)\n");
+	else if (d->line > 0)
+		printf("  %s:%d:%d  %s\n", d->source, d->line, d->column, d->pattern);
+	else
+		printf("  %s rule %d  %s\n", d->source, d->index, d->pattern);
+}
+
+static void print_json(const struct confine_decision *d, bool first)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add(&b, first ? "  {\"path\": " : ",\n  {\"path\": ");
+	cf_buf_add_json(&b, d->path);
+	cf_buf_addf(&b, ", \"access\": \"%s\", \"decision\": \"%s\", \"layer\": \"%s\", \"rule\": ",
+		    d->access == CONFINE_ACCESS_READ ? "read" : "write", action_name(d->action),
+		    d->layer);
+	if (!d->has_rule) {
+		cf_buf_add(&b, "null}");
+	} else {
+		cf_buf_add(&b, "{\"source\": ");
+		cf_buf_add_json(&b, d->source);
+		cf_buf_addf(&b, ", \"index\": %d, \"line\": %d, \"pattern\": ", d->index, d->line);
+		cf_buf_add_json(&b, d->pattern);
+		cf_buf_add(&b, "}}");
+	}
+	char *s = cf_buf_take(&b);
+	if (s)
+		fputs(s, stdout);
+	free(s);
+}
 
 int cmd_explain(int argc, char **argv)
 {
-	return cli_usage_error("explain", "not implemented yet");
+	struct confine_error err = {0};
+	struct cli_opts o;
+	confine_rules *pol = NULL;
+	int status = CLI_EXIT_CONFINE;
+
+	if (cli_parse(CLI_EXPLAIN, argc, argv, &o, &err) < 0) {
+		cli_report(&err);
+		fputs("hint: see 'confine explain --help'\n", stderr);
+		goto out;
+	}
+	if (o.help) {
+		fputs(help, stdout);
+		status = 0;
+		goto out;
+	}
+	if (o.first_operand >= argc) {
+		status = cli_usage_error("explain", "no PATH given");
+		goto out;
+	}
+	int accesses[2] = {CONFINE_ACCESS_READ, CONFINE_ACCESS_WRITE}, n_acc = 2;
+	if (o.access) {
+		n_acc = 1;
+		if (!strcmp(o.access, "read"))
+			accesses[0] = CONFINE_ACCESS_READ;
+		else if (!strcmp(o.access, "write"))
+			accesses[0] = CONFINE_ACCESS_WRITE;
+		else {
+			status = cli_usage_error("explain", "--access takes 'read' or 'write', not '%s'",
+						 o.access);
+			goto out;
+		}
+	}
+	if (confine_rules_load(o.req, &pol, &err) < 0) {
+		cli_report(&err);
+		goto out;
+	}
+	if (o.json)
+		fputs("[\n", stdout);
+	bool first = true;
+	for (int i = o.first_operand; i < argc; i++) {
+		for (int a = 0; a < n_acc; a++) {
+			struct confine_decision d;
+			if (confine_rules_explain(pol, argv[i], (enum confine_access)accesses[a], &d,
+						   &err) < 0) {
+				cli_report(&err);
+				goto out;
+			}
+			if (o.json)
+				print_json(&d, first);
+			else
+				print_text(&d);
+			first = false;
+		}
+	}
+	if (o.json)
+		fputs("\n]\n", stdout);
+	status = 0;
+out:
+	confine_rules_free(pol);
+	confine_request_free(o.req);
+	return status;
 }

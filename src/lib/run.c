@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -276,36 +277,135 @@ static int probe_backend(confine_run *run, const struct confine_request *req,
 	return run->bwrap ? 0 : cf_nomem(err);
 }
 
+/* The caller's environment, or the one the request carries. */
+static int base_env(const confine_request *req, struct cf_strv *copy, const struct cf_strv **env,
+		    struct confine_error *err)
+{
+	*env = &req->env_base;
+	if (req->env_base_set)
+		return 0;
+	for (char **e = environ; e && *e; e++)
+		if (cf_strv_add(copy, *e) < 0)
+			return cf_nomem(err);
+	*env = copy;
+	return 0;
+}
+
+static confine_run *run_new(const confine_request *req)
+{
+	confine_run *run = calloc(1, sizeof(*run));
+	if (!run)
+		return NULL;
+	run->pid = -1;
+	run->status_fd = run->err_fd = run->info_fd = -1;
+	run->policy = req->policy;
+	return run;
+}
+
+/* Workspace, host facts and every rule layer: what explain needs and a run starts from. */
+static int load_policy(confine_run *run, const confine_request *req, const struct cf_strv *env,
+		       struct confine_error *err)
+{
+	int r;
+	if ((r = find_home(run, env, err)) < 0 || (r = resolve_workspace(run, req, err)) < 0 ||
+	    (r = host_facts(run, env, err)) < 0 ||
+	    (r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0)
+		return r;
+	return load_layers(run, req, err);
+}
+
+struct confine_rules {
+	confine_run run;
+};
+
+int confine_rules_load(const confine_request *req, confine_rules **out, struct confine_error *err)
+{
+	struct cf_strv copy = {0};
+	const struct cf_strv *env;
+	confine_run *run = NULL;
+	int r;
+	*out = NULL;
+	if ((r = base_env(req, &copy, &env, err)) < 0)
+		goto out;
+	if (!(run = run_new(req))) {
+		r = cf_nomem(err);
+		goto out;
+	}
+	if ((r = load_policy(run, req, env, err)) < 0)
+		goto out;
+	*out = (confine_rules *)run; /* a run with only its policy part filled */
+	run = NULL;
+out:
+	confine_run_free(run);
+	cf_strv_release(&copy);
+	return r;
+}
+
+void confine_rules_free(confine_rules *p)
+{
+	confine_run_free((confine_run *)p);
+}
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	snprintf(dst, cap, "%s", src ? src : "");
+}
+
+int confine_rules_explain(const confine_rules *pol, const char *path, enum confine_access access,
+			   struct confine_decision *out, struct confine_error *err)
+{
+	const confine_run *run = (const confine_run *)pol;
+	char *abs = NULL, *canon = NULL;
+	int r;
+	if (access != CONFINE_ACCESS_READ && access != CONFINE_ACCESS_WRITE)
+		return cf_err(err, CONFINE_E_INVALID, "cannot explain", path,
+			      "the access must be read or write");
+	if (path[0] == '/') {
+		abs = cf_strdup(path);
+	} else {
+		char cwd[PATH_MAX];
+		abs = getcwd(cwd, sizeof(cwd)) ? cf_path_join(cwd, path) : NULL;
+	}
+	if (!abs)
+		return cf_nomem(err);
+	r = cf_hostfs_canonicalize(NULL, abs, &canon, err);
+	free(abs);
+	if (r < 0)
+		return r;
+	struct cf_decision d;
+	cf_policy_decide(&run->policy_rules, canon, (enum cf_access)access, &d);
+	memset(out, 0, sizeof(*out));
+	copy_str(out->path, sizeof(out->path), canon);
+	free(canon);
+	out->access = access;
+	out->action = (enum confine_action)d.action;
+	copy_str(out->layer, sizeof(out->layer), cf_layer_name(d.layer));
+	if (d.rule) {
+		out->has_rule = true;
+		copy_str(out->source, sizeof(out->source), d.rule->source);
+		copy_str(out->pattern, sizeof(out->pattern), d.rule->pattern);
+		out->index = d.rule->index;
+		out->line = d.rule->line;
+		out->column = d.rule->column;
+	}
+	return 0;
+}
+
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err)
 {
 	confine_run *run = NULL;
 	struct cf_strv env_base = {0};
+	const struct cf_strv *env;
 	struct cf_matches globs = {0};
 	int r = 0;
 
 	*out = NULL;
 	if (!req->argv.n)
 		return cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
-	run = calloc(1, sizeof(*run));
-	if (!run)
+	if (!(run = run_new(req)))
 		return cf_nomem(err);
-	run->pid = -1;
-	run->status_fd = run->err_fd = run->info_fd = -1;
-	run->policy = req->policy;
-
-	const struct cf_strv *env = &req->env_base;
-	if (!req->env_base_set) {
-		for (char **e = environ; e && *e; e++)
-			if (cf_strv_add(&env_base, *e) < 0)
-				goto oom;
-		env = &env_base;
-	}
-
-	if ((r = find_home(run, env, err)) < 0 || (r = resolve_workspace(run, req, err)) < 0 ||
-	    (r = host_facts(run, env, err)) < 0)
-		goto out;
-	if ((r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0 ||
-	    (r = load_layers(run, req, err)) < 0 || (r = expand_globs(run, &globs, err)) < 0)
+	if ((r = base_env(req, &env_base, &env, err)) < 0 ||
+	    (r = load_policy(run, req, env, err)) < 0 || (r = expand_globs(run, &globs, err)) < 0)
 		goto out;
 
 	char cwd[PATH_MAX];

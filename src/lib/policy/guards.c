@@ -41,11 +41,22 @@ static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const
 {
 	int r = 0;
 	char *joined = rel ? cf_path_join(base, rel) : cf_path_normalize(base);
-	char *canon = NULL;
+	char *canon = NULL, *shown = NULL;
 	if (!joined)
 		return cf_nomem(err);
+	/* Shown as a user would write it: "~/.ssh", ".env" (workspace-relative), "/run/..." */
+	if (rel && base == p->host->home)
+		shown = cf_asprintf("~/%s", rel);
+	else if (rel)
+		shown = cf_strdup(rel);
+	else
+		shown = cf_strdup(joined);
+	if (!shown) {
+		free(joined);
+		return cf_nomem(err);
+	}
 	struct cf_rule rule = {
-		.pattern = joined,
+		.pattern = shown,
 		.access = access,
 		.action = action,
 		.layer = layer,
@@ -71,6 +82,7 @@ static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const
 	r = cf_ruleset_add(&p->layers[layer], &rule, err);
 out:
 	free(canon);
+	free(shown);
 	free(joined);
 	return r;
 }
