@@ -387,8 +387,8 @@ out:
 	cf_jsonpos_release(&p.pos);
 	if (p.rc)
 		return p.rc;
-	sort_diags(diags->v + first, diags->n - first);
 	if (diags->n > first) {
+		sort_diags(diags->v + first, diags->n - first);
 		const struct cf_diag *d = &diags->v[first];
 		cf_err(err, CONFINE_E_RULES, "invalid rule file", file, "%s%s%s", d->pointer,
 		       d->pointer[0] ? ": " : "", d->message);
