@@ -178,6 +178,7 @@ if [ -x /usr/bin/bwrap ]; then
   # A cache written by someone else is not trusted.
   out=$(HOME="$T/home" env -u XDG_CACHE_HOME PATH=/usr/bin:/bin "$CONFINE" probe --json)
   is "$(field cached "$out")" false "R18 root ignores a cache directory owned by another user"
+  is "$(find "$T/home" -user 0 | wc -l)" 0 "R18 root writes nothing into another user's home"
 else
   skip "R18 unprivileged probe needs /usr/bin/bwrap"
 fi

@@ -814,6 +814,20 @@ out:
 /* ---------------------------------------------------------------------------------------- */
 /* The cache: one line of key, the version and the path, in a file only the caller can write. */
 
+/* Creates base (0700) when missing; true when it is the caller's own directory.  Only there do
+ * we write: root running with another user's HOME (sudo) must not leave root-owned directories
+ * in that home which its owner cannot remove. */
+static bool cache_base_ours(const char *base)
+{
+	struct stat st;
+	if (stat(base, &st) == 0)
+		return S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+	char *parent = cf_path_dirname(base);
+	bool ok = parent && stat(parent, &st) == 0 && st.st_uid == geteuid();
+	free(parent);
+	return ok && (mkdir(base, 0700) == 0 || errno == EEXIST);
+}
+
 /* Opens ${XDG_CACHE_HOME:-$HOME/.cache}/confine, creating it (0700) when `create`.  Returns a
  * directory fd, or -1 when there is no usable cache directory (the cache is then skipped). */
 static int cache_dir(bool create)
@@ -827,7 +841,7 @@ static int cache_dir(bool create)
 		snprintf(base, sizeof(base), "%s/.cache", home);
 	else
 		return -1;
-	if (create && mkdir(base, 0700) != 0 && errno != EEXIST)
+	if (create && !cache_base_ours(base))
 		return -1;
 	int bfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (bfd < 0)
