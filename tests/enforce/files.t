@@ -92,6 +92,7 @@ for who in $RUN_USERS; do
 	is "$(cat "$pw/made-inside" 2>&1)" "x" "$who: ~/.aws/proj/made-inside on the host"
 	CX_CWD=$pw expect "$who" "OK aws-proj" "workspace ~/.aws/proj readable" -- "$TRYOP" cat "$pw/readme"
 	CX_CWD=$pw expect "$who" "EACCES" "guarded sibling ~/.aws/credentials still hidden" -- "$TRYOP" read "$h/.aws/credentials"
+	CX_CWD=$pw expect "$who" "EACCES" "guarded ~/.aws still not listable" -- "$TRYOP" readdir "$h/.aws"
 	expect "$who" "OK" "the same with --workspace ~/.aws/proj" --workspace "$pw" -- "$TRYOP" write "$pw/made-by-option"
 	[ -f "$pw/made-by-option" ]
 	ok $? "$who: ~/.aws/proj/made-by-option on the host"
