@@ -201,6 +201,18 @@ void confine_rules_free(confine_rules *r);
 int confine_rules_explain(const confine_rules *r, const char *path, enum confine_access access,
 			   struct confine_decision *out, struct confine_error *err);
 
+/* Post-run report events (SPEC 7.3, R23), computed when confine_run_wait returns. */
+struct confine_event {
+	char kind[40];	  /* "missing_protected_created", "dynamic_glob_created",
+			   * "missing_protected_scan_failed", "dynamic_glob_scan_failed" */
+	char path[4096];  /* the path concerned ("" for a scan failure) */
+	char rule[4096];  /* the pattern that protects it, as written */
+	char detail[512]; /* a scan failure's reason; "" otherwise */
+};
+
+/* The events of the last run; valid until confine_run_free.  Pure. */
+const struct confine_event *confine_run_events(const confine_run *run, size_t *n);
+
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */
 bool confine_run_status_from_command(const confine_run *run);
 

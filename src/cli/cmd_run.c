@@ -44,6 +44,33 @@ static void forward(int sig)
 		confine_run_forward_signal(current, sig);
 }
 
+/* What was not protected while the command ran (R23): said on stderr, after the command's own
+ * output. */
+static void report_events(const confine_run *run)
+{
+	size_t n;
+	const struct confine_event *e = confine_run_events(run, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(e[i].kind, "missing_protected_created"))
+			fprintf(stderr,
+				"confine: warning: protected path created during the run: '%s': it "
+				"did not exist at launch, so rule '%s' could not protect it while the "
+				"command ran\nhint: inspect it; from the next run on it is protected\n",
+				e[i].path, e[i].rule);
+		else if (!strcmp(e[i].kind, "dynamic_glob_created"))
+			fprintf(stderr,
+				"confine: warning: file matching a glob rule created during the run: "
+				"'%s': rule '%s' protects only what exists at launch\nhint: inspect it; "
+				"from the next run on it is protected\n",
+				e[i].path, e[i].rule);
+		else
+			fprintf(stderr,
+				"confine: warning: post-run check failed (%s): %s\nhint: files created "
+				"during the run may match protected paths; check them by hand\n",
+				e[i].kind, e[i].detail);
+	}
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct confine_error err = {0};
@@ -101,6 +128,7 @@ int cmd_run(int argc, char **argv)
 	r = confine_run_wait(run, &status, &err);
 	if (r < 0)
 		cli_report(&err);
+	report_events(run);
 out:
 	current = NULL;
 	confine_run_free(run);

@@ -39,6 +39,15 @@ struct confine_run {
 	int info_fd;			  /* read end of bwrap's --info-fd */
 	bool started;
 	bool from_command;
+
+	/* post-run detection (R23) */
+	struct cf_ruleset globs;       /* every glob rule, as scanned at launch */
+	struct cf_matches launch;      /* what the launch scan found */
+	struct confine_event *events;
+	size_t n_events;
 };
+
+/* Post-run detection: fills run->events (events.c).  Touches the OS. */
+int cf_run_detect(confine_run *run);
 
 #endif

@@ -191,21 +191,24 @@ static int load_layers(confine_run *run, const confine_request *req, struct conf
 	return r;
 }
 
+/* One scan for every glob rule of every layer (R14); the rules are kept for the post-run
+ * scan. */
 static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_error *err)
 {
-	struct cf_ruleset globs = {0};
 	int r = 0;
 	for (int l = 0; l < CF_LAYER_FALLBACK && r == 0; l++) {
 		const struct cf_ruleset *rs = &run->policy_rules.layers[l];
 		for (size_t i = 0; i < rs->n && r == 0; i++)
 			if (rs->v[i].glob)
-				r = cf_ruleset_add(&globs, &rs->v[i], err);
+				r = cf_ruleset_add(&run->globs, &rs->v[i], err);
 	}
-	if (r == 0 && globs.n) {
+	if (r == 0 && run->globs.n) {
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
-		r = cf_scan_globs(&globs, &b, m, err);
+		r = cf_scan_globs(&run->globs, &b, m, err);
+		if (r < 0)
+			cf_err_hint(err, "narrow the glob rules, or exclude large trees from them; "
+					 "nothing was run");
 	}
-	cf_ruleset_release(&globs);
 	return r;
 }
 
@@ -417,6 +420,9 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 		.cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd : NULL,
 	};
 	r = cf_plan_compile(&run->policy_rules, &globs, &po, &run->plan, err);
+	/* Keep what the launch scan found: the post-run scan reports only what is new. */
+	run->launch = globs;
+	memset(&globs, 0, sizeof(globs));
 	free(real_cwd);
 	if (r < 0)
 		goto out;
@@ -459,6 +465,9 @@ void confine_run_free(confine_run *run)
 		close(run->info_fd);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
+	cf_ruleset_release(&run->globs);
+	cf_matches_release(&run->launch);
+	free(run->events);
 	free(run->home);
 	free(run->workspace);
 	free(run->tmpdir);

@@ -416,7 +416,7 @@ static int setup_failure(confine_run *run, struct confine_error *err)
 	return CONFINE_E_SPAWN;
 }
 
-int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
+static int wait_command(confine_run *run, int *status, struct confine_error *err)
 {
 	int st = 0;
 	*status = 125;
@@ -481,4 +481,13 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 	run->from_command = true;
 	*status = code;
 	return 0;
+}
+
+int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
+{
+	int r = wait_command(run, status, err);
+	/* Look again at what was not protected during the run, whatever the outcome. */
+	if (cf_run_detect(run) < 0 && r == 0)
+		r = cf_nomem(err);
+	return r;
 }

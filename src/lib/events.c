@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Post-run detection (SPEC 3 R14, 7.3 R23).  A mount namespace protects what exists at launch:
+ * a protected path that was missing then, or a new file matching a glob rule, was not
+ * protected while the command ran.  After the command, confine looks again and reports each
+ * such creation, so the host can act on it; the next run protects it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "probe/scan.h"
+#include "request.h"
+#include "util/util.h"
+
+static int add_event(confine_run *run, const char *kind, const char *path, const char *rule,
+		     const char *detail)
+{
+	struct confine_event *v = realloc(run->events, (run->n_events + 1) * sizeof(*v));
+	if (!v)
+		return CONFINE_E_NOMEM;
+	run->events = v;
+	struct confine_event *e = &v[run->n_events++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->path, sizeof(e->path), "%s", path ? path : "");
+	snprintf(e->rule, sizeof(e->rule), "%s", rule ? rule : "");
+	snprintf(e->detail, sizeof(e->detail), "%s", detail ? detail : "");
+	return 0;
+}
+
+/* The pattern (as written) of the first rule that protects path, for the message. */
+static const char *protecting_rule(const confine_run *run, const char *path)
+{
+	struct cf_decision d;
+	cf_policy_decide(&run->policy_rules, path, CF_ACC_READ, &d);
+	if (d.rule && d.action != CF_ALLOW)
+		return d.rule->pattern;
+	cf_policy_decide(&run->policy_rules, path, CF_ACC_WRITE, &d);
+	return d.rule ? d.rule->pattern : "";
+}
+
+static bool launched_with(const confine_run *run, const char *path, size_t rule)
+{
+	for (size_t i = 0; i < run->launch.n; i++)
+		if (run->launch.v[i].rule == rule && !strcmp(run->launch.v[i].path, path))
+			return true;
+	return false;
+}
+
+int cf_run_detect(confine_run *run)
+{
+	struct stat st;
+	int r = 0;
+	free(run->events);
+	run->events = NULL;
+	run->n_events = 0;
+
+	for (size_t i = 0; i < run->plan.missing.n && r == 0; i++) {
+		const char *p = run->plan.missing.v[i];
+		if (lstat(p, &st) == 0)
+			r = add_event(run, "missing_protected_created", p, protecting_rule(run, p), NULL);
+	}
+	if (r < 0 || !run->globs.n)
+		return r;
+
+	struct cf_matches now = {0};
+	struct confine_error err = {0};
+	struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
+	if (cf_scan_globs(&run->globs, &b, &now, &err) < 0) {
+		char detail[sizeof(err.reason) + sizeof(err.subject) + 8];
+		snprintf(detail, sizeof(detail), "%s: %s", err.subject, err.reason);
+		r = add_event(run, "dynamic_glob_scan_failed", NULL, NULL, detail);
+		goto out;
+	}
+	for (size_t i = 0; i < now.n && r == 0; i++) {
+		const struct cf_match *m = &now.v[i];
+		if (!launched_with(run, m->path, m->rule))
+			r = add_event(run, "dynamic_glob_created", m->path,
+				      run->globs.v[m->rule].pattern, NULL);
+	}
+out:
+	cf_matches_release(&now);
+	return r;
+}
+
+const struct confine_event *confine_run_events(const confine_run *run, size_t *n)
+{
+	*n = run->n_events;
+	return run->events;
+}
