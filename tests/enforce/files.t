@@ -124,6 +124,27 @@ for who in $RUN_USERS; do
 		[ "$(cat "$w/.git/config")" = "$(printf '[core]\n\tbare = false')" ]
 	ok $? "$who: git hooks, git config and .confine/ unchanged on the host"
 
+	# --- planted symlinks: guarded names that point out of the workspace (THREATS: "make bwrap
+	# follow a planted symlink during its setup and create files on the host") ---
+	pl=$h/plant
+	mkdir -p "$pl/.git"
+	ln -s "$h/planted-env" "$pl/.env"
+	ln -s "$h/planted-pem" "$pl/k.pem"
+	ln -s "$h/planted-hooks" "$pl/.git/hooks"
+	ln -s "$h/planted-config" "$pl/.git/config"
+	ln -s "$h/planted-confine" "$pl/.confine"
+	[ "$who" = nobody ] && chown -hR 65534:65534 "$pl"
+	CX_CWD=$pl expect "$who" "OK" "planted symlinks: the workspace still works" -- "$TRYOP" write "$pl/ok"
+	CX_CWD=$pl expect "$who" "EROFS" "planted symlinks: write through .env (target outside)" -- "$TRYOP" write "$pl/.env"
+	CX_CWD=$pl expect "$who" "EROFS" "planted symlinks: write through k.pem" -- "$TRYOP" write "$pl/k.pem"
+	CX_CWD=$pl expect "$who" "EROFS" "planted symlinks: create through .git/config" -- "$TRYOP" write "$pl/.git/config"
+	CX_CWD=$pl expect "$who" "EEXIST" "planted symlinks: mkdir .confine (a dangling symlink exists)" -- "$TRYOP" mkdir "$pl/.confine"
+	made=""
+	for f in "$h"/planted-*; do
+		[ -e "$f" ] && made="$made $f"
+	done
+	is "$made" "" "$who: planted symlinks: nothing created at their targets on the host"
+
 	# --- R14: protections of missing paths create nothing on the host ---
 	made=""
 	for f in "$h/.gnupg" "$h/.kube" "$h/.docker" "$h/.netrc" "$h/.config/gcloud" "$h/.azure" \
