@@ -518,7 +518,7 @@ static int run_capture(const char *const *argv, int timeout_ms, struct capture *
 {
 	/* A fixed environment: LC_ALL=C keeps bwrap's messages in English for the classifier. */
 	static const char *const envp[] = {"LC_ALL=C", "PATH=/usr/bin:/bin", NULL};
-	int out[2] = {-1, -1}, ep[2] = {-1, -1}, devnull = -1, ret = 0;
+	int out[2] = {-1, -1}, ep[2] = {-1, -1}, devnull = -1, pidfd = -1, ret = 0;
 	pid_t pid = -1;
 	sigset_t empty;
 
@@ -561,25 +561,30 @@ static int run_capture(const char *const *argv, int timeout_ms, struct capture *
 	close(ep[1]);
 	out[1] = ep[1] = -1;
 
+#ifdef SYS_pidfd_open
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
 	int64_t deadline = monotonic_ms() + timeout_ms;
 	bool timed_out = false;
-	/* Read until the process is reaped.  Poll in short slices rather than waiting for EOF, so
-	 * that a grandchild holding the pipe after bwrap exited does not hold the probe. */
+	/* Read until the process is reaped, not until EOF: a grandchild holding the pipe after
+	 * bwrap exited must not hold the probe.  A pidfd wakes us at the exit; without one (kernels
+	 * before 5.3), poll in 1 ms slices. */
 	while (pid > 0) {
 		int64_t left = deadline - monotonic_ms();
 		if (left <= 0) {
 			timed_out = true;
 			break;
 		}
-		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN},
-				       {.fd = ep[0], .events = POLLIN}};
-		int n = poll(pf, 2, left < 10 ? (int)left : 10);
+		struct pollfd pf[3] = {{.fd = out[0], .events = POLLIN},
+				       {.fd = ep[0], .events = POLLIN},
+				       {.fd = pidfd, .events = POLLIN}};
+		int n = poll(pf, 3, pidfd >= 0 ? (int)left : 1);
 		if (n < 0 && errno != EINTR) {
 			ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "poll",
 					errno);
 			goto out;
 		}
-		if (n > 0)
+		if (n > 0 && (pf[0].revents || pf[1].revents))
 			drain(out, ep, c);
 		pid_t w = waitpid(pid, &c->status, WNOHANG);
 		if (w == pid) {
@@ -618,6 +623,8 @@ out:
 	}
 	if (devnull >= 0)
 		close(devnull);
+	if (pidfd >= 0)
+		close(pidfd);
 	return ret;
 }
 
