@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Rules that need more than one mount, and what the sandbox cannot prevent but must report:
+# an allow under a deny (R13), the workspace rule file unwritable from inside (override layer),
+# and post-run detection (R14, R23): a file created during the run that matches a glob rule,
+# and a protected path that was missing at launch.  As root and as uid 65534.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+if ! sandbox_ok; then
+	skip "bubblewrap is not installed on this machine"
+	done_testing
+fi
+enforce_users
+for who in $RUN_USERS; do
+	h=$(home "$who")
+	w=$(ws "$who")
+	mkdir -p "$h/vault/public" "$w/keys"
+	echo hidden >"$h/vault/secret.txt"
+	echo shared >"$h/vault/public/p.txt"
+	[ "$who" = nobody ] && chown -R 65534:65534 "$h/vault" "$w/keys"
+
+	# R13: an allow under a deny punches through; the rest of the denied tree stays hidden.
+	expect "$who" "OK shared" "allow ~/vault/public:read under deny ~/vault: readable" \
+		--allow "$h/vault/public:read" --deny "$h/vault" -- "$TRYOP" cat "$h/vault/public/p.txt"
+	expect "$who" "EROFS" "allow ~/vault/public:read under deny ~/vault: not writable" \
+		--allow "$h/vault/public:read" --deny "$h/vault" -- "$TRYOP" write "$h/vault/public/p.txt"
+	expect "$who" "ENOENT" "allow under deny: a sibling inside the hidden directory is absent" \
+		--allow "$h/vault/public:read" --deny "$h/vault" -- "$TRYOP" read "$h/vault/secret.txt"
+	expect "$who" "EACCES" "allow under deny: the hidden directory cannot be listed" \
+		--allow "$h/vault/public:read" --deny "$h/vault" -- "$TRYOP" readdir "$h/vault"
+	expect "$who" "EACCES" "control: deny ~/vault alone hides the file with EACCES" \
+		--deny "$h/vault" -- "$TRYOP" read "$h/vault/secret.txt"
+
+	# Overrides: the workspace rule file and the .confine directory are write-denied.
+	expect "$who" "EROFS" "WS/.confine/rules.json unwritable from inside" \
+		-- "$TRYOP" write "$w/.confine/rules.json"
+	expect "$who" "EROFS" "WS/.confine: no new file" -- "$TRYOP" write "$w/.confine/extra.json"
+	expect "$who" "OK" "WS/.confine/rules.json still readable" -- "$TRYOP" read "$w/.confine/rules.json"
+	expect "$who" "EROFS" "--allow WS/.confine:write does not lift the override" \
+		--allow "$w/.confine:write" -- "$TRYOP" write "$w/.confine/rules.json"
+
+	# R14/R23: a new match of a glob rule cannot be hidden while the command runs, and is
+	# reported after it; an existing match stays hidden.
+	rm -f "$w/keys/new.pem"
+	echo old >"$w/keys/old.pem"
+	[ "$who" = nobody ] && chown 65534:65534 "$w/keys/old.pem"
+	cx "$who" -- "$TRYOP" write "$w/keys/new.pem"
+	is "$out" "OK" "$who: creating WS/keys/new.pem during the run succeeds (not preventable)"
+	echo "$err" | grep -q "file matching a glob rule created during the run: '$w/keys/new.pem': rule '\*\*/\*.pem'"
+	ok $? "$who: the new .pem is reported after the run"
+	echo "$err" | grep -q "old.pem"
+	ok $((!$?)) "$who: the existing .pem is not reported"
+	expect "$who" "EACCES" "the next run protects the new .pem" -- "$TRYOP" read "$w/keys/new.pem"
+	cx "$who" -- "$TRYOP" read "$w/keys/old.pem"
+	is "$out" "EACCES" "$who: the existing .pem stayed hidden"
+	[ -z "$err" ]
+	ok $? "$who: a run that creates nothing protected reports nothing"
+
+	rm -f "$h/.netrc"
+	cx "$who" --allow "$h:write" -- "$TRYOP" write "$h/.netrc"
+	is "$out" "OK" "$who: a missing guarded file can be created (nothing to mount at launch)"
+	echo "$err" | grep -q "protected path created during the run: '$h/.netrc'"
+	ok $? "$who: its creation is reported after the run"
+	expect "$who" "EACCES" "the next run hides the new ~/.netrc" -- "$TRYOP" read "$h/.netrc"
+	rm -f "$h/.netrc" "$w/keys/new.pem"
+done
+done_testing
