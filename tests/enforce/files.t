@@ -145,6 +145,22 @@ for who in $RUN_USERS; do
 	done
 	is "$made" "" "$who: planted symlinks: nothing created at their targets on the host"
 
+	# --- R14: a protected path created during the run is reported, and protected next time ---
+	fr=$h/fresh
+	mkdir -p "$fr"
+	[ "$who" = nobody ] && chown 65534:65534 "$fr"
+	CX_CWD=$fr expect "$who" "OK" "R14 .env missing at launch: the command can create it" -- "$TRYOP" write "$fr/.env"
+	[[ $err == *"$fr/.env"* && $err == *created* ]]
+	ok $? "$who: R14 the creation of WS/.env is reported after the run (stderr: $(echo "$err" | head -1))"
+	CX_CWD=$fr expect "$who" "OK" "R14 a new glob match: the command can create new.pem" -- "$TRYOP" write "$fr/new.pem"
+	[[ $err == *"$fr/new.pem"* && $err == *created* ]]
+	ok $? "$who: R14 the new glob match new.pem is reported after the run"
+	CX_CWD=$fr expect "$who" "EACCES" "R14 the next run hides the created .env" -- "$TRYOP" read "$fr/.env"
+	CX_CWD=$fr expect "$who" "EACCES" "R14 the next run hides the created new.pem" -- "$TRYOP" read "$fr/new.pem"
+	CX_CWD=$fr cx "$who" -- "$TRYOP" write "$fr/plain.txt"
+	[[ $err != *created* ]]
+	ok $? "$who: R14 no creation report when nothing protected was created (stderr: $err)"
+
 	# --- R14: protections of missing paths create nothing on the host ---
 	made=""
 	for f in "$h/.gnupg" "$h/.kube" "$h/.docker" "$h/.netrc" "$h/.config/gcloud" "$h/.azure" \
