@@ -202,9 +202,13 @@ static void skip(struct scanner *sc)
 		} else if (c == ',' || c == ':') {
 			adv(sc);
 		} else {
-			/* number, true, false, null */
-			while ((c = peek(sc)) >= 0 && !strchr(",:]} \t\r\n\"{[", c))
+			/* number, true, false, null; anything else (jansson lets a NUL byte end
+			 * the text early) must still make progress or stop the scan */
+			size_t start = sc->pos;
+			while ((c = peek(sc)) > 0 && !strchr(",:]} \t\r\n\"{[", c))
 				adv(sc);
+			if (sc->pos == start)
+				sc->bad = true;
 		}
 		if (sc->bad)
 			return;

@@ -369,6 +369,22 @@ int cf_rules_parse(const char *text, size_t len, const char *file, enum cf_layer
 			 len);
 		goto out;
 	}
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		/* Not JSON anywhere in a file, and jansson reads "[1, 3<NUL>]" as [1, 3]: refuse
+		 * it rather than guess what the rest of the file meant. */
+		int line = 1, col = 1;
+		for (const char *c = text; c < nul; c++) {
+			if (*c == '\n') {
+				line++;
+				col = 1;
+			} else if (((unsigned char)*c & 0xC0) != 0x80) {
+				col++;
+			}
+		}
+		add_diag(&p, line, col, "", "the file contains a NUL byte");
+		goto out;
+	}
 	json_error_t je;
 	/* Duplicate names are refused: with two "action" members one of them would be dropped
 	 * silently.  NUL is let through the parser so that the diagnostic can say what it is. */

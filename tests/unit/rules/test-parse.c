@@ -184,6 +184,14 @@ static void limits(void)
 	free(t);
 	cf_diags_release(&d);
 
+	/* a raw NUL byte, which jansson would take for the end of a number */
+	static const char nul[] = "{\"version\": 1,\n \"rules\": [3\0]}";
+	rc = cf_rules_parse(nul, sizeof(nul) - 1, "nul.json", CF_LAYER_USER, &rs, &d, NULL);
+	TAP_OK(rc == CONFINE_E_RULES && d.n == 1 && d.v[0].line == 2 && d.v[0].column == 13 &&
+		       strstr(d.v[0].message, "NUL"),
+	       "a raw NUL byte is refused with its position");
+	cf_diags_release(&d);
+
 	/* 4097 rules */
 	struct cf_buf b;
 	cf_buf_init(&b);
