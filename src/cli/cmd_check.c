@@ -21,19 +21,19 @@
 #include "util/util.h"
 
 static const char usage[] =
-	"usage: confine check [--workspace DIR] [FILE...]\n"
-	"\n"
-	"Validate rule files and print every error as FILE:LINE:COLUMN: POINTER: message.\n"
-	"Without FILE, checks the two standard files: WORKSPACE/.confine/rules.json and\n"
-	"${XDG_CONFIG_HOME:-~/.config}/confine/rules.json (a missing one means no rules).\n"
-	"A FILE is checked as the user file when it is that file, as a workspace file when it is\n"
-	"named .confine/rules.json, and as a session rule file (--session-rules) otherwise.\n"
-	"\n"
-	"options:\n"
-	"  -w, --workspace DIR   workspace root (default: the current directory)\n"
-	"  -h, --help            show this help\n"
-	"\n"
-	"exit status: 0 all files valid, 1 errors found, 125 invalid arguments\n";
+    "usage: confine check [--workspace DIR] [FILE...]\n"
+    "\n"
+    "Validate rule files and print every error as FILE:LINE:COLUMN: POINTER: message.\n"
+    "Without FILE, checks the two standard files: WORKSPACE/.confine/rules.json and\n"
+    "${XDG_CONFIG_HOME:-~/.config}/confine/rules.json (a missing one means no rules).\n"
+    "A FILE is checked as the user file when it is that file, as a workspace file when it is\n"
+    "named .confine/rules.json, and as a session rule file (--session-rules) otherwise.\n"
+    "\n"
+    "options:\n"
+    "  -w, --workspace DIR   workspace root (default: the current directory)\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "exit status: 0 all files valid, 1 errors found, 125 invalid arguments\n";
 
 /* One line of output for a file, kept to print in document order. */
 struct line {
@@ -198,9 +198,9 @@ static int check_file(struct check_ctx *c, const char *file, enum cf_layer layer
 	}
 
 	struct cf_resolve_ctx rctx = {
-		.home = c->home,
-		.workspace = c->workspace,
-		.canonicalize = cf_host_canonicalize,
+	    .home = c->home,
+	    .workspace = c->workspace,
+	    .canonicalize = cf_host_canonicalize,
 	};
 	for (size_t i = 0; i < rs.n; i++) {
 		struct cf_rule *rule = &rs.v[i];
@@ -213,10 +213,11 @@ static int check_file(struct check_ctx *c, const char *file, enum cf_layer layer
 		} else if (layer == CF_LAYER_WORKSPACE && rule->action == CF_ALLOW &&
 			   !cf_path_within(rule->path, c->workspace)) {
 			/* R10, as the policy applies it when the rules are loaded for a run. */
-			msg = cf_asprintf("'%s' allows '%s', outside the workspace '%s' (a repository "
-					  "cannot grant itself access outside it; put this rule in "
-					  "the user rule file or pass --allow)",
-					  rule->pattern, rule->path, c->workspace);
+			msg = cf_asprintf(
+			    "'%s' allows '%s', outside the workspace '%s' (a repository "
+			    "cannot grant itself access outside it; put this rule in "
+			    "the user rule file or pass --allow)",
+			    rule->pattern, rule->path, c->workspace);
 		}
 		if (!msg)
 			continue;
@@ -308,8 +309,8 @@ int cmd_check(int argc, char **argv)
 	workspace = tmp ? realpath(tmp, NULL) : NULL;
 	struct stat st;
 	if (!workspace || stat(workspace, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "confine: check: cannot use workspace '%s': %s\n",
-			tmp ? tmp : ".", workspace ? strerror(ENOTDIR) : strerror(errno));
+		fprintf(stderr, "confine: check: cannot use workspace '%s': %s\n", tmp ? tmp : ".",
+			workspace ? strerror(ENOTDIR) : strerror(errno));
 		goto out;
 	}
 
@@ -341,10 +342,10 @@ int cmd_check(int argc, char **argv)
 	}
 
 	struct check_ctx c = {
-		.workspace = workspace,
-		.home = home,
-		.user_file = user_file,
-		.ws_file = ws_file,
+	    .workspace = workspace,
+	    .home = home,
+	    .user_file = user_file,
+	    .ws_file = ws_file,
 	};
 	if (i >= argc) {
 		int e = check_file(&c, ws_file, CF_LAYER_WORKSPACE, true);
@@ -358,7 +359,7 @@ int cmd_check(int argc, char **argv)
 				c.errors += e;
 				c.bad_files++;
 			}
-			} else if (e >= 0) {
+		} else if (e >= 0) {
 			printf("confine: check: the user rule file is unknown (HOME is not set)\n");
 		}
 		if (e < 0) {

@@ -43,14 +43,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(d.v[i].pointer[0] == '\0' || d.v[i].pointer[0] == '/');
 		CHECK(d.v[i].message && d.v[i].message[0]);
 		if (i)
-			CHECK(d.v[i - 1].line < d.v[i].line ||
-			      (d.v[i - 1].line == d.v[i].line &&
-			       d.v[i - 1].column <= d.v[i].column));
+			CHECK(
+			    d.v[i - 1].line < d.v[i].line ||
+			    (d.v[i - 1].line == d.v[i].line && d.v[i - 1].column <= d.v[i].column));
 	}
 	struct cf_resolve_ctx ctx = {
-		.home = "/home/u",
-		.workspace = "/ws",
-		.canonicalize = canon_identity,
+	    .home = "/home/u",
+	    .workspace = "/ws",
+	    .canonicalize = canon_identity,
 	};
 	for (size_t i = 0; i < rs.n; i++) {
 		struct cf_rule *r = &rs.v[i];

@@ -215,8 +215,7 @@ static void skip(struct scanner *sc)
 	} while (depth > 0);
 }
 
-static void record(struct scanner *sc, const char *pointer, int line, int col, int kline,
-		   int kcol)
+static void record(struct scanner *sc, const char *pointer, int line, int col, int kline, int kcol)
 {
 	struct cf_jsonpos *idx = sc->idx;
 	if (idx->n == idx->cap) {
@@ -344,12 +343,12 @@ int cf_jsonpos_index(struct cf_jsonpos *idx, const char *text, size_t len, int m
 		     size_t max_index)
 {
 	struct scanner sc = {
-		.s = text,
-		.len = len,
-		.line = 1,
-		.max_depth = max_depth,
-		.max_index = max_index,
-		.idx = idx,
+	    .s = text,
+	    .len = len,
+	    .line = 1,
+	    .max_depth = max_depth,
+	    .max_index = max_index,
+	    .idx = idx,
 	};
 	struct cf_buf ptr;
 	cf_buf_init(&ptr);

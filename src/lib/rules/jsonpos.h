@@ -13,7 +13,7 @@
 struct cf_jsonpos_entry {
 	char *pointer;		  /* RFC 6901, "~" and "/" in names escaped as "~0" and "~1" */
 	int line, column;	  /* where the value starts */
-	int key_line, key_column; /* where its member name starts; 0 for elements and the root */
+	int key_line, key_column; /* where its member name starts; 0 for elements, root */
 };
 
 struct cf_jsonpos {

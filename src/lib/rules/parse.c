@@ -48,11 +48,11 @@ static int add_diag(struct parser *p, int line, int column, const char *pointer,
 		d->cap = cap;
 	}
 	struct cf_diag g = {
-		.file = cf_strdup(p->file ? p->file : ""),
-		.line = line > 0 ? line : 1,
-		.column = column > 0 ? column : 1,
-		.pointer = cf_strdup(pointer),
-		.message = msg,
+	    .file = cf_strdup(p->file ? p->file : ""),
+	    .line = line > 0 ? line : 1,
+	    .column = column > 0 ? column : 1,
+	    .pointer = cf_strdup(pointer),
+	    .message = msg,
 	};
 	if (!g.file || !g.pointer) {
 		free(g.file);
@@ -97,7 +97,7 @@ static void position(struct parser *p, const char *pointer, bool at_key, int *li
 }
 
 static int diag_at(struct parser *p, const char *pointer, bool at_key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static int diag_at(struct parser *p, const char *pointer, bool at_key, const char *fmt, ...)
 {
 	char msg[1024];
@@ -250,8 +250,9 @@ static void check_rule(struct parser *p, size_t i, json_t *obj)
 			diag_at(p, ptr, false, "the path is empty");
 			ok = false;
 		} else if (n > CF_RULES_MAX_PATTERN) {
-			diag_at(p, ptr, false, "the path is %zu bytes long, more than the limit of %d",
-				n, CF_RULES_MAX_PATTERN);
+			diag_at(p, ptr, false,
+				"the path is %zu bytes long, more than the limit of %d", n,
+				CF_RULES_MAX_PATTERN);
 			ok = false;
 		} else if (strlen(pattern) != n) {
 			diag_at(p, ptr, false, "the path contains a NUL character");
@@ -259,15 +260,15 @@ static void check_rule(struct parser *p, size_t i, json_t *obj)
 		}
 	}
 
-	int action = enum_member(p, obj, base, "action", actions,
-				 "\"allow\", \"ask\" or \"deny\"");
+	int action = enum_member(p, obj, base, "action", actions, "\"allow\", \"ask\" or \"deny\"");
 	if (action == -2) {
 		snprintf(ptr, sizeof(ptr), "%s/action", base);
-		diag_at(p, ptr, false, "missing required key 'action' (\"allow\", \"ask\" or "
-				       "\"deny\")");
+		diag_at(p, ptr, false,
+			"missing required key 'action' (\"allow\", \"ask\" or "
+			"\"deny\")");
 	}
-	int access = enum_member(p, obj, base, "access", accesses,
-				 "\"read\", \"write\" or \"both\"");
+	int access =
+	    enum_member(p, obj, base, "access", accesses, "\"read\", \"write\" or \"both\"");
 	if (access == -2)
 		access = 2; /* SPEC 2.1: both by default */
 	if (!ok || action < 0 || access < 0 || p->rc)
@@ -276,14 +277,14 @@ static void check_rule(struct parser *p, size_t i, json_t *obj)
 	int line, col;
 	position(p, base, false, &line, &col);
 	struct cf_rule r = {
-		.pattern = (char *)pattern,
-		.access = access_of[access],
-		.action = action_of[action],
-		.layer = p->layer,
-		.source = (char *)p->file,
-		.index = (int)i,
-		.line = line,
-		.column = col,
+	    .pattern = (char *)pattern,
+	    .access = access_of[access],
+	    .action = action_of[action],
+	    .layer = p->layer,
+	    .source = (char *)p->file,
+	    .index = (int)i,
+	    .line = line,
+	    .column = col,
 	};
 	if (cf_ruleset_add(p->out, &r, p->err) < 0)
 		p->rc = CONFINE_E_NOMEM;
@@ -292,8 +293,9 @@ static void check_rule(struct parser *p, size_t i, json_t *obj)
 static void check_document(struct parser *p, json_t *root)
 {
 	if (!json_is_object(root)) {
-		diag_at(p, "", false, "a rule file must be an object with \"version\" and \"rules\", "
-				      "not %s",
+		diag_at(p, "", false,
+			"a rule file must be an object with \"version\" and \"rules\", "
+			"not %s",
 			type_name(root));
 		return;
 	}
@@ -355,11 +357,11 @@ int cf_rules_parse(const char *text, size_t len, const char *file, enum cf_layer
 		   struct cf_ruleset *out, struct cf_diags *diags, struct confine_error *err)
 {
 	struct parser p = {
-		.file = file,
-		.layer = layer,
-		.out = out,
-		.diags = diags,
-		.err = err,
+	    .file = file,
+	    .layer = layer,
+	    .out = out,
+	    .diags = diags,
+	    .err = err,
 	};
 	json_t *root = NULL;
 	size_t first = diags->n;
@@ -423,9 +425,9 @@ int cf_rule_parse_cli(const char *arg, char **pattern, unsigned *access, struct 
 		const char *suffix;
 		unsigned access;
 	} suffixes[] = {
-		{":read", CF_ACC_READ},
-		{":write", CF_ACC_WRITE},
-		{":both", CF_ACC_BOTH},
+	    {":read", CF_ACC_READ},
+	    {":write", CF_ACC_WRITE},
+	    {":both", CF_ACC_BOTH},
 	};
 	*pattern = NULL;
 	size_t n = strlen(arg);

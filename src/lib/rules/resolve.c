@@ -15,7 +15,7 @@
 /* Fills err for a bad rule, naming where it was written: the rule file and the position of the
  * rule when it has one (callers print FILE:LINE:COLUMN), else the pattern itself. */
 static int rule_error(const struct cf_rule *r, struct confine_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int rule_error(const struct cf_rule *r, struct confine_error *err, const char *fmt, ...)
 {
 	char reason[sizeof(err->reason)];
@@ -53,8 +53,8 @@ int cf_rule_resolve(struct cf_rule *r, const struct cf_resolve_ctx *ctx, struct 
 	const char *bad = strpbrk(pat, "[]{}");
 	if (bad) {
 		rc = rule_error(r, err,
-				"'%s': '%c' is reserved (only '*', '**' and '?' are wildcards)", pat,
-				*bad);
+				"'%s': '%c' is reserved (only '*', '**' and '?' are wildcards)",
+				pat, *bad);
 		goto out;
 	}
 
@@ -80,7 +80,8 @@ int cf_rule_resolve(struct cf_rule *r, const struct cf_resolve_ctx *ctx, struct 
 			goto out;
 		}
 		if (!ctx || !ctx->workspace) {
-			rc = rule_error(r, err, "relative path '%s' but no workspace is known", pat);
+			rc =
+			    rule_error(r, err, "relative path '%s' but no workspace is known", pat);
 			goto out;
 		}
 		joined = cf_path_join(ctx->workspace, pat);

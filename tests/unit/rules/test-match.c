@@ -15,58 +15,58 @@ struct mcase {
 };
 
 static const struct mcase cases[] = {
-	/* wildcard-free: the path itself and everything below, on component boundaries */
-	{"/w/vendor", "/w/vendor", false, true, true, "literal matches itself"},
-	{"/w/vendor", "/w/vendor/lib/x.c", false, false, true, "literal covers its subtree"},
-	{"/w/vendor", "/w/vendored.txt", false, false, false, "component boundary: vendored.txt"},
-	{"/w/vendor", "/w/vendo", false, false, false, "a prefix of the name is not covered"},
-	{"/w/vendor", "/w", false, false, false, "the parent is not covered"},
-	{"/", "/", false, true, true, "/ matches /"},
-	{"/", "/etc/passwd", false, false, true, "/ covers everything"},
-	/* '*' within one component */
-	{"/w/*.c", "/w/x.c", false, true, true, "* within a component"},
-	{"/w/*.c", "/w/.c", false, true, true, "* matches the empty string"},
-	{"/w/*.c", "/w/d/x.c", false, false, false, "* does not cross /"},
-	{"/w/*", "/w/d/x.c", false, false, true, "* matches d, covers below"},
-	{"/w/*", "/w", false, false, false, "* needs one component"},
-	{"/w/a*b*c", "/w/axxbyyc", false, true, true, "several stars"},
-	{"/w/a*b*c", "/w/axxbyy", false, false, false, "several stars, no match"},
-	{"/w/*/x", "/w/d/x", false, true, true, "* as a whole component"},
-	{"/w/*/x", "/w/d/e/x", false, false, false, "* as a component spans one"},
-	/* '**' across whole components, zero included */
-	{"/a/**/b", "/a/b", false, true, true, "a/**/b matches a/b (zero components)"},
-	{"/a/**/b", "/a/x/b", false, true, true, "** one component"},
-	{"/a/**/b", "/a/x/y/z/b", false, true, true, "** several components"},
-	{"/a/**/b", "/a/x/b/c", false, false, true, "covers below a match"},
-	{"/a/**/b", "/a/xb", false, false, false, "** takes whole components only"},
-	{"/a/**/b", "/ab", false, false, false, "** does not glue components"},
-	{"/a/**", "/a", false, true, true, "a/** matches a"},
-	{"/a/**", "/a/b/c", false, true, true, "a/** matches below"},
-	{"/a/**", "/ab", false, false, false, "a/** stops at the boundary"},
-	{"/w/**/*.pem", "/w/k.pem", false, true, true, "**/*.pem at top level"},
-	{"/w/**/*.pem", "/w/d/e/k.pem", false, true, true, "**/*.pem deep"},
-	{"/w/**/*.pem", "/w/d/e/k.pem.txt", false, false, false, "**/*.pem wrong suffix"},
-	{"/w/**/id_rsa*", "/w/.ssh/id_rsa.pub", false, true, true, "**/id_rsa*"},
-	{"/**", "/anything/at/all", false, true, true, "/** matches all"},
-	{"/a/**/**/b", "/a/b", false, true, true, "two ** both empty"},
-	{"/a/**/b/**/c", "/a/x/b/y/b/z/c", false, true, true, "** backtracking"},
-	{"/a/**/b/**/c", "/a/x/b/y/z", false, false, false, "** backtracking, no match"},
-	{"/a/b**", "/a/bxx", false, true, true, "** inside a component is a star"},
-	{"/a/b**", "/a/bx/y", false, false, true, "** inside a component stays in it"},
-	/* '?' one character other than '/' */
-	{"/w/?.c", "/w/a.c", false, true, true, "? one character"},
-	{"/w/?.c", "/w/.c", false, false, false, "? needs a character"},
-	{"/w/?.c", "/w/ab.c", false, false, false, "? only one"},
-	{"/w/a?b", "/w/a/b", false, false, false, "? not /"},
-	{"/w/?.c", "/w/\xc3\xa9.c", false, true, true, "? one UTF-8 character"},
-	{"/w/??.c", "/w/\xc3\xa9.c", false, false, false, "?? is two characters"},
-	/* case */
-	{"/W/Vendor", "/w/vendor/x", false, false, false, "case-sensitive on Linux"},
-	{"/W/Vendor", "/w/vendor/x", true, false, true, "folded for macOS/Windows"},
-	{"/w/*.PEM", "/w/k.pem", true, true, true, "folded with a star"},
-	{"/w/*.PEM", "/w/k.pem", false, false, false, "not folded with a star"},
-	/* stray slashes */
-	{"/w/x", "/w//x/", false, true, true, "empty components are ignored"},
+    /* wildcard-free: the path itself and everything below, on component boundaries */
+    {"/w/vendor", "/w/vendor", false, true, true, "literal matches itself"},
+    {"/w/vendor", "/w/vendor/lib/x.c", false, false, true, "literal covers its subtree"},
+    {"/w/vendor", "/w/vendored.txt", false, false, false, "component boundary: vendored.txt"},
+    {"/w/vendor", "/w/vendo", false, false, false, "a prefix of the name is not covered"},
+    {"/w/vendor", "/w", false, false, false, "the parent is not covered"},
+    {"/", "/", false, true, true, "/ matches /"},
+    {"/", "/etc/passwd", false, false, true, "/ covers everything"},
+    /* '*' within one component */
+    {"/w/*.c", "/w/x.c", false, true, true, "* within a component"},
+    {"/w/*.c", "/w/.c", false, true, true, "* matches the empty string"},
+    {"/w/*.c", "/w/d/x.c", false, false, false, "* does not cross /"},
+    {"/w/*", "/w/d/x.c", false, false, true, "* matches d, covers below"},
+    {"/w/*", "/w", false, false, false, "* needs one component"},
+    {"/w/a*b*c", "/w/axxbyyc", false, true, true, "several stars"},
+    {"/w/a*b*c", "/w/axxbyy", false, false, false, "several stars, no match"},
+    {"/w/*/x", "/w/d/x", false, true, true, "* as a whole component"},
+    {"/w/*/x", "/w/d/e/x", false, false, false, "* as a component spans one"},
+    /* '**' across whole components, zero included */
+    {"/a/**/b", "/a/b", false, true, true, "a/**/b matches a/b (zero components)"},
+    {"/a/**/b", "/a/x/b", false, true, true, "** one component"},
+    {"/a/**/b", "/a/x/y/z/b", false, true, true, "** several components"},
+    {"/a/**/b", "/a/x/b/c", false, false, true, "covers below a match"},
+    {"/a/**/b", "/a/xb", false, false, false, "** takes whole components only"},
+    {"/a/**/b", "/ab", false, false, false, "** does not glue components"},
+    {"/a/**", "/a", false, true, true, "a/** matches a"},
+    {"/a/**", "/a/b/c", false, true, true, "a/** matches below"},
+    {"/a/**", "/ab", false, false, false, "a/** stops at the boundary"},
+    {"/w/**/*.pem", "/w/k.pem", false, true, true, "**/*.pem at top level"},
+    {"/w/**/*.pem", "/w/d/e/k.pem", false, true, true, "**/*.pem deep"},
+    {"/w/**/*.pem", "/w/d/e/k.pem.txt", false, false, false, "**/*.pem wrong suffix"},
+    {"/w/**/id_rsa*", "/w/.ssh/id_rsa.pub", false, true, true, "**/id_rsa*"},
+    {"/**", "/anything/at/all", false, true, true, "/** matches all"},
+    {"/a/**/**/b", "/a/b", false, true, true, "two ** both empty"},
+    {"/a/**/b/**/c", "/a/x/b/y/b/z/c", false, true, true, "** backtracking"},
+    {"/a/**/b/**/c", "/a/x/b/y/z", false, false, false, "** backtracking, no match"},
+    {"/a/b**", "/a/bxx", false, true, true, "** inside a component is a star"},
+    {"/a/b**", "/a/bx/y", false, false, true, "** inside a component stays in it"},
+    /* '?' one character other than '/' */
+    {"/w/?.c", "/w/a.c", false, true, true, "? one character"},
+    {"/w/?.c", "/w/.c", false, false, false, "? needs a character"},
+    {"/w/?.c", "/w/ab.c", false, false, false, "? only one"},
+    {"/w/a?b", "/w/a/b", false, false, false, "? not /"},
+    {"/w/?.c", "/w/\xc3\xa9.c", false, true, true, "? one UTF-8 character"},
+    {"/w/??.c", "/w/\xc3\xa9.c", false, false, false, "?? is two characters"},
+    /* case */
+    {"/W/Vendor", "/w/vendor/x", false, false, false, "case-sensitive on Linux"},
+    {"/W/Vendor", "/w/vendor/x", true, false, true, "folded for macOS/Windows"},
+    {"/w/*.PEM", "/w/k.pem", true, true, true, "folded with a star"},
+    {"/w/*.PEM", "/w/k.pem", false, false, false, "not folded with a star"},
+    /* stray slashes */
+    {"/w/x", "/w//x/", false, true, true, "empty components are ignored"},
 };
 
 /* An exponential matcher would never finish these. */
@@ -102,8 +102,8 @@ int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct mcase *c = &cases[i];
-		TAP_OK(cf_pattern_match(c->pat, c->path, c->fold) == c->match,
-		       "match %s %s %s: %s", c->pat, c->path, c->match ? "yes" : "no", c->why);
+		TAP_OK(cf_pattern_match(c->pat, c->path, c->fold) == c->match, "match %s %s %s: %s",
+		       c->pat, c->path, c->match ? "yes" : "no", c->why);
 		TAP_OK(cf_pattern_covers(c->pat, c->path, c->fold) == c->covers,
 		       "covers %s %s %s: %s", c->pat, c->path, c->covers ? "yes" : "no", c->why);
 	}

@@ -22,85 +22,121 @@ struct pcase {
 };
 
 static const struct pcase cases[] = {
-	{"valid file, access defaults to both",
-	 "{\n  \"version\": 1,\n  \"rules\": [\n    { \"path\": \"dist\", \"access\": \"write\", "
-	 "\"action\": \"allow\" },\n    { \"path\": \"~/notes\", \"action\": \"ask\" }\n  ]\n}\n",
-	 2,
-	 {{NULL, NULL}}},
-	{"empty rules", "{\"version\": 1, \"rules\": []}", 0, {{NULL, NULL}}},
-	{"syntax error: jansson's position", "{\n  \"version\": 1,\n  \"rules\": [ }\n", 0,
-	 {{"3:14 ", "unexpected token"}}},
-	{"empty file", "", 0, {{"1:1 ", "expected near end of file"}}},
-	{"duplicate key", "{\"version\": 1, \"version\": 1, \"rules\": []}", 0,
-	 {{"1:24 ", "duplicate object key"}}},
-	{"top level not an object", "[1]", 0, {{"1:1 ", "must be an object"}}},
-	{"missing version", "{\"rules\": []}", 0, {{"1:1 /version", "missing required key"}}},
-	{"version 2", "{\"version\": 2, \"rules\": []}", 0, {{"1:13 /version", "must be the number 1"}}},
-	{"version as a string", "{\"version\": \"1\", \"rules\": []}", 0,
-	 {{"1:13 /version", "must be the number 1"}}},
-	{"version as a real", "{\"version\": 1.0, \"rules\": []}", 0,
-	 {{"1:13 /version", "must be the number 1"}}},
-	{"missing rules", "{\"version\": 1}", 0, {{"1:1 /rules", "missing required key 'rules'"}}},
-	{"rules not an array", "{\"version\": 1, \"rules\": {}}", 0,
-	 {{"1:25 /rules", "must be an array, not an object"}}},
-	{"unknown top-level key", "{\"version\": 1, \"rules\": [], \"rule\": []}", 0,
-	 {{"1:29 /rule", "unknown key \"rule\""}}},
-	{"rule not an object", "{\"version\": 1, \"rules\": [\"dist\"]}", 0,
-	 {{"1:26 /rules/0", "must be an object, not a string"}}},
-	{"unknown key in a rule",
-	 "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": \"deny\", \"acess\": \"read\"}]}",
-	 0,
-	 {{"2:33 /rules/0/acess", "unknown key \"acess\""}}},
-	{"unknown action", "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": \"alow\"}]}", 0,
-	 {{"2:25 /rules/0/action", "not \"alow\""}}},
-	{"unknown access",
-	 "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": \"deny\", \"access\": \"rw\"}]}",
-	 0,
-	 {{"2:43 /rules/0/access", "not \"rw\""}}},
-	{"action wrong type", "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": true}]}", 0,
-	 {{"2:25 /rules/0/action", "must be a string"}}},
-	{"access wrong type",
-	 "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": \"ask\", \"access\": 3}]}", 0,
-	 {{"2:42 /rules/0/access", "not a number"}}},
-	{"path wrong type", "{\"version\": 1, \"rules\": [\n{\"path\": [\"a\"], \"action\": \"ask\"}]}", 0,
-	 {{"2:10 /rules/0/path", "must be a string, not an array"}}},
-	{"missing path", "{\"version\": 1, \"rules\": [\n  {\"action\": \"ask\"}]}", 0,
-	 {{"2:3 /rules/0/path", "missing required key 'path'"}}},
-	{"missing action", "{\"version\": 1, \"rules\": [\n  {\"path\": \"x\"}]}", 0,
-	 {{"2:3 /rules/0/action", "missing required key 'action'"}}},
-	{"empty path", "{\"version\": 1, \"rules\": [{\"path\": \"\", \"action\": \"ask\"}]}", 0,
-	 {{"1:35 /rules/0/path", "empty"}}},
-	{"NUL in path", "{\"version\": 1, \"rules\": [{\"path\": \"a\\u0000b\", \"action\": \"ask\"}]}", 0,
-	 {{"1:35 /rules/0/path", "NUL"}}},
-	{"columns count characters, not bytes",
-	 "{\"version\": 1, \"rules\": [{\"path\": \"\xc3\xa9\xc3\xa9\", \"action\": \"x\"}]}", 0,
-	 {{"1:51 /rules/0/action", "not \"x\""}}},
-	{"pointer escapes ~ and /",
-	 "{\"version\": 1, \"rules\": [{\"path\": \"a\", \"action\": \"ask\", \"a/b~c\": 1}]}", 0,
-	 {{"1:57 /rules/0/a~1b~0c", "unknown key"}}},
-	{"escaped key is decoded",
-	 "{\"version\": 1, \"rules\": [{\"path\": \"a\", \"action\": \"ask\", \"\\u00e9\": 1}]}", 0,
-	 {{"1:57 /rules/0/\xc3\xa9", "unknown key"}}},
-	{"every error is reported, good rules kept",
-	 "{\n"
-	 "  \"version\": 3,\n"
-	 "  \"extra\": null,\n"
-	 "  \"rules\": [\n"
-	 "    {\"path\": \"ok\", \"action\": \"deny\"},\n"
-	 "    {\"path\": \"a\", \"action\": \"nope\"},\n"
-	 "    {\"path\": 7, \"action\": \"ask\", \"access\": \"all\"},\n"
-	 "    {\"path\": \"ok2\", \"action\": \"allow\", \"access\": \"read\"},\n"
-	 "    {\"action\": \"deny\", \"why\": 1}\n"
-	 "  ]\n"
-	 "}\n",
-	 2,
-	 {{"2:14 /version", "number 1"},
-	  {"3:3 /extra", "unknown key"},
-	  {"6:29 /rules/1/action", "not \"nope\""},
-	  {"7:14 /rules/2/path", "must be a string"},
-	  {"7:44 /rules/2/access", "not \"all\""},
-	  {"9:5 /rules/4/path", "missing required key 'path'"},
-	  {"9:24 /rules/4/why", "unknown key"}}},
+    {"valid file, access defaults to both",
+     "{\n  \"version\": 1,\n  \"rules\": [\n    { \"path\": \"dist\", \"access\": \"write\", "
+     "\"action\": \"allow\" },\n    { \"path\": \"~/notes\", \"action\": \"ask\" }\n  ]\n}\n",
+     2,
+     {{NULL, NULL}}},
+    {"empty rules", "{\"version\": 1, \"rules\": []}", 0, {{NULL, NULL}}},
+    {"syntax error: jansson's position",
+     "{\n  \"version\": 1,\n  \"rules\": [ }\n",
+     0,
+     {{"3:14 ", "unexpected token"}}},
+    {"empty file", "", 0, {{"1:1 ", "expected near end of file"}}},
+    {"duplicate key",
+     "{\"version\": 1, \"version\": 1, \"rules\": []}",
+     0,
+     {{"1:24 ", "duplicate object key"}}},
+    {"top level not an object", "[1]", 0, {{"1:1 ", "must be an object"}}},
+    {"missing version", "{\"rules\": []}", 0, {{"1:1 /version", "missing required key"}}},
+    {"version 2",
+     "{\"version\": 2, \"rules\": []}",
+     0,
+     {{"1:13 /version", "must be the number 1"}}},
+    {"version as a string",
+     "{\"version\": \"1\", \"rules\": []}",
+     0,
+     {{"1:13 /version", "must be the number 1"}}},
+    {"version as a real",
+     "{\"version\": 1.0, \"rules\": []}",
+     0,
+     {{"1:13 /version", "must be the number 1"}}},
+    {"missing rules", "{\"version\": 1}", 0, {{"1:1 /rules", "missing required key 'rules'"}}},
+    {"rules not an array",
+     "{\"version\": 1, \"rules\": {}}",
+     0,
+     {{"1:25 /rules", "must be an array, not an object"}}},
+    {"unknown top-level key",
+     "{\"version\": 1, \"rules\": [], \"rule\": []}",
+     0,
+     {{"1:29 /rule", "unknown key \"rule\""}}},
+    {"rule not an object",
+     "{\"version\": 1, \"rules\": [\"dist\"]}",
+     0,
+     {{"1:26 /rules/0", "must be an object, not a string"}}},
+    {"unknown key in a rule",
+     "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": \"deny\", \"acess\": "
+     "\"read\"}]}",
+     0,
+     {{"2:33 /rules/0/acess", "unknown key \"acess\""}}},
+    {"unknown action",
+     "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": \"alow\"}]}",
+     0,
+     {{"2:25 /rules/0/action", "not \"alow\""}}},
+    {"unknown access",
+     "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": \"deny\", \"access\": \"rw\"}]}",
+     0,
+     {{"2:43 /rules/0/access", "not \"rw\""}}},
+    {"action wrong type",
+     "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": true}]}",
+     0,
+     {{"2:25 /rules/0/action", "must be a string"}}},
+    {"access wrong type",
+     "{\"version\": 1, \"rules\": [\n{\"path\": \"a\", \"action\": \"ask\", \"access\": 3}]}",
+     0,
+     {{"2:42 /rules/0/access", "not a number"}}},
+    {"path wrong type",
+     "{\"version\": 1, \"rules\": [\n{\"path\": [\"a\"], \"action\": \"ask\"}]}",
+     0,
+     {{"2:10 /rules/0/path", "must be a string, not an array"}}},
+    {"missing path",
+     "{\"version\": 1, \"rules\": [\n  {\"action\": \"ask\"}]}",
+     0,
+     {{"2:3 /rules/0/path", "missing required key 'path'"}}},
+    {"missing action",
+     "{\"version\": 1, \"rules\": [\n  {\"path\": \"x\"}]}",
+     0,
+     {{"2:3 /rules/0/action", "missing required key 'action'"}}},
+    {"empty path",
+     "{\"version\": 1, \"rules\": [{\"path\": \"\", \"action\": \"ask\"}]}",
+     0,
+     {{"1:35 /rules/0/path", "empty"}}},
+    {"NUL in path",
+     "{\"version\": 1, \"rules\": [{\"path\": \"a\\u0000b\", \"action\": \"ask\"}]}",
+     0,
+     {{"1:35 /rules/0/path", "NUL"}}},
+    {"columns count characters, not bytes",
+     "{\"version\": 1, \"rules\": [{\"path\": \"\xc3\xa9\xc3\xa9\", \"action\": \"x\"}]}",
+     0,
+     {{"1:51 /rules/0/action", "not \"x\""}}},
+    {"pointer escapes ~ and /",
+     "{\"version\": 1, \"rules\": [{\"path\": \"a\", \"action\": \"ask\", \"a/b~c\": 1}]}",
+     0,
+     {{"1:57 /rules/0/a~1b~0c", "unknown key"}}},
+    {"escaped key is decoded",
+     "{\"version\": 1, \"rules\": [{\"path\": \"a\", \"action\": \"ask\", \"\\u00e9\": 1}]}",
+     0,
+     {{"1:57 /rules/0/\xc3\xa9", "unknown key"}}},
+    {"every error is reported, good rules kept",
+     "{\n"
+     "  \"version\": 3,\n"
+     "  \"extra\": null,\n"
+     "  \"rules\": [\n"
+     "    {\"path\": \"ok\", \"action\": \"deny\"},\n"
+     "    {\"path\": \"a\", \"action\": \"nope\"},\n"
+     "    {\"path\": 7, \"action\": \"ask\", \"access\": \"all\"},\n"
+     "    {\"path\": \"ok2\", \"action\": \"allow\", \"access\": \"read\"},\n"
+     "    {\"action\": \"deny\", \"why\": 1}\n"
+     "  ]\n"
+     "}\n",
+     2,
+     {{"2:14 /version", "number 1"},
+      {"3:3 /extra", "unknown key"},
+      {"6:29 /rules/1/action", "not \"nope\""},
+      {"7:14 /rules/2/path", "must be a string"},
+      {"7:44 /rules/2/access", "not \"all\""},
+      {"9:5 /rules/4/path", "missing required key 'path'"},
+      {"9:24 /rules/4/why", "unknown key"}}},
 };
 
 static void run_case(const struct pcase *c)
@@ -108,8 +144,8 @@ static void run_case(const struct pcase *c)
 	struct cf_ruleset rs = {0};
 	struct cf_diags d = {0};
 	struct confine_error err = {0};
-	int rc = cf_rules_parse(c->text, strlen(c->text), "f.json", CF_LAYER_WORKSPACE, &rs, &d,
-				&err);
+	int rc =
+	    cf_rules_parse(c->text, strlen(c->text), "f.json", CF_LAYER_WORKSPACE, &rs, &d, &err);
 	size_t nwant = 0;
 	while (nwant < 8 && c->diags[nwant].where)
 		nwant++;
@@ -120,7 +156,8 @@ static void run_case(const struct pcase *c)
 		char where[256];
 		snprintf(where, sizeof(where), "%d:%d %s", d.v[i].line, d.v[i].column,
 			 d.v[i].pointer);
-		if (strcmp(where, c->diags[j].where) == 0 && strstr(d.v[i].message, c->diags[j].msg))
+		if (strcmp(where, c->diags[j].where) == 0 &&
+		    strstr(d.v[i].message, c->diags[j].msg))
 			j++;
 	}
 	TAP_OK(j == nwant, "%s: %zu diagnostics at the right place", c->name, nwant);
@@ -133,7 +170,7 @@ static void run_case(const struct pcase *c)
 	TAP_INTEQ(rs.n, c->nrules, "%s: %zu well-formed rules kept", c->name, c->nrules);
 	if (nwant) {
 		TAP_OK(err.code == CONFINE_E_RULES && err.line == d.v[0].line &&
-			       strcmp(err.subject, "f.json") == 0,
+			   strcmp(err.subject, "f.json") == 0,
 		       "%s: err describes the first diagnostic", c->name);
 	}
 	cf_ruleset_release(&rs);
@@ -188,7 +225,7 @@ static void limits(void)
 	static const char nul[] = "{\"version\": 1,\n \"rules\": [3\0]}";
 	rc = cf_rules_parse(nul, sizeof(nul) - 1, "nul.json", CF_LAYER_USER, &rs, &d, NULL);
 	TAP_OK(rc == CONFINE_E_RULES && d.n == 1 && d.v[0].line == 2 && d.v[0].column == 13 &&
-		       strstr(d.v[0].message, "NUL"),
+		   strstr(d.v[0].message, "NUL"),
 	       "a raw NUL byte is refused with its position");
 	cf_diags_release(&d);
 
@@ -214,7 +251,7 @@ static void limits(void)
 	cf_buf_add(&b, "\"}]}");
 	rc = cf_rules_parse(b.s, b.len, "long.json", CF_LAYER_USER, &rs, &d, NULL);
 	TAP_OK(rc == CONFINE_E_RULES && d.n == 1 && strcmp(d.v[0].pointer, "/rules/0/path") == 0 &&
-		       strstr(d.v[0].message, "limit"),
+		   strstr(d.v[0].message, "limit"),
 	       "limit: pattern longer than 4096 bytes");
 	cf_buf_release(&b);
 	cf_ruleset_release(&rs);
@@ -229,16 +266,16 @@ struct clicase {
 };
 
 static const struct clicase clis[] = {
-	{"dist", 0, "dist", CF_ACC_BOTH},
-	{"dist:read", 0, "dist", CF_ACC_READ},
-	{"dist:write", 0, "dist", CF_ACC_WRITE},
-	{"dist:both", 0, "dist", CF_ACC_BOTH},
-	{"a:b", 0, "a:b", CF_ACC_BOTH},
-	{"a:b:read", 0, "a:b", CF_ACC_READ},
-	{"/x:readonly", 0, "/x:readonly", CF_ACC_BOTH},
-	{"/x:write:", 0, "/x:write:", CF_ACC_BOTH},
-	{"", CONFINE_E_INVALID, NULL, 0},
-	{":read", CONFINE_E_INVALID, NULL, 0},
+    {"dist", 0, "dist", CF_ACC_BOTH},
+    {"dist:read", 0, "dist", CF_ACC_READ},
+    {"dist:write", 0, "dist", CF_ACC_WRITE},
+    {"dist:both", 0, "dist", CF_ACC_BOTH},
+    {"a:b", 0, "a:b", CF_ACC_BOTH},
+    {"a:b:read", 0, "a:b", CF_ACC_READ},
+    {"/x:readonly", 0, "/x:readonly", CF_ACC_BOTH},
+    {"/x:write:", 0, "/x:write:", CF_ACC_BOTH},
+    {"", CONFINE_E_INVALID, NULL, 0},
+    {":read", CONFINE_E_INVALID, NULL, 0},
 };
 
 static void cli(void)
@@ -253,7 +290,8 @@ static void cli(void)
 			TAP_STREQ(pat, clis[i].pattern, "cli '%s': pattern", clis[i].arg);
 			TAP_INTEQ(acc, clis[i].access, "cli '%s': access", clis[i].arg);
 		} else {
-			TAP_OK(pat == NULL && err.code == rc, "cli '%s': error filled", clis[i].arg);
+			TAP_OK(pat == NULL && err.code == rc, "cli '%s': error filled",
+			       clis[i].arg);
 		}
 		free(pat);
 	}

@@ -12,8 +12,8 @@
 static int fake_canon(void *ctx, const char *path, char **out, struct confine_error *err)
 {
 	static const char *const links[][2] = {
-		{"/home/u/link", "/data/secrets"},
-		{"/rootlink", "/"},
+	    {"/home/u/link", "/data/secrets"},
+	    {"/rootlink", "/"},
 	};
 	(void)ctx;
 	(void)err;
@@ -38,48 +38,48 @@ struct rcase {
 };
 
 static const struct rcase cases[] = {
-	{"~", CF_LAYER_USER, 0, "/home/u", false, 7},
-	{"~/notes", CF_LAYER_USER, 0, "/home/u/notes", false, 13},
-	{"~/", CF_LAYER_USER, 0, "/home/u", false, 7},
-	{"~other/x", CF_LAYER_USER, CONFINE_E_RULES, "~user", false, 0},
-	{"dist", CF_LAYER_WORKSPACE, 0, "/ws/dist", false, 8},
-	{"./dist/", CF_LAYER_SESSION, 0, "/ws/dist", false, 8},
-	{"dist", CF_LAYER_USER, CONFINE_E_RULES, "relative path 'dist' in the user rule file", false,
-	 0},
-	{"/etc/x", CF_LAYER_USER, 0, "/etc/x", false, 6},
-	{"/a/./b//c/../d/", CF_LAYER_USER, 0, "/a/b/d", false, 6},
-	{"/a/../../b", CF_LAYER_USER, 0, "/b", false, 2},
-	{"/w/[ab]", CF_LAYER_USER, CONFINE_E_RULES, "'[' is reserved", false, 0},
-	{"/w/a]", CF_LAYER_USER, CONFINE_E_RULES, "']' is reserved", false, 0},
-	{"/w/{a,b}", CF_LAYER_USER, CONFINE_E_RULES, "'{' is reserved", false, 0},
-	{"/w/a}", CF_LAYER_USER, CONFINE_E_RULES, "'}' is reserved", false, 0},
-	{"", CF_LAYER_USER, CONFINE_E_RULES, "empty", false, 0},
-	{"/a/b/*.c", CF_LAYER_USER, 0, "/a/b/*.c", true, 4},
-	{"**/*.pem", CF_LAYER_WORKSPACE, 0, "/ws/**/*.pem", true, 3},
-	{"/*/x", CF_LAYER_USER, 0, "/*/x", true, 1},
-	{"/a/x?/b", CF_LAYER_USER, 0, "/a/x?/b", true, 2},
-	{"~/link", CF_LAYER_USER, 0, "/data/secrets", false, 13},
-	{"~/link/sub", CF_LAYER_USER, 0, "/data/secrets/sub", false, 17},
-	{"~/link/*.key", CF_LAYER_USER, 0, "/data/secrets/*.key", true, 13},
-	{"/rootlink/*", CF_LAYER_USER, 0, "/*", true, 1},
-	{"/rootlink", CF_LAYER_USER, 0, "/", false, 1},
+    {"~", CF_LAYER_USER, 0, "/home/u", false, 7},
+    {"~/notes", CF_LAYER_USER, 0, "/home/u/notes", false, 13},
+    {"~/", CF_LAYER_USER, 0, "/home/u", false, 7},
+    {"~other/x", CF_LAYER_USER, CONFINE_E_RULES, "~user", false, 0},
+    {"dist", CF_LAYER_WORKSPACE, 0, "/ws/dist", false, 8},
+    {"./dist/", CF_LAYER_SESSION, 0, "/ws/dist", false, 8},
+    {"dist", CF_LAYER_USER, CONFINE_E_RULES, "relative path 'dist' in the user rule file", false,
+     0},
+    {"/etc/x", CF_LAYER_USER, 0, "/etc/x", false, 6},
+    {"/a/./b//c/../d/", CF_LAYER_USER, 0, "/a/b/d", false, 6},
+    {"/a/../../b", CF_LAYER_USER, 0, "/b", false, 2},
+    {"/w/[ab]", CF_LAYER_USER, CONFINE_E_RULES, "'[' is reserved", false, 0},
+    {"/w/a]", CF_LAYER_USER, CONFINE_E_RULES, "']' is reserved", false, 0},
+    {"/w/{a,b}", CF_LAYER_USER, CONFINE_E_RULES, "'{' is reserved", false, 0},
+    {"/w/a}", CF_LAYER_USER, CONFINE_E_RULES, "'}' is reserved", false, 0},
+    {"", CF_LAYER_USER, CONFINE_E_RULES, "empty", false, 0},
+    {"/a/b/*.c", CF_LAYER_USER, 0, "/a/b/*.c", true, 4},
+    {"**/*.pem", CF_LAYER_WORKSPACE, 0, "/ws/**/*.pem", true, 3},
+    {"/*/x", CF_LAYER_USER, 0, "/*/x", true, 1},
+    {"/a/x?/b", CF_LAYER_USER, 0, "/a/x?/b", true, 2},
+    {"~/link", CF_LAYER_USER, 0, "/data/secrets", false, 13},
+    {"~/link/sub", CF_LAYER_USER, 0, "/data/secrets/sub", false, 17},
+    {"~/link/*.key", CF_LAYER_USER, 0, "/data/secrets/*.key", true, 13},
+    {"/rootlink/*", CF_LAYER_USER, 0, "/*", true, 1},
+    {"/rootlink", CF_LAYER_USER, 0, "/", false, 1},
 };
 
 int main(void)
 {
 	struct cf_resolve_ctx ctx = {
-		.home = "/home/u",
-		.workspace = "/ws",
-		.canonicalize = fake_canon,
+	    .home = "/home/u",
+	    .workspace = "/ws",
+	    .canonicalize = fake_canon,
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct rcase *c = &cases[i];
 		struct cf_rule r = {
-			.pattern = (char *)c->pattern,
-			.layer = c->layer,
-			.source = (char *)"/cfg/rules.json",
-			.line = 7,
-			.column = 5,
+		    .pattern = (char *)c->pattern,
+		    .layer = c->layer,
+		    .source = (char *)"/cfg/rules.json",
+		    .line = 7,
+		    .column = 5,
 		};
 		struct confine_error err = {0};
 		int rc = cf_rule_resolve(&r, &ctx, &err);
@@ -93,7 +93,7 @@ int main(void)
 			TAP_OK(strstr(err.reason, c->path) != NULL, "'%s': reason '%s'", c->pattern,
 			       err.reason);
 			TAP_OK(err.line == 7 && err.column == 5 &&
-				       strcmp(err.subject, "/cfg/rules.json") == 0,
+				   strcmp(err.subject, "/cfg/rules.json") == 0,
 			       "'%s': error names the file, line and column", c->pattern);
 			TAP_OK(r.path == NULL, "'%s': no path on error", c->pattern);
 		}

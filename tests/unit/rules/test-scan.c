@@ -96,12 +96,12 @@ static void expect(const char *name, const char *const *pats, const struct cf_sc
 static void canon_cases(void)
 {
 	static const char *const cases[][2] = {
-		{"link/x.pem", "d/x.pem"},
-		{"link", "d"},
-		{"link/missing/a/../b", "d/missing/b"},
-		{"missing/./m2//", "missing/m2"},
-		{"lnk.pem", "lnk.pem"}, /* dangling: stays lexical */
-		{"d/e/../x.pem", "d/x.pem"},
+	    {"link/x.pem", "d/x.pem"},
+	    {"link", "d"},
+	    {"link/missing/a/../b", "d/missing/b"},
+	    {"missing/./m2//", "missing/m2"},
+	    {"lnk.pem", "lnk.pem"}, /* dangling: stays lexical */
+	    {"d/e/../x.pem", "d/x.pem"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char in[512], want[512];
@@ -151,7 +151,7 @@ int main(void)
 	mk("d/sub", 'd', NULL);
 	mk("d/sub/sub", 'd', NULL);
 	mk("d/sub/z.pem", 'f', NULL);
-	mk("link", 'l', "d");	 /* a directory symlink: never followed */
+	mk("link", 'l', "d"); /* a directory symlink: never followed */
 	mk("lnk.pem", 'l', "/nonexistent");
 	mk("deep", 'd', NULL);
 	mk("deep/1", 'd', NULL);
@@ -204,6 +204,7 @@ int main(void)
 	snprintf(closed, sizeof(closed), "%s/closed", top);
 	chmod(top, 0755);
 	chmod(closed, 0);
+	fflush(stdout); /* or the child prints the parent's buffered lines again */
 	pid_t pid = fork();
 	if (pid == 0) {
 		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
