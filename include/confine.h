@@ -104,6 +104,13 @@ void confine_request_set_policy(confine_request *req, enum confine_policy policy
 /* Size cap of the private /tmp in bytes (default 1 GiB). */
 void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
 
+/* Resource limits: at most `pids` processes and `memory` bytes (0: no limit), enforced through
+ * a cgroup; a limit this host cannot enforce makes the run fail (CONFINE_E_LIMIT).  Pure. */
+void confine_request_set_limits(confine_request *req, uint64_t pids, uint64_t memory);
+/* Wall-clock limit in milliseconds (0: none): the whole sandbox is killed when it expires and
+ * the exit status is 128+SIGKILL.  Pure. */
+void confine_request_set_timeout(confine_request *req, uint64_t milliseconds);
+
 /* Environment (SPEC 5).  The base environment is the one given here (envp copied; NULL means
  * an empty environment).  Pure. */
 int confine_request_set_environment(confine_request *req, const char *const *envp,
@@ -212,6 +219,9 @@ struct confine_event {
 
 /* The events of the last run; valid until confine_run_free.  Pure. */
 const struct confine_event *confine_run_events(const confine_run *run, size_t *n);
+
+/* Whether the last wait ended because the timeout expired.  Pure. */
+bool confine_run_timed_out(const confine_run *run);
 
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */
 bool confine_run_status_from_command(const confine_run *run);

@@ -43,6 +43,47 @@ int cli_parse_size(const char *s, uint64_t *out)
 	return *out ? 0 : -1;
 }
 
+/* --limit pids=N,mem=SIZE (either or both). */
+static int parse_limits(confine_request *req, const char *v, struct confine_error *err)
+{
+	uint64_t pids = 0, mem = 0;
+	char *copy = cf_strdup(v), *save = NULL;
+	int r = 0;
+	if (!copy)
+		return cf_nomem(err);
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(item, "pids=", 5)) {
+			char *end;
+			errno = 0;
+			unsigned long long n = strtoull(item + 5, &end, 10);
+			if (errno || end == item + 5 || *end || n == 0 || item[5] == '-') {
+				r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
+					   "pids= takes a positive number of processes");
+				goto out;
+			}
+			pids = n;
+		} else if (!strncmp(item, "mem=", 4)) {
+			if (cli_parse_size(item + 4, &mem) < 0) {
+				r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
+					   "mem= takes a size such as 512M or 2G");
+				goto out;
+			}
+		} else {
+			r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
+				   "expected pids=N and/or mem=SIZE, separated by commas");
+			goto out;
+		}
+	}
+	if (!pids && !mem)
+		r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
+			   "expected pids=N and/or mem=SIZE");
+	else
+		confine_request_set_limits(req, pids, mem);
+out:
+	free(copy);
+	return r;
+}
+
 static int need_value(int i, int argc, const char *opt, struct confine_error *err)
 {
 	if (i + 1 >= argc)
@@ -170,6 +211,20 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 				return cf_err(err, CONFINE_E_INVALID, "invalid --tmp-size", v,
 					      "expected a positive size such as 512M or 2G");
 			confine_request_set_tmp_size(o->req, size);
+		} else if (cmd == CLI_RUN && opt_is(a, "--limit", &v)) {
+			VALUE();
+			if ((r = parse_limits(o->req, v, err)) < 0)
+				return r;
+		} else if (cmd == CLI_RUN && opt_is(a, "--timeout", &v)) {
+			VALUE();
+			char *end;
+			errno = 0;
+			double secs = strtod(v, &end);
+			if (errno || end == v || *end || !(secs > 0) || secs > 1e9)
+				return cf_err(err, CONFINE_E_INVALID, "invalid --timeout", v,
+					      "expected a positive number of seconds, such as 30 or 2.5");
+			uint64_t ms = (uint64_t)(secs * 1000.0 + 0.5);
+			confine_request_set_timeout(o->req, ms ? ms : 1);
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
 			o->print_plan = true;
 		} else {

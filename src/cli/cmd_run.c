@@ -31,6 +31,10 @@ static const char help[] =
 	"  --unset-env PATTERN        remove matching variables\n"
 	"  --clearenv                 keep only PATH HOME USER LOGNAME SHELL TERM LANG LC_* TZ\n"
 	"  --tmp-size SIZE            size cap of the private /tmp (default 1G; K, M, G)\n"
+	"  --limit pids=N,mem=SIZE    at most N processes (counting confine's own two) and SIZE\n"
+	"                             of memory, through a cgroup; refused where the host does\n"
+	"                             not let confine create one (see 'confine probe')\n"
+	"  --timeout SECONDS          kill the whole sandbox after SECONDS (status 137)\n"
 	"  --print-plan               print the plan and exit without running\n"
 	"\n"
 	"exit status: the command's own; 128+N when it died by signal N; 125 when confine\n"
@@ -77,6 +81,7 @@ int cmd_run(int argc, char **argv)
 	struct cli_opts o;
 	confine_run *run = NULL;
 	int status = CLI_EXIT_CONFINE, r;
+	const char *timeout_text = "";
 
 	r = cli_parse(CLI_RUN, argc, argv, &o, &err);
 	if (r < 0) {
@@ -120,6 +125,9 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
+	for (int i = 1; i < o.first_operand; i++)
+		if (!strncmp(argv[i], "--timeout", 9))
+			timeout_text = argv[i][9] == '=' ? argv[i] + 10 : argv[i + 1];
 	r = confine_run_start(run, &err);
 	if (r < 0) {
 		cli_report(&err);
@@ -128,6 +136,10 @@ int cmd_run(int argc, char **argv)
 	r = confine_run_wait(run, &status, &err);
 	if (r < 0)
 		cli_report(&err);
+	if (confine_run_timed_out(run))
+		fprintf(stderr,
+			"confine: command timed out: '%s': the sandbox was killed after %s seconds\n",
+			argv[o.first_operand], timeout_text);
 	report_events(run);
 out:
 	current = NULL;

@@ -94,6 +94,17 @@ void confine_request_set_tmp_size(confine_request *r, uint64_t bytes)
 	r->tmp_size = bytes;
 }
 
+void confine_request_set_limits(confine_request *r, uint64_t pids, uint64_t memory)
+{
+	r->limit_pids = pids;
+	r->limit_mem = memory;
+}
+
+void confine_request_set_timeout(confine_request *r, uint64_t milliseconds)
+{
+	r->timeout_ms = milliseconds;
+}
+
 int confine_request_set_environment(confine_request *r, const char *const *envp,
 				    struct confine_error *err)
 {

@@ -4,9 +4,11 @@
 #define CONFINE_REQUEST_H
 
 #include <signal.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include "plan/plan.h"
+#include "exec/linux/cgroup.h"
 #include "policy/policy.h"
 
 struct confine_request {
@@ -17,6 +19,7 @@ struct confine_request {
 	bool network;
 	enum confine_policy policy;
 	uint64_t tmp_size;
+	uint64_t limit_pids, limit_mem, timeout_ms;
 	struct cf_strv env_base;
 	bool env_base_set;
 	struct cf_env_opts env;
@@ -29,6 +32,10 @@ struct confine_run {
 	struct cf_policy policy_rules;
 	struct cf_plan plan;
 	struct confine_probe_result probe;
+	uint64_t limit_pids, limit_mem, timeout_ms;
+	struct cf_cgroup cgroup;
+	bool timed_out;
+	struct timespec start_time;
 	char *bwrap;		/* pinned canonical path; NULL under policy off */
 
 	/* while running */

@@ -302,6 +302,10 @@ static confine_run *run_new(const confine_request *req)
 	run->pid = -1;
 	run->status_fd = run->err_fd = run->info_fd = -1;
 	run->policy = req->policy;
+	run->limit_pids = req->limit_pids;
+	run->limit_mem = req->limit_mem;
+	run->timeout_ms = req->timeout_ms;
+	run->cgroup = (struct cf_cgroup)CF_CGROUP_INIT;
 	return run;
 }
 
@@ -463,6 +467,7 @@ void confine_run_free(confine_run *run)
 		close(run->err_fd);
 	if (run->info_fd >= 0)
 		close(run->info_fd);
+	cf_cgroup_destroy(&run->cgroup);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);
@@ -476,6 +481,11 @@ void confine_run_free(confine_run *run)
 	free(run->user_rules);
 	free(run->bwrap);
 	free(run);
+}
+
+bool confine_run_timed_out(const confine_run *run)
+{
+	return run->timed_out;
 }
 
 bool confine_run_status_from_command(const confine_run *run)

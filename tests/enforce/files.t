@@ -91,12 +91,15 @@ for who in $RUN_USERS; do
 	CX_CWD=$pw expect "$who" "OK" "workspace ~/.aws/proj (cwd) writable" -- "$TRYOP" write "$pw/made-inside"
 	is "$(cat "$pw/made-inside" 2>&1)" "x" "$who: ~/.aws/proj/made-inside on the host"
 	CX_CWD=$pw expect "$who" "OK aws-proj" "workspace ~/.aws/proj readable" -- "$TRYOP" cat "$pw/readme"
-	CX_CWD=$pw expect "$who" "EACCES" "guarded sibling ~/.aws/credentials still hidden" -- "$TRYOP" read "$h/.aws/credentials"
+	# ~/.aws must stay traversable to reach the workspace, so it is an empty tmpfs of mode 0111:
+	# listing it fails (EACCES) and what it hides is simply not there (ENOENT), not even its
+	# names.
+	CX_CWD=$pw expect "$who" "ENOENT" "guarded sibling ~/.aws/credentials absent (hidden dir stays traversable)" -- "$TRYOP" read "$h/.aws/credentials"
 	CX_CWD=$pw expect "$who" "EACCES" "guarded ~/.aws still not listable" -- "$TRYOP" readdir "$h/.aws"
 	expect "$who" "OK" "the same with --workspace ~/.aws/proj" --workspace "$pw" -- "$TRYOP" write "$pw/made-by-option"
 	[ -f "$pw/made-by-option" ]
 	ok $? "$who: ~/.aws/proj/made-by-option on the host"
-	expect "$who" "EACCES" "--workspace ~/.aws/proj: ~/.aws/credentials hidden" --workspace "$pw" -- "$TRYOP" read "$h/.aws/credentials"
+	expect "$who" "ENOENT" "--workspace ~/.aws/proj: ~/.aws/credentials absent" --workspace "$pw" -- "$TRYOP" read "$h/.aws/credentials"
 
 	# --- 4. guarded files inside the workspace: hidden, not writable, not removable ---
 	for f in .env .env.local x/y.pem sub/server.key; do

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/linux/cgroup.h"
 #include "exec/linux/harden.h"
 #include "util/util.h"
 
@@ -156,32 +157,6 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 
 /* ---------------------------------------------------------------------------------------- */
 /* Host facts around the backend.                                                           */
-
-/* Whether confine could create a child cgroup for limits: cgroup2 mounted at /sys/fs/cgroup and
- * the caller's own cgroup (a delegated subtree for a user, the root for root) writable. */
-static bool cgroup_writable(void)
-{
-	struct statfs sfs;
-	if (statfs("/sys/fs/cgroup", &sfs) != 0 || (unsigned long)sfs.f_type != CGROUP2_MAGIC)
-		return false;
-	char buf[4096];
-	if (read_small("/proc/self/cgroup", buf, sizeof(buf)) <= 0)
-		return false;
-	/* cgroup2 only: a single line "0::/path". */
-	if (strncmp(buf, "0::/", 4) != 0)
-		return false;
-	char *nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	char dir[PATH_MAX];
-	int n = snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", strcmp(buf + 3, "/") ? buf + 3 : "");
-	if (n < 0 || (size_t)n >= sizeof(dir) - 16)
-		return false;
-	if (faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) != 0)
-		return false;
-	strcat(dir, "/cgroup.procs");
-	return faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) == 0;
-}
 
 /* True when the whitespace-separated list `ids` contains `id`. */
 static bool id_listed(const char *ids, const char *id)
@@ -976,7 +951,7 @@ int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_ca
 	SET(result->backend, "bwrap");
 	result->landlock_abi = cf_landlock_abi();
 	result->seccomp = cf_seccomp_available();
-	result->cgroup = cgroup_writable();
+	result->cgroup = cf_cgroup_available();
 	if (!path_env)
 		path_env = DEFAULT_PATH;
 

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <time.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
@@ -161,6 +163,8 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 	}
 	if (pid == 0) {
 		child_common();
+		if (cf_cgroup_enter(&run->cgroup) < 0)
+			_exit(125);
 		execvpe(argv[0], argv, envp ? envp : (char *[]){NULL});
 		int e = errno;
 		ssize_t k = write(pfd[1], &e, sizeof(e));
@@ -294,6 +298,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		child_common();
 		if (dup2(err_w, 2) < 0)
 			child_fail("dup2", errno);
+		if (cf_cgroup_enter(&run->cgroup) < 0)
+			child_fail("cgroup.procs", errno);
 		/* R16: a fresh session keyring, no core dumps, nothing inherited. */
 		syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
 		struct rlimit nocore = {0, 0};
@@ -341,11 +347,17 @@ out:
 
 int confine_run_start(confine_run *run, struct confine_error *err)
 {
+	int r;
 	if (run->started)
 		return cf_err(err, CONFINE_E_INVALID, "cannot start", "run", "already started");
-	if (run->policy == CONFINE_POLICY_OFF)
-		return spawn_direct(run, err);
-	return spawn_bwrap(run, err);
+	if ((run->limit_pids || run->limit_mem) &&
+	    (r = cf_cgroup_create(run->limit_pids, run->limit_mem, &run->cgroup, err)) < 0)
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &run->start_time);
+	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err) : spawn_bwrap(run, err);
+	if (r < 0)
+		cf_cgroup_destroy(&run->cgroup);
+	return r;
 }
 
 void confine_run_forward_signal(confine_run *run, int sig)
@@ -379,6 +391,42 @@ static void read_child_pid(confine_run *run)
 	}
 	close(run->info_fd);
 	run->info_fd = -1;
+}
+
+/* Blocks until the process exits or the timeout expires; on expiry kills the whole sandbox:
+ * SIGKILL to its pid 1 takes every process of the pid namespace with it. */
+static void wait_deadline(confine_run *run)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, run->pid, 0);
+	struct timespec now;
+	uint64_t start = (uint64_t)run->start_time.tv_sec * 1000 + (uint64_t)run->start_time.tv_nsec / 1000000;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		uint64_t t = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+		if (t - start >= run->timeout_ms)
+			break;
+		uint64_t left = run->timeout_ms - (t - start);
+		if (pfd < 0) {
+			/* No pidfd (old kernel): poll the exit in short sleeps. */
+			if (waitpid(run->pid, NULL, WNOHANG | WNOWAIT | __WALL) == run->pid)
+				return;
+			usleep(left < 10 ? (useconds_t)left * 1000 : 10000);
+			continue;
+		}
+		struct pollfd p = {.fd = pfd, .events = POLLIN};
+		int k = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (k > 0) {
+			close(pfd);
+			return;
+		}
+	}
+	run->timed_out = true;
+	pid_t t = (pid_t)run->target_pid;
+	if (t > 0 && t != run->pid)
+		kill(t, SIGKILL);
+	kill(run->pid, SIGKILL);
+	if (pfd >= 0)
+		close(pfd);
 }
 
 static size_t read_all(int fd, char *buf, size_t cap)
@@ -424,6 +472,8 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 		return cf_err(err, CONFINE_E_INVALID, "cannot wait", "run", "not started");
 	if (run->info_fd >= 0)
 		read_child_pid(run);
+	if (run->timeout_ms)
+		wait_deadline(run);
 	for (;;) {
 		pid_t p = waitpid(run->pid, &st, 0);
 		if (p == run->pid)
@@ -433,6 +483,7 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 					 "waitpid", errno);
 	}
 	run->target_pid = 0;
+	cf_cgroup_destroy(&run->cgroup);
 	run->started = false;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 

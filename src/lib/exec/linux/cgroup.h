@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Resource limits through a cgroup of confine's own (issue: pids.max and memory limits where the
+ * host allows).  cgroup v2 (a writable subtree) or the v1 pids and memory hierarchies.  Touches
+ * the OS.
+ */
+#ifndef CONFINE_CGROUP_H
+#define CONFINE_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "confine.h"
+
+struct cf_cgroup {
+	char *dir[2];	/* one per hierarchy (v1 pids, v1 memory) or one (v2) */
+	int procs[2];	/* O_WRONLY cgroup.procs of each, close-on-exec */
+	int n;
+};
+
+#define CF_CGROUP_INIT {{NULL, NULL}, {-1, -1}, 0}
+
+/* Creates a cgroup limited to pids_max processes (0: no limit) and mem_max bytes (0: no
+ * limit).  Fails with CONFINE_E_LIMIT and a hint when this host does not let confine create
+ * one: a limit that cannot be enforced is refused, never pretended. */
+int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
+		     struct confine_error *err);
+
+/* In a child after fork: moves the calling process into the cgroup.  Async-signal-safe. */
+int cf_cgroup_enter(const struct cf_cgroup *cg);
+
+/* Removes the cgroup (after every process in it has exited) and closes its descriptors. */
+void cf_cgroup_destroy(struct cf_cgroup *cg);
+
+/* Whether this process could create a limiting cgroup here (for probe). */
+bool cf_cgroup_available(void);
+
+#endif

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Resource bounds: --limit pids=N (a fork bomb stays bounded), --limit mem=SIZE, --timeout
+# (the whole sandbox dies), and the honest refusal where the host does not let confine create
+# a cgroup.  As root and as uid 65534.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+if ! sandbox_ok; then
+	skip "bubblewrap is not installed on this machine"
+	done_testing
+fi
+enforce_users
+cgroup_ok=$("$CONFINE" probe --json --no-cache | grep -o '"cgroup": *[a-z]*' | grep -o '[a-z]*$')
+for who in $RUN_USERS; do
+	w=$(ws "$who")
+	# A fork bomb: each shell starts two more until fork fails.
+	bomb='b() { b & b & wait; }; b 2>/dev/null; exit 0'
+	if [ "$who" = root ] && [ "$cgroup_ok" = true ]; then
+		cx "$who" --limit pids=40 --timeout 20 -- sh -c "$bomb"
+		is "$rc" 0 "$who: fork bomb under --limit pids=40 ends by itself (fork fails, no hang)"
+		ls -d /sys/fs/cgroup/pids/confine-* /sys/fs/cgroup/confine-* 2>/dev/null | grep -q .
+		ok $((!$?)) "$who: the cgroup is removed after the run"
+		# 12 background sleeps + sh + confine-init + bwrap: 15 processes.
+		twelve='for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done; wait; echo done'
+		cx "$who" --limit pids=20 -- sh -c "$twelve"
+		is "$out" "done" "$who: 15 processes fit under --limit pids=20"
+		cx "$who" --limit pids=10 -- sh -c "$twelve"
+		[ "$rc" -ne 0 ] && [ "$out" != done ] && echo "$err" | grep -q "fork"
+		ok $? "$who: the same 15 processes do not fit under --limit pids=10 (fork fails)"
+		cx "$who" --limit mem=32M -- sh -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo survived'
+		is "$rc" 137 "$who: allocating past --limit mem=32M is killed (SIGKILL, 137)"
+	elif [ "$who" = root ]; then
+		skip "root on this host cannot create a cgroup (probe says cgroup: $cgroup_ok)"
+	else
+		cx "$who" --limit pids=40 -- "$TRYOP" write "$w/limited-ran"
+		is "$rc" 125 "$who: --limit without a usable cgroup is refused (exit 125)"
+		echo "$err" | grep -q "^confine: cannot create a cgroup for --limit: .*hint: \|^hint: limits need root"
+		ok $? "$who: the refusal names the cause and the remedy"
+		[ ! -e "$w/limited-ran" ]
+		ok $? "$who: the command did not run without its limit"
+	fi
+
+	# --timeout kills the whole sandbox, daemons included.
+	start=$SECONDS
+	marker="31.4$$"
+	cx "$who" --timeout 0.5 -- sh -c "sleep 30 & sleep $marker"
+	is "$rc" 137 "$who: --timeout 0.5: status 137 (killed by SIGKILL)"
+	[ $((SECONDS - start)) -lt 10 ]
+	ok $? "$who: --timeout returns promptly"
+	echo "$err" | grep -q "^confine: command timed out: 'sh': the sandbox was killed after 0.5 seconds"
+	ok $? "$who: --timeout says so"
+	sleep 0.2
+	pgrep -f "sleep $marker" >/dev/null
+	ok $((!$?)) "$who: nothing of the timed-out sandbox survives"
+	cx "$who" --timeout 5 -- "$TRYOP" exit 3
+	is "$rc" 3 "$who: a command within its --timeout keeps its own status"
+	expect_rc "$who" 125 "--timeout 0 is refused" --timeout 0 -- true
+	expect_rc "$who" 125 "--limit pids=x is refused" --limit pids=x -- true
+	expect_rc "$who" 125 "--limit bogus=1 is refused" --limit bogus=1 -- true
+done
+done_testing
