@@ -28,6 +28,7 @@
  *   abstract-connect NAME  connect to the abstract unix socket NAME (no leading NUL or @)
  *   abstract-listen NAME   listen on the abstract unix socket NAME, print OK once listening,
  *                          then accept and close connections until killed
+ *   unix-listen PATH       the same on the pathname unix socket PATH
  *   unix-connect PATH      connect to the unix socket PATH
  *   kill PID SIG           kill(PID, SIG)
  *   ptrace PID             PTRACE_SEIZE then detach
@@ -228,10 +229,10 @@ static int op_connect(const char *name, bool abstract)
 	return outcome(rc);
 }
 
-static int op_listen(const char *name)
+static int op_listen(const char *name, bool abstract)
 {
 	struct sockaddr_un sa;
-	socklen_t len = unix_addr(&sa, name, true);
+	socklen_t len = unix_addr(&sa, name, abstract);
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0 || bind(s, (struct sockaddr *)&sa, len) < 0 || listen(s, 16) < 0)
 		return outcome(-1);
@@ -411,7 +412,9 @@ int main(int argc, char **argv)
 		if (strcmp(op, "abstract-connect") == 0)
 			return op_connect(arg, true);
 		if (strcmp(op, "abstract-listen") == 0)
-			return op_listen(arg);
+			return op_listen(arg, true);
+		if (strcmp(op, "unix-listen") == 0)
+			return op_listen(arg, false);
 		if (strcmp(op, "unix-connect") == 0)
 			return op_connect(arg, false);
 		if (strcmp(op, "umount") == 0)

@@ -36,8 +36,8 @@ const char *const *cf_home_guards(size_t *n)
 	return home_guards;
 }
 
-static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
-	       unsigned access, enum cf_action action, struct confine_error *err)
+static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
+		    unsigned access, enum cf_action action, bool liftable, struct confine_error *err)
 {
 	int r = 0;
 	char *joined = rel ? cf_path_join(base, rel) : cf_path_normalize(base);
@@ -63,6 +63,7 @@ static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const
 		.source = "builtin",
 		.index = (int)p->layers[layer].n,
 		.glob = strpbrk(joined, "*?") != NULL,
+		.liftable = liftable,
 	};
 	if (rule.glob) {
 		/* Glob guards are rooted at the canonical workspace: only the directory part
@@ -85,6 +86,12 @@ out:
 	free(shown);
 	free(joined);
 	return r;
+}
+
+static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
+	       unsigned access, enum cf_action action, struct confine_error *err)
+{
+	return add_rule(p, layer, base, rel, access, action, false, err);
 }
 
 int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confine_error *err)
@@ -129,13 +136,15 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	}
 
 	/* Host sockets and runtime state: a read-only mount does not stop connect(), so these
-	 * are hidden for read and write. */
+	 * are hidden for read and write.  Unlike the credential guards they are liftable one
+	 * path at a time: an explicit allow of, say, the gpg-agent socket below /run/user/UID
+	 * gives back that socket and nothing else. */
 	const char *sockets[] = {host->runtime_dir, host->ssh_auth_sock_dir, "/run/docker.sock",
 				 "/var/run/docker.sock"};
 	for (size_t i = 0; i < sizeof(sockets) / sizeof(sockets[0]); i++) {
 		if (!sockets[i] || sockets[i][0] != '/')
 			continue;
-		r = add(p, CF_LAYER_GUARD, sockets[i], NULL, CF_ACC_BOTH, CF_ASK, err);
+		r = add_rule(p, CF_LAYER_GUARD, sockets[i], NULL, CF_ACC_BOTH, CF_ASK, true, err);
 		if (r < 0)
 			return r;
 	}

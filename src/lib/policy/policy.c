@@ -112,6 +112,27 @@ static bool applies(const struct cf_rule *r, const char *path, const char *ws)
 	return hit;
 }
 
+/* For a liftable (host-socket) guard g covering path: the first session or user allow of a
+ * path strictly below g that covers path, if any. */
+static const struct cf_rule *lifted(const struct cf_policy *p, const struct cf_rule *g,
+				    const char *path, enum cf_access access)
+{
+	if (!strcmp(path, g->path))
+		return NULL;
+	const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_USER};
+	for (size_t k = 0; k < 2; k++) {
+		const struct cf_ruleset *rs = &p->layers[layers[k]];
+		for (size_t i = 0; i < rs->n; i++) {
+			const struct cf_rule *r = &rs->v[i];
+			if (r->action == CF_ALLOW && (r->access & access) && !r->glob &&
+			    cf_path_within(r->path, g->path) && strcmp(r->path, g->path) &&
+			    cf_path_within(path, r->path))
+				return r;
+		}
+	}
+	return NULL;
+}
+
 void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_access access,
 		      struct cf_decision *out)
 {
@@ -122,6 +143,9 @@ void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_acces
 			const struct cf_rule *r = &rs->v[i];
 			if (!(r->access & access) || !applies(r, path, ws))
 				continue;
+			const struct cf_rule *give = r->liftable ? lifted(p, r, path, access) : NULL;
+			if (give)
+				r = give;
 			*out = (struct cf_decision){.action = r->action, .layer = r->layer, .rule = r};
 			return;
 		}

@@ -52,6 +52,8 @@ struct cf_rule {
 	bool glob;	     /* path contains '*' or '?' */
 	size_t prefix_len;   /* length of path's leading wildcard-free directory part ("/a/b" of
 			      * "/a/b/ *.c"); equals strlen(path) when !glob */
+	bool liftable;	     /* a host-socket guard: an allow of a path strictly below it (session
+			      * or user layer) gives that one path back */
 };
 
 struct cf_ruleset {

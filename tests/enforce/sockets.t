@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Host sockets (SPEC 2.3 guards, THREATS "Sockets"): a read-only mount does not stop connect(),
+# so $XDG_RUNTIME_DIR (/run/user/UID) and the directory of $SSH_AUTH_SOCK are hidden; a
+# session rule can give back one socket (a gpg-agent) and nothing else.  Listeners run on the
+# host; the command inside tries to connect.  As root and as uid 65534.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+if ! sandbox_ok; then
+	skip "bubblewrap is not installed on this machine"
+	done_testing
+fi
+enforce_users
+cp "$FIX/tryk" "$E/bin/" && chmod a+rx "$E/bin/tryk"
+TRYK=$E/bin/tryk TRYK_HOST=$E/bin/tryk
+for who in $RUN_USERS; do
+	h=$(home "$who")
+	rt=$E/$who/run-user
+	agent=$E/$who/ssh-agent
+	mkdir -p "$rt/gnupg" "$rt/bus-dir" "$agent"
+	[ "$who" = nobody ] && chown -R 65534:65534 "$rt" "$agent"
+	for s in "$rt/bus" "$rt/gnupg/S.gpg-agent" "$agent/agent.1"; do
+		rm -f "$s"
+		_as "$who" "$TRYK_HOST" unix-listen "$s" >/dev/null &
+		bg_pids+=($!)
+	done
+	for i in $(seq 50); do
+		[ -S "$rt/bus" ] && [ -S "$rt/gnupg/S.gpg-agent" ] && [ -S "$agent/agent.1" ] && break
+		sleep 0.05
+	done
+	xenv=(XDG_RUNTIME_DIR="$rt" SSH_AUTH_SOCK="$agent/agent.1")
+	expect_host "$who" OK "control: the session bus socket answers on the host" "$TRYK" unix-connect "$rt/bus"
+
+	xenv=(XDG_RUNTIME_DIR="$rt" SSH_AUTH_SOCK="$agent/agent.1")
+	expect "$who" EACCES "XDG_RUNTIME_DIR hidden: connect to its bus socket" -- "$TRYK" unix-connect "$rt/bus"
+	xenv=(XDG_RUNTIME_DIR="$rt" SSH_AUTH_SOCK="$agent/agent.1")
+	expect "$who" EACCES "the ssh-agent directory hidden: connect to the agent" -- "$TRYK" unix-connect "$agent/agent.1"
+	xenv=(XDG_RUNTIME_DIR="$rt" SSH_AUTH_SOCK="$agent/agent.1")
+	expect "$who" "UNSET" "SSH_AUTH_SOCK removed from the environment" -- "$TRYOP" getenv SSH_AUTH_SOCK
+
+	# Give back one socket, path-selectively.
+	xenv=(XDG_RUNTIME_DIR="$rt")
+	expect "$who" OK "--allow the gpg-agent socket: it connects" \
+		--allow "$rt/gnupg/S.gpg-agent" -- "$TRYK" unix-connect "$rt/gnupg/S.gpg-agent"
+	xenv=(XDG_RUNTIME_DIR="$rt")
+	expect "$who" ENOENT "--allow the gpg-agent socket: the bus beside it stays out of reach" \
+		--allow "$rt/gnupg/S.gpg-agent" -- "$TRYK" unix-connect "$rt/bus"
+	xenv=(XDG_RUNTIME_DIR="$rt")
+	expect "$who" EACCES "--allow the gpg-agent socket: the runtime directory stays unlistable" \
+		--allow "$rt/gnupg/S.gpg-agent" -- "$TRYOP" readdir "$rt"
+	xenv=(XDG_RUNTIME_DIR="$rt")
+	expect "$who" EACCES "--allow of the whole runtime directory does not lift the guard" \
+		--allow "$rt" -- "$TRYK" unix-connect "$rt/bus"
+	kill_bg
+done
+done_testing
