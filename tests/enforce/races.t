@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Races and leaks around the launch (THREATS "Files", "Environment, descriptors, kernel"):
+#  - a writable directory swapped for a symlink to a guarded directory (and back) in a loop
+#    while confine starts: every mount source is opened once without following symlinks (R15)
+#    and guards are never lifted by an allow (R9), so writes land in the real directory or the
+#    run is refused; nothing is ever created in the guarded directory.  (A rule is resolved
+#    through symlinks when it is loaded (R7), so the symlink's target must be one no allow can
+#    open: otherwise "allow ~/data" meaning its target at that instant is the rule's meaning.)
+#  - nothing of the policy or of the scrubbed environment is visible in /proc inside (options
+#    travel through --args FD; R12).
+# As root and as uid 65534.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+if ! sandbox_ok; then
+	skip "bubblewrap is not installed on this machine"
+	done_testing
+fi
+enforce_users
+for who in $RUN_USERS; do
+	h=$(home "$who")
+	mkdir -p "$h/data" "$h/.ssh"
+	before=$(find "$h/.ssh" | sort | md5sum)
+	[ "$who" = nobody ] && chown -R 65534:65534 "$h/data"
+	# The swapper runs as the same user, flipping ~/data between the real directory and a
+	# symlink to ~/.ssh as fast as it can.
+	_as "$who" sh -c "cd '$h' && while :; do mv data data.real 2>/dev/null && ln -s .ssh data 2>/dev/null; rm -f data 2>/dev/null; mv data.real data 2>/dev/null; done" &
+	bg_pids+=($!)
+	wrote=0 refused=0 other=0
+	for i in $(seq 40); do
+		cx "$who" --allow "$h/data:write" -- "$TRYOP" write "$h/data/f$i"
+		case "$rc:$out" in
+		0:OK) wrote=$((wrote + 1)) ;;
+		125:*) refused=$((refused + 1)) ;;
+		*) other=$((other + 1)) ;;
+		esac
+	done
+	kill_bg
+	sleep 0.1
+	[ -L "$h/data" ] && rm -f "$h/data"
+	[ -d "$h/data.real" ] && [ ! -e "$h/data" ] && mv "$h/data.real" "$h/data"
+	diag "$who: 40 runs under the swap loop: $wrote wrote, $refused refused (125), $other other"
+	is "$(find "$h/.ssh" | sort | md5sum)" "$before" "$who: nothing was ever created in the guarded ~/.ssh"
+	n_real=$(find "$h/data" -mindepth 1 -name 'f*' | wc -l)
+	[ "$n_real" -le "$wrote" ]
+	ok $? "$who: every successful write landed in the real ~/data ($n_real files for $wrote writes)"
+	[ $((wrote + refused)) -ge 1 ]
+	ok $? "$who: the runs either wrote to the real directory or were refused"
+
+	# /proc inside shows no policy and no scrubbed secret.
+	marker="policy-marker-$$-$who"
+	xenv=(MY_SECRET_TOKEN="envmarker-$$")
+	cx "$who" --deny "$h/$marker" --deny "$h/data:write" -- sh -c \
+		'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"'
+	echo "$out" | grep -q "$marker"
+	ok $((!$?)) "$who: no process inside shows the policy on its command line or environment"
+	echo "$out" | grep -q "envmarker-$$"
+	ok $((!$?)) "$who: the scrubbed secret appears nowhere in /proc inside"
+	echo "$out" | grep -q "confine-init\|/proc/self/fd"
+	ok $? "$who: (control) /proc inside was readable: the helper's command line is there"
+done
+done_testing
