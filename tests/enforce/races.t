@@ -24,8 +24,13 @@ for who in $RUN_USERS; do
 	[ "$who" = nobody ] && chown -R 65534:65534 "$h/data"
 	# The swapper runs as the same user, flipping ~/data between the real directory and a
 	# symlink to ~/.ssh as fast as it can.
-	_as "$who" sh -c "cd '$h' && while :; do mv data data.real 2>/dev/null && ln -s .ssh data 2>/dev/null; rm -f data 2>/dev/null; mv data.real data 2>/dev/null; done" &
-	bg_pids+=($!)
+	# It stops by itself when $stop appears (killing the background job would only kill the
+	# subshell around it), and after 60 s at the latest.
+	stop=$E/$who-stop-swapping
+	rm -f "$stop"
+	loop="cd '$h' && end=\$((\$(date +%s) + 60)); while [ ! -e '$stop' ] && [ \$(date +%s) -lt \$end ]; do mv data data.real 2>/dev/null && ln -s .ssh data 2>/dev/null; rm -f data 2>/dev/null; mv data.real data 2>/dev/null; done"
+	_as "$who" sh -c "$loop" &
+	swapper=$!
 	wrote=0 refused=0 other=0
 	for i in $(seq 40); do
 		cx "$who" --allow "$h/data:write" -- "$TRYOP" write "$h/data/f$i"
@@ -35,8 +40,8 @@ for who in $RUN_USERS; do
 		*) other=$((other + 1)) ;;
 		esac
 	done
-	kill_bg
-	sleep 0.1
+	touch "$stop"
+	wait "$swapper"
 	[ -L "$h/data" ] && rm -f "$h/data"
 	[ -d "$h/data.real" ] && [ ! -e "$h/data" ] && mv "$h/data.real" "$h/data"
 	diag "$who: 40 runs under the swap loop: $wrote wrote, $refused refused (125), $other other"

@@ -21,7 +21,13 @@ for who in $RUN_USERS; do
 	[ "$who" = nobody ] && chown -R 65534:65534 "$rt" "$agent"
 	for s in "$rt/bus" "$rt/gnupg/S.gpg-agent" "$agent/agent.1"; do
 		rm -f "$s"
-		_as "$who" "$TRYK_HOST" unix-listen "$s" >/dev/null &
+		# Not through _as: the background job must be the listener itself for kill_bg to
+		# reach it.
+		if [ "$who" = nobody ]; then
+			setpriv --reuid=65534 --regid=65534 --clear-groups "$TRYK_HOST" unix-listen "$s" >/dev/null &
+		else
+			"$TRYK_HOST" unix-listen "$s" >/dev/null &
+		fi
 		bg_pids+=($!)
 	done
 	for i in $(seq 50); do
