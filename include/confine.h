@@ -42,14 +42,14 @@ enum confine_code {
 
 /* Caller-owned, fixed size, so that it can still report out-of-memory. */
 struct confine_error {
-	int code;	   /* CONFINE_E_*, 0 when no error */
-	int os_errno;	   /* errno of the failing system call, 0 when none */
-	char syscall[32];  /* name of the failing system call, "" when none */
-	char what[128];	   /* what failed, e.g. "cannot read rule file" */
+	int code;	    /* CONFINE_E_*, 0 when no error */
+	int os_errno;	    /* errno of the failing system call, 0 when none */
+	char syscall[32];   /* name of the failing system call, "" when none */
+	char what[128];	    /* what failed, e.g. "cannot read rule file" */
 	char subject[1024]; /* the path, name or value concerned, "" when none */
-	int line, column;  /* position in a rule file, 0 when none */
-	char reason[512];  /* why */
-	char hint[512];	   /* the remedy when the cause is known, "" otherwise */
+	int line, column;   /* position in a rule file, 0 when none */
+	char reason[512];   /* why */
+	char hint[512];	    /* the remedy when the cause is known, "" otherwise */
 };
 
 /* Returns a static English name for a CONFINE_E_* code.  Pure. */
@@ -130,17 +130,17 @@ int confine_policy_parse(const char *text, enum confine_policy *out);
 /* Probe (SPEC 3.2).                                                                          */
 
 struct confine_probe_result {
-	char backend[16];     /* "bwrap" */
+	char backend[16]; /* "bwrap" */
 	bool available;
-	char code[32];	      /* stable code, e.g. "available", "binary_missing" */
-	char path[1024];      /* canonical path of the binary, "" when none */
-	char version[32];     /* e.g. "0.8.0", "" when unknown */
-	char reason[512];     /* the cause, "" when available */
-	char hint[512];	      /* the remedy, "" when none */
-	bool cached;	      /* the answer came from the 300 s cache */
-	int landlock_abi;     /* 0 when Landlock is unavailable */
-	bool seccomp;	      /* seccomp filters can be installed */
-	bool cgroup;	      /* confine can create a cgroup for limits */
+	char code[32];	  /* stable code, e.g. "available", "binary_missing" */
+	char path[1024];  /* canonical path of the binary, "" when none */
+	char version[32]; /* e.g. "0.8.0", "" when unknown */
+	char reason[512]; /* the cause, "" when available */
+	char hint[512];	  /* the remedy, "" when none */
+	bool cached;	  /* the answer came from the 300 s cache */
+	int landlock_abi; /* 0 when Landlock is unavailable */
+	bool seccomp;	  /* seccomp filters can be installed */
+	bool cgroup;	  /* confine can create a cgroup for limits */
 	char read_protection[64];
 	char write_protection[64];
 	char network_isolation[64];
@@ -187,12 +187,12 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err);
 /* Explain (R11): which rule decides an access, and why.                                     */
 
 struct confine_decision {
-	char path[4096];       /* canonical path */
+	char path[4096];	    /* canonical path */
 	enum confine_access access; /* READ or WRITE */
 	enum confine_action action;
-	char layer[16];	       /* "override", "guard", "session", "workspace", "user", "fallback" */
-	bool has_rule;	       /* false for the fallback */
-	char source[1024];     /* rule file path, "builtin" or "session" */
+	char layer[16];	   /* "override", "guard", "session", "workspace", "user", "fallback" */
+	bool has_rule;	   /* false for the fallback */
+	char source[1024]; /* rule file path, "builtin" or "session" */
 	int index, line, column;
 	char pattern[4096];
 };
@@ -206,7 +206,7 @@ void confine_rules_free(confine_rules *r);
 /* Decides one access (READ or WRITE) for `path` (canonicalised first).  Touches the OS only to
  * canonicalise the path. */
 int confine_rules_explain(const confine_rules *r, const char *path, enum confine_access access,
-			   struct confine_decision *out, struct confine_error *err);
+			  struct confine_decision *out, struct confine_error *err);
 
 /* Post-run report events (SPEC 7.3, R23), computed when confine_run_wait returns. */
 struct confine_event {

@@ -221,8 +221,9 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			errno = 0;
 			double secs = strtod(v, &end);
 			if (errno || end == v || *end || !(secs > 0) || secs > 1e9)
-				return cf_err(err, CONFINE_E_INVALID, "invalid --timeout", v,
-					      "expected a positive number of seconds, such as 30 or 2.5");
+				return cf_err(
+				    err, CONFINE_E_INVALID, "invalid --timeout", v,
+				    "expected a positive number of seconds, such as 30 or 2.5");
 			uint64_t ms = (uint64_t)(secs * 1000.0 + 0.5);
 			confine_request_set_timeout(o->req, ms ? ms : 1);
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {

@@ -9,13 +9,13 @@
 #include "util/util.h"
 
 static const char help[] =
-	"usage: confine explain [OPTIONS] [--json] [--access read|write] PATH...\n"
-	"\n"
-	"Print which rule decides read and write access to each PATH, and why: the decision\n"
-	"(allow, ask or deny), the layer (override, guard, session, workspace, user, fallback)\n"
-	"and the rule's file, line and pattern.  'ask' is enforced as deny until approved.\n"
-	"\n"
-	"Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules.\n";
+    "usage: confine explain [OPTIONS] [--json] [--access read|write] PATH...\n"
+    "\n"
+    "Print which rule decides read and write access to each PATH, and why: the decision\n"
+    "(allow, ask or deny), the layer (override, guard, session, workspace, user, fallback)\n"
+    "and the rule's file, line and pattern.  'ask' is enforced as deny until approved.\n"
+    "\n"
+    "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules.\n";
 
 static const char *action_name(enum confine_action a)
 {
@@ -87,8 +87,8 @@ int cmd_explain(int argc, char **argv)
 		else if (!strcmp(o.access, "write"))
 			accesses[0] = CONFINE_ACCESS_WRITE;
 		else {
-			status = cli_usage_error("explain", "--access takes 'read' or 'write', not '%s'",
-						 o.access);
+			status = cli_usage_error(
+			    "explain", "--access takes 'read' or 'write', not '%s'", o.access);
 			goto out;
 		}
 	}
@@ -102,8 +102,8 @@ int cmd_explain(int argc, char **argv)
 	for (int i = o.first_operand; i < argc; i++) {
 		for (int a = 0; a < n_acc; a++) {
 			struct confine_decision d;
-			if (confine_rules_explain(pol, argv[i], (enum confine_access)accesses[a], &d,
-						   &err) < 0) {
+			if (confine_rules_explain(pol, argv[i], (enum confine_access)accesses[a],
+						  &d, &err) < 0) {
 				cli_report(&err);
 				goto out;
 			}

@@ -8,11 +8,11 @@
 #include "cli/cli.h"
 
 static const char help[] =
-	"usage: confine plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
-	"\n"
-	"Print the plan compiled from the rules for a target system; run nothing.\n"
-	"Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
-	"--no-network, --policy, --backend.\n";
+    "usage: confine plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
+    "\n"
+    "Print the plan compiled from the rules for a target system; run nothing.\n"
+    "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
+    "--no-network, --policy, --backend.\n";
 
 int cmd_plan(int argc, char **argv)
 {

@@ -10,35 +10,35 @@
 #include "cli/cli.h"
 
 static const char help[] =
-	"usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
-	"\n"
-	"Run COMMAND inside the sandbox: the host is visible read-only, the workspace is\n"
-	"writable, /tmp is private, credentials and host sockets are hidden, secrets are removed\n"
-	"from the environment.\n"
-	"\n"
-	"options:\n"
-	"  -w, --workspace DIR        workspace root (default: the current directory)\n"
-	"  --allow PATH[:ACCESS]      session rule; ACCESS is read, write or both (default both)\n"
-	"  --ask PATH[:ACCESS]        session rule: ask (enforced as deny until approved)\n"
-	"  --deny PATH[:ACCESS]       session rule: deny.  Rules match in the order given: put\n"
-	"                             the more specific rule first\n"
-	"  --session-rules FILE       more session rules, rule-file format\n"
-	"  --no-network               no network (own network namespace, loopback only)\n"
-	"  --policy required|off      'off' runs without a sandbox (also CONFINE_SANDBOX_POLICY)\n"
-	"  --backend auto|bwrap       Linux backend\n"
-	"  --env NAME=VALUE           set a variable\n"
-	"  --pass-env PATTERN         keep matching variables even if they look secret\n"
-	"  --unset-env PATTERN        remove matching variables\n"
-	"  --clearenv                 keep only PATH HOME USER LOGNAME SHELL TERM LANG LC_* TZ\n"
-	"  --tmp-size SIZE            size cap of the private /tmp (default 1G; K, M, G)\n"
-	"  --limit pids=N,mem=SIZE    at most N processes (counting confine's own two) and SIZE\n"
-	"                             of memory, through a cgroup; refused where the host does\n"
-	"                             not let confine create one (see 'confine probe')\n"
-	"  --timeout SECONDS          kill the whole sandbox after SECONDS (status 137)\n"
-	"  --print-plan               print the plan and exit without running\n"
-	"\n"
-	"exit status: the command's own; 128+N when it died by signal N; 125 when confine\n"
-	"failed before the command started; 126 not executable; 127 not found.\n";
+    "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
+    "\n"
+    "Run COMMAND inside the sandbox: the host is visible read-only, the workspace is\n"
+    "writable, /tmp is private, credentials and host sockets are hidden, secrets are removed\n"
+    "from the environment.\n"
+    "\n"
+    "options:\n"
+    "  -w, --workspace DIR        workspace root (default: the current directory)\n"
+    "  --allow PATH[:ACCESS]      session rule; ACCESS is read, write or both (default both)\n"
+    "  --ask PATH[:ACCESS]        session rule: ask (enforced as deny until approved)\n"
+    "  --deny PATH[:ACCESS]       session rule: deny.  Rules match in the order given: put\n"
+    "                             the more specific rule first\n"
+    "  --session-rules FILE       more session rules, rule-file format\n"
+    "  --no-network               no network (own network namespace, loopback only)\n"
+    "  --policy required|off      'off' runs without a sandbox (also CONFINE_SANDBOX_POLICY)\n"
+    "  --backend auto|bwrap       Linux backend\n"
+    "  --env NAME=VALUE           set a variable\n"
+    "  --pass-env PATTERN         keep matching variables even if they look secret\n"
+    "  --unset-env PATTERN        remove matching variables\n"
+    "  --clearenv                 keep only PATH HOME USER LOGNAME SHELL TERM LANG LC_* TZ\n"
+    "  --tmp-size SIZE            size cap of the private /tmp (default 1G; K, M, G)\n"
+    "  --limit pids=N,mem=SIZE    at most N processes (counting confine's own two) and SIZE\n"
+    "                             of memory, through a cgroup; refused where the host does\n"
+    "                             not let confine create one (see 'confine probe')\n"
+    "  --timeout SECONDS          kill the whole sandbox after SECONDS (status 137)\n"
+    "  --print-plan               print the plan and exit without running\n"
+    "\n"
+    "exit status: the command's own; 128+N when it died by signal N; 125 when confine\n"
+    "failed before the command started; 126 not executable; 127 not found.\n";
 
 static confine_run *current;
 
@@ -56,22 +56,26 @@ static void report_events(const confine_run *run)
 	const struct confine_event *e = confine_run_events(run, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(e[i].kind, "missing_protected_created"))
-			fprintf(stderr,
-				"confine: warning: protected path created during the run: '%s': it "
-				"did not exist at launch, so rule '%s' could not protect it while the "
-				"command ran\nhint: inspect it; from the next run on it is protected\n",
-				e[i].path, e[i].rule);
+			fprintf(
+			    stderr,
+			    "confine: warning: protected path created during the run: '%s': it "
+			    "did not exist at launch, so rule '%s' could not protect it while the "
+			    "command ran\nhint: inspect it; from the next run on it is protected\n",
+			    e[i].path, e[i].rule);
 		else if (!strcmp(e[i].kind, "dynamic_glob_created"))
-			fprintf(stderr,
-				"confine: warning: file matching a glob rule created during the run: "
-				"'%s': rule '%s' protects only what exists at launch\nhint: inspect it; "
-				"from the next run on it is protected\n",
-				e[i].path, e[i].rule);
+			fprintf(
+			    stderr,
+			    "confine: warning: file matching a glob rule created during the run: "
+			    "'%s': rule '%s' protects only what exists at launch\nhint: inspect "
+			    "it; "
+			    "from the next run on it is protected\n",
+			    e[i].path, e[i].rule);
 		else
-			fprintf(stderr,
-				"confine: warning: post-run check failed (%s): %s\nhint: files created "
-				"during the run may match protected paths; check them by hand\n",
-				e[i].kind, e[i].detail);
+			fprintf(
+			    stderr,
+			    "confine: warning: post-run check failed (%s): %s\nhint: files created "
+			    "during the run may match protected paths; check them by hand\n",
+			    e[i].kind, e[i].detail);
 	}
 }
 
@@ -137,9 +141,10 @@ int cmd_run(int argc, char **argv)
 	if (r < 0)
 		cli_report(&err);
 	if (confine_run_timed_out(run))
-		fprintf(stderr,
-			"confine: command timed out: '%s': the sandbox was killed after %s seconds\n",
-			argv[o.first_operand], timeout_text);
+		fprintf(
+		    stderr,
+		    "confine: command timed out: '%s': the sandbox was killed after %s seconds\n",
+		    argv[o.first_operand], timeout_text);
 	report_events(run);
 out:
 	current = NULL;

@@ -5,19 +5,19 @@
 #include "cli/cli.h"
 
 static const char usage[] =
-	"usage: confine COMMAND [OPTIONS]\n"
-	"\n"
-	"Run a command inside an operating-system sandbox built from one rule model.\n"
-	"\n"
-	"commands:\n"
-	"  run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND sandboxed\n"
-	"  probe [--json]                        which backends work here, with stable codes\n"
-	"  explain [OPTIONS] [--json] PATH...    which rule decides read and write for PATH\n"
-	"  check [--workspace DIR] [FILE...]     validate rule files\n"
-	"  plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
-	"                                        print the compiled plan, run nothing\n"
-	"\n"
-	"`confine COMMAND --help` describes each command's options.\n";
+    "usage: confine COMMAND [OPTIONS]\n"
+    "\n"
+    "Run a command inside an operating-system sandbox built from one rule model.\n"
+    "\n"
+    "commands:\n"
+    "  run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND sandboxed\n"
+    "  probe [--json]                        which backends work here, with stable codes\n"
+    "  explain [OPTIONS] [--json] PATH...    which rule decides read and write for PATH\n"
+    "  check [--workspace DIR] [FILE...]     validate rule files\n"
+    "  plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
+    "                                        print the compiled plan, run nothing\n"
+    "\n"
+    "`confine COMMAND --help` describes each command's options.\n";
 
 int main(int argc, char **argv)
 {

@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	if (caps != 0) {
 		report(status_fd, CF_HELPER_FAIL, caps < 0 ? errno : EPERM,
 		       caps < 0 ? "cannot read its own capabilities"
-			       : "the sandbox still holds capabilities");
+				: "the sandbox still holds capabilities");
 		return 125;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {

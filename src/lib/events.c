@@ -60,7 +60,8 @@ int cf_run_detect(confine_run *run)
 	for (size_t i = 0; i < run->plan.missing.n && r == 0; i++) {
 		const char *p = run->plan.missing.v[i];
 		if (lstat(p, &st) == 0)
-			r = add_event(run, "missing_protected_created", p, protecting_rule(run, p), NULL);
+			r = add_event(run, "missing_protected_created", p, protecting_rule(run, p),
+				      NULL);
 	}
 	if (r < 0 || !run->globs.n)
 		return r;

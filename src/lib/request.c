@@ -63,12 +63,12 @@ int confine_request_add_rule(confine_request *r, const char *pattern, enum confi
 		return cf_err(err, CONFINE_E_INVALID, "invalid rule", pattern,
 			      "unknown access or action");
 	struct cf_rule rule = {
-		.pattern = (char *)pattern,
-		.access = (unsigned)access,
-		.action = (enum cf_action)action,
-		.layer = CF_LAYER_SESSION,
-		.source = "session",
-		.index = (int)r->session.n,
+	    .pattern = (char *)pattern,
+	    .access = (unsigned)access,
+	    .action = (enum cf_action)action,
+	    .layer = CF_LAYER_SESSION,
+	    .source = "session",
+	    .index = (int)r->session.n,
 	};
 	return cf_ruleset_add(&r->session, &rule, err);
 }

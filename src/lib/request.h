@@ -36,7 +36,7 @@ struct confine_run {
 	struct cf_cgroup cgroup;
 	bool timed_out;
 	struct timespec start_time;
-	char *bwrap;		/* pinned canonical path; NULL under policy off */
+	char *bwrap; /* pinned canonical path; NULL under policy off */
 
 	/* while running */
 	pid_t pid;			  /* bwrap, or the command under policy off */
@@ -48,8 +48,8 @@ struct confine_run {
 	bool from_command;
 
 	/* post-run detection (R23) */
-	struct cf_ruleset globs;       /* every glob rule, as scanned at launch */
-	struct cf_matches launch;      /* what the launch scan found */
+	struct cf_ruleset globs;  /* every glob rule, as scanned at launch */
+	struct cf_matches launch; /* what the launch scan found */
 	struct confine_event *events;
 	size_t n_events;
 };

@@ -75,7 +75,8 @@ static int check_workspace(confine_run *run, const char *given, struct confine_e
 		if (inside) {
 			cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
 			       "it contains the guarded credential path '%s'", canon);
-			cf_err_hint(err, "choose a workspace that does not contain your credentials");
+			cf_err_hint(err,
+				    "choose a workspace that does not contain your credentials");
 		}
 		free(canon);
 		if (inside)
@@ -91,15 +92,16 @@ static int resolve_workspace(confine_run *run, const confine_request *req,
 	const char *given = req->workspace;
 	if (!given) {
 		if (!getcwd(cwd, sizeof(cwd)))
-			return cf_err_os(err, CONFINE_E_OS, "cannot read the current directory", ".",
-					 "getcwd", errno);
+			return cf_err_os(err, CONFINE_E_OS, "cannot read the current directory",
+					 ".", "getcwd", errno);
 		given = cwd;
 	}
 	run->workspace = realpath(given, NULL);
 	if (!run->workspace) {
 		cf_err_os(err, CONFINE_E_WORKSPACE, "workspace refused", given, "realpath", errno);
 		if (errno == ENOENT)
-			cf_err_hint(err, "create the directory first or pass an existing --workspace");
+			cf_err_hint(err,
+				    "create the directory first or pass an existing --workspace");
 		return CONFINE_E_WORKSPACE;
 	}
 	struct stat st;
@@ -244,17 +246,17 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 		return cf_nomem(err);
 
 	run->host = (struct cf_host){
-		.home = run->home,
-		.workspace = run->workspace,
-		.tmpdir = run->tmpdir,
-		.runtime_dir = run->runtime_dir,
-		.ssh_auth_sock_dir = run->ssh_dir,
-		.user_rules_file = run->user_rules,
-		.uid = uid,
-		.landlock_abi = cf_landlock_abi(),
-		.seccomp = cf_seccomp_available(),
-		.kind = cf_hostfs_kind,
-		.canonicalize = cf_hostfs_canonicalize,
+	    .home = run->home,
+	    .workspace = run->workspace,
+	    .tmpdir = run->tmpdir,
+	    .runtime_dir = run->runtime_dir,
+	    .ssh_auth_sock_dir = run->ssh_dir,
+	    .user_rules_file = run->user_rules,
+	    .uid = uid,
+	    .landlock_abi = cf_landlock_abi(),
+	    .seccomp = cf_seccomp_available(),
+	    .kind = cf_hostfs_kind,
+	    .canonicalize = cf_hostfs_canonicalize,
 	};
 	return 0;
 }
@@ -267,12 +269,13 @@ static int probe_backend(confine_run *run, const struct confine_request *req,
 	if (r < 0)
 		return r;
 	if (!run->probe.available) {
-		cf_err(err, CONFINE_E_BACKEND, "sandbox unavailable", run->probe.backend,
-		       "%s (%s)", run->probe.reason[0] ? run->probe.reason : "the probe failed",
+		cf_err(err, CONFINE_E_BACKEND, "sandbox unavailable", run->probe.backend, "%s (%s)",
+		       run->probe.reason[0] ? run->probe.reason : "the probe failed",
 		       run->probe.code);
 		if (run->probe.hint[0])
-			cf_err_hint(err, "%s; or set CONFINE_SANDBOX_POLICY=off to run without a "
-					 "sandbox (an explicit choice)",
+			cf_err_hint(err,
+				    "%s; or set CONFINE_SANDBOX_POLICY=off to run without a "
+				    "sandbox (an explicit choice)",
 				    run->probe.hint);
 		return CONFINE_E_BACKEND;
 	}
@@ -359,7 +362,7 @@ static void copy_str(char *dst, size_t cap, const char *src)
 }
 
 int confine_rules_explain(const confine_rules *pol, const char *path, enum confine_access access,
-			   struct confine_decision *out, struct confine_error *err)
+			  struct confine_decision *out, struct confine_error *err)
 {
 	const confine_run *run = (const confine_run *)pol;
 	char *abs = NULL, *canon = NULL;
@@ -418,10 +421,10 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	char cwd[PATH_MAX];
 	char *real_cwd = getcwd(cwd, sizeof(cwd)) ? realpath(cwd, NULL) : NULL;
 	struct cf_plan_opts po = {
-		.target = CONFINE_TARGET_LINUX,
-		.network = req->network,
-		.tmp_size = req->tmp_size,
-		.cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd : NULL,
+	    .target = CONFINE_TARGET_LINUX,
+	    .network = req->network,
+	    .tmp_size = req->tmp_size,
+	    .cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd : NULL,
 	};
 	r = cf_plan_compile(&run->policy_rules, &globs, &po, &run->plan, err);
 	/* Keep what the launch scan found: the post-run scan reports only what is new. */

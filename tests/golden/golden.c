@@ -183,9 +183,10 @@ static int fake_scan(const struct facts *f, const struct cf_policy *p, struct cf
 					continue;
 				bool covered = false;
 				for (size_t j = 0; j < f->n && !covered; j++)
-					covered = j != i && cf_path_within(path, f->v[j].path) &&
-						  strcmp(path, f->v[j].path) &&
-						  cf_pattern_match(rs->v[r].path, f->v[j].path, false);
+					covered =
+					    j != i && cf_path_within(path, f->v[j].path) &&
+					    strcmp(path, f->v[j].path) &&
+					    cf_pattern_match(rs->v[r].path, f->v[j].path, false);
 				if (!covered && cf_matches_add(m, path, f->v[i].kind, r) < 0)
 					return -1;
 			}
@@ -228,9 +229,11 @@ static int load_session(struct cf_policy *p, const char *dir, struct confine_err
 		char act[16], arg[2048];
 		if (sscanf(line, "%15s %2047s", act, arg) != 2)
 			continue;
-		struct cf_rule rule = {.layer = CF_LAYER_SESSION, .source = "session",
-				       .index = (int)rs.n};
-		rule.action = !strcmp(act, "allow") ? CF_ALLOW : !strcmp(act, "ask") ? CF_ASK : CF_DENY;
+		struct cf_rule rule = {
+		    .layer = CF_LAYER_SESSION, .source = "session", .index = (int)rs.n};
+		rule.action = !strcmp(act, "allow") ? CF_ALLOW
+			      : !strcmp(act, "ask") ? CF_ASK
+						    : CF_DENY;
 		r = cf_rule_parse_cli(arg, &rule.pattern, &rule.access, err);
 		if (r == 0)
 			r = cf_ruleset_add(&rs, &rule, err);
@@ -256,18 +259,18 @@ static char *compile_case(const char *dir)
 	load_facts(dir, &f);
 	user_file = cf_asprintf("%s/.config/confine/rules.json", f.home ? f.home : "/home/u");
 	struct cf_host host = {
-		.home = f.home ? f.home : "/home/u",
-		.workspace = f.workspace ? f.workspace : "/home/u/ws",
-		.tmpdir = f.tmpdir,
-		.runtime_dir = f.runtime,
-		.ssh_auth_sock_dir = f.sshdir,
-		.user_rules_file = user_file,
-		.uid = f.uid,
-		.landlock_abi = f.landlock,
-		.seccomp = f.seccomp,
-		.kind = fake_kind,
-		.canonicalize = fake_canon,
-		.ctx = &f,
+	    .home = f.home ? f.home : "/home/u",
+	    .workspace = f.workspace ? f.workspace : "/home/u/ws",
+	    .tmpdir = f.tmpdir,
+	    .runtime_dir = f.runtime,
+	    .ssh_auth_sock_dir = f.sshdir,
+	    .user_rules_file = user_file,
+	    .uid = f.uid,
+	    .landlock_abi = f.landlock,
+	    .seccomp = f.seccomp,
+	    .kind = fake_kind,
+	    .canonicalize = fake_canon,
+	    .ctx = &f,
 	};
 	char wsfile[1024];
 	snprintf(wsfile, sizeof(wsfile), "%s/.confine/rules.json", host.workspace);
@@ -280,8 +283,10 @@ static char *compile_case(const char *dir)
 		r = load_file_rules(&p, dir, "user.json", CF_LAYER_USER, user_file, &err);
 	if (r == 0 && fake_scan(&f, &p, &m) < 0)
 		r = cf_nomem(&err);
-	struct cf_plan_opts o = {.target = CONFINE_TARGET_LINUX, .network = f.network,
-				 .tmp_size = f.tmp_size, .cwd = f.cwd};
+	struct cf_plan_opts o = {.target = CONFINE_TARGET_LINUX,
+				 .network = f.network,
+				 .tmp_size = f.tmp_size,
+				 .cwd = f.cwd};
 	if (r == 0)
 		r = cf_plan_compile(&p, &m, &o, &plan, &err);
 	if (r < 0) {
@@ -298,13 +303,18 @@ static char *compile_case(const char *dir)
 		source[i] = 100 + (int)i;
 		empty[i] = 300 + (int)i;
 	}
-	struct cf_bwrap_fds fds = {.source = source, .empty = empty,
-				   .seccomp = plan.seccomp ? 10 : -1, .info = 11, .helper = 12,
-				   .status = 13, .stderr_fd = 14};
+	struct cf_bwrap_fds fds = {.source = source,
+				   .empty = empty,
+				   .seccomp = plan.seccomp ? 10 : -1,
+				   .info = 11,
+				   .helper = 12,
+				   .status = 13,
+				   .stderr_fd = 14};
 	struct cf_strv argv = {0};
 	if (cf_bwrap_argv(&plan, &fds, &argv, &err) == 0)
 		for (size_t i = 0; i < argv.n; i++)
-			cf_buf_addf(&out, "%s\n", argv.v[i][0] == '\x01' ? "(end of --args)" : argv.v[i]);
+			cf_buf_addf(&out, "%s\n",
+				    argv.v[i][0] == '\x01' ? "(end of --args)" : argv.v[i]);
 	cf_strv_release(&argv);
 	cf_plan_release(&plan);
 out:

@@ -21,17 +21,14 @@
  *   rename A B           rename                                          -> OK
  *   link A B             hard link                                       -> OK
  *   symlink TARGET PATH  symlink                                         -> OK
- *   readdir PATH         opendir + readdir                               -> OK <entries but . and ..>
- *   stat PATH            stat                                            -> OK
- *   statmode PATH        stat                                            -> OK <mode, 4 octal digits>
- *   connect-tcp HOST PORT   TCP connect (3 s timeout)                    -> OK
- *   connect-udp HOST PORT   UDP socket, sendto one datagram               -> OK
- *   connect-unix PATH       AF_UNIX stream connect; a PATH starting with @ names an
- *                           abstract socket (the @ stands for the leading NUL)  -> OK
- *   readfd N             read one byte from inherited descriptor N       -> OK
- *   kill PID SIG         kill(PID, SIG)                                  -> OK
- *   killpg0 SIG          kill(0, SIG) (the caller's own process group)   -> OK
- *   getenv NAME          getenv                                          -> OK <value> | UNSET
+ *   readdir PATH         opendir + readdir                               -> OK <entries but . and
+ * ..> stat PATH            stat                                            -> OK statmode PATH stat
+ * -> OK <mode, 4 octal digits> connect-tcp HOST PORT   TCP connect (3 s timeout) -> OK connect-udp
+ * HOST PORT   UDP socket, sendto one datagram               -> OK connect-unix PATH       AF_UNIX
+ * stream connect; a PATH starting with @ names an abstract socket (the @ stands for the leading
+ * NUL)  -> OK readfd N             read one byte from inherited descriptor N       -> OK kill PID
+ * SIG         kill(PID, SIG)                                  -> OK killpg0 SIG          kill(0,
+ * SIG) (the caller's own process group)   -> OK getenv NAME          getenv -> OK <value> | UNSET
  *   env                  every variable name, one per line (no OK)
  *   caps                 CapEff of /proc/self/status                     -> OK <hex>
  *   landlock-abi         the kernel's Landlock ABI version               -> OK <n>
@@ -66,34 +63,37 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ERRNAME(e) { e, #e }
+#define ERRNAME(e)                                                                                 \
+	{                                                                                          \
+		e, #e                                                                              \
+	}
 
 static const struct {
 	int num;
 	const char *name;
 } errnames[] = {
-	ERRNAME(EPERM),	       ERRNAME(ENOENT),	      ERRNAME(ESRCH),	     ERRNAME(EINTR),
-	ERRNAME(EIO),	       ERRNAME(ENXIO),	      ERRNAME(E2BIG),	     ERRNAME(ENOEXEC),
-	ERRNAME(EBADF),	       ERRNAME(ECHILD),	      ERRNAME(EAGAIN),	     ERRNAME(ENOMEM),
-	ERRNAME(EACCES),       ERRNAME(EFAULT),	      ERRNAME(EBUSY),	     ERRNAME(EEXIST),
-	ERRNAME(EXDEV),	       ERRNAME(ENODEV),	      ERRNAME(ENOTDIR),	     ERRNAME(EISDIR),
-	ERRNAME(EINVAL),       ERRNAME(ENFILE),	      ERRNAME(EMFILE),	     ERRNAME(ENOTTY),
-	ERRNAME(ETXTBSY),      ERRNAME(EFBIG),	      ERRNAME(ENOSPC),	     ERRNAME(ESPIPE),
-	ERRNAME(EROFS),	       ERRNAME(EMLINK),	      ERRNAME(EPIPE),	     ERRNAME(EDOM),
-	ERRNAME(ERANGE),       ERRNAME(EDEADLK),      ERRNAME(ENAMETOOLONG), ERRNAME(ENOLCK),
-	ERRNAME(ENOSYS),       ERRNAME(ENOTEMPTY),    ERRNAME(ELOOP),	     ERRNAME(ENOMSG),
-	ERRNAME(EIDRM),	       ERRNAME(ENODATA),      ERRNAME(ETIME),	     ERRNAME(ENOSR),
-	ERRNAME(ENOLINK),      ERRNAME(EPROTO),	      ERRNAME(EBADMSG),	     ERRNAME(EOVERFLOW),
-	ERRNAME(EILSEQ),       ERRNAME(EUSERS),	      ERRNAME(ENOTSOCK),     ERRNAME(EDESTADDRREQ),
-	ERRNAME(EMSGSIZE),     ERRNAME(EPROTOTYPE),   ERRNAME(ENOPROTOOPT),  ERRNAME(EPROTONOSUPPORT),
-	ERRNAME(EOPNOTSUPP),   ERRNAME(EAFNOSUPPORT), ERRNAME(EADDRINUSE),   ERRNAME(EADDRNOTAVAIL),
-	ERRNAME(ENETDOWN),     ERRNAME(ENETUNREACH),  ERRNAME(ENETRESET),    ERRNAME(ECONNABORTED),
-	ERRNAME(ECONNRESET),   ERRNAME(ENOBUFS),      ERRNAME(EISCONN),	     ERRNAME(ENOTCONN),
-	ERRNAME(ETIMEDOUT),    ERRNAME(ECONNREFUSED), ERRNAME(EHOSTDOWN),    ERRNAME(EHOSTUNREACH),
-	ERRNAME(EALREADY),     ERRNAME(EINPROGRESS),  ERRNAME(ESTALE),	     ERRNAME(EDQUOT),
-	ERRNAME(ECANCELED),    ERRNAME(EOWNERDEAD),   ERRNAME(ENOTRECOVERABLE),
-	ERRNAME(ENOKEY),       ERRNAME(EKEYEXPIRED),  ERRNAME(EKEYREVOKED),  ERRNAME(EKEYREJECTED),
-	ERRNAME(ERFKILL),      ERRNAME(EHWPOISON),
+    ERRNAME(EPERM),	  ERRNAME(ENOENT),	 ERRNAME(ESRCH),	   ERRNAME(EINTR),
+    ERRNAME(EIO),	  ERRNAME(ENXIO),	 ERRNAME(E2BIG),	   ERRNAME(ENOEXEC),
+    ERRNAME(EBADF),	  ERRNAME(ECHILD),	 ERRNAME(EAGAIN),	   ERRNAME(ENOMEM),
+    ERRNAME(EACCES),	  ERRNAME(EFAULT),	 ERRNAME(EBUSY),	   ERRNAME(EEXIST),
+    ERRNAME(EXDEV),	  ERRNAME(ENODEV),	 ERRNAME(ENOTDIR),	   ERRNAME(EISDIR),
+    ERRNAME(EINVAL),	  ERRNAME(ENFILE),	 ERRNAME(EMFILE),	   ERRNAME(ENOTTY),
+    ERRNAME(ETXTBSY),	  ERRNAME(EFBIG),	 ERRNAME(ENOSPC),	   ERRNAME(ESPIPE),
+    ERRNAME(EROFS),	  ERRNAME(EMLINK),	 ERRNAME(EPIPE),	   ERRNAME(EDOM),
+    ERRNAME(ERANGE),	  ERRNAME(EDEADLK),	 ERRNAME(ENAMETOOLONG),	   ERRNAME(ENOLCK),
+    ERRNAME(ENOSYS),	  ERRNAME(ENOTEMPTY),	 ERRNAME(ELOOP),	   ERRNAME(ENOMSG),
+    ERRNAME(EIDRM),	  ERRNAME(ENODATA),	 ERRNAME(ETIME),	   ERRNAME(ENOSR),
+    ERRNAME(ENOLINK),	  ERRNAME(EPROTO),	 ERRNAME(EBADMSG),	   ERRNAME(EOVERFLOW),
+    ERRNAME(EILSEQ),	  ERRNAME(EUSERS),	 ERRNAME(ENOTSOCK),	   ERRNAME(EDESTADDRREQ),
+    ERRNAME(EMSGSIZE),	  ERRNAME(EPROTOTYPE),	 ERRNAME(ENOPROTOOPT),	   ERRNAME(EPROTONOSUPPORT),
+    ERRNAME(EOPNOTSUPP),  ERRNAME(EAFNOSUPPORT), ERRNAME(EADDRINUSE),	   ERRNAME(EADDRNOTAVAIL),
+    ERRNAME(ENETDOWN),	  ERRNAME(ENETUNREACH),	 ERRNAME(ENETRESET),	   ERRNAME(ECONNABORTED),
+    ERRNAME(ECONNRESET),  ERRNAME(ENOBUFS),	 ERRNAME(EISCONN),	   ERRNAME(ENOTCONN),
+    ERRNAME(ETIMEDOUT),	  ERRNAME(ECONNREFUSED), ERRNAME(EHOSTDOWN),	   ERRNAME(EHOSTUNREACH),
+    ERRNAME(EALREADY),	  ERRNAME(EINPROGRESS),	 ERRNAME(ESTALE),	   ERRNAME(EDQUOT),
+    ERRNAME(ECANCELED),	  ERRNAME(EOWNERDEAD),	 ERRNAME(ENOTRECOVERABLE), ERRNAME(ENOKEY),
+    ERRNAME(EKEYEXPIRED), ERRNAME(EKEYREVOKED),	 ERRNAME(EKEYREJECTED),	   ERRNAME(ERFKILL),
+    ERRNAME(EHWPOISON),
 };
 
 static int report_errno(int e)
@@ -279,7 +279,7 @@ static int op_connect_tcp(const char *host, const char *port)
 	freeaddrinfo(ai);
 	if (rc < 0 && errno == EINPROGRESS) {
 		/* A bounded wait: a test must never hang on a black-holed address. */
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
 		int n = poll(&p, 1, 3000);
 		if (n == 0) {
 			errno = ETIMEDOUT;

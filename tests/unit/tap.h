@@ -21,7 +21,7 @@ static int tap_n, tap_failed;
 		printf(__VA_ARGS__);                                                               \
 		printf("\n");                                                                      \
 		if (!(cond))                                                                       \
-			printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);             \
+			printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
 	} while (0)
 
 #define TAP_STREQ(got, want, ...)                                                                  \
@@ -39,7 +39,7 @@ static int tap_n, tap_failed;
 		long tap_g_ = (long)(got), tap_w_ = (long)(want);                                  \
 		TAP_OK(tap_g_ == tap_w_, __VA_ARGS__);                                             \
 		if (tap_g_ != tap_w_)                                                              \
-			printf("#   got:  %ld\n#   want: %ld\n", tap_g_, tap_w_);                   \
+			printf("#   got:  %ld\n#   want: %ld\n", tap_g_, tap_w_);                  \
 	} while (0)
 
 static inline int tap_done(void)

@@ -10,9 +10,12 @@
 #include "util/util.h"
 
 static const char *const process_flags[] = {
-	"--new-session",  "--die-with-parent", "--unshare-user", "--disable-userns",
-	"--unshare-pid",  "--unshare-ipc",     "--unshare-uts",	 "--unshare-cgroup-try",
-	"--cap-drop",	  "ALL",	       "--as-pid-1",
+    "--new-session",  "--die-with-parent",
+    "--unshare-user", "--disable-userns",
+    "--unshare-pid",  "--unshare-ipc",
+    "--unshare-uts",  "--unshare-cgroup-try",
+    "--cap-drop",     "ALL",
+    "--as-pid-1",
 };
 
 static int add(struct cf_strv *out, const char *s)
@@ -67,7 +70,8 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 			       add(out, m->path);
 			break;
 		case CF_MNT_RW_BIND:
-			bad |= add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+			bad |=
+			    add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
 			break;
 		case CF_MNT_REMOUNT_RO:
 			bad |= add(out, "--remount-ro") | add(out, m->path);

@@ -16,16 +16,16 @@
 enum cf_kind {
 	CF_KIND_MISSING = 0,
 	CF_KIND_DIR,
-	CF_KIND_FILE,	 /* a regular file */
+	CF_KIND_FILE, /* a regular file */
 	CF_KIND_SYMLINK,
-	CF_KIND_OTHER,	 /* socket, fifo, device */
+	CF_KIND_OTHER, /* socket, fifo, device */
 };
 
 /* One path found by the glob scan. */
 struct cf_match {
-	char *path;	/* absolute */
+	char *path; /* absolute */
 	enum cf_kind kind;
-	size_t rule;	/* index of the matching rule in the ruleset given to the scan */
+	size_t rule; /* index of the matching rule in the ruleset given to the scan */
 };
 
 struct cf_matches {
@@ -44,8 +44,8 @@ struct cf_host {
 	const char *ssh_auth_sock_dir; /* directory of $SSH_AUTH_SOCK, NULL when unset */
 	const char *user_rules_file;   /* path of the user rule file */
 	unsigned uid;
-	int landlock_abi;	       /* 0: none */
-	bool seccomp;		       /* the kernel accepts seccomp filters */
+	int landlock_abi; /* 0: none */
+	bool seccomp;	  /* the kernel accepts seccomp filters */
 
 	/* What is at `path` (not following a final symlink). */
 	enum cf_kind (*kind)(void *ctx, const char *path);

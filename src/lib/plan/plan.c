@@ -27,7 +27,7 @@ struct cand {
 	char *path;
 	enum cf_kind kind; /* CF_KIND_MISSING + 100 when unknown yet */
 	bool temp_root;
-	bool from_rule;	   /* written by a user (session, workspace or user layer) */
+	bool from_rule; /* written by a user (session, workspace or user layer) */
 };
 
 #define KIND_UNKNOWN ((enum cf_kind)100)
@@ -55,8 +55,8 @@ void cf_plan_release(struct cf_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-static int add_mount(struct cf_plan *plan, enum cf_mount_op op, const char *path,
-		     enum cf_kind kind, uint64_t size, char *why, struct confine_error *err)
+static int add_mount(struct cf_plan *plan, enum cf_mount_op op, const char *path, enum cf_kind kind,
+		     uint64_t size, char *why, struct confine_error *err)
 {
 	if (plan->n_mounts == plan->cap_mounts) {
 		size_t cap = plan->cap_mounts ? plan->cap_mounts * 2 : 32;
@@ -74,7 +74,7 @@ static int add_mount(struct cf_plan *plan, enum cf_mount_op op, const char *path
 		return cf_nomem(err);
 	}
 	plan->mounts[plan->n_mounts++] =
-		(struct cf_mount){.op = op, .path = p, .kind = kind, .size = size, .why = why};
+	    (struct cf_mount){.op = op, .path = p, .kind = kind, .size = size, .why = why};
 	return 0;
 }
 
@@ -119,8 +119,8 @@ static int add_cand(struct cand **v, size_t *n, size_t *cap, const char *path, e
 	char *p = cf_strdup(path);
 	if (!p)
 		return CONFINE_E_NOMEM;
-	(*v)[(*n)++] = (struct cand){
-		.path = p, .kind = kind, .temp_root = temp_root, .from_rule = from_rule};
+	(*v)[(*n)++] =
+	    (struct cand){.path = p, .kind = kind, .temp_root = temp_root, .from_rule = from_rule};
 	return 0;
 }
 
@@ -158,12 +158,13 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 		const struct cf_ruleset *rs = &p->layers[l];
 		bool user = l >= CF_LAYER_SESSION;
 		for (size_t i = 0; i < rs->n; i++)
-			if (!rs->v[i].glob &&
-			    add_cand(&cands, &n, &cap, rs->v[i].path, KIND_UNKNOWN, false, user) < 0)
+			if (!rs->v[i].glob && add_cand(&cands, &n, &cap, rs->v[i].path,
+						       KIND_UNKNOWN, false, user) < 0)
 				goto oom;
 	}
 	for (size_t i = 0; globs && i < globs->n; i++)
-		if (add_cand(&cands, &n, &cap, globs->v[i].path, globs->v[i].kind, false, false) < 0)
+		if (add_cand(&cands, &n, &cap, globs->v[i].path, globs->v[i].kind, false, false) <
+		    0)
 			goto oom;
 	if (add_cand(&cands, &n, &cap, h->workspace, KIND_UNKNOWN, false, false) < 0)
 		goto oom;
@@ -207,7 +208,8 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 			if ((r = add_mount(out, CF_MNT_TMPFS, c->path, CF_KIND_DIR, o->tmp_size,
 					   NULL, err)) < 0)
 				goto out;
-			stack[depth++] = (struct stack_entry){c->path, S_PRIVATE, out->n_mounts - 1};
+			stack[depth++] =
+			    (struct stack_entry){c->path, S_PRIVATE, out->n_mounts - 1};
 			continue;
 		}
 		if (inherited == S_HIDDEN_FILE)
@@ -223,11 +225,12 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 		if (!can_read && can_write) {
 			if (wr.layer != CF_LAYER_FALLBACK) {
 				char a[512], b[512];
-				r = cf_err(err, CONFINE_E_PLAN, "rules contradict each other", c->path,
-					   "%s allows write beneath the read-deny of %s; a path "
-					   "cannot be writable and unreadable",
-					   rule_where(wr.rule, a, sizeof(a)),
-					   rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
+				r = cf_err(
+				    err, CONFINE_E_PLAN, "rules contradict each other", c->path,
+				    "%s allows write beneath the read-deny of %s; a path "
+				    "cannot be writable and unreadable",
+				    rule_where(wr.rule, a, sizeof(a)),
+				    rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
 				cf_err_hint(err, "allow read as well, or remove the write allow");
 				goto out;
 			}
@@ -257,11 +260,12 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 			want = kind == CF_KIND_DIR ? S_HIDDEN : S_HIDDEN_FILE;
 		else
 			want = can_write ? S_RW : S_RO;
-		bool hidden_already = inherited == S_HIDDEN && (want == S_HIDDEN || want == S_HIDDEN_FILE);
+		bool hidden_already =
+		    inherited == S_HIDDEN && (want == S_HIDDEN || want == S_HIDDEN_FILE);
 		if (want == inherited || hidden_already)
 			continue;
 
-		enum cf_mount_op op = want == S_HIDDEN	    ? CF_MNT_HIDE_DIR
+		enum cf_mount_op op = want == S_HIDDEN	      ? CF_MNT_HIDE_DIR
 				      : want == S_HIDDEN_FILE ? CF_MNT_HIDE_FILE
 				      : want == S_RO	      ? CF_MNT_RO_BIND
 							      : CF_MNT_RW_BIND;

@@ -12,24 +12,24 @@
 #include "policy/policy.h"
 
 enum cf_mount_op {
-	CF_MNT_RO_ROOT,	  /* --ro-bind / / */
-	CF_MNT_DEV,	  /* --dev /dev */
-	CF_MNT_PROC,	  /* --proc /proc */
-	CF_MNT_TMPFS,	  /* --size N --tmpfs P: private writable temp root */
-	CF_MNT_HIDE_DIR,  /* --perms 0000 --tmpfs P, remounted read-only after its children */
-	CF_MNT_HIDE_FILE, /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
-	CF_MNT_RO_BIND,	  /* --ro-bind-fd SRC P: read allowed, write denied */
-	CF_MNT_RW_BIND,	  /* --bind-fd SRC P: read and write allowed */
+	CF_MNT_RO_ROOT,	   /* --ro-bind / / */
+	CF_MNT_DEV,	   /* --dev /dev */
+	CF_MNT_PROC,	   /* --proc /proc */
+	CF_MNT_TMPFS,	   /* --size N --tmpfs P: private writable temp root */
+	CF_MNT_HIDE_DIR,   /* --perms 0000 --tmpfs P, remounted read-only after its children */
+	CF_MNT_HIDE_FILE,  /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
+	CF_MNT_RO_BIND,	   /* --ro-bind-fd SRC P: read allowed, write denied */
+	CF_MNT_RW_BIND,	   /* --bind-fd SRC P: read and write allowed */
 	CF_MNT_REMOUNT_RO, /* --remount-ro P */
 };
 
 struct cf_mount {
 	enum cf_mount_op op;
 	char *path;
-	enum cf_kind kind;  /* what the host has at path (binds and hides) */
-	uint64_t size;	    /* tmpfs size cap */
-	bool traverse;	    /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
-	char *why;	    /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
+	enum cf_kind kind; /* what the host has at path (binds and hides) */
+	uint64_t size;	   /* tmpfs size cap */
+	bool traverse;	   /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
+	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
 };
 
 struct cf_plan {
@@ -40,7 +40,7 @@ struct cf_plan {
 	uint64_t tmp_size;
 	char *workspace;
 	char *cwd;
-	int landlock_abi;	/* what the plan relies on; 0: scoping not available (recorded) */
+	int landlock_abi; /* what the plan relies on; 0: scoping not available (recorded) */
 	bool seccomp;
 	struct cf_strv argv;
 	struct cf_strv env;	    /* the command's final environment */
@@ -72,14 +72,14 @@ char *cf_plan_json(const struct cf_plan *plan);
 
 /* Descriptors the executor opened for the plan, in the order bwrap will read them. */
 struct cf_bwrap_fds {
-	int args;	    /* --args FD is not part of the vector itself */
-	const int *source;  /* per mount index: O_PATH source for RO/RW binds, -1 otherwise */
-	const int *empty;   /* per mount index: an empty readable fd for HIDE_FILE, -1 otherwise */
-	int seccomp;	    /* -1: none */
-	int info;	    /* --info-fd, -1: none */
-	int helper;	    /* the helper binary, executed as /proc/self/fd/N */
-	int status;	    /* the helper's status pipe */
-	int stderr_fd;	    /* the real stderr, restored by the helper */
+	int args;	   /* --args FD is not part of the vector itself */
+	const int *source; /* per mount index: O_PATH source for RO/RW binds, -1 otherwise */
+	const int *empty;  /* per mount index: an empty readable fd for HIDE_FILE, -1 otherwise */
+	int seccomp;	   /* -1: none */
+	int info;	   /* --info-fd, -1: none */
+	int helper;	   /* the helper binary, executed as /proc/self/fd/N */
+	int status;	   /* the helper's status pipe */
+	int stderr_fd;	   /* the real stderr, restored by the helper */
 };
 
 /* Marks the end of the options in the vector from cf_bwrap_argv: what precedes goes into the

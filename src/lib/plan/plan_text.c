@@ -32,7 +32,9 @@ static const char *op_name(enum cf_mount_op op)
 
 static const char *target_name(enum confine_target t)
 {
-	return t == CONFINE_TARGET_LINUX ? "linux" : t == CONFINE_TARGET_MACOS ? "macos" : "windows";
+	return t == CONFINE_TARGET_LINUX   ? "linux"
+	       : t == CONFINE_TARGET_MACOS ? "macos"
+					   : "windows";
 }
 
 static void landlock_text(struct cf_buf *b, const struct cf_plan *plan)
@@ -40,8 +42,9 @@ static void landlock_text(struct cf_buf *b, const struct cf_plan *plan)
 	if (plan->landlock_abi >= 6)
 		cf_buf_addf(b, "scoped abstract-unix-socket signal (abi %d)", plan->landlock_abi);
 	else if (plan->landlock_abi > 0)
-		cf_buf_addf(b, "not applied: kernel Landlock abi %d < 6 has no scoping "
-			       "(abstract unix sockets and signals are not scoped)",
+		cf_buf_addf(b,
+			    "not applied: kernel Landlock abi %d < 6 has no scoping "
+			    "(abstract unix sockets and signals are not scoped)",
 			    plan->landlock_abi);
 	else
 		cf_buf_add(b, "not applied: the kernel offers no Landlock (abstract unix sockets "
@@ -59,7 +62,8 @@ char *cf_plan_text(const struct cf_plan *plan)
 	cf_buf_add(&b, "process: new-session die-with-parent unshare-user disable-userns "
 		       "unshare-pid unshare-ipc unshare-uts unshare-cgroup-try cap-drop-all "
 		       "as-pid-1\n");
-	cf_buf_addf(&b, "seccomp: %s\n", plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
+	cf_buf_addf(&b, "seccomp: %s\n",
+		    plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
 	cf_buf_add(&b, "landlock: ");
 	landlock_text(&b, plan);
 	cf_buf_add(&b, "\nmounts:\n");

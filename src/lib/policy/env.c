@@ -12,8 +12,8 @@
 #define ENV_MAX_SET 256
 
 static const char *const secret_patterns[] = {
-	"*TOKEN*",	 "*SECRET*",	 "*PASSWORD*",	 "*PASSWD*",	"*API_KEY*",
-	"*APIKEY*",	 "*ACCESS_KEY*", "*PRIVATE_KEY*", "*CREDENTIAL*",
+    "*TOKEN*",	"*SECRET*",	"*PASSWORD*",	 "*PASSWD*",	 "*API_KEY*",
+    "*APIKEY*", "*ACCESS_KEY*", "*PRIVATE_KEY*", "*CREDENTIAL*",
 };
 
 static const char *const agent_vars[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO",

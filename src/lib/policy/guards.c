@@ -12,19 +12,30 @@
 
 /* Read and write guards under the home directory. */
 static const char *const home_guards[] = {
-	".ssh",	       ".gnupg",	   ".aws",
-	".azure",      ".config/gcloud",   ".kube",
-	".docker/config.json",		   ".npmrc",
-	".pypirc",     ".netrc",	   ".git-credentials",
-	".config/gh",  ".cargo/credentials", ".cargo/credentials.toml",
-	".gem/credentials",		   ".terraform.d",
-	".password-store",		   ".local/share/keyrings",
-	".env",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker/config.json",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".git-credentials",
+    ".config/gh",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".terraform.d",
+    ".password-store",
+    ".local/share/keyrings",
+    ".env",
 };
 
 /* Read and write guards under the workspace. */
 static const char *const workspace_guards[] = {
-	".env", ".env.*", "**/*.pem", "**/*.key", "**/*.p12", "**/id_rsa*", "**/id_ed25519*",
+    ".env", ".env.*", "**/*.pem", "**/*.key", "**/*.p12", "**/id_rsa*", "**/id_ed25519*",
 };
 
 /* Write-only guards under the workspace: code the host's own git would run later. */
@@ -37,7 +48,8 @@ const char *const *cf_home_guards(size_t *n)
 }
 
 static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
-		    unsigned access, enum cf_action action, bool liftable, struct confine_error *err)
+		    unsigned access, enum cf_action action, bool liftable,
+		    struct confine_error *err)
 {
 	int r = 0;
 	char *joined = rel ? cf_path_join(base, rel) : cf_path_normalize(base);
@@ -56,14 +68,14 @@ static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, 
 		return cf_nomem(err);
 	}
 	struct cf_rule rule = {
-		.pattern = shown,
-		.access = access,
-		.action = action,
-		.layer = layer,
-		.source = "builtin",
-		.index = (int)p->layers[layer].n,
-		.glob = strpbrk(joined, "*?") != NULL,
-		.liftable = liftable,
+	    .pattern = shown,
+	    .access = access,
+	    .action = action,
+	    .layer = layer,
+	    .source = "builtin",
+	    .index = (int)p->layers[layer].n,
+	    .glob = strpbrk(joined, "*?") != NULL,
+	    .liftable = liftable,
 	};
 	if (rule.glob) {
 		/* Glob guards are rooted at the canonical workspace: only the directory part

@@ -21,8 +21,8 @@ const char *cf_action_name(enum cf_action a)
 
 const char *cf_layer_name(enum cf_layer l)
 {
-	static const char *const names[] = {"override", "guard", "session",
-					    "workspace", "user", "fallback"};
+	static const char *const names[] = {"override",	 "guard", "session",
+					    "workspace", "user",  "fallback"};
 	return l < CF_LAYER_COUNT ? names[l] : "?";
 }
 
@@ -44,10 +44,10 @@ int cf_policy_add_rules(struct cf_policy *p, enum cf_layer layer, const struct c
 {
 	const struct cf_host *h = p->host;
 	struct cf_resolve_ctx rc = {
-		.home = h->home,
-		.workspace = h->workspace,
-		.canonicalize = h->canonicalize,
-		.ctx = h->ctx,
+	    .home = h->home,
+	    .workspace = h->workspace,
+	    .canonicalize = h->canonicalize,
+	    .ctx = h->ctx,
 	};
 	for (size_t i = 0; i < rs->n; i++) {
 		struct cf_rule r = rs->v[i];
@@ -62,9 +62,10 @@ int cf_policy_add_rules(struct cf_policy *p, enum cf_layer layer, const struct c
 		    !cf_path_within(r.path, h->workspace)) {
 			char where[64];
 			snprintf(where, sizeof(where), "rule %d", r.index);
-			ret = cf_err(err, CONFINE_E_RULES, "workspace rule grants access outside the workspace",
-				     r.source, "%s allows '%s', which lies outside '%s'", where,
-				     r.pattern, h->workspace);
+			ret = cf_err(err, CONFINE_E_RULES,
+				     "workspace rule grants access outside the workspace", r.source,
+				     "%s allows '%s', which lies outside '%s'", where, r.pattern,
+				     h->workspace);
 			if (err) {
 				err->line = r.line;
 				err->column = r.column;
@@ -143,10 +144,12 @@ void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_acces
 			const struct cf_rule *r = &rs->v[i];
 			if (!(r->access & access) || !applies(r, path, ws))
 				continue;
-			const struct cf_rule *give = r->liftable ? lifted(p, r, path, access) : NULL;
+			const struct cf_rule *give =
+			    r->liftable ? lifted(p, r, path, access) : NULL;
 			if (give)
 				r = give;
-			*out = (struct cf_decision){.action = r->action, .layer = r->layer, .rule = r};
+			*out =
+			    (struct cf_decision){.action = r->action, .layer = r->layer, .rule = r};
 			return;
 		}
 	}

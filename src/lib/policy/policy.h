@@ -53,10 +53,10 @@ const char *cf_access_name(unsigned access);
 
 /* Environment (SPEC 5, R20). */
 struct cf_env_opts {
-	bool clear;		/* --clearenv */
-	struct cf_strv pass;	/* --pass-env patterns */
-	struct cf_strv unset;	/* --unset-env patterns */
-	struct cf_strv set;	/* --env NAME=VALUE, in order */
+	bool clear;	      /* --clearenv */
+	struct cf_strv pass;  /* --pass-env patterns */
+	struct cf_strv unset; /* --unset-env patterns */
+	struct cf_strv set;   /* --env NAME=VALUE, in order */
 };
 void cf_env_opts_release(struct cf_env_opts *o);
 /* Validates one --env NAME=VALUE (name syntax, value size). */

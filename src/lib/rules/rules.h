@@ -40,20 +40,20 @@ enum cf_layer {
 #define CF_RULES_MAX_PATTERN 4096
 
 struct cf_rule {
-	char *pattern;	     /* as written (or the builtin text, e.g. "~/.ssh") */
-	char *path;	     /* resolved absolute pattern: ~ expanded, relative joined to the
-			      * workspace, wildcard-free prefix canonicalised; NULL until resolved */
-	unsigned access;     /* CF_ACC_* */
+	char *pattern;	 /* as written (or the builtin text, e.g. "~/.ssh") */
+	char *path;	 /* resolved absolute pattern: ~ expanded, relative joined to the
+			  * workspace, wildcard-free prefix canonicalised; NULL until resolved */
+	unsigned access; /* CF_ACC_* */
 	enum cf_action action;
 	enum cf_layer layer;
-	char *source;	     /* rule file path, "builtin" or "session" */
-	int index;	     /* position in its file's "rules" array, or in the session list */
-	int line, column;    /* position of the rule object in its file; 0 for builtin/session */
-	bool glob;	     /* path contains '*' or '?' */
-	size_t prefix_len;   /* length of path's leading wildcard-free directory part ("/a/b" of
-			      * "/a/b/ *.c"); equals strlen(path) when !glob */
-	bool liftable;	     /* a host-socket guard: an allow of a path strictly below it (session
-			      * or user layer) gives that one path back */
+	char *source;	   /* rule file path, "builtin" or "session" */
+	int index;	   /* position in its file's "rules" array, or in the session list */
+	int line, column;  /* position of the rule object in its file; 0 for builtin/session */
+	bool glob;	   /* path contains '*' or '?' */
+	size_t prefix_len; /* length of path's leading wildcard-free directory part ("/a/b" of
+			    * "/a/b/ *.c"); equals strlen(path) when !glob */
+	bool liftable;	   /* a host-socket guard: an allow of a path strictly below it (session
+			    * or user layer) gives that one path back */
 };
 
 struct cf_ruleset {
@@ -70,7 +70,7 @@ int cf_ruleset_add(struct cf_ruleset *rs, const struct cf_rule *r, struct confin
 struct cf_diag {
 	char *file;
 	int line, column;
-	char *pointer;	/* JSON pointer, e.g. "/rules/3/action"; "" for the whole document */
+	char *pointer; /* JSON pointer, e.g. "/rules/3/action"; "" for the whole document */
 	char *message;
 };
 
@@ -95,8 +95,8 @@ int cf_rule_parse_cli(const char *arg, char **pattern, unsigned *access, struct 
 
 /* What resolving a pattern needs from the host. */
 struct cf_resolve_ctx {
-	const char *home;	/* canonical home directory */
-	const char *workspace;	/* canonical workspace root */
+	const char *home;      /* canonical home directory */
+	const char *workspace; /* canonical workspace root */
 	/* Canonicalises an absolute path whose every component may or may not exist: the longest
 	 * existing leading part has its symlinks resolved, the rest is appended lexically.
 	 * Returns 0 and a malloc'd *out, or a negative CONFINE_E_* code. */

@@ -18,7 +18,7 @@ int cf_err_os(struct confine_error *err, int code, const char *what, const char 
 	      const char *syscall, int os_errno);
 /* Sets the hint of an error that is already filled. */
 void cf_err_hint(struct confine_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 int cf_nomem(struct confine_error *err);
 
 /* Growable NUL-terminated string.  On allocation failure `oom` becomes true and later appends
@@ -45,8 +45,8 @@ struct cf_strv {
 	size_t n, cap;
 };
 void cf_strv_release(struct cf_strv *sv);
-int cf_strv_add(struct cf_strv *sv, const char *s);	/* copies; 0 or -ENOMEM-style -1 */
-int cf_strv_take(struct cf_strv *sv, char *s);		/* takes ownership; frees s on failure */
+int cf_strv_add(struct cf_strv *sv, const char *s); /* copies; 0 or -ENOMEM-style -1 */
+int cf_strv_take(struct cf_strv *sv, char *s);	    /* takes ownership; frees s on failure */
 bool cf_strv_contains(const struct cf_strv *sv, const char *s);
 
 char *cf_strdup(const char *s);

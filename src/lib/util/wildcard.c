@@ -12,7 +12,8 @@ static bool match(const char *p, const char *t, bool fold)
 			star_t = t;
 			continue;
 		}
-		bool same = fold ? tolower((unsigned char)*p) == tolower((unsigned char)*t) : *p == *t;
+		bool same =
+		    fold ? tolower((unsigned char)*p) == tolower((unsigned char)*t) : *p == *t;
 		if (*p && (*p == '?' || same)) {
 			p++;
 			t++;

@@ -77,7 +77,8 @@ static int make_dir(struct cf_cgroup *cg, const char *base, struct confine_error
 		return cf_nomem(err);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		int e = errno;
-		cf_err_os(err, CONFINE_E_LIMIT, "cannot create a cgroup for --limit", dir, "mkdir", e);
+		cf_err_os(err, CONFINE_E_LIMIT, "cannot create a cgroup for --limit", dir, "mkdir",
+			  e);
 		cf_err_hint(err, "limits need root or a delegated cgroup subtree; run without "
 				 "--limit, or as root");
 		free(dir);
@@ -115,8 +116,8 @@ int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 	if (is_v2()) {
 		own = own_path(NULL);
 		if (!own) {
-			r = cf_err(err, CONFINE_E_LIMIT, "cannot enforce --limit", "/proc/self/cgroup",
-				   "this process's cgroup is unknown");
+			r = cf_err(err, CONFINE_E_LIMIT, "cannot enforce --limit",
+				   "/proc/self/cgroup", "this process's cgroup is unknown");
 			goto out;
 		}
 		/* Beside our own cgroup: v2 keeps processes in leaves only. */
@@ -151,8 +152,9 @@ int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 		free(own);
 		free(base);
 		own = own_path(ctrl[i]);
-		base = own ? cf_asprintf("/sys/fs/cgroup/%s%s", ctrl[i], strcmp(own, "/") ? own : "")
-			   : NULL;
+		base =
+		    own ? cf_asprintf("/sys/fs/cgroup/%s%s", ctrl[i], strcmp(own, "/") ? own : "")
+			: NULL;
 		if (!base) {
 			r = cf_err(err, CONFINE_E_LIMIT, "cannot enforce --limit", ctrl[i],
 				   "this host has no %s cgroup controller", ctrl[i]);

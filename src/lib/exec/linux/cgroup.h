@@ -13,12 +13,15 @@
 #include "confine.h"
 
 struct cf_cgroup {
-	char *dir[2];	/* one per hierarchy (v1 pids, v1 memory) or one (v2) */
-	int procs[2];	/* O_WRONLY cgroup.procs of each, close-on-exec */
+	char *dir[2]; /* one per hierarchy (v1 pids, v1 memory) or one (v2) */
+	int procs[2]; /* O_WRONLY cgroup.procs of each, close-on-exec */
 	int n;
 };
 
-#define CF_CGROUP_INIT {{NULL, NULL}, {-1, -1}, 0}
+#define CF_CGROUP_INIT                                                                             \
+	{                                                                                          \
+		{NULL, NULL}, {-1, -1}, 0                                                          \
+	}
 
 /* Creates a cgroup limited to pids_max processes (0: no limit) and mem_max bytes (0: no
  * limit).  Fails with CONFINE_E_LIMIT and a hint when this host does not let confine create

@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 enum {
-	CF_HELPER_READY = 'R',	  /* sandbox set up; value: landlock ABI applied (0: none) */
+	CF_HELPER_READY = 'R',	   /* sandbox set up; value: landlock ABI applied (0: none) */
 	CF_HELPER_EXEC_FAIL = 'E', /* execvp of the command failed; value: errno */
-	CF_HELPER_FAIL = 'H',	  /* the helper could not harden the sandbox; value: errno */
+	CF_HELPER_FAIL = 'H',	   /* the helper could not harden the sandbox; value: errno */
 };
 
 struct cf_helper_record {

@@ -66,8 +66,8 @@ static void fdlist_close(struct fdlist *l)
 static int open_source(const char *path, enum cf_kind kind, struct confine_error *err)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 	if (fd < 0 && errno == ENOSYS)
@@ -182,7 +182,7 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 static int spawn_bwrap(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
-	struct fdlist keep = {0};	/* handed to bwrap */
+	struct fdlist keep = {0}; /* handed to bwrap */
 	int *source = NULL, *empty = NULL;
 	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1};
 	int args_fd = -1;
@@ -228,22 +228,26 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	if (!helper)
 		goto oom;
 	if ((fds.helper = open(helper, O_PATH | O_CLOEXEC)) < 0) {
-		r = cf_err_os(err, CONFINE_E_SPAWN, "cannot open the sandbox helper", helper, "open",
-			      errno);
-		cf_err_hint(err, "reinstall confine: confine-init belongs beside the confine binary "
-				 "or in " CONFINE_LIBEXECDIR);
+		r = cf_err_os(err, CONFINE_E_SPAWN, "cannot open the sandbox helper", helper,
+			      "open", errno);
+		cf_err_hint(err,
+			    "reinstall confine: confine-init belongs beside the confine binary "
+			    "or in " CONFINE_LIBEXECDIR);
 		goto out;
 	}
 	if (fdlist_add(&keep, fds.helper) < 0)
 		goto oom;
-	if (pipe2(info, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "pipe2", errno);
+	if (pipe2(info, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
+	    pipe2(errp, O_CLOEXEC) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "pipe2",
+			      errno);
 		goto out;
 	}
 	fds.info = info[1];
 	fds.status = status[1];
 	if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl", errno);
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
+			      errno);
 		goto out;
 	}
 	if (fdlist_add(&keep, info[1]) < 0 || fdlist_add(&keep, status[1]) < 0 ||
@@ -255,8 +259,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		goto out;
 	/* Options travel through a memfd: nothing of the policy appears in /proc/PID/cmdline. */
 	if ((args_fd = memfd_create("confine-args", MFD_CLOEXEC)) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "memfd_create",
-			      errno);
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap",
+			      "memfd_create", errno);
 		goto out;
 	}
 	size_t split = 0;
@@ -291,7 +295,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	int err_w = errp[1];
 	pid_t pid = fork();
 	if (pid < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "fork", errno);
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "fork",
+			      errno);
 		goto out;
 	}
 	if (pid == 0) {
@@ -399,7 +404,8 @@ static void wait_deadline(confine_run *run)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, run->pid, 0);
 	struct timespec now;
-	uint64_t start = (uint64_t)run->start_time.tv_sec * 1000 + (uint64_t)run->start_time.tv_nsec / 1000000;
+	uint64_t start =
+	    (uint64_t)run->start_time.tv_sec * 1000 + (uint64_t)run->start_time.tv_nsec / 1000000;
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		uint64_t t = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
