@@ -9,13 +9,16 @@
 #include "plan/host.h"
 
 struct cf_scan_budget {
-	double seconds;		/* 30 */
-	int max_depth;		/* 64 */
-	size_t max_matches;	/* 2048 */
-	size_t max_patterns;	/* 256 */
+	double seconds;	     /* 30 */
+	int max_depth;	     /* 64 */
+	size_t max_matches;  /* 2048 */
+	size_t max_patterns; /* 256 */
 };
 
-#define CF_SCAN_BUDGET_DEFAULT {30.0, 64, 2048, 256}
+#define CF_SCAN_BUDGET_DEFAULT                                                                     \
+	{                                                                                          \
+		30.0, 64, 2048, 256                                                                \
+	}
 
 /*
  * Expands every rule of `rules` with glob == true.  Rules whose prefix is the same directory
