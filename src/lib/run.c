@@ -454,9 +454,38 @@ out:
 	return r;
 }
 
+/* The plan text with the seccomp filter's rules under its "seccomp: on" line (the plan itself
+ * is pure; the filter is the executor's). */
+static char *text_with_filter(const struct cf_plan *plan)
+{
+	char *text = cf_plan_text(plan);
+	const char *at = text && plan->seccomp ? strstr(text, "seccomp: on\n") : NULL;
+	if (!at)
+		return text;
+	struct cf_buf b;
+	cf_buf_init(&b);
+	size_t head = (size_t)(at - text) + strlen("seccomp: on\n");
+	cf_buf_addn(&b, text, head);
+	for (const char *line = cf_seccomp_describe(); *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		if (!strncmp(line, "seccomp: ", 9)) {
+			line += 9;
+			n -= 9;
+		}
+		cf_buf_add(&b, "  ");
+		cf_buf_addn(&b, line, n);
+		cf_buf_addc(&b, '\n');
+		line += n + (nl ? 1 : 0);
+	}
+	cf_buf_add(&b, text + head);
+	free(text);
+	return cf_buf_take(&b);
+}
+
 int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err)
 {
-	*out = json ? cf_plan_json(&run->plan) : cf_plan_text(&run->plan);
+	*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
 	return *out ? 0 : cf_nomem(err);
 }
 
