@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "exec/linux/harden.h"
+#include "probe/canon.h"
 #include "probe/hostfs.h"
 #include "probe/scan.h"
 #include "request.h"
@@ -42,7 +43,7 @@ static int find_home(confine_run *run, const struct cf_strv *env, struct confine
 		return cf_err(err, CONFINE_E_INVALID, "cannot find the home directory", "HOME",
 			      "HOME is unset and the user has no passwd entry");
 	/* A home that does not exist still gets its guards, by its lexical path. */
-	return cf_hostfs_canonicalize(NULL, home, &run->home, err);
+	return cf_host_canonicalize(NULL, home, &run->home, err);
 }
 
 /* R1: refuse /, the home directory, its ancestors, and any directory containing a guarded
@@ -67,7 +68,7 @@ static int check_workspace(confine_run *run, const char *given, struct confine_e
 		char *g = cf_path_join(run->home, guards[i]), *canon = NULL;
 		if (!g)
 			return cf_nomem(err);
-		int r = cf_hostfs_canonicalize(NULL, g, &canon, err);
+		int r = cf_host_canonicalize(NULL, g, &canon, err);
 		free(g);
 		if (r < 0)
 			return r;
@@ -256,7 +257,7 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .landlock_abi = cf_landlock_abi(),
 	    .seccomp = cf_seccomp_available(),
 	    .kind = cf_hostfs_kind,
-	    .canonicalize = cf_hostfs_canonicalize,
+	    .canonicalize = cf_host_canonicalize,
 	};
 	return 0;
 }
@@ -378,7 +379,7 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 	}
 	if (!abs)
 		return cf_nomem(err);
-	r = cf_hostfs_canonicalize(NULL, abs, &canon, err);
+	r = cf_host_canonicalize(NULL, abs, &canon, err);
 	free(abs);
 	if (r < 0)
 		return r;

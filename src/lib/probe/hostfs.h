@@ -4,8 +4,8 @@
 
 #include "plan/host.h"
 
-/* struct cf_host callbacks backed by the real file system.  Touch the OS. */
+/* The struct cf_host kind callback backed by the real file system (the canonicalize callback
+ * is cf_host_canonicalize of probe/canon.h).  Touches the OS. */
 enum cf_kind cf_hostfs_kind(void *ctx, const char *path);
-int cf_hostfs_canonicalize(void *ctx, const char *path, char **out, struct confine_error *err);
 
 #endif
