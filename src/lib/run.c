@@ -46,8 +46,8 @@ static int find_home(confine_run *run, const struct cf_strv *env, struct confine
 	return cf_host_canonicalize(NULL, home, &run->home, err);
 }
 
-/* R1: refuse /, the home directory, its ancestors, and any directory containing a guarded
- * credential path of the home. */
+/* R1: refuse /, the home directory and its ancestors.  (A workspace containing a guarded
+ * credential path is refused by check_workspace_guards, once the guards are resolved.) */
 static int check_workspace(confine_run *run, const char *given, struct confine_error *err)
 {
 	const char *ws = run->workspace;
@@ -61,27 +61,6 @@ static int check_workspace(confine_run *run, const char *given, struct confine_e
 		       ws);
 		cf_err_hint(err, "run confine from a project directory, or pass --workspace DIR");
 		return CONFINE_E_WORKSPACE;
-	}
-	size_t n;
-	const char *const *guards = cf_home_guards(&n);
-	for (size_t i = 0; i < n; i++) {
-		char *g = cf_path_join(run->home, guards[i]), *canon = NULL;
-		if (!g)
-			return cf_nomem(err);
-		int r = cf_host_canonicalize(NULL, g, &canon, err);
-		free(g);
-		if (r < 0)
-			return r;
-		bool inside = cf_path_within(canon, ws);
-		if (inside) {
-			cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
-			       "it contains the guarded credential path '%s'", canon);
-			cf_err_hint(err,
-				    "choose a workspace that does not contain your credentials");
-		}
-		free(canon);
-		if (inside)
-			return CONFINE_E_WORKSPACE;
 	}
 	return 0;
 }
@@ -313,6 +292,23 @@ static confine_run *run_new(const confine_request *req)
 	return run;
 }
 
+/* R1, the rest: a workspace containing a guarded credential path of the home is refused.  The
+ * guards' paths are canonical (a symlinked ~/.aws counts where it really is). */
+static int check_workspace_guards(confine_run *run, const char *given, struct confine_error *err)
+{
+	const struct cf_ruleset *g = &run->policy_rules.layers[CF_LAYER_GUARD];
+	for (size_t i = 0; i < g->n; i++) {
+		const struct cf_rule *r = &g->v[i];
+		if (strncmp(r->pattern, "~/", 2) || !cf_path_within(r->path, run->workspace))
+			continue;
+		cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
+		       "it contains the guarded credential path '%s'", r->path);
+		cf_err_hint(err, "choose a workspace that does not contain your credentials");
+		return CONFINE_E_WORKSPACE;
+	}
+	return 0;
+}
+
 /* Workspace, host facts and every rule layer: what explain needs and a run starts from. */
 static int load_policy(confine_run *run, const confine_request *req, const struct cf_strv *env,
 		       struct confine_error *err)
@@ -320,7 +316,9 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 	int r;
 	if ((r = find_home(run, env, err)) < 0 || (r = resolve_workspace(run, req, err)) < 0 ||
 	    (r = host_facts(run, env, err)) < 0 ||
-	    (r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0)
+	    (r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0 ||
+	    (r = check_workspace_guards(run, req->workspace ? req->workspace : run->workspace,
+					err)) < 0)
 		return r;
 	return load_layers(run, req, err);
 }

@@ -47,6 +47,41 @@ const char *const *cf_home_guards(size_t *n)
 	return home_guards;
 }
 
+/*
+ * Canonicalises base/rel where base is canonical already: components are looked at one by one
+ * and the first one that does not exist ends the walk (nothing below it can be a symlink).  Only
+ * when a symlink is met does the full canonicalisation run.  Most guards do not exist, so this
+ * costs a stat or two instead of a realpath walk of every prefix on each run.
+ */
+static int canon_below(const struct cf_host *h, const char *base, const char *rel, char **out,
+		       struct confine_error *err)
+{
+	char *cur = cf_path_join(base, rel);
+	if (!cur)
+		return cf_nomem(err);
+	size_t n = strlen(base);
+	for (;;) {
+		char *slash = strchr(cur + n + 1, '/');
+		if (slash)
+			*slash = '\0';
+		enum cf_kind k = h->kind(h->ctx, cur);
+		if (slash)
+			*slash = '/';
+		if (k == CF_KIND_MISSING || !slash) {
+			if (k != CF_KIND_SYMLINK) {
+				*out = cur;
+				return 0;
+			}
+		}
+		if (k == CF_KIND_SYMLINK) {
+			int r = h->canonicalize(h->ctx, cur, out, err);
+			free(cur);
+			return r;
+		}
+		n = (size_t)(slash - cur);
+	}
+}
+
 static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
 		    unsigned access, enum cf_action action, bool liftable,
 		    struct confine_error *err)
@@ -86,7 +121,8 @@ static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, 
 			w--;
 		rule.prefix_len = (size_t)(w - joined);
 	} else {
-		r = p->host->canonicalize(p->host->ctx, joined, &canon, err);
+		r = rel ? canon_below(p->host, base, rel, &canon, err)
+			: p->host->canonicalize(p->host->ctx, joined, &canon, err);
 		if (r < 0)
 			goto out;
 		rule.path = canon;

@@ -86,7 +86,8 @@ int cf_policy_add_rules(struct cf_policy *p, enum cf_layer layer, const struct c
 /* Does r apply to path?  See cf_policy_decide for the workspace punch-through. */
 static bool applies(const struct cf_rule *r, const char *path, const char *ws)
 {
-	if (!cf_pattern_covers(r->path, path, false))
+	/* Wildcard-free rules are the common case: a component-boundary prefix test. */
+	if (r->glob ? !cf_pattern_covers(r->path, path, false) : !cf_path_within(path, r->path))
 		return false;
 	if (!cf_path_within(path, ws))
 		return true;

@@ -43,9 +43,13 @@ char *cf_path_join(const char *dir, const char *rel)
 {
 	if (rel[0] == '/')
 		return cf_path_normalize(rel);
-	char *j = cf_asprintf("%s/%s", dir, rel);
+	size_t dl = strlen(dir), rl = strlen(rel);
+	char *j = malloc(dl + rl + 2);
 	if (!j)
 		return NULL;
+	memcpy(j, dir, dl);
+	j[dl] = '/';
+	memcpy(j + dl + 1, rel, rl + 1);
 	char *n = cf_path_normalize(j);
 	free(j);
 	return n;

@@ -139,13 +139,46 @@ static void child_fail(const char *what, int e)
 
 static const int reset_signals[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
 
+/* In the child of vfork: every signal is blocked (see block_all), so no handler of the parent
+ * can run on the shared memory; dispositions go back to default before anything is unblocked. */
 static void child_common(void)
 {
 	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (size_t i = 0; i < sizeof(reset_signals) / sizeof(reset_signals[0]); i++)
 		signal(reset_signals[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The children are started with vfork: no page tables are copied, and the parent resumes as
+ * soon as the child has exec'd.  The child only makes system calls on data prepared before. */
+static void block_all(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, old);
+}
+
+static __attribute__((noinline)) pid_t start_direct(char **argv, char **envp, int status_w,
+						    const struct cf_cgroup *cgroup)
+{
+	sigset_t old;
+	block_all(&old);
+	pid_t pid = vfork();
+	if (pid != 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		return pid;
+	}
+	child_common();
+	if (cf_cgroup_enter(cgroup) < 0)
+		_exit(125);
+	execvpe(argv[0], argv, envp);
+	int e = errno;
+	ssize_t k = write(status_w, &e, sizeof(e));
+	(void)k;
+	_exit(e == ENOENT ? 127 : 126);
 }
 
 static int spawn_direct(confine_run *run, struct confine_error *err)
@@ -154,22 +187,14 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start command", run->plan.argv.v[0],
 				 "pipe2", errno);
-	char **argv = run->plan.argv.v, **envp = run->plan.env.v;
-	pid_t pid = fork();
+	char **argv = run->plan.argv.v;
+	pid_t pid = start_direct(argv, run->plan.env.v ? run->plan.env.v : (char *[]){NULL}, pfd[1],
+				 &run->cgroup);
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return cf_err_os(err, CONFINE_E_OS, "cannot start command", argv[0], "fork", errno);
-	}
-	if (pid == 0) {
-		child_common();
-		if (cf_cgroup_enter(&run->cgroup) < 0)
-			_exit(125);
-		execvpe(argv[0], argv, envp ? envp : (char *[]){NULL});
-		int e = errno;
-		ssize_t k = write(pfd[1], &e, sizeof(e));
-		(void)k;
-		_exit(e == ENOENT ? 127 : 126);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start command", argv[0], "vfork",
+				 errno);
 	}
 	close(pfd[1]);
 	run->pid = pid;
@@ -177,6 +202,48 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 	run->status_fd = pfd[0];
 	run->started = true;
 	return 0;
+}
+
+struct bwrap_child {
+	const char *bwrap;
+	char **argv, **envp;
+	int err_w;
+	const struct cf_cgroup *cgroup;
+	const int *keep;
+	size_t n_keep;
+};
+
+/* vfork and exec bwrap; kept apart so that nothing of the caller's frame is live across
+ * vfork. */
+static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
+{
+	sigset_t old;
+	block_all(&old);
+	pid_t pid = vfork();
+	if (pid != 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		return pid;
+	}
+	child_common();
+	if (dup2(c->err_w, 2) < 0)
+		child_fail("dup2", errno);
+	if (cf_cgroup_enter(c->cgroup) < 0)
+		child_fail("cgroup.procs", errno);
+	/* R16: a fresh session keyring, no core dumps, nothing inherited. */
+	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+	struct rlimit nocore = {0, 0};
+	if (setrlimit(RLIMIT_CORE, &nocore) < 0)
+		child_fail("setrlimit", errno);
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		child_fail("close_range", errno);
+	for (size_t i = 0; i < c->n_keep; i++)
+		if (fcntl(c->keep[i], F_SETFD, 0) < 0)
+			child_fail("fcntl", errno);
+	execve(c->bwrap, c->argv, c->envp);
+	child_fail(c->bwrap, errno);
+	return -1;
 }
 
 static int spawn_bwrap(confine_run *run, struct confine_error *err)
@@ -266,13 +333,22 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	size_t split = 0;
 	while (split < args.n && strcmp(args.v[split], CF_BWRAP_ARGS_END))
 		split++;
-	for (size_t i = 0; i < split; i++) {
-		size_t len = strlen(args.v[i]) + 1;
-		if (write(args_fd, args.v[i], len) != (ssize_t)len) {
-			r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap",
-				      "write", errno);
-			goto out;
-		}
+	struct cf_buf packed;
+	cf_buf_init(&packed);
+	for (size_t i = 0; i < split; i++)
+		cf_buf_addn(&packed, args.v[i], strlen(args.v[i]) + 1);
+	if (packed.oom) {
+		cf_buf_release(&packed);
+		goto oom;
+	}
+	ssize_t wrote = write(args_fd, packed.s, packed.len);
+	int werr = errno;
+	bool whole = wrote == (ssize_t)packed.len;
+	cf_buf_release(&packed);
+	if (!whole) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "write",
+			      wrote < 0 ? werr : EIO);
+		goto out;
 	}
 	if (lseek(args_fd, 0, SEEK_SET) < 0 || fdlist_add(&keep, args_fd) < 0)
 		goto oom;
@@ -290,33 +366,18 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	bargv[2] = args_arg;
 	for (size_t i = split + 1, j = 3; i < args.n; i++, j++)
 		bargv[j] = args.v[i];
-	char **envp = run->plan.env.v ? run->plan.env.v : (char *[]){NULL};
-	const char *bwrap = run->bwrap;
-	int err_w = errp[1];
-	pid_t pid = fork();
+	struct bwrap_child c = {.bwrap = run->bwrap,
+				.argv = bargv,
+				.envp = run->plan.env.v ? run->plan.env.v : (char *[]){NULL},
+				.err_w = errp[1],
+				.cgroup = &run->cgroup,
+				.keep = keep.v,
+				.n_keep = keep.n};
+	pid_t pid = start_bwrap(&c);
 	if (pid < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "fork",
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "vfork",
 			      errno);
 		goto out;
-	}
-	if (pid == 0) {
-		child_common();
-		if (dup2(err_w, 2) < 0)
-			child_fail("dup2", errno);
-		if (cf_cgroup_enter(&run->cgroup) < 0)
-			child_fail("cgroup.procs", errno);
-		/* R16: a fresh session keyring, no core dumps, nothing inherited. */
-		syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
-		struct rlimit nocore = {0, 0};
-		if (setrlimit(RLIMIT_CORE, &nocore) < 0)
-			child_fail("setrlimit", errno);
-		if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-			child_fail("close_range", errno);
-		for (size_t i = 0; i < keep.n; i++)
-			if (fcntl(keep.v[i], F_SETFD, 0) < 0)
-				child_fail("fcntl", errno);
-		execve(bwrap, bargv, envp);
-		child_fail(bwrap, errno);
 	}
 	run->pid = pid;
 	run->target_pid = pid;
