@@ -31,6 +31,25 @@ for who in $RUN_USERS; do
 	expect "$who" "EACCES" "control: deny ~/vault alone hides the file with EACCES" \
 		--deny "$h/vault" -- "$TRYOP" read "$h/vault/secret.txt"
 
+	# The closed-home posture (issue: a secret the guard list forgot): deny reading the whole
+	# home, give back the toolchain directories a build needs.  The workspace inside the home
+	# punches through.
+	mkdir -p "$h/tools/bin"
+	echo tool >"$h/tools/bin/cc"
+	echo forgotten >"$h/.forgotten-token"
+	[ "$who" = nobody ] && chown -R 65534:65534 "$h/tools" "$h/.forgotten-token"
+	closed=(--allow "$h/tools:read" --deny "$h:read")
+	expect "$who" "OK tool" "closed home: an allowed toolchain directory is readable" \
+		"${closed[@]}" -- "$TRYOP" cat "$h/tools/bin/cc"
+	expect "$who" "ENOENT" "closed home: a secret the guards forgot is out of reach" \
+		"${closed[@]}" -- "$TRYOP" read "$h/.forgotten-token"
+	expect "$who" "EACCES" "closed home: the home cannot be listed" \
+		"${closed[@]}" -- "$TRYOP" readdir "$h"
+	expect "$who" "OK" "closed home: the workspace inside it stays writable" \
+		"${closed[@]}" -- "$TRYOP" write "$w/closed-home-out"
+	expect "$who" "OK forgotten" "control: without the posture the forgotten secret is readable" \
+		-- "$TRYOP" cat "$h/.forgotten-token"
+
 	# Overrides: the workspace rule file and the .confine directory are write-denied.
 	expect "$who" "EROFS" "WS/.confine/rules.json unwritable from inside" \
 		-- "$TRYOP" write "$w/.confine/rules.json"
