@@ -25,7 +25,8 @@ static const char usage[] =
     "                    \"version\", \"reason\", \"hint\", \"cached\", \"landlock_abi\", "
     "\"seccomp\",\n"
     "                    \"cgroup\", \"guarantees\": {\"read_protection\", \"write_protection\",\n"
-    "                    \"network_isolation\"}}]}; path, version, reason and hint are null\n"
+    "                    \"network_isolation\", \"syscall_filter\", \"process_scoping\",\n"
+    "                    \"resource_limits\"}}]}; path, version, reason and hint are null\n"
     "                    when unknown\n"
     "  --no-cache        probe now instead of trusting a success of the last 300 s\n"
     "  -w, --workspace DIR\n"
@@ -68,6 +69,12 @@ static void print_json(const struct confine_probe_result *r)
 	cf_buf_add_json(&b, r->write_protection);
 	cf_buf_add(&b, ", \"network_isolation\": ");
 	cf_buf_add_json(&b, r->network_isolation);
+	cf_buf_add(&b, ", \"syscall_filter\": ");
+	cf_buf_add_json(&b, r->syscall_filter);
+	cf_buf_add(&b, ", \"process_scoping\": ");
+	cf_buf_add_json(&b, r->process_scoping);
+	cf_buf_add(&b, ", \"resource_limits\": ");
+	cf_buf_add_json(&b, r->resource_limits);
 	cf_buf_add(&b, "}}]}\n");
 	if (b.oom)
 		fputs("confine: out of memory\n", stderr);
@@ -92,6 +99,9 @@ static void print_text(const struct confine_probe_result *r)
 	printf("read protection:    %s\n", r->read_protection);
 	printf("write protection:   %s\n", r->write_protection);
 	printf("network isolation:  %s\n", r->network_isolation);
+	printf("syscall filter:     %s\n", r->syscall_filter);
+	printf("process scoping:    %s\n", r->process_scoping);
+	printf("resource limits:    %s\n", r->resource_limits);
 }
 
 int cmd_probe(int argc, char **argv)

@@ -1003,10 +1003,25 @@ out:
 		SET(result->read_protection, "enforced (mount namespace)");
 		SET(result->write_protection, "enforced (read-only binds)");
 		SET(result->network_isolation, "enforced with --no-network (network namespace)");
+		SET(result->syscall_filter, result->seccomp ? "enforced (seccomp)"
+							    : "not provided: the kernel refuses seccomp filters");
+		if (result->landlock_abi >= 6)
+			SET(result->process_scoping, "enforced (Landlock scoping)");
+		else
+			SET(result->process_scoping,
+			    "not provided: needs Landlock ABI 6 (abstract unix sockets and signals "
+			    "reach the host when the network is on)");
+		SET(result->resource_limits,
+		    result->cgroup ? "enforced with --limit (cgroup)"
+				   : "not provided: confine cannot create a cgroup here (--limit "
+				     "is refused)");
 	} else {
 		SET(result->read_protection, "not provided");
 		SET(result->write_protection, "not provided");
 		SET(result->network_isolation, "not provided");
+		SET(result->syscall_filter, "not provided");
+		SET(result->process_scoping, "not provided");
+		SET(result->resource_limits, "not provided");
 	}
 	free(ws);
 	free(cwd);
