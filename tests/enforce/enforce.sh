@@ -78,6 +78,13 @@ _env() { # who: the controlled environment, one NAME=VALUE per word
 	u=$(_uname "$1")
 	printf '%s\n' "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$(home "$1")" "USER=$u" \
 		"LOGNAME=$u" "SHELL=/bin/sh" "LANG=C.UTF-8" "TERM=dumb"
+	# A sanitizer build (CI) keeps its settings: ASan otherwise zeroes RLIMIT_CORE in every
+	# tool it starts, host controls included.
+	local v
+	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+		[ -n "${!v:-}" ] && printf '%s\n' "$v=${!v}"
+	done
+	return 0
 }
 
 cx() { # who confine-run-args...

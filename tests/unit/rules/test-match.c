@@ -72,7 +72,7 @@ static const struct mcase cases[] = {
 /* An exponential matcher would never finish these. */
 static void blowups(void)
 {
-	char pat[4200], path[4200];
+	char pat[8200], path[8200];
 	strcpy(pat, "/");
 	for (int i = 0; i < 1000; i++)
 		strcat(pat, "*a");
