@@ -1003,8 +1003,9 @@ out:
 		SET(result->read_protection, "enforced (mount namespace)");
 		SET(result->write_protection, "enforced (read-only binds)");
 		SET(result->network_isolation, "enforced with --no-network (network namespace)");
-		SET(result->syscall_filter, result->seccomp ? "enforced (seccomp)"
-							    : "not provided: the kernel refuses seccomp filters");
+		SET(result->syscall_filter,
+		    result->seccomp ? "enforced (seccomp)"
+				    : "not provided: the kernel refuses seccomp filters");
 		if (result->landlock_abi >= 6)
 			SET(result->process_scoping, "enforced (Landlock scoping)");
 		else
