@@ -380,7 +380,8 @@ int cmd_check(int argc, char **argv)
 	}
 	fflush(stdout);
 	if (c.errors) {
-		fprintf(stderr, "confine: check: %d errors in %d files\n", c.errors, c.bad_files);
+		fprintf(stderr, "confine: check: %d error%s in %d file%s\n", c.errors,
+			c.errors == 1 ? "" : "s", c.bad_files, c.bad_files == 1 ? "" : "s");
 		status = 1;
 	} else {
 		status = 0;

@@ -65,7 +65,7 @@ ok "$(grep -q "^$F:7:46: /rules/3/access: .*not \"rw\"" <<<"$out"; echo $?)" "R5
 ok "$(grep -q "^$F:8:5: /rules/4/path: 'b\[1\]': '\[' is reserved" <<<"$out"; echo $?)" "SPEC 2.2 [ is reserved"
 ok "$(grep -q "^$F:9:5: /rules/5/path: '/etc' allows '/etc', outside the workspace" <<<"$out"; echo $?)" \
   "R10 a workspace allow outside the workspace"
-is "$err" "confine: check: 8 errors in 1 files" "summary line on stderr"
+is "$err" "confine: check: 8 errors in 1 file" "summary line on stderr"
 
 # A relative path is an error in the user file only.
 echo '{"version": 1, "rules": [{"path": "rel", "action": "deny"}]}' >"$T/cfg/confine/rules.json"
@@ -75,7 +75,7 @@ is "$st" 1 "relative path in the user file: exit 1"
 ok "$(grep -q "cfg/confine/rules.json:1:26: /rules/0/path: relative path 'rel' in the user rule file" <<<"$out"; echo $?)" \
   "SPEC 2.2 relative path in the user file is an error"
 ok "$(grep -q "^$WS/.confine/rules.json: ok (1 rule)$" <<<"$out"; echo $?)" "relative path in the workspace file is fine"
-ok "$(grep -q "errors in 1 files" <<<"$out"; echo $?)" "only the user file has errors"
+ok "$(grep -q "errors\\? in 1 file$" <<<"$out"; echo $?)" "only the user file has errors"
 
 # Syntax error: jansson's position.
 printf '{\n  "version": 1,\n  "rules": [ }\n' >"$T/bad.json"
