@@ -17,6 +17,13 @@ void cli_report(const struct confine_error *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 struct cli_opts;
+enum cli_cmd;
+/* Parses the options of run, plan or explain and handles --help, a parse error and a missing
+ * operand (when missing_operand is not NULL, the message).  Returns true when the command goes
+ * on; false with *status the exit status otherwise.  The caller frees o->req either way. */
+bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,
+	       const char *missing_operand, struct cli_opts *o, int *status);
+
 /* Applies CONFINE_SANDBOX_POLICY unless --policy was given; warns about a bad value (R19). */
 void cli_apply_policy_env(struct cli_opts *o);
 

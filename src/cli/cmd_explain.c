@@ -65,20 +65,9 @@ int cmd_explain(int argc, char **argv)
 	confine_rules *pol = NULL;
 	int status = CLI_EXIT_CONFINE;
 
-	if (cli_parse(CLI_EXPLAIN, argc, argv, &o, &err) < 0) {
-		cli_report(&err);
-		fputs("hint: see 'confine explain --help'\n", stderr);
+	if (!cli_begin(CLI_EXPLAIN, argc, argv, help, "no PATH given", &o, &status))
 		goto out;
-	}
-	if (o.help) {
-		fputs(help, stdout);
-		status = 0;
-		goto out;
-	}
-	if (o.first_operand >= argc) {
-		status = cli_usage_error("explain", "no PATH given");
-		goto out;
-	}
+	status = CLI_EXIT_CONFINE;
 	int accesses[2] = {CONFINE_ACCESS_READ, CONFINE_ACCESS_WRITE}, n_acc = 2;
 	if (o.access) {
 		n_acc = 1;

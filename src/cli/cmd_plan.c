@@ -22,16 +22,9 @@ int cmd_plan(int argc, char **argv)
 	char *text = NULL;
 	int status = CLI_EXIT_CONFINE;
 
-	if (cli_parse(CLI_PLAN, argc, argv, &o, &err) < 0) {
-		cli_report(&err);
-		fputs("hint: see 'confine plan --help'\n", stderr);
+	if (!cli_begin(CLI_PLAN, argc, argv, help, NULL, &o, &status))
 		goto out;
-	}
-	if (o.help) {
-		fputs(help, stdout);
-		status = 0;
-		goto out;
-	}
+	status = CLI_EXIT_CONFINE;
 	if (!o.target) {
 		status = cli_usage_error("plan", "--target is required (linux, macos or windows)");
 		goto out;

@@ -87,21 +87,8 @@ int cmd_run(int argc, char **argv)
 	int status = CLI_EXIT_CONFINE, r;
 	const char *timeout_text = "";
 
-	r = cli_parse(CLI_RUN, argc, argv, &o, &err);
-	if (r < 0) {
-		cli_report(&err);
-		fputs("hint: see 'confine run --help'\n", stderr);
+	if (!cli_begin(CLI_RUN, argc, argv, help, "no command given", &o, &status))
 		goto out;
-	}
-	if (o.help) {
-		fputs(help, stdout);
-		status = 0;
-		goto out;
-	}
-	if (o.first_operand >= argc) {
-		status = cli_usage_error("run", "no command given");
-		goto out;
-	}
 	cli_apply_policy_env(&o);
 
 	r = confine_run_prepare(o.req, &run, &err);

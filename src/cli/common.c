@@ -21,3 +21,25 @@ void cli_apply_policy_env(struct cli_opts *o)
 			v);
 	confine_request_set_policy(o->req, p);
 }
+
+bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,
+	       const char *missing_operand, struct cli_opts *o, int *status)
+{
+	struct confine_error err = {0};
+	*status = CLI_EXIT_CONFINE;
+	if (cli_parse(cmd, argc, argv, o, &err) < 0) {
+		cli_report(&err);
+		fprintf(stderr, "hint: see 'confine %s --help'\n", argv[0]);
+		return false;
+	}
+	if (o->help) {
+		fputs(help, stdout);
+		*status = 0;
+		return false;
+	}
+	if (missing_operand && o->first_operand >= argc) {
+		*status = cli_usage_error(argv[0], "%s", missing_operand);
+		return false;
+	}
+	return true;
+}

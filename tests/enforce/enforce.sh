@@ -21,6 +21,7 @@
 #   xenv=(N=V ...)      extra variables for the next cx/hx only; CX_CWD overrides the directory
 #   sandbox_ok          0 when this machine can run a sandbox at all (else the .t skips)
 #   enforce_users       creates the fixtures and sets RUN_USERS
+#   enforce_begin       sandbox_ok (else skip the file) + enforce_users: the start of a .t
 
 case $T in
 /tmp/*) E=$(mktemp -d /var/tmp/confine-enforce.XXXXXX) ;;
@@ -171,6 +172,16 @@ setup_user() { # who
 	if [ "$who" = nobody ]; then
 		chown -R 65534:65534 "$E/$who"
 	fi
+}
+
+# The start of every .t: skip the file when this machine cannot run a sandbox at all (a failure
+# under CONFINE_TEST_MUST_WORK=1), else create the fixtures and RUN_USERS.
+enforce_begin() {
+	if ! sandbox_ok; then
+		skip "bubblewrap is not installed on this machine"
+		done_testing
+	fi
+	enforce_users
 }
 
 # Can this machine run a sandbox at all?  bwrap missing is a property of the machine (a skip,

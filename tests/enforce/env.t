@@ -5,12 +5,7 @@
 # --print-plan names what it removed but never prints a value.  As root and as uid 65534.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
-
-if ! sandbox_ok; then
-	skip "bubblewrap is not installed on this machine"
-	done_testing
-fi
-enforce_users
+enforce_begin
 
 secrets=(GITHUB_TOKEN=tok-value AWS_SECRET_ACCESS_KEY=aws-value MY_API_KEY=api-value
 	DB_PASSWORD=pw-value SSH_AUTH_SOCK=/x/agent.sock CONFINE_FOO=1 AUTHOR_NAME=keep

@@ -5,11 +5,7 @@
 # a cgroup.  As root and as uid 65534.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
-if ! sandbox_ok; then
-	skip "bubblewrap is not installed on this machine"
-	done_testing
-fi
-enforce_users
+enforce_begin
 cgroup_ok=$("$CONFINE" probe --json --no-cache | grep -o '"cgroup": *[a-z]*' | grep -o '[a-z]*$')
 for who in $RUN_USERS; do
 	w=$(ws "$who")

@@ -7,12 +7,7 @@
 # confine (R4).  As root and as uid 65534.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
-
-if ! sandbox_ok; then
-	skip "bubblewrap is not installed on this machine"
-	done_testing
-fi
-enforce_users
+enforce_begin
 
 n=0
 for who in $RUN_USERS; do

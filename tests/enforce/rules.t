@@ -6,12 +6,7 @@
 # (R13).  As root and as uid 65534.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
-
-if ! sandbox_ok; then
-	skip "bubblewrap is not installed on this machine"
-	done_testing
-fi
-enforce_users
+enforce_begin
 
 for who in $RUN_USERS; do
 	h=$(home "$who")
