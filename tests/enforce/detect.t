@@ -46,6 +46,26 @@ for who in $RUN_USERS; do
 	expect "$who" "OK forgotten" "control: without the posture the forgotten secret is readable" \
 		-- "$TRYOP" cat "$h/.forgotten-token"
 
+	# --session-rules FILE: the session layer from a rule file, same format (SPEC 2.1).
+	sr=$E/$who-session.json
+	printf '{"version": 1, "rules": [\n  {"path": "%s", "access": "read", "action": "allow"},\n  {"path": "%s", "action": "deny"}\n]}\n' \
+		"$h/vault/public" "$h/vault" >"$sr"
+	chmod 644 "$sr"
+	expect "$who" "OK shared" "--session-rules: its allow under its deny applies" \
+		--session-rules "$sr" -- "$TRYOP" cat "$h/vault/public/p.txt"
+	expect "$who" "ENOENT" "--session-rules: its deny applies (the hidden directory stays traversable)" \
+		--session-rules "$sr" -- "$TRYOP" read "$h/vault/secret.txt"
+	printf '{"version": 1, "rules": [\n  {"path": "x", "action": "perhaps"}\n]}\n' >"$sr"
+	rm -f "$w/session-ran"
+	cx "$who" --session-rules "$sr" -- "$TRYOP" write "$w/session-ran"
+	is "$rc" 125 "$who: R5 a malformed --session-rules file refuses the run"
+	echo "$err" | grep -q "^confine: invalid rule file: '$sr' (line 2, column 27): /rules/0/action: "
+	ok $? "$who: the refusal names FILE, LINE, COLUMN and the JSON pointer"
+	[ ! -e "$w/session-ran" ]
+	ok $? "$who: the command did not run"
+	cx "$who" --session-rules "$E/missing-$who.json" -- true
+	is "$rc" 125 "$who: R6 a --session-rules file that does not exist refuses the run"
+
 	# Overrides: the workspace rule file and the .confine directory are write-denied.
 	expect "$who" "EROFS" "WS/.confine/rules.json unwritable from inside" \
 		-- "$TRYOP" write "$w/.confine/rules.json"

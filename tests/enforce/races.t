@@ -48,6 +48,24 @@ for who in $RUN_USERS; do
 	[ $((wrote + refused)) -ge 1 ]
 	ok $? "$who: the runs either wrote to the real directory or were refused"
 
+	# A core dump full of secrets (THREATS "Files"): RLIMIT_CORE is 0, soft and hard (R16), so
+	# a crash leaves no core file, even where the host would write one into the workspace.
+	w=$(ws "$who")
+	rm -f "$w"/core "$w"/core.*
+	if [ "$(cat /proc/sys/kernel/core_pattern)" = core ]; then
+		CX_CWD=$w hx "$who" prlimit --core=unlimited "$TRYOP" selfkill 11
+		n_host=$(ls "$w" | grep -c '^core')
+		rm -f "$w"/core "$w"/core.*
+		CX_CWD=$w cx "$who" -- sh -c "ulimit -c unlimited 2>/dev/null; exec $TRYOP selfkill 11"
+		is "$rc" 139 "$who: a crash inside: status 139 (SIGSEGV)"
+		is "$(ls "$w" | grep -c '^core')" 0 "$who: R16 no core file from a crash inside (the host control wrote $n_host)"
+		CX_CWD=$w cx "$who" -- prlimit --core=unlimited true
+		echo "$err" | grep -q "Operation not permitted"
+		ok $? "$who: the command cannot raise its core limit above 0"
+	else
+		skip "core_pattern is '$(cat /proc/sys/kernel/core_pattern)', not 'core': no core file to look for"
+	fi
+
 	# /proc inside shows no policy and no scrubbed secret.
 	marker="policy-marker-$$-$who"
 	xenv=(MY_SECRET_TOKEN="envmarker-$$")
