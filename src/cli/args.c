@@ -173,7 +173,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			if (strcmp(v, "auto") && strcmp(v, "bwrap"))
 				return cf_err(err, CONFINE_E_INVALID, "invalid --backend", v,
 					      "this build knows 'auto' and 'bwrap'");
-		} else if (opt_is(a, "--json", &v) && !v && cmd != CLI_RUN) {
+		} else if (opt_is(a, "--json", &v) && !v) {
 			o->json = true;
 		} else if (cmd == CLI_PLAN && opt_is(a, "--target", &v)) {
 			VALUE();

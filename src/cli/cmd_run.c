@@ -89,6 +89,10 @@ int cmd_run(int argc, char **argv)
 
 	if (!cli_begin(CLI_RUN, argc, argv, help, "no command given", &o, &status))
 		goto out;
+	if (o.json && !o.print_plan) {
+		status = cli_usage_error("run", "--json goes with --print-plan");
+		goto out;
+	}
 	cli_apply_policy_env(&o);
 
 	r = confine_run_prepare(o.req, &run, &err);
@@ -98,7 +102,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (o.print_plan) {
 		char *text = NULL;
-		if (confine_run_plan_text(run, false, &text, &err) < 0) {
+		if (confine_run_plan_text(run, o.json, &text, &err) < 0) {
 			cli_report(&err);
 			goto out;
 		}
