@@ -104,6 +104,11 @@ void confine_request_set_policy(confine_request *req, enum confine_policy policy
 /* Size cap of the private /tmp in bytes (default 1 GiB). */
 void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
 
+/* Where the in-sandbox helper confine-init is.  By default it is looked for beside the running
+ * executable, then in the installation's libexec directory; a host that embeds the library
+ * from elsewhere names it here (copied).  Pure. */
+int confine_request_set_helper(confine_request *req, const char *path, struct confine_error *err);
+
 /* Resource limits: at most `pids` processes and `memory` bytes (0: no limit), enforced through
  * a cgroup; a limit this host cannot enforce makes the run fail (CONFINE_E_LIMIT).  Pure. */
 void confine_request_set_limits(confine_request *req, uint64_t pids, uint64_t memory);

@@ -26,6 +26,7 @@ void confine_request_free(confine_request *r)
 		return;
 	cf_strv_release(&r->argv);
 	free(r->workspace);
+	free(r->helper);
 	cf_ruleset_release(&r->session);
 	cf_strv_release(&r->session_files);
 	cf_strv_release(&r->env_base);
@@ -92,6 +93,16 @@ void confine_request_set_policy(confine_request *r, enum confine_policy policy)
 void confine_request_set_tmp_size(confine_request *r, uint64_t bytes)
 {
 	r->tmp_size = bytes;
+}
+
+int confine_request_set_helper(confine_request *r, const char *path, struct confine_error *err)
+{
+	if (!path || path[0] != '/')
+		return cf_err(err, CONFINE_E_INVALID, "invalid helper path", path ? path : "",
+			      "the path of confine-init must be absolute");
+	free(r->helper);
+	r->helper = cf_strdup(path);
+	return r->helper ? 0 : cf_nomem(err);
 }
 
 void confine_request_set_limits(confine_request *r, uint64_t pids, uint64_t memory)

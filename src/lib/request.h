@@ -20,6 +20,7 @@ struct confine_request {
 	enum confine_policy policy;
 	uint64_t tmp_size;
 	uint64_t limit_pids, limit_mem, timeout_ms;
+	char *helper;
 	struct cf_strv env_base;
 	bool env_base_set;
 	struct cf_env_opts env;
@@ -36,7 +37,8 @@ struct confine_run {
 	struct cf_cgroup cgroup;
 	bool timed_out;
 	struct timespec start_time;
-	char *bwrap; /* pinned canonical path; NULL under policy off */
+	char *bwrap;  /* pinned canonical path; NULL under policy off */
+	char *helper; /* confine-init chosen by the caller, or NULL */
 
 	/* while running */
 	pid_t pid;			  /* bwrap, or the command under policy off */

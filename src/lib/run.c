@@ -288,6 +288,10 @@ static confine_run *run_new(const confine_request *req)
 	run->limit_pids = req->limit_pids;
 	run->limit_mem = req->limit_mem;
 	run->timeout_ms = req->timeout_ms;
+	if (req->helper && !(run->helper = cf_strdup(req->helper))) {
+		free(run);
+		return NULL;
+	}
 	run->cgroup = (struct cf_cgroup)CF_CGROUP_INIT;
 	return run;
 }
@@ -511,6 +515,7 @@ void confine_run_free(confine_run *run)
 	free(run->ssh_dir);
 	free(run->user_rules);
 	free(run->bwrap);
+	free(run->helper);
 	free(run);
 }
 

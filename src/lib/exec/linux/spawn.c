@@ -291,7 +291,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		if (fdlist_add(&keep, fds.seccomp) < 0)
 			goto oom;
 	}
-	helper = find_helper();
+	helper = run->helper ? cf_strdup(run->helper) : find_helper();
 	if (!helper)
 		goto oom;
 	if ((fds.helper = open(helper, O_PATH | O_CLOEXEC)) < 0) {

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The library as an agent host uses it (SPEC 11): a request, a prepared run, start, wait,
+ * events; errors in the caller's fixed-size struct; nothing printed by the library.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../unit/tap.h"
+#include "confine.h"
+
+static const char *const base_env[] = {"PATH=/usr/bin:/bin", "GITHUB_TOKEN=secret-value",
+				       "AUTHOR_NAME=ana", NULL};
+
+static int run(const char *ws, const char *home, const char *const *argv, size_t argc, int *status,
+	       struct confine_error *err, confine_run **keep)
+{
+	confine_request *req = NULL;
+	confine_run *r = NULL;
+	char home_env[600];
+	snprintf(home_env, sizeof(home_env), "HOME=%s", home);
+	const char *env[] = {base_env[0], base_env[1], base_env[2], home_env, NULL};
+	int rc = confine_request_new(&req, err);
+	if (rc == 0)
+		rc = confine_request_set_argv(req, argc, argv, err);
+	if (rc == 0)
+		rc = confine_request_set_workspace(req, ws, err);
+	if (rc == 0)
+		rc = confine_request_set_environment(req, env, err);
+	if (rc == 0)
+		rc = confine_request_set_helper(req, CONFINE_TEST_HELPER_DIR "/confine-init", err);
+	if (rc == 0)
+		rc = confine_run_prepare(req, &r, err);
+	if (rc == 0)
+		rc = confine_run_start(r, err);
+	if (rc == 0)
+		rc = confine_run_wait(r, status, err);
+	confine_request_free(req);
+	if (keep)
+		*keep = r;
+	else
+		confine_run_free(r);
+	return rc;
+}
+
+int main(void)
+{
+	char tmpl[] = "/var/tmp/confine-api.XXXXXX";
+	char *top = mkdtemp(tmpl);
+	TAP_OK(top != NULL, "scratch directory");
+	if (!top)
+		return tap_done();
+	char home[512], ws[600], ssh[600], key[700], out[700], cmd[4096];
+	snprintf(home, sizeof(home), "%s/home", top);
+	snprintf(ws, sizeof(ws), "%s/home/proj", top);
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", home);
+	snprintf(key, sizeof(key), "%s/id_ed25519", ssh);
+	snprintf(out, sizeof(out), "%s/out.txt", ws);
+	mkdir(home, 0755);
+	mkdir(ws, 0755);
+	mkdir(ssh, 0700);
+	FILE *f = fopen(key, "w");
+	if (f) {
+		fputs("PRIVATE\n", f);
+		fclose(f);
+	}
+
+	struct confine_error err = {0};
+	int status = -1;
+	snprintf(cmd, sizeof(cmd),
+		 "test -z \"$GITHUB_TOKEN\" && test \"$AUTHOR_NAME\" = ana && echo ok > '%s' && "
+		 "! cat '%s' 2>/dev/null",
+		 out, key);
+	const char *argv1[] = {"/bin/sh", "-c", cmd};
+	int rc = run(ws, home, argv1, 3, &status, &err, NULL);
+	TAP_INTEQ(rc, 0, "a sandboxed command runs through the API (%s)", err.reason);
+	TAP_INTEQ(status, 0,
+		  "R20+R9 secrets out of the environment, the key unreadable, the "
+		  "workspace writable");
+	struct stat st;
+	TAP_OK(stat(out, &st) == 0, "the workspace write is on the host");
+
+	memset(&err, 0, sizeof(err));
+	const char *argv2[] = {"/bin/sh", "-c", "kill -TERM $$"};
+	rc = run(ws, home, argv2, 3, &status, &err, NULL);
+	TAP_OK(rc == 0 && status == 128 + 15, "R3 death by SIGTERM is 143 (got %d)", status);
+
+	memset(&err, 0, sizeof(err));
+	const char *argv3[] = {"no-such-command-here"};
+	rc = run(ws, home, argv3, 1, &status, &err, NULL);
+	TAP_INTEQ(rc, CONFINE_E_NOTFOUND, "R3 a missing command is CONFINE_E_NOTFOUND");
+	TAP_INTEQ(status, 127, "and status 127");
+	TAP_STREQ(err.subject, "no-such-command-here", "the error names the command");
+
+	memset(&err, 0, sizeof(err));
+	const char *argv4[] = {"true"};
+	rc = run(home, home, argv4, 1, &status, &err, NULL);
+	TAP_INTEQ(rc, CONFINE_E_WORKSPACE, "R1 the home directory as workspace is refused");
+	TAP_STREQ(err.what, "workspace refused", "with what failed in err.what");
+
+	/* R23: a new match of a glob guard is reported to the library caller. */
+	memset(&err, 0, sizeof(err));
+	char pem[700];
+	snprintf(pem, sizeof(pem), "%s/new.pem", ws);
+	unlink(pem);
+	snprintf(cmd, sizeof(cmd), "echo k > '%s'", pem);
+	const char *argv5[] = {"/bin/sh", "-c", cmd};
+	confine_run *r = NULL;
+	rc = run(ws, home, argv5, 3, &status, &err, &r);
+	size_t n = 0;
+	const struct confine_event *ev = r ? confine_run_events(r, &n) : NULL;
+	bool found = false;
+	for (size_t i = 0; i < n; i++)
+		found |= !strcmp(ev[i].kind, "dynamic_glob_created") && !strcmp(ev[i].path, pem);
+	TAP_OK(rc == 0 && found, "R23 dynamic_glob_created for %s (%zu events)", pem, n);
+	confine_run_free(r);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	TAP_INTEQ(system(cmd), 0, "scratch removed");
+	return tap_done();
+}
