@@ -227,6 +227,10 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 		return pid;
 	}
 	child_common();
+	/* bwrap leaves the caller's process group: a Ctrl-C on the terminal reaches confine
+	 * only, which forwards it to the command (R4); bwrap itself would die of it and take the
+	 * command down before it could clean up. */
+	setpgid(0, 0);
 	if (dup2(c->err_w, 2) < 0)
 		child_fail("dup2", errno);
 	if (cf_cgroup_enter(c->cgroup) < 0)
