@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,8 @@
 int cli_parse_size(const char *s, uint64_t *out)
 {
 	char *end;
-	if (!*s || *s == '-')
+	/* strtoull would skip blanks and accept a sign, wrapping "-1" or " -1" to a huge size. */
+	if (!isdigit((unsigned char)*s))
 		return -1;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
@@ -56,7 +58,7 @@ static int parse_limits(confine_request *req, const char *v, struct confine_erro
 			char *end;
 			errno = 0;
 			unsigned long long n = strtoull(item + 5, &end, 10);
-			if (errno || end == item + 5 || *end || n == 0 || item[5] == '-') {
+			if (errno || !isdigit((unsigned char)item[5]) || *end || n == 0) {
 				r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
 					   "pids= takes a positive number of processes");
 				goto out;
