@@ -495,9 +495,9 @@ static const struct size_case size_cases[] = {
     {"17179869184G", -1, 0},
     {"17592186044416M", -1, 0},
     {"18014398509481984K", -1, 0},
-    /* BUG (reported, verify once fixed): src/cli/args.c cli_parse_size checks for a leading
-     * '-' only at s[0]; strtoull skips white space and accepts a sign, so " -1" wraps to
-     * UINT64_MAX and is accepted (also --limit "pids= -1"). */
+    /* Regression: cli_parse_size once checked for a '-' only at s[0]; strtoull skips white
+     * space and accepts a sign, so " -1" wrapped to UINT64_MAX (found by this test, fixed in
+     * 39456b3); also --limit "pids= -1" below. */
     {" -1", -1, 0},
 };
 
@@ -512,12 +512,12 @@ static void sizes(void)
 		if (r != c->rc || (r == 0 && v != c->want))
 			printf("#   got rc %d value %llu\n", r, (unsigned long long)v);
 	}
-	/* the same wrap-around through --limit pids= (same bug as above) */
+	/* the same wrap-around through --limit pids= */
 	struct cli_opts o;
 	struct confine_error err;
 	const char *args[] = {"--limit", "pids= -1", "true", NULL};
 	int r = parse(CLI_RUN, args, &o, &err);
-	TAP_OK(r == CONFINE_E_INVALID, "R1 run --limit 'pids= -1' refused (BUG: wraps to 2^64-1)");
+	TAP_OK(r == CONFINE_E_INVALID, "R1 run --limit 'pids= -1' refused (no wrap to 2^64-1)");
 	confine_request_free(o.req);
 }
 
