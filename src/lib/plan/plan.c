@@ -35,7 +35,10 @@ struct cand {
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
-	return cf_path_cmp(x->path, y->path);
+	int c = cf_path_cmp(x->path, y->path);
+	/* Equal paths: a temp root first, so that it is the one kept (a rule on exactly /tmp
+	 * must not turn the private /tmp into the host's). */
+	return c ? c : (int)y->temp_root - (int)x->temp_root;
 }
 
 void cf_plan_release(struct cf_plan *plan)

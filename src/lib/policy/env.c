@@ -126,7 +126,9 @@ int cf_env_build(const char *const *base, size_t n_base, const struct cf_env_opt
 		if (!name)
 			continue;
 		if (drop) {
-			if (!cf_strv_contains(removed, name) && cf_strv_take(removed, name) < 0)
+			if (cf_strv_contains(removed, name))
+				free(name);
+			else if (cf_strv_take(removed, name) < 0)
 				return cf_nomem(err);
 			continue;
 		}

@@ -502,11 +502,10 @@ static void duplicates(void)
 }
 
 /*
- * BUG (reported, verify once fixed): a rule whose path is exactly a temp root (/tmp) makes a
- * duplicate candidate of the temp root; src/lib/plan/plan.c cf_plan_compile keeps whichever of
- * the two qsort puts first, and when it is the rule's, /tmp becomes a bind of the host's /tmp
- * (rw-bind for --allow /tmp, ro-bind for --deny /tmp:write) instead of the private, size-capped
- * tmpfs of SPEC 3, exposing the host's /tmp (other programs' sockets, files) to the command.
+ * Regression: a rule whose path is exactly a temp root (/tmp) makes a duplicate candidate of the
+ * temp root; cf_plan_compile once kept whichever qsort put first, and when it was the rule's,
+ * /tmp became a bind of the host's /tmp instead of the private, size-capped tmpfs of SPEC 3
+ * (found by this test, fixed: equal paths sort the temp root first).
  */
 static void temp_root_rule(void)
 {

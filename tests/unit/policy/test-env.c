@@ -121,9 +121,9 @@ static const struct build_case build_cases[] = {
      {0},
      {"PATH=/bin"},
      {0}},
-    /* BUG (reported, verify once fixed): src/lib/policy/env.c cf_env_build leaks the strndup'd
-     * name when a dropped name is already in `removed` (the same name twice in the caller's
-     * environment); this case passes its checks but fails under valgrind --leak-check=full. */
+    /* Regression: cf_env_build once leaked the name when a dropped name was already in
+     * `removed` (the same name twice in the caller's environment); CI runs this under
+     * valgrind --leak-check=full. */
     {"R20 a name removed twice is listed once",
      {"A_TOKEN=1", "A_TOKEN=2", "PATH=/bin"},
      false,
