@@ -387,7 +387,8 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 		return r;
 	struct cf_decision d;
 	cf_policy_decide(&run->policy_rules, canon, (enum cf_access)access, &d);
-	if (access == CONFINE_ACCESS_WRITE && d.layer == CF_LAYER_FALLBACK && d.action == CF_ALLOW) {
+	if (access == CONFINE_ACCESS_WRITE && d.layer == CF_LAYER_FALLBACK &&
+	    d.action == CF_ALLOW) {
 		/* A path hidden for reading cannot be written either (it is an empty, read-only
 		 * mount): the fallback's write allow does not reach it.  Say what happens. */
 		struct cf_decision rd;
