@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/fakefs.h"
 #include "../unit/tap.h"
 #include "plan/plan.h"
 #include "util/util.h"
@@ -28,15 +29,8 @@
 #define GOLDEN_DIR "tests/golden/cases"
 #endif
 
-struct fact {
-	char *path;
-	enum cf_kind kind;
-	char *target; /* symlinks */
-};
-
 struct facts {
-	struct fact *v;
-	size_t n;
+	struct fakefs fs;
 	char *home, *workspace, *cwd, *tmpdir, *runtime, *sshdir;
 	unsigned uid;
 	int landlock;
@@ -61,45 +55,6 @@ static char *slurp(const char *path, size_t *len)
 	return cf_buf_take(&b);
 }
 
-static enum cf_kind fake_kind(void *ctx, const char *path)
-{
-	const struct facts *f = ctx;
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].path, path))
-			return f->v[i].kind;
-	for (size_t i = 0; i < f->n; i++)
-		if (cf_path_within(f->v[i].path, path))
-			return CF_KIND_DIR;
-	return CF_KIND_MISSING;
-}
-
-/* Lexical canonicalisation through the symlink facts: a path whose leading part is a listed
- * symlink is rewritten to the target. */
-static int fake_canon(void *ctx, const char *path, char **out, struct confine_error *err)
-{
-	const struct facts *f = ctx;
-	char *cur = cf_path_normalize(path);
-	for (int round = 0; cur && round < 40; round++) {
-		bool changed = false;
-		for (size_t i = 0; i < f->n && !changed; i++) {
-			const struct fact *x = &f->v[i];
-			if (x->kind != CF_KIND_SYMLINK || !cf_path_within(cur, x->path))
-				continue;
-			char *next = cf_asprintf("%s%s", x->target, cur + strlen(x->path));
-			free(cur);
-			cur = next ? cf_path_normalize(next) : NULL;
-			free(next);
-			changed = true;
-		}
-		if (!changed)
-			break;
-	}
-	if (!cur)
-		return cf_nomem(err);
-	*out = cur;
-	return 0;
-}
-
 static void load_facts(const char *dir, struct facts *f)
 {
 	char path[2048];
@@ -109,7 +64,6 @@ static void load_facts(const char *dir, struct facts *f)
 	f->uid = 1000;
 	f->network = true;
 	f->tmp_size = 1073741824ULL;
-	f->v = calloc(256, sizeof(*f->v));
 	if (!text)
 		return;
 	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
@@ -140,26 +94,20 @@ static void load_facts(const char *dir, struct facts *f)
 			f->network = strcmp(a, "off") != 0;
 		else if (!strcmp(key, "tmp-size"))
 			f->tmp_size = strtoull(a, NULL, 10);
-		else if (f->n < 256) {
-			struct fact *x = &f->v[f->n++];
-			x->path = cf_strdup(a);
-			x->kind = !strcmp(key, "dir")	  ? CF_KIND_DIR
-				  : !strcmp(key, "file")  ? CF_KIND_FILE
-				  : !strcmp(key, "other") ? CF_KIND_OTHER
-							  : CF_KIND_SYMLINK;
-			x->target = n == 3 ? cf_strdup(b) : NULL;
-		}
+		else
+			fakefs_add(&f->fs, a,
+				   !strcmp(key, "dir")	   ? CF_KIND_DIR
+				   : !strcmp(key, "file")  ? CF_KIND_FILE
+				   : !strcmp(key, "other") ? CF_KIND_OTHER
+							   : CF_KIND_SYMLINK,
+				   n == 3 ? b : NULL);
 	}
 	free(text);
 }
 
 static void free_facts(struct facts *f)
 {
-	for (size_t i = 0; i < f->n; i++) {
-		free(f->v[i].path);
-		free(f->v[i].target);
-	}
-	free(f->v);
+	fakefs_clear(&f->fs);
 	free(f->home);
 	free(f->workspace);
 	free(f->cwd);
@@ -177,17 +125,17 @@ static int fake_scan(const struct facts *f, const struct cf_policy *p, struct cf
 		for (size_t r = 0; r < rs->n; r++) {
 			if (!rs->v[r].glob)
 				continue;
-			for (size_t i = 0; i < f->n; i++) {
-				const char *path = f->v[i].path;
+			for (size_t i = 0; i < f->fs.n; i++) {
+				const char *path = f->fs.v[i].path;
 				if (!cf_pattern_match(rs->v[r].path, path, false))
 					continue;
 				bool covered = false;
-				for (size_t j = 0; j < f->n && !covered; j++)
+				for (size_t j = 0; j < f->fs.n && !covered; j++)
 					covered =
-					    j != i && cf_path_within(path, f->v[j].path) &&
-					    strcmp(path, f->v[j].path) &&
-					    cf_pattern_match(rs->v[r].path, f->v[j].path, false);
-				if (!covered && cf_matches_add(m, path, f->v[i].kind, r) < 0)
+					    j != i && cf_path_within(path, f->fs.v[j].path) &&
+					    strcmp(path, f->fs.v[j].path) &&
+					    cf_pattern_match(rs->v[r].path, f->fs.v[j].path, false);
+				if (!covered && cf_matches_add(m, path, f->fs.v[i].kind, r) < 0)
 					return -1;
 			}
 		}
@@ -268,9 +216,9 @@ static char *compile_case(const char *dir)
 	    .uid = f.uid,
 	    .landlock_abi = f.landlock,
 	    .seccomp = f.seccomp,
-	    .kind = fake_kind,
-	    .canonicalize = fake_canon,
-	    .ctx = &f,
+	    .kind = fakefs_kind,
+	    .canonicalize = fakefs_canon,
+	    .ctx = &f.fs,
 	};
 	char wsfile[1024];
 	snprintf(wsfile, sizeof(wsfile), "%s/.confine/rules.json", host.workspace);

@@ -10,6 +10,7 @@
 
 #include "plan/plan.h"
 #include "util/util.h"
+#include "../fakefs.h"
 #include "../tap.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -18,44 +19,16 @@
 #define WS "/home/u/ws"
 
 /* The fake host's file system: listed paths, their parents are directories. */
-static struct {
-	char *path[512];
-	enum cf_kind kind[512];
-	size_t n;
-} fs;
+static struct fakefs fs;
 
 static void fs_add(const char *path, enum cf_kind kind)
 {
-	if (fs.n < N(fs.path)) {
-		fs.path[fs.n] = cf_strdup(path);
-		fs.kind[fs.n++] = kind;
-	}
+	fakefs_add(&fs, path, kind, NULL);
 }
 
 static void fs_clear(void)
 {
-	for (size_t i = 0; i < fs.n; i++)
-		free(fs.path[i]);
-	fs.n = 0;
-}
-
-static enum cf_kind fake_kind(void *ctx, const char *path)
-{
-	(void)ctx;
-	for (size_t i = 0; i < fs.n; i++)
-		if (!strcmp(fs.path[i], path))
-			return fs.kind[i];
-	for (size_t i = 0; i < fs.n; i++)
-		if (cf_path_within(fs.path[i], path))
-			return CF_KIND_DIR;
-	return CF_KIND_MISSING;
-}
-
-static int fake_canon(void *ctx, const char *path, char **out, struct confine_error *err)
-{
-	(void)ctx;
-	*out = cf_path_normalize(path);
-	return *out ? 0 : cf_nomem(err);
+	fakefs_clear(&fs);
 }
 
 static const struct cf_host host = {
@@ -65,8 +38,9 @@ static const struct cf_host host = {
     .uid = 1000,
     .landlock_abi = 7,
     .seccomp = true,
-    .kind = fake_kind,
-    .canonicalize = fake_canon,
+    .kind = fakefs_kind,
+    .canonicalize = fakefs_canon,
+    .ctx = &fs,
 };
 
 struct rspec {
@@ -303,7 +277,7 @@ static void glob_order(void)
 		}
 		struct cf_matches m = {0};
 		for (size_t i = 0; i < N(matches); i++)
-			cf_matches_add(&m, matches[order[i]], fake_kind(NULL, matches[order[i]]),
+			cf_matches_add(&m, matches[order[i]], fakefs_kind(&fs, matches[order[i]]),
 				       0);
 		struct compiled c;
 		compile(r2, N(r2), &m, true, &c);
@@ -323,7 +297,7 @@ static void glob_order(void)
 	/* and the matches under a hidden match are not mounted again */
 	struct cf_matches m = {0};
 	for (size_t i = 0; i < N(matches); i++)
-		cf_matches_add(&m, matches[i], fake_kind(NULL, matches[i]), 0);
+		cf_matches_add(&m, matches[i], fakefs_kind(&fs, matches[i]), 0);
 	struct compiled c;
 	compile(r2, N(r2), &m, true, &c);
 	TAP_OK(c.rc == 0 && find(&c.plan, CF_MNT_HIDE_DIR, WS "/g/d.key") &&

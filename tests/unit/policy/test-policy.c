@@ -11,6 +11,7 @@
 
 #include "policy/policy.h"
 #include "util/util.h"
+#include "../fakefs.h"
 #include "../tap.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -52,43 +53,8 @@ static const struct fact facts[] = {
     {TMPDIR, CF_KIND_DIR, NULL},
 };
 
-static enum cf_kind fake_kind(void *ctx, const char *path)
-{
-	(void)ctx;
-	for (size_t i = 0; i < N(facts); i++)
-		if (!strcmp(facts[i].path, path))
-			return facts[i].kind;
-	for (size_t i = 0; i < N(facts); i++)
-		if (cf_path_within(facts[i].path, path))
-			return CF_KIND_DIR;
-	return CF_KIND_MISSING;
-}
-
-/* Lexical canonicalisation through the symlink facts. */
-static int fake_canon(void *ctx, const char *path, char **out, struct confine_error *err)
-{
-	(void)ctx;
-	char *cur = cf_path_normalize(path);
-	for (int round = 0; cur && round < 40; round++) {
-		bool changed = false;
-		for (size_t i = 0; i < N(facts) && !changed; i++) {
-			const struct fact *x = &facts[i];
-			if (x->kind != CF_KIND_SYMLINK || !cf_path_within(cur, x->path))
-				continue;
-			char *next = cf_asprintf("%s/%s", x->target, cur + strlen(x->path));
-			free(cur);
-			cur = next ? cf_path_normalize(next) : NULL;
-			free(next);
-			changed = true;
-		}
-		if (!changed)
-			break;
-	}
-	if (!cur)
-		return cf_nomem(err);
-	*out = cur;
-	return 0;
-}
+/* The table above, as the fake file system behind the host callbacks. */
+static struct fakefs fs;
 
 static struct cf_host make_host(const char *workspace)
 {
@@ -100,8 +66,9 @@ static struct cf_host make_host(const char *workspace)
 	    .ssh_auth_sock_dir = SSH_DIR,
 	    .user_rules_file = USER_RULES,
 	    .uid = 1000,
-	    .kind = fake_kind,
-	    .canonicalize = fake_canon,
+	    .kind = fakefs_kind,
+	    .canonicalize = fakefs_canon,
+	    .ctx = &fs,
 	};
 }
 
@@ -676,11 +643,14 @@ static void builtin_source(void)
 
 int main(void)
 {
+	for (size_t i = 0; i < N(facts); i++)
+		fakefs_add(&fs, facts[i].path, facts[i].kind, facts[i].target);
 	run_scenarios();
 	home_guards();
 	r10();
 	workspace_layer_does_not_lift();
 	names();
 	builtin_source();
+	fakefs_clear(&fs);
 	return tap_done();
 }
