@@ -9,13 +9,13 @@
 #include "plan/plan.h"
 #include "util/util.h"
 
-static const char *const process_flags[] = {
+const char *const cf_bwrap_process_flags[] = {
     "--new-session",  "--die-with-parent",
     "--unshare-user", "--disable-userns",
     "--unshare-pid",  "--unshare-ipc",
     "--unshare-uts",  "--unshare-cgroup-try",
     "--cap-drop",     "ALL",
-    "--as-pid-1",
+    "--as-pid-1",     NULL,
 };
 
 static int add(struct cf_strv *out, const char *s)
@@ -34,8 +34,8 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 		  struct confine_error *err)
 {
 	int bad = 0;
-	for (size_t i = 0; i < sizeof(process_flags) / sizeof(process_flags[0]); i++)
-		bad |= add(out, process_flags[i]);
+	for (size_t i = 0; cf_bwrap_process_flags[i]; i++)
+		bad |= add(out, cf_bwrap_process_flags[i]);
 	if (!plan->network)
 		bad |= add(out, "--unshare-net");
 

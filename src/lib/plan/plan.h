@@ -82,6 +82,10 @@ struct cf_bwrap_fds {
 	int stderr_fd;	   /* the real stderr, restored by the helper */
 };
 
+/* The namespace, capability and process flags of every run (R12), NULL-terminated; the probe
+ * runs its test sandbox with exactly these. */
+extern const char *const cf_bwrap_process_flags[];
+
 /* Marks the end of the options in the vector from cf_bwrap_argv: what precedes goes into the
  * --args descriptor, what follows ("--", helper, command) onto bwrap's argv. */
 #define CF_BWRAP_ARGS_END "\x01end-of-options"

@@ -24,6 +24,9 @@
 #include <unistd.h>
 
 #include "exec/linux/cgroup.h"
+#include "plan/plan.h"
+#include "probe/capture.h"
+#include "probe/hints.h"
 #include "exec/linux/harden.h"
 #include "util/util.h"
 
@@ -50,29 +53,12 @@ static const char *const required_options[] = {
     "--info-fd",
 };
 
-/* The namespace and capability flags of every production run (SPEC 3 R12).  The probe must use
- * the same ones: a kernel or LSM that refuses one of them (for instance --disable-userns, which
- * writes to /proc/sys/user inside the sandbox) must fail here, not in the middle of a run. */
-static const char *const sandbox_flags[] = {
-    "--new-session",
-    "--die-with-parent",
-    "--unshare-user",
-    "--disable-userns",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--cap-drop",
-    "ALL",
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--as-pid-1",
-};
+/* The test sandbox runs with the namespace and capability flags of every production run
+ * (cf_bwrap_process_flags, SPEC 3 R12): a kernel or LSM that refuses one of them (for instance
+ * --disable-userns, which writes to /proc/sys/user inside the sandbox) must fail here, not in
+ * the middle of a run.  These mounts complete it. */
+static const char *const sandbox_mounts[] = {"--ro-bind", "/",	    "/",    "--dev",
+					     "/dev",	  "--proc", "/proc"};
 
 struct bin_id {
 	dev_t dev;
@@ -80,16 +66,6 @@ struct bin_id {
 	off_t size;
 	struct timespec mtime;
 };
-
-/* Output of one bwrap invocation: stdout and stderr together, truncated to the buffer. */
-struct capture {
-	char out[32768];
-	size_t len;
-	int status;	/* wait status */
-	int exec_errno; /* errno of a failed execve, 0 when the exec succeeded */
-};
-
-enum { RUN_DONE = 0, RUN_TIMEOUT = 1 };
 
 static void copy_str(char *dst, size_t cap, const char *src)
 {
@@ -126,161 +102,6 @@ static void id_from_stat(struct bin_id *id, const struct stat *st)
 	id->ino = st->st_ino;
 	id->size = st->st_size;
 	id->mtime = st->st_mtim;
-}
-
-static int64_t monotonic_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Reads a small file into buf (NUL-terminated); returns its length or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -1;
-	size_t len = 0;
-	while (len + 1 < cap) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return (ssize_t)len;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Host facts around the backend.                                                           */
-
-/* True when the whitespace-separated list `ids` contains `id`. */
-static bool id_listed(const char *ids, const char *id)
-{
-	size_t n = strlen(id);
-	for (const char *p = ids; *p;) {
-		while (*p == ' ')
-			p++;
-		const char *s = p;
-		while (*p && *p != ' ')
-			p++;
-		if ((size_t)(p - s) == n && !strncmp(s, id, n))
-			return true;
-	}
-	return false;
-}
-
-/* Value of KEY= in os-release text, quotes removed, into out. */
-static void os_release_value(const char *text, const char *key, char *out, size_t cap)
-{
-	size_t kl = strlen(key);
-	out[0] = '\0';
-	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
-		if (strncmp(line, key, kl) != 0 || line[kl] != '=')
-			continue;
-		const char *v = line + kl + 1;
-		size_t n = strcspn(v, "\n");
-		if (n && (v[0] == '"' || v[0] == '\'')) {
-			v++;
-			n = n >= 2 ? n - 2 : 0;
-		}
-		if (n >= cap)
-			n = cap - 1;
-		memcpy(out, v, n);
-		out[n] = '\0';
-		return;
-	}
-}
-
-/* The distribution's install line for bubblewrap, from /etc/os-release ID and ID_LIKE. */
-static void install_line(char *out, size_t cap)
-{
-	static const struct {
-		const char *ids;
-		const char *cmd;
-	} table[] = {
-	    {"debian ubuntu", "apt-get install bubblewrap"},
-	    {"fedora rhel centos rocky almalinux", "dnf install bubblewrap"},
-	    {"arch manjaro endeavouros", "pacman -S bubblewrap"},
-	    {"alpine", "apk add bubblewrap"},
-	    {"opensuse opensuse-leap opensuse-tumbleweed suse sles", "zypper install bubblewrap"},
-	    {"void", "xbps-install -S bubblewrap"},
-	};
-	char text[4096], id[64], like[256];
-	if (read_small("/etc/os-release", text, sizeof(text)) < 0 &&
-	    read_small("/usr/lib/os-release", text, sizeof(text)) < 0)
-		text[0] = '\0';
-	os_release_value(text, "ID", id, sizeof(id));
-	os_release_value(text, "ID_LIKE", like, sizeof(like));
-	const char *sudo = geteuid() == 0 ? "" : "sudo ";
-	if (!strcmp(id, "nixos")) {
-		snprintf(out, cap, "nix profile install nixpkgs#bubblewrap");
-		return;
-	}
-	/* ID first, then each ID_LIKE word in order: the closest relative decides. */
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-			bool hit = pass == 0 ? id[0] && id_listed(table[i].ids, id) : false;
-			for (const char *p = like; pass == 1 && *p && !hit;) {
-				char word[64];
-				size_t n = strcspn(p, " ");
-				if (n && n < sizeof(word)) {
-					memcpy(word, p, n);
-					word[n] = '\0';
-					hit = id_listed(table[i].ids, word);
-				}
-				p += n;
-				p += strspn(p, " ");
-			}
-			if (hit) {
-				snprintf(out, cap, "%s%s", sudo, table[i].cmd);
-				return;
-			}
-		}
-	}
-	snprintf(out, cap,
-		 "use your package manager, or build it from "
-		 "https://github.com/containers/bubblewrap");
-}
-
-/* "install bubblewrap 0.8.0 or newer: <the distribution's command>". */
-static void install_hint(char *out, size_t cap)
-{
-	char line[256];
-	install_line(line, sizeof(line));
-	snprintf(out, cap, "install bubblewrap %d.%d.%d or newer: %s", min_version[0],
-		 min_version[1], min_version[2], line);
-}
-
-/* The remedy when the kernel refuses an unprivileged user namespace. */
-static void userns_hint(char *out, size_t cap)
-{
-	char v[32];
-	if (read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", v, sizeof(v)) >
-		0 &&
-	    v[0] == '1') {
-		snprintf(out, cap,
-			 "AppArmor restricts unprivileged user namespaces: "
-			 "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 "
-			 "(or install an AppArmor profile that allows bwrap 'userns')");
-		return;
-	}
-	if (read_small("/proc/sys/kernel/unprivileged_userns_clone", v, sizeof(v)) > 0 &&
-	    v[0] == '0') {
-		snprintf(out, cap, "sysctl -w kernel.unprivileged_userns_clone=1");
-		return;
-	}
-	if (read_small("/proc/sys/user/max_user_namespaces", v, sizeof(v)) > 0 && atol(v) == 0) {
-		snprintf(out, cap, "sysctl -w user.max_user_namespaces=15000");
-		return;
-	}
-	snprintf(out, cap,
-		 "user namespaces are refused to this user; in a container, allow "
-		 "unshare(CLONE_NEWUSER) in its seccomp profile or run confine on the host");
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -443,7 +264,7 @@ static int find_bwrap(const char *path_env, struct search *s, struct confine_pro
 	} else if (s->rejected) {
 		fail(r, "path_rejected", "%s", s->rejected_reason);
 		char line[256];
-		install_line(line, sizeof(line));
+		cf_install_line(line, sizeof(line));
 		snprintf(
 		    r->hint, sizeof(r->hint),
 		    "install bwrap in a root-owned directory outside the workspace and put it on "
@@ -451,155 +272,10 @@ static int find_bwrap(const char *path_env, struct search *s, struct confine_pro
 		    line);
 	} else {
 		fail(r, "binary_missing", "bwrap was not found in PATH '%s'", path_env);
-		install_hint(r->hint, sizeof(r->hint));
+		cf_hint_install(r->hint, sizeof(r->hint), min_version);
 	}
 out:
 	free(list);
-	return ret;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Running bwrap.                                                                           */
-
-/* One read from whichever pipe is ready; a pipe at EOF is closed and set to -1. */
-static void drain(int out[2], int ep[2], struct capture *c)
-{
-	struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN}, {.fd = ep[0], .events = POLLIN}};
-	if (poll(pf, 2, 0) <= 0)
-		return;
-	if (pf[0].revents) {
-		char sink[4096];
-		size_t room = sizeof(c->out) - 1 - c->len;
-		ssize_t r = read(out[0], room ? c->out + c->len : sink, room ? room : sizeof(sink));
-		if (r > 0 && room)
-			c->len += (size_t)r;
-		else if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
-			close(out[0]), out[0] = -1;
-	}
-	if (pf[1].revents) {
-		int e = 0;
-		ssize_t r = read(ep[0], &e, sizeof(e));
-		if (r == (ssize_t)sizeof(e))
-			c->exec_errno = e;
-		if (r != -1 || errno != EINTR)
-			close(ep[0]), ep[0] = -1;
-	}
-}
-
-/* Runs argv[0] with stdout and stderr captured, killing its process group after timeout_ms.
- * Returns RUN_DONE, RUN_TIMEOUT or a negative code. */
-static int run_capture(const char *const *argv, int timeout_ms, struct capture *c,
-		       struct confine_error *err)
-{
-	/* A fixed environment: LC_ALL=C keeps bwrap's messages in English for the classifier. */
-	static const char *const envp[] = {"LC_ALL=C", "PATH=/usr/bin:/bin", NULL};
-	int out[2] = {-1, -1}, ep[2] = {-1, -1}, devnull = -1, pidfd = -1, ret = 0;
-	pid_t pid = -1;
-	sigset_t empty;
-
-	c->len = 0;
-	c->out[0] = '\0';
-	c->status = 0;
-	c->exec_errno = 0;
-	sigemptyset(&empty);
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0) {
-		ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "pipe2", errno);
-		goto out;
-	}
-	pid = fork();
-	if (pid < 0) {
-		ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "fork", errno);
-		goto out;
-	}
-	if (pid == 0) {
-		/* Child: async-signal-safe calls only.  Own process group, so that a timeout kills
-		 * whatever a hung bwrap (or an impostor script) started. */
-		int e;
-		setpgid(0, 0);
-		sigprocmask(SIG_SETMASK, &empty, NULL);
-		if (dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
-			goto child_fail;
-#ifdef SYS_close_range
-		/* Nothing of the caller's leaks into bwrap; CLOSE_RANGE_CLOEXEC = 1 << 2. */
-		syscall(SYS_close_range, 3U, ~0U, 1U << 2);
-#endif
-		execve(argv[0], (char *const *)argv, (char *const *)envp);
-	child_fail:
-		e = errno;
-		(void)!write(ep[1], &e, sizeof(e));
-		_exit(127);
-	}
-	/* Also from the parent, so that a timeout right after fork still finds the group. */
-	setpgid(pid, pid);
-	close(out[1]);
-	close(ep[1]);
-	out[1] = ep[1] = -1;
-
-#ifdef SYS_pidfd_open
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#endif
-	int64_t deadline = monotonic_ms() + timeout_ms;
-	bool timed_out = false;
-	/* Read until the process is reaped, not until EOF: a grandchild holding the pipe after
-	 * bwrap exited must not hold the probe.  A pidfd wakes us at the exit; without one (kernels
-	 * before 5.3), poll in 1 ms slices. */
-	while (pid > 0) {
-		int64_t left = deadline - monotonic_ms();
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		struct pollfd pf[3] = {{.fd = out[0], .events = POLLIN},
-				       {.fd = ep[0], .events = POLLIN},
-				       {.fd = pidfd, .events = POLLIN}};
-		int n = poll(pf, 3, pidfd >= 0 ? (int)left : 1);
-		if (n < 0 && errno != EINTR) {
-			ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "poll",
-					errno);
-			goto out;
-		}
-		if (n > 0 && (pf[0].revents || pf[1].revents))
-			drain(out, ep, c);
-		pid_t w = waitpid(pid, &c->status, WNOHANG);
-		if (w == pid) {
-			pid = -1;
-		} else if (w < 0 && errno != EINTR) {
-			ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "waitpid",
-					errno);
-			pid = -1;
-			goto out;
-		}
-	}
-	/* What the process wrote before it exited is still in the pipes; a grandchild that keeps
-	 * writing is cut off at the deadline. */
-	while (!timed_out && (out[0] >= 0 || ep[0] >= 0) && monotonic_ms() < deadline) {
-		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN},
-				       {.fd = ep[0], .events = POLLIN}};
-		if (poll(pf, 2, 0) <= 0)
-			break;
-		drain(out, ep, c);
-	}
-	c->out[c->len] = '\0';
-	if (timed_out && ret == 0)
-		ret = RUN_TIMEOUT;
-out:
-	if (pid > 0) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &c->status, 0) < 0 && errno == EINTR)
-			;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (ep[i] >= 0)
-			close(ep[i]);
-	}
-	if (devnull >= 0)
-		close(devnull);
-	if (pidfd >= 0)
-		close(pidfd);
 	return ret;
 }
 
@@ -660,7 +336,7 @@ static void first_message(const char *text, char *out, size_t cap)
 		snprintf(out, cap, "(no message)");
 }
 
-static void classify_sandbox_failure(const struct capture *c, struct confine_probe_result *r,
+static void classify_sandbox_failure(const struct cf_capture *c, struct confine_probe_result *r,
 				     const char *const *argv)
 {
 	char msg[320];
@@ -672,7 +348,7 @@ static void classify_sandbox_failure(const struct capture *c, struct confine_pro
 	    (strstr(c->out, "unshare") && strstr(c->out, "Operation not permitted"))) {
 		fail(r, "user_namespace_disabled",
 		     "the kernel refuses bwrap an unprivileged user namespace: %s", msg);
-		userns_hint(r->hint, sizeof(r->hint));
+		cf_hint_userns(r->hint, sizeof(r->hint));
 		return;
 	}
 	if (strstr(c->out, "Can't mount proc")) {
@@ -708,23 +384,23 @@ static void timed_out(struct confine_probe_result *r, const char *step)
 /* Runs the three steps; fills r.  Returns 0 or a negative code (hard error). */
 static int probe_binary(struct confine_probe_result *r, struct confine_error *err)
 {
-	struct capture *c = malloc(sizeof(*c));
+	struct cf_capture *c = malloc(sizeof(*c));
 	int ret = 0, v[3];
 	if (!c)
 		return cf_nomem(err);
 
 	const char *vargv[] = {r->path, "--version", NULL};
-	ret = run_capture(vargv, STEP_TIMEOUT_MS, c, err);
+	ret = cf_run_capture(vargv, STEP_TIMEOUT_MS, c, err);
 	if (ret < 0)
 		goto out;
-	if (ret == RUN_TIMEOUT) {
+	if (ret == CF_RUN_TIMEOUT) {
 		timed_out(r, "'bwrap --version'");
 		goto done;
 	}
 	if (c->exec_errno) {
 		fail(r, "binary_invalid", "cannot execute '%s': %s", r->path,
 		     strerror(c->exec_errno));
-		install_hint(r->hint, sizeof(r->hint));
+		cf_hint_install(r->hint, sizeof(r->hint), min_version);
 		goto done;
 	}
 	if (!WIFEXITED(c->status) || WEXITSTATUS(c->status) != 0 || !parse_version(c->out, v)) {
@@ -732,7 +408,7 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 		first_message(c->out, msg, sizeof(msg));
 		fail(r, "version_unreadable", "'%s --version' did not print 'bubblewrap X.Y.Z': %s",
 		     r->path, msg);
-		install_hint(r->hint, sizeof(r->hint));
+		cf_hint_install(r->hint, sizeof(r->hint), min_version);
 		goto done;
 	}
 	snprintf(r->version, sizeof(r->version), "%d.%d.%d", v[0], v[1], v[2]);
@@ -743,15 +419,15 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 		    r, "version_too_old",
 		    "bubblewrap %s is older than %d.%d.%d, the first version with --disable-userns",
 		    r->version, min_version[0], min_version[1], min_version[2]);
-		install_hint(r->hint, sizeof(r->hint));
+		cf_hint_install(r->hint, sizeof(r->hint), min_version);
 		goto done;
 	}
 
 	const char *hargv[] = {r->path, "--help", NULL};
-	ret = run_capture(hargv, STEP_TIMEOUT_MS, c, err);
+	ret = cf_run_capture(hargv, STEP_TIMEOUT_MS, c, err);
 	if (ret < 0)
 		goto out;
-	if (ret == RUN_TIMEOUT) {
+	if (ret == CF_RUN_TIMEOUT) {
 		timed_out(r, "'bwrap --help'");
 		goto done;
 	}
@@ -759,24 +435,26 @@ static int probe_binary(struct confine_probe_result *r, struct confine_error *er
 	if (opt) {
 		fail(r, "required_feature_missing",
 		     "'%s --help' does not list %s, which confine needs", r->path, opt);
-		install_hint(r->hint, sizeof(r->hint));
+		cf_hint_install(r->hint, sizeof(r->hint), min_version);
 		goto done;
 	}
 
 	/* /usr/bin/true first: on a merged-/usr system both are the same file anyway. */
 	const char *true_path = access("/usr/bin/true", X_OK) == 0 ? "/usr/bin/true" : "/bin/true";
-	const char *sargv[sizeof(sandbox_flags) / sizeof(sandbox_flags[0]) + 4];
+	const char *sargv[64];
 	size_t k = 0;
 	sargv[k++] = r->path;
-	for (size_t i = 0; i < sizeof(sandbox_flags) / sizeof(sandbox_flags[0]); i++)
-		sargv[k++] = sandbox_flags[i];
+	for (size_t i = 0; cf_bwrap_process_flags[i]; i++)
+		sargv[k++] = cf_bwrap_process_flags[i];
+	for (size_t i = 0; i < sizeof(sandbox_mounts) / sizeof(sandbox_mounts[0]); i++)
+		sargv[k++] = sandbox_mounts[i];
 	sargv[k++] = "--";
 	sargv[k++] = true_path;
 	sargv[k] = NULL;
-	ret = run_capture(sargv, STEP_TIMEOUT_MS, c, err);
+	ret = cf_run_capture(sargv, STEP_TIMEOUT_MS, c, err);
 	if (ret < 0)
 		goto out;
-	if (ret == RUN_TIMEOUT) {
+	if (ret == CF_RUN_TIMEOUT) {
 		timed_out(r, "the test sandbox");
 		goto done;
 	}

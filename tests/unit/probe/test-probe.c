@@ -291,9 +291,8 @@ static void test_sandbox(void)
 	       r.reason);
 
 	/* The production flags reach the test sandbox. */
-	d = good_fake(
-	    "case \" $* \" in *' --disable-userns '*' --cap-drop ALL '*"
-	    "' --proc /proc --as-pid-1 '*) exit 0;; esac; echo \"bwrap: flags $*\" >&2; exit 1");
+	d = good_fake("case \" $* \" in *' --disable-userns '*' --cap-drop ALL --as-pid-1 '*"
+		      "' --proc /proc '*) exit 0;; esac; echo \"bwrap: flags $*\" >&2; exit 1");
 	TAP_INTEQ(probe(d, NULL, false, &r), 0, "R12 flags: probe ran");
 	TAP_STREQ(r.code, "available", "R12 the test sandbox gets the production flags (%s)",
 		  r.reason);
