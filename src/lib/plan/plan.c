@@ -240,6 +240,16 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 			can_write = false;
 		}
 
+		if (!can_read && !strcmp(c->path, "/")) {
+			char a[512];
+			r = cf_err(err, CONFINE_E_PLAN, "cannot hide the root directory", "/",
+				   "%s denies reading '/': nothing would be left to run, not even "
+				   "the command",
+				   rd.rule ? rule_where(rd.rule, a, sizeof(a)) : "a rule");
+			cf_err_hint(err, "deny the directories that matter (for example '~:read' "
+					 "with allows for what the command needs)");
+			goto out;
+		}
 		enum cf_kind kind = c->kind == KIND_UNKNOWN ? h->kind(h->ctx, c->path) : c->kind;
 		if (kind == CF_KIND_MISSING) {
 			/* Never create a mount point on the host; re-checked after the run. */

@@ -585,6 +585,9 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 			if (e == ENOENT)
 				cf_err_hint(err, "the command is looked up in PATH inside the "
 						 "sandbox; check that it exists and is not hidden");
+			else if (e == EACCES)
+				cf_err_hint(err, "a rule may hide the command or a directory it "
+						 "lives in; see 'confine explain PATH'");
 			return err ? err->code : CONFINE_E_NOTFOUND;
 		} else if (rec[i].type == CF_HELPER_FAIL) {
 			cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", "confine-init",
