@@ -188,8 +188,11 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
 		r = cf_scan_globs(&run->globs, &b, m, err);
 		if (r < 0)
-			cf_err_hint(err, "narrow the glob rules, or exclude large trees from them; "
-					 "nothing was run");
+			cf_err_hint(err,
+				    "every match is protected by a mount of its own, within the "
+				    "budgets of a scan; narrow your own glob rules, or move files "
+				    "that match the built-in ones (such as **/*.pem) out of the "
+				    "workspace; nothing was run");
 	}
 	return r;
 }
