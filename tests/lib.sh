@@ -27,6 +27,9 @@ chmod 0755 "$T"
 trap 'rm -rf "$T" 2>/dev/null || { chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"; }' EXIT
 FIX=$T/bin
 mkdir -p "$FIX"
+# The probe cache of the runs the tests make stays in the scratch directory, not in the real
+# home of whoever runs the suite.
+export XDG_CACHE_HOME=$T/cache
 cp "$BUILD/confine" "$BUILD/confine-init" "$FIX/"
 for t in "$BUILD"/tests/tools/*; do
   [ -f "$t" ] && [ -x "$t" ] && cp "$t" "$FIX/"
