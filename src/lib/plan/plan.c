@@ -181,8 +181,12 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 	if (!stack || !hides)
 		goto oom;
 
+	/* /dev/shm is writable RAM like /tmp: the same size cap, or a command could fill memory
+	 * through it (bwrap's /dev leaves it uncapped). */
 	if ((r = add_mount(out, CF_MNT_RO_ROOT, "/", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_DEV, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
+	    (r = add_mount(out, CF_MNT_TMPFS, "/dev/shm", CF_KIND_DIR, o->tmp_size, NULL, err)) <
+		0 ||
 	    (r = add_mount(out, CF_MNT_PROC, "/proc", CF_KIND_DIR, 0, NULL, err)) < 0)
 		goto out;
 
