@@ -36,6 +36,10 @@ for who in $RUN_USERS; do
 		ok $? "$who: the command did not run without its limit"
 	fi
 
+	# /dev/shm is RAM like /tmp: the same cap (bwrap's own /dev leaves it uncapped).
+	expect "$who" "OK" "--tmp-size 1M: 900 KiB fit in /dev/shm" --tmp-size 1M -- "$TRYOP" fill /dev/shm/f 921600
+	expect "$who" "ENOSPC" "--tmp-size 1M: 2 MiB do not fit in /dev/shm" --tmp-size 1M -- "$TRYOP" fill /dev/shm/f 2097152
+
 	# --timeout kills the whole sandbox, daemons included.
 	start=$SECONDS
 	marker="31.4$$"
