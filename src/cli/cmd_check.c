@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "probe/canon.h"
+#include "probe/rulefile.h"
 #include "rules/rules.h"
 #include "util/util.h"
 
@@ -106,58 +107,6 @@ static void report_flush(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Reads a whole rule file.  Returns 0, -ENOENT when it does not exist, or -1 with a message
- * in *why.  Never blocks on a FIFO: only a regular file is read. */
-static int read_file(const char *path, char **text, size_t *len, char *why, size_t whylen)
-{
-	int rc = -1;
-	char *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return -ENOENT;
-		snprintf(why, whylen, "cannot open: %s", strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		snprintf(why, whylen, "cannot stat: %s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "not a regular file");
-		goto out;
-	}
-	buf = malloc(CF_RULES_MAX_FILE_BYTES + 1);
-	if (!buf) {
-		snprintf(why, whylen, "out of memory");
-		goto out;
-	}
-	size_t n = 0;
-	for (;;) {
-		ssize_t k = read(fd, buf + n, CF_RULES_MAX_FILE_BYTES + 1 - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			snprintf(why, whylen, "cannot read: %s", strerror(errno));
-			goto out;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n > CF_RULES_MAX_FILE_BYTES)
-			break; /* the parser reports the limit */
-	}
-	*text = buf;
-	*len = n;
-	buf = NULL;
-	rc = 0;
-out:
-	free(buf);
-	close(fd);
-	return rc;
-}
-
 struct check_ctx {
 	const char *workspace, *home, *user_file, *ws_file;
 	int errors, bad_files;
@@ -168,21 +117,21 @@ static int check_file(struct check_ctx *c, const char *file, enum cf_layer layer
 {
 	char *text = NULL;
 	size_t len = 0;
-	char why[512];
 	struct cf_ruleset rs = {0};
 	struct cf_diags diags = {0};
 	struct report rep = {0};
 	int ret = -1;
 
-	int r = read_file(file, &text, &len, why, sizeof(why));
-	if (r == -ENOENT && standard) {
+	struct confine_error rerr = {0};
+	int r = cf_rulefile_read(file, &text, &len, &rerr);
+	if (r == CONFINE_E_NOTFOUND && standard) {
 		printf("%s: not found (no rules)\n", file);
 		return 0;
 	}
+	if (r == CONFINE_E_NOMEM)
+		return -1;
 	if (r < 0) {
-		if (r == -ENOENT)
-			snprintf(why, sizeof(why), "cannot open: %s", strerror(ENOENT));
-		printf("%s: %s\n", file, why);
+		printf("%s: %s: %s\n", file, rerr.what, rerr.reason);
 		return 1;
 	}
 

@@ -17,6 +17,7 @@
 #include "exec/linux/harden.h"
 #include "probe/canon.h"
 #include "probe/hostfs.h"
+#include "probe/rulefile.h"
 #include "probe/scan.h"
 #include "request.h"
 #include "util/util.h"
@@ -96,40 +97,24 @@ static int resolve_workspace(confine_run *run, const confine_request *req,
 static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok,
 			  struct cf_ruleset *out, struct confine_error *err)
 {
-	int fd = -1, r = 0;
 	char *text = NULL;
-	struct cf_diags diags = {0};
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT && missing_ok)
-			return 0;
-		r = cf_err_os(err, CONFINE_E_RULES, "cannot read rule file", path, "open", errno);
-		goto out;
-	}
-	text = malloc(CF_RULES_MAX_FILE_BYTES + 1);
-	if (!text) {
-		r = cf_nomem(err);
-		goto out;
-	}
 	size_t len = 0;
-	for (;;) {
-		ssize_t k = read(fd, text + len, CF_RULES_MAX_FILE_BYTES + 1 - len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			r = cf_err_os(err, CONFINE_E_RULES, "cannot read rule file", path, "read",
-				      errno);
-			goto out;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-		if (len > CF_RULES_MAX_FILE_BYTES) {
-			r = cf_err(err, CONFINE_E_RULES, "rule file too large", path,
-				   "a rule file may hold at most 1 MiB");
-			goto out;
-		}
+	struct cf_diags diags = {0};
+	struct confine_error read_err = {0};
+	int r = cf_rulefile_read(path, &text, &len, &read_err);
+	if (r == CONFINE_E_NOTFOUND && missing_ok)
+		return 0;
+	if (r < 0) {
+		if (err && err->code == 0)
+			*err = read_err;
+		if (err && r == CONFINE_E_NOTFOUND)
+			err->code = CONFINE_E_RULES;
+		return r == CONFINE_E_NOTFOUND ? CONFINE_E_RULES : r;
+	}
+	if (len > CF_RULES_MAX_FILE_BYTES) {
+		r = cf_err(err, CONFINE_E_RULES, "rule file too large", path,
+			   "a rule file may hold at most 1 MiB");
+		goto out;
 	}
 	r = cf_rules_parse(text, len, path, layer, out, &diags, err);
 	if (r < 0)
@@ -137,8 +122,6 @@ static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok
 out:
 	cf_diags_release(&diags);
 	free(text);
-	if (fd >= 0)
-		close(fd);
 	return r;
 }
 

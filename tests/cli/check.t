@@ -89,7 +89,7 @@ out=$("$CONFINE" check "$T/good.json" 2>&1); st=$?
 is "$st" 0 "a named valid file: exit 0"
 out=$("$CONFINE" check "$T/good.json" "$T/missing.json" "$T/bad.json" 2>&1); st=$?
 is "$st" 1 "a named missing file: exit 1"
-ok "$(grep -q "^$T/missing.json: cannot open: No such file or directory$" <<<"$out"; echo $?)" \
+ok "$(grep -q "^$T/missing.json: cannot read rule file: No such file or directory$" <<<"$out"; echo $?)" \
   "a named missing file is reported"
 ok "$(grep -q "^confine: check: 2 errors in 2 files$" <<<"$out"; echo $?)" "summary counts files with errors"
 mkfifo "$T/fifo"

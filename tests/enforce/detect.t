@@ -65,6 +65,18 @@ for who in $RUN_USERS; do
 	ok $? "$who: the command did not run"
 	cx "$who" --session-rules "$E/missing-$who.json" -- true
 	is "$rc" 125 "$who: R6 a --session-rules file that does not exist refuses the run"
+	# A hostile repository plants a FIFO as its rule file: refused at once, never a hang.
+	cp "$w/.confine/rules.json" "$E/rules.$who.saved"
+	rm -f "$w/.confine/rules.json"
+	mkfifo "$w/.confine/rules.json"
+	[ "$who" = nobody ] && chown 65534:65534 "$w/.confine/rules.json"
+	start=$SECONDS
+	cx "$who" -- true
+	is "$rc" 125 "$who: R6 a FIFO as the workspace rule file refuses the run"
+	[ $((SECONDS - start)) -lt 5 ]
+	ok $? "$who: without blocking on the FIFO"
+	rm -f "$w/.confine/rules.json"
+	cp "$E/rules.$who.saved" "$w/.confine/rules.json"
 
 	# Overrides: the workspace rule file and the .confine directory are write-denied.
 	expect "$who" "EROFS" "WS/.confine/rules.json unwritable from inside" \
