@@ -8,13 +8,16 @@
 enum cf_kind cf_hostfs_kind(void *ctx, const char *path)
 {
 	struct stat st;
-	if (lstat(path, &st) < 0)
-		return CF_KIND_MISSING;
-	if (S_ISDIR(st.st_mode))
+	return lstat(path, &st) < 0 ? CF_KIND_MISSING : cf_kind_of_mode(st.st_mode);
+}
+
+enum cf_kind cf_kind_of_mode(unsigned mode)
+{
+	if (S_ISDIR(mode))
 		return CF_KIND_DIR;
-	if (S_ISREG(st.st_mode))
+	if (S_ISREG(mode))
 		return CF_KIND_FILE;
-	if (S_ISLNK(st.st_mode))
+	if (S_ISLNK(mode))
 		return CF_KIND_SYMLINK;
 	return CF_KIND_OTHER;
 }

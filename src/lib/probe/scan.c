@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probe/hostfs.h"
 #include "probe/scan.h"
 #include "rules/pattern.h"
 #include "util/util.h"
@@ -150,13 +151,7 @@ static enum cf_kind kind_of(int dirfd, const char *name, unsigned char type)
 	struct stat st;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return CF_KIND_MISSING;
-	if (S_ISDIR(st.st_mode))
-		return CF_KIND_DIR;
-	if (S_ISREG(st.st_mode))
-		return CF_KIND_FILE;
-	if (S_ISLNK(st.st_mode))
-		return CF_KIND_SYMLINK;
-	return CF_KIND_OTHER;
+	return cf_kind_of_mode(st.st_mode);
 }
 
 static int add_match(struct walker *w, enum cf_kind kind, size_t rule)
