@@ -228,6 +228,13 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 				    "expected a positive number of seconds, such as 30 or 2.5");
 			uint64_t ms = (uint64_t)(secs * 1000.0 + 0.5);
 			confine_request_set_timeout(o->req, ms ? ms : 1);
+			o->timeout = v;
+		} else if (cmd == CLI_RUN && opt_is(a, "--report", &v)) {
+			VALUE();
+			if (!*v)
+				return cf_err(err, CONFINE_E_INVALID, "invalid --report", v,
+					      "expected a file name");
+			o->report = v;
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
 			o->print_plan = true;
 		} else {

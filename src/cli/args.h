@@ -16,9 +16,11 @@ struct cli_opts {
 	bool json;
 	bool help;
 	bool policy_given;
-	const char *target; /* plan --target */
-	const char *access; /* explain --access */
-	int first_operand;  /* index in argv of the command (run, plan) or paths (explain) */
+	const char *target;  /* plan --target */
+	const char *access;  /* explain --access */
+	const char *timeout; /* run --timeout, as given (for messages) */
+	const char *report;  /* run --report FILE */
+	int first_operand;   /* index in argv of the command (run, plan) or paths (explain) */
 };
 
 /* Parses argv (argv[0] is the subcommand name).  Fills opts->req (created here; the caller

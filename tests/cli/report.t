@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --report FILE (SPEC 7.3, R3, R23): the report tells a 125 of confine's from a 125 of the
+# command's, carries the post-run events, and is never written through a planted symlink.
+source "$(dirname "$0")/../lib.sh"
+W=$T/ws
+mkdir -p "$W" "$T/home"
+cd "$W" || exit 1
+export HOME=$T/home
+PY=/usr/bin/python3
+field() { # file key: prints a top-level JSON field
+	"$PY" -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(json.dumps(v) if isinstance(v,(dict,list)) or v is None else v)' "$1" "$2"
+}
+
+"$CONFINE" run --report "$T/r1.json" -- sh -c 'exit 125'
+is "$?" 125 "the command's own 125"
+is "$(field "$T/r1.json" status_from)" command "R3 the report says the 125 came from the command"
+is "$(field "$T/r1.json" exit_status)" 125 "with its exit status"
+is "$(field "$T/r1.json" error)" null "and no error of confine's"
+
+"$CONFINE" run --report "$T/r2.json" --workspace "$T/missing" -- true 2>/dev/null
+is "$?" 125 "a refused workspace: 125"
+is "$(field "$T/r2.json" status_from)" confine "R3 the report says the 125 came from confine"
+"$PY" -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; sys.exit(0 if e["what"]=="workspace refused" and e["subject"].endswith("/missing") and e["code"]==-4 else 1)' "$T/r2.json"
+ok $? "the report carries what failed, the subject and the code"
+
+"$CONFINE" run --report "$T/r3.json" -- sh -c 'echo k > new.pem' 2>/dev/null
+is "$?" 0 "a run that creates a protected name succeeds"
+"$PY" -c 'import json,sys; ev=json.load(open(sys.argv[1]))["events"]; sys.exit(0 if any(e["kind"]=="dynamic_glob_created" and e["path"].endswith("/new.pem") and e["rule"]=="**/*.pem" for e in ev) else 1)' "$T/r3.json"
+ok $? "R23 the report lists dynamic_glob_created for it"
+is "$(stat -c %a "$T/r3.json")" 600 "the report is created 0600"
+
+echo secret >"$T/target"
+ln -s "$T/target" "$T/r4.json"
+"$CONFINE" run --report "$T/r4.json" -- true 2>"$T/err"
+is "$?" 125 "a symlink at the report path: the run reports failure"
+is "$(cat "$T/target")" secret "the symlink's target is untouched"
+grep -q "^confine: cannot write the report: '$T/r4.json': Too many levels of symbolic links" "$T/err"
+ok $? "and says why"
+done_testing
