@@ -41,6 +41,13 @@ static const char *const workspace_guards[] = {
 /* Write-only guards under the workspace: code the host's own git would run later. */
 static const char *const workspace_write_guards[] = {".git/hooks", ".git/config"};
 
+/* The host's own secrets under /etc.  Only root can read them, and a sandbox started by root
+ * runs as root without capabilities, which still owns them: without these guards an agent run
+ * as root (CI, containers) reads the password hashes and the host's SSH keys.  An addition to
+ * the list of SPEC 2.3. */
+static const char *const etc_guards[] = {
+    "shadow", "shadow-", "gshadow", "gshadow-", "ssh/ssh_host_*_key", "ssl/private"};
+
 const char *const *cf_home_guards(size_t *n)
 {
 	*n = sizeof(home_guards) / sizeof(home_guards[0]);
@@ -94,7 +101,7 @@ static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, 
 	/* Shown as a user would write it: "~/.ssh", ".env" (workspace-relative), "/run/..." */
 	if (rel && base == p->host->home)
 		shown = cf_asprintf("~/%s", rel);
-	else if (rel)
+	else if (rel && base == p->host->workspace)
 		shown = cf_strdup(rel);
 	else
 		shown = cf_strdup(joined);
@@ -179,6 +186,12 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	     i++) {
 		r = add(p, CF_LAYER_GUARD, ws, workspace_write_guards[i], CF_ACC_WRITE, CF_ASK,
 			err);
+		if (r < 0)
+			return r;
+	}
+
+	for (size_t i = 0; i < sizeof(etc_guards) / sizeof(etc_guards[0]); i++) {
+		r = add(p, CF_LAYER_GUARD, "/etc", etc_guards[i], CF_ACC_BOTH, CF_ASK, err);
 		if (r < 0)
 			return r;
 	}
