@@ -550,8 +550,13 @@ static bool cache_lookup(struct confine_probe_result *r, const struct bin_id *id
 		goto out;
 	memcpy(path, buf + used, pl);
 	path[pl] = '\0';
-	time_t now = time(NULL);
-	if (t > (long long)now || (long long)now - t >= CACHE_TTL_SECONDS)
+	/* The same clock as cache_store: time() reads the coarse clock, which can still show the
+	 * previous second when the precise one has moved on, and the entry would look as if it came
+	 * from the future. */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	long long now = (long long)ts.tv_sec;
+	if (t > now || now - t >= CACHE_TTL_SECONDS)
 		goto out;
 	if (strcmp(path, r->path) || (dev_t)dev != id->dev || (ino_t)ino != id->ino ||
 	    (off_t)size != id->size || msec != (long long)id->mtime.tv_sec ||
