@@ -9,6 +9,7 @@
 
 #include "plan/plan.h"
 #include "exec/linux/cgroup.h"
+#include "exec/linux/helper_proto.h"
 #include "policy/policy.h"
 
 struct confine_request {
@@ -48,6 +49,12 @@ struct confine_run {
 	int info_fd;			  /* read end of bwrap's --info-fd */
 	bool started;
 	bool from_command;
+	volatile sig_atomic_t ready;	   /* the helper reported READY */
+	volatile sig_atomic_t pending_sig; /* a signal noted before READY */
+	int early_sig;			   /* the sandbox was ended by it before the command */
+	int wake_r, wake_w;		   /* wakes the wait loop for a pending signal */
+	struct cf_helper_record rec[4];	   /* the helper's records, as they arrive */
+	size_t n_rec;
 
 	/* post-run detection (R23) */
 	struct cf_ruleset globs;  /* every glob rule, as scanned at launch */

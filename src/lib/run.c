@@ -270,6 +270,7 @@ static confine_run *run_new(const confine_request *req)
 		return NULL;
 	run->pid = -1;
 	run->status_fd = run->err_fd = run->info_fd = -1;
+	run->wake_r = run->wake_w = -1;
 	run->policy = req->policy;
 	run->limit_pids = req->limit_pids;
 	run->limit_mem = req->limit_mem;
@@ -497,6 +498,10 @@ void confine_run_free(confine_run *run)
 		close(run->err_fd);
 	if (run->info_fd >= 0)
 		close(run->info_fd);
+	if (run->wake_r >= 0)
+		close(run->wake_r);
+	if (run->wake_w >= 0)
+		close(run->wake_w);
 	cf_cgroup_destroy(&run->cgroup);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);

@@ -28,5 +28,31 @@ for who in $RUN_USERS; do
 	sleep 0.1
 	pgrep -f "sleep 20" >/dev/null
 	ok $((!$?)) "$who: nothing of the sandbox is left"
+	# A signal that arrives while bwrap is still setting up (pid 1 of the sandbox ignores what
+	# it has no handler for) ends the sandbox: the command never runs, nothing is left behind.
+	codes=""
+	for i in $(seq 20); do
+		# Every step execs the next, so $! is confine itself (a function in the background
+		# would put a subshell in between, and the signal would miss confine).
+		if [ "$who" = nobody ]; then
+			setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin \
+				HOME="$(home "$who")" sh -c "cd '$w' && exec '$FIX/confine' run -- sleep 30.$$$i" \
+				>/dev/null 2>&1 &
+		else
+			env -i PATH=/usr/bin:/bin HOME="$(home "$who")" sh -c \
+				"cd '$w' && exec '$FIX/confine' run -- sleep 30.$$$i" >/dev/null 2>&1 &
+		fi
+		job=$!
+		sleep "0.00$((i % 10))"
+		kill -TERM "$job"
+		wait "$job"
+		codes="$codes $?"
+	done
+	is "$(echo $codes | tr ' ' '\n' | sort -u | tr '\n' ' ')" "143 " "$who: SIGTERM at any point of the start-up: 143, every time (20 runs)"
+	sleep 0.2
+	pgrep -f "sleep 30.$$" >/dev/null
+	ok $((!$?)) "$who: no command survived an early SIGTERM"
+	pgrep -f "bwrap --args" -P 1 >/dev/null
+	ok $((!$?)) "$who: no sandbox was left waiting for its parent"
 done
 done_testing

@@ -200,6 +200,7 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 	run->pid = pid;
 	run->target_pid = pid;
 	run->status_fd = pfd[0];
+	run->ready = true; /* nothing to set up: signals go straight to the command */
 	run->started = true;
 	return 0;
 }
@@ -385,6 +386,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	}
 	run->pid = pid;
 	run->target_pid = pid;
+	run->ready = false;
 	run->info_fd = info[0];
 	run->status_fd = status[0];
 	run->err_fd = errp[0];
@@ -424,17 +426,37 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 	    (r = cf_cgroup_create(run->limit_pids, run->limit_mem, &run->cgroup, err)) < 0)
 		return r;
 	clock_gettime(CLOCK_MONOTONIC, &run->start_time);
+	int wake[2];
+	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+		cf_cgroup_destroy(&run->cgroup);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start", "confine", "pipe2", errno);
+	}
+	run->wake_r = wake[0];
+	run->wake_w = wake[1];
 	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err) : spawn_bwrap(run, err);
 	if (r < 0)
 		cf_cgroup_destroy(&run->cgroup);
 	return r;
 }
 
+/*
+ * Before the helper reports READY, pid 1 of the sandbox is still bwrap setting up, and pid 1
+ * ignores the signals it has no handler for: a forwarded SIGTERM would be lost and the command
+ * would start anyway.  So until then a signal is only noted, and the wait loop (woken through
+ * a pipe) ends the whole sandbox instead.  Async-signal-safe.
+ */
 void confine_run_forward_signal(confine_run *run, int sig)
 {
 	pid_t t = (pid_t)run->target_pid;
-	if (t > 0)
+	if (run->ready && t > 0) {
 		kill(t, sig);
+		return;
+	}
+	run->pending_sig = sig;
+	if (run->wake_w >= 0) {
+		ssize_t k = write(run->wake_w, "s", 1);
+		(void)k;
+	}
 }
 
 /* Reads bwrap's {"child-pid": N} so that signals go to pid 1 of the sandbox. */
@@ -463,41 +485,100 @@ static void read_child_pid(confine_run *run)
 	run->info_fd = -1;
 }
 
-/* Blocks until the process exits or the timeout expires; on expiry kills the whole sandbox:
- * SIGKILL to its pid 1 takes every process of the pid namespace with it. */
-static void wait_deadline(confine_run *run)
+/* Ends the whole sandbox: SIGKILL to its pid 1 (sent from outside its namespace, so it is not
+ * ignored) takes every process of the namespace with it, and bwrap follows. */
+static void kill_sandbox(confine_run *run)
 {
-	int pfd = (int)syscall(SYS_pidfd_open, run->pid, 0);
-	struct timespec now;
-	uint64_t start =
-	    (uint64_t)run->start_time.tv_sec * 1000 + (uint64_t)run->start_time.tv_nsec / 1000000;
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		uint64_t t = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-		if (t - start >= run->timeout_ms)
-			break;
-		uint64_t left = run->timeout_ms - (t - start);
-		if (pfd < 0) {
-			/* No pidfd (old kernel): poll the exit in short sleeps. */
-			if (waitpid(run->pid, NULL, WNOHANG | WNOWAIT | __WALL) == run->pid)
-				return;
-			usleep(left < 10 ? (useconds_t)left * 1000 : 10000);
-			continue;
-		}
-		struct pollfd p = {.fd = pfd, .events = POLLIN};
-		int k = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
-		if (k > 0) {
-			close(pfd);
-			return;
-		}
-	}
-	run->timed_out = true;
 	pid_t t = (pid_t)run->target_pid;
 	if (t > 0 && t != run->pid)
 		kill(t, SIGKILL);
 	kill(run->pid, SIGKILL);
-	if (pfd >= 0)
-		close(pfd);
+}
+
+/* Reads the helper's records that have arrived; notes READY. */
+static void read_records(confine_run *run)
+{
+	size_t cap = sizeof(run->rec) / sizeof(run->rec[0]);
+	while (run->status_fd >= 0 && run->n_rec < cap) {
+		ssize_t k = read(run->status_fd, &run->rec[run->n_rec], sizeof(run->rec[0]));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k != (ssize_t)sizeof(run->rec[0]))
+			break; /* EAGAIN, EOF, or a torn record (never: one write each) */
+		if (run->rec[run->n_rec].type == CF_HELPER_READY)
+			run->ready = true;
+		run->n_rec++;
+	}
+}
+
+static void handle_pending(confine_run *run)
+{
+	int sig = run->pending_sig;
+	if (!sig)
+		return;
+	run->pending_sig = 0;
+	if (run->ready) {
+		kill((pid_t)run->target_pid, sig);
+	} else {
+		run->early_sig = sig;
+		kill_sandbox(run);
+	}
+}
+
+static uint64_t elapsed_ms(const confine_run *run)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)(now.tv_sec - run->start_time.tv_sec) * 1000 +
+	       (uint64_t)((now.tv_nsec - run->start_time.tv_nsec) / 1000000);
+}
+
+/*
+ * Waits for bwrap to exit while watching the helper's status pipe (READY), signals noted by
+ * confine_run_forward_signal, and the timeout.  Without a pidfd (Linux < 5.3) it falls back to
+ * a plain wait.
+ */
+static void watch(confine_run *run)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, run->pid, 0);
+	if (pfd < 0)
+		return;
+	bool status_open = run->status_fd >= 0;
+	if (status_open)
+		fcntl(run->status_fd, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		int tmo = -1;
+		if (run->timeout_ms && !run->timed_out) {
+			uint64_t e = elapsed_ms(run);
+			if (e >= run->timeout_ms) {
+				run->timed_out = true;
+				kill_sandbox(run);
+			} else {
+				uint64_t left = run->timeout_ms - e;
+				tmo = left > INT32_MAX ? INT32_MAX : (int)left;
+			}
+		}
+		struct pollfd fds[3] = {
+		    {.fd = pfd, .events = POLLIN},
+		    {.fd = run->ready || !status_open ? -1 : run->status_fd, .events = POLLIN},
+		    {.fd = run->wake_r, .events = POLLIN}};
+		int k = poll(fds, 3, tmo);
+		if (k < 0 && errno != EINTR)
+			break;
+		if (k > 0 && fds[1].revents)
+			read_records(run);
+		if (k > 0 && (fds[1].revents & (POLLHUP | POLLERR)) && !run->ready)
+			status_open = false; /* the helper is gone: only bwrap's exit is left */
+		if (k > 0 && fds[2].revents) {
+			char sink[64];
+			while (read(run->wake_r, sink, sizeof(sink)) > 0)
+				;
+		}
+		handle_pending(run);
+		if (k > 0 && fds[0].revents)
+			break;
+	}
+	close(pfd);
 }
 
 static size_t read_all(int fd, char *buf, size_t cap)
@@ -543,8 +624,8 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 		return cf_err(err, CONFINE_E_INVALID, "cannot wait", "run", "not started");
 	if (run->info_fd >= 0)
 		read_child_pid(run);
-	if (run->timeout_ms)
-		wait_deadline(run);
+	if (run->policy != CONFINE_POLICY_OFF || run->timeout_ms)
+		watch(run);
 	for (;;) {
 		pid_t p = waitpid(run->pid, &st, 0);
 		if (p == run->pid)
@@ -570,10 +651,11 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 		return 0;
 	}
 
-	struct cf_helper_record rec[4];
-	size_t n = read_all(run->status_fd, (char *)rec, sizeof(rec)) / sizeof(rec[0]);
+	fcntl(run->status_fd, F_SETFL, O_NONBLOCK);
+	read_records(run);
+	struct cf_helper_record *rec = run->rec;
 	bool ready = false;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < run->n_rec; i++) {
 		rec[i].message[sizeof(rec[i].message) - 1] = '\0';
 		if (rec[i].type == CF_HELPER_READY) {
 			ready = true;
@@ -595,9 +677,15 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 			return CONFINE_E_SPAWN;
 		}
 	}
+	if (run->early_sig) {
+		/* A signal came before the command started: the sandbox was ended, the command
+		 * never ran; the status says which signal. */
+		*status = 128 + run->early_sig;
+		return 0;
+	}
 	if (!ready) {
 		if (WIFSIGNALED(st)) {
-			/* bwrap was killed (a forwarded signal before the sandbox was up). */
+			/* bwrap itself was killed from outside before the sandbox was up. */
 			*status = code;
 			return 0;
 		}
