@@ -93,8 +93,10 @@ cx() { # who confine-run-args...
 	shift
 	local -a envv
 	mapfile -t envv < <(_env "$who")
+	# A hang in the product fails the check (status 124) instead of hanging the suite.
 	out=$(cd "${CX_CWD:-$(ws "$who")}" &&
-		_as "$who" env -i "${envv[@]}" "${xenv[@]}" "$FIX/confine" run "$@" 2>"$E/err")
+		_as "$who" timeout --foreground -k 5 "${CONFINE_TEST_TIMEOUT:-60}" \
+			env -i "${envv[@]}" "${xenv[@]}" "$FIX/confine" run "$@" 2>"$E/err")
 	rc=$?
 	err=$(cat "$E/err")
 	xenv=()
