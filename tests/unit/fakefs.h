@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan/host.h"
+#include "policy/policy.h"
 #include "util/util.h"
 
 struct fakefs_entry {
@@ -77,6 +78,52 @@ static inline int fakefs_canon(void *ctx, const char *path, char **out, struct c
 	if (!cur)
 		return cf_nomem(err);
 	*out = cur;
+	return 0;
+}
+
+/* One rule as a user would write it, for table-driven tests. */
+struct rspec {
+	enum cf_layer layer;
+	enum cf_action action;
+	const char *pattern; /* NULL ends a zero-terminated table */
+	unsigned access;
+};
+
+/* Adds rules[0..n) to the policy layer by layer, keeping the written order within each layer
+ * (as the files and the command line would).  Session rules come from "session"; file rules
+ * from ws_file or user_file, with made-up positions (line 3 + index, column 5). */
+static inline int fakefs_load_rules(struct cf_policy *p, const struct rspec *rules, size_t n,
+				    const char *ws_file, const char *user_file,
+				    struct confine_error *err)
+{
+	const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_WORKSPACE, CF_LAYER_USER};
+	for (size_t k = 0; k < sizeof(layers) / sizeof(layers[0]); k++) {
+		struct cf_ruleset rs = {0};
+		int r = 0;
+		for (size_t i = 0; i < n && rules[i].pattern && r == 0; i++) {
+			if (rules[i].layer != layers[k])
+				continue;
+			bool session = layers[k] == CF_LAYER_SESSION;
+			struct cf_rule rule = {
+			    .pattern = (char *)rules[i].pattern,
+			    .access = rules[i].access,
+			    .action = rules[i].action,
+			    .layer = layers[k],
+			    .source = (char *)(session				 ? "session"
+					       : layers[k] == CF_LAYER_WORKSPACE ? ws_file
+										 : user_file),
+			    .index = (int)rs.n,
+			    .line = session ? 0 : 3 + (int)rs.n,
+			    .column = session ? 0 : 5,
+			};
+			r = cf_ruleset_add(&rs, &rule, err);
+		}
+		if (r == 0)
+			r = cf_policy_add_rules(p, layers[k], &rs, err);
+		cf_ruleset_release(&rs);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 

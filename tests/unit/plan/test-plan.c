@@ -43,13 +43,6 @@ static const struct cf_host host = {
     .ctx = &fs,
 };
 
-struct rspec {
-	enum cf_layer layer;
-	enum cf_action action;
-	const char *pattern;
-	unsigned access;
-};
-
 struct compiled {
 	struct cf_policy policy;
 	struct cf_plan plan;
@@ -63,26 +56,9 @@ static void compile(const struct rspec *rules, size_t n, const struct cf_matches
 {
 	memset(c, 0, sizeof(*c));
 	c->rc = cf_policy_init(&c->policy, &host, &c->err);
-	const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_WORKSPACE, CF_LAYER_USER};
-	for (size_t k = 0; k < N(layers) && c->rc == 0; k++) {
-		struct cf_ruleset rs = {0};
-		for (size_t i = 0; i < n && c->rc == 0; i++) {
-			if (rules[i].layer != layers[k])
-				continue;
-			struct cf_rule r = {
-			    .pattern = (char *)rules[i].pattern,
-			    .access = rules[i].access,
-			    .action = rules[i].action,
-			    .layer = layers[k],
-			    .source = (char *)"session",
-			    .index = (int)rs.n,
-			};
-			c->rc = cf_ruleset_add(&rs, &r, &c->err);
-		}
-		if (c->rc == 0)
-			c->rc = cf_policy_add_rules(&c->policy, layers[k], &rs, &c->err);
-		cf_ruleset_release(&rs);
-	}
+	if (c->rc == 0)
+		c->rc = fakefs_load_rules(&c->policy, rules, n, WS "/.confine/rules.json",
+					  HOME "/.config/confine/rules.json", &c->err);
 	struct cf_plan_opts o = {
 	    .target = CONFINE_TARGET_LINUX, .network = network, .tmp_size = 1 << 20, .cwd = NULL};
 	if (c->rc == 0)

@@ -72,14 +72,6 @@ static struct cf_host make_host(const char *workspace)
 	};
 }
 
-/* One rule as a user would write it. */
-struct rspec {
-	enum cf_layer layer;
-	enum cf_action action;
-	const char *pattern;
-	unsigned access;
-};
-
 /* One decision to check. */
 struct query {
 	const char *path;
@@ -361,44 +353,10 @@ static const struct scenario scenarios[] = {
      }},
 };
 
-static struct cf_rule make_rule(const struct rspec *s, int index)
-{
-	const char *source = s->layer == L_SES	? "session"
-			     : s->layer == L_WS ? WS_RULES
-						: USER_RULES;
-	return (struct cf_rule){
-	    .pattern = (char *)s->pattern,
-	    .access = s->access,
-	    .action = s->action,
-	    .layer = s->layer,
-	    .source = (char *)source,
-	    .index = index,
-	    .line = s->layer == L_SES ? 0 : 3 + index,
-	    .column = s->layer == L_SES ? 0 : 5,
-	};
-}
-
-/* Adds the scenario's rules, layer by layer, keeping the written order within each layer. */
 static int load_rules(struct cf_policy *p, const struct rspec *rules, size_t n,
 		      struct confine_error *err)
 {
-	const enum cf_layer layers[] = {L_SES, L_WS, L_USR};
-	for (size_t k = 0; k < N(layers); k++) {
-		struct cf_ruleset rs = {0};
-		int r = 0;
-		for (size_t i = 0; i < n && rules[i].pattern && r == 0; i++) {
-			if (rules[i].layer != layers[k])
-				continue;
-			struct cf_rule rule = make_rule(&rules[i], (int)rs.n);
-			r = cf_ruleset_add(&rs, &rule, err);
-		}
-		if (r == 0)
-			r = cf_policy_add_rules(p, layers[k], &rs, err);
-		cf_ruleset_release(&rs);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return fakefs_load_rules(p, rules, n, WS_RULES, USER_RULES, err);
 }
 
 static void check(const struct cf_policy *p, const struct query *q, const char *scenario)
@@ -532,9 +490,16 @@ static void r10(void)
 		struct confine_error err = {0};
 		int r = cf_policy_init(&p, &host, &err);
 		TAP_INTEQ(r, 0, "R10 policy init");
-		const struct rspec s = {L_WS, c->action, c->pattern, RW};
+		/* The rule at index 4 of the workspace file, at line 7, column 5. */
 		struct cf_ruleset rs = {0};
-		struct cf_rule rule = make_rule(&s, 4);
+		struct cf_rule rule = {.pattern = (char *)c->pattern,
+				       .access = RW,
+				       .action = c->action,
+				       .layer = L_WS,
+				       .source = (char *)WS_RULES,
+				       .index = 4,
+				       .line = 7,
+				       .column = 5};
 		cf_ruleset_add(&rs, &rule, &err);
 		r = cf_policy_add_rules(&p, L_WS, &rs, &err);
 		TAP_INTEQ(r, c->rc, "R10 workspace %s '%s' %s: %s", cf_action_name(c->action),

@@ -159,6 +159,8 @@ static void block_all(sigset_t *old)
 	sigprocmask(SIG_SETMASK, &all, old);
 }
 
+/* The vfork prologue is written out in start_direct and start_bwrap on purpose: a child of
+ * vfork must not return from the function that called vfork, so it cannot live in a helper. */
 static __attribute__((noinline)) pid_t start_direct(char **argv, char **envp, int status_w,
 						    const struct cf_cgroup *cgroup)
 {
