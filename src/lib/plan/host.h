@@ -51,10 +51,8 @@ struct cf_host {
 	enum cf_kind (*kind)(void *ctx, const char *path);
 	/* See struct cf_resolve_ctx. */
 	int (*canonicalize)(void *ctx, const char *path, char **out, struct confine_error *err);
-	/* Expands every glob rule of `rules` (rules with glob == false are ignored); appends one
-	 * match per (path, rule).  Must not follow symlinks and must respect the budgets of R14. */
-	int (*scan)(void *ctx, const struct cf_ruleset *rules, struct cf_matches *out,
-		    struct confine_error *err);
+	/* Glob expansions are not asked for here: the scan (probe/scan.c) runs before planning
+	 * and its matches are handed to cf_plan_compile. */
 	void *ctx;
 };
 
