@@ -372,17 +372,10 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 	free(abs);
 	if (r < 0)
 		return r;
-	struct cf_decision d;
-	cf_policy_decide(&run->policy_rules, canon, (enum cf_access)access, &d);
-	if (access == CONFINE_ACCESS_WRITE && d.layer == CF_LAYER_FALLBACK &&
-	    d.action == CF_ALLOW) {
-		/* A path hidden for reading cannot be written either (it is an empty, read-only
-		 * mount): the fallback's write allow does not reach it.  Say what happens. */
-		struct cf_decision rd;
-		cf_policy_decide(&run->policy_rules, canon, CF_ACC_READ, &rd);
-		if (rd.action != CF_ALLOW)
-			d = rd;
-	}
+	struct cf_decision rd, wr;
+	cf_policy_decide_both(&run->policy_rules, canon, &rd, &wr);
+	const struct cf_decision *dp = access == CONFINE_ACCESS_READ ? &rd : &wr;
+	struct cf_decision d = *dp;
 	memset(out, 0, sizeof(*out));
 	copy_str(out->path, sizeof(out->path), canon);
 	free(canon);

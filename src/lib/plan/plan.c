@@ -225,23 +225,19 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 			continue; /* host content under a private temp root is not visible */
 
 		struct cf_decision rd, wr;
-		cf_policy_decide(p, c->path, CF_ACC_READ, &rd);
-		cf_policy_decide(p, c->path, CF_ACC_WRITE, &wr);
+		cf_policy_decide_both(p, c->path, &rd, &wr);
 		bool can_read = rd.action == CF_ALLOW, can_write = wr.action == CF_ALLOW;
 
 		if (!can_read && can_write) {
-			if (wr.layer != CF_LAYER_FALLBACK) {
-				char a[512], b[512];
-				r = cf_err(
-				    err, CONFINE_E_PLAN, "rules contradict each other", c->path,
-				    "%s allows write beneath the read-deny of %s; a path "
-				    "cannot be writable and unreadable",
-				    rule_where(wr.rule, a, sizeof(a)),
-				    rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
-				cf_err_hint(err, "allow read as well, or remove the write allow");
-				goto out;
-			}
-			can_write = false;
+			/* Only an explicit rule gets here (cf_policy_decide_both). */
+			char a[512], b[512];
+			r = cf_err(err, CONFINE_E_PLAN, "rules contradict each other", c->path,
+				   "%s allows write beneath the read-deny of %s; a path "
+				   "cannot be writable and unreadable",
+				   rule_where(wr.rule, a, sizeof(a)),
+				   rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
+			cf_err_hint(err, "allow read as well, or remove the write allow");
+			goto out;
 		}
 
 		if (!can_read && !strcmp(c->path, "/")) {

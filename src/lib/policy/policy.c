@@ -164,3 +164,15 @@ void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_acces
 			return;
 	out->action = CF_ASK;
 }
+
+void cf_policy_decide_both(const struct cf_policy *p, const char *path, struct cf_decision *rd,
+			   struct cf_decision *wr)
+{
+	cf_policy_decide(p, path, CF_ACC_READ, rd);
+	cf_policy_decide(p, path, CF_ACC_WRITE, wr);
+	/* A path hidden for reading is an empty read-only mount: the fallback's write allow (the
+	 * workspace, the temp roots) does not reach it.  An explicit write allow does, and the
+	 * plan refuses that contradiction. */
+	if (rd->action != CF_ALLOW && wr->action == CF_ALLOW && wr->layer == CF_LAYER_FALLBACK)
+		*wr = *rd;
+}

@@ -43,6 +43,11 @@ int cf_policy_add_rules(struct cf_policy *p, enum cf_layer layer, const struct c
 void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_access access,
 		      struct cf_decision *out);
 
+/* Read and write for one path, as the sandbox enforces them together: where reading is
+ * denied, a write allowed only by the fallback is denied too (by the read decision). */
+void cf_policy_decide_both(const struct cf_policy *p, const char *path, struct cf_decision *rd,
+			   struct cf_decision *wr);
+
 /* The guarded credential paths under the home directory, relative to it. */
 const char *const *cf_home_guards(size_t *n);
 
