@@ -24,7 +24,11 @@ _tap_failed=0
 
 T=$(mktemp -d /var/tmp/confine-test.XXXXXX)
 chmod 0755 "$T"
-trap 'rm -rf "$T" 2>/dev/null || { chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"; }' EXIT
+# Only the test's own shell cleans up: a background subshell that is killed before it has exec'd
+# (the signal tests do that on purpose) would otherwise run this trap and delete the fixtures of
+# the checks still to come.
+_tap_main=$BASHPID
+trap 'if [ "$BASHPID" = "$_tap_main" ]; then rm -rf "$T" 2>/dev/null || { chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"; }; fi' EXIT
 FIX=$T/bin
 mkdir -p "$FIX"
 # The probe cache of the runs the tests make stays in the scratch directory, not in the real

@@ -38,7 +38,8 @@ kill_bg() {
 	done
 	bg_pids=()
 }
-trap 'kill_bg; for d in "$T" "$E"; do rm -rf "$d" 2>/dev/null || { chmod -R u+rwx "$d" 2>/dev/null; rm -rf "$d"; }; done' EXIT
+# (lib.sh says why only the test's own shell cleans up.)
+trap 'if [ "$BASHPID" = "$_tap_main" ]; then kill_bg; for d in "$T" "$E"; do rm -rf "$d" 2>/dev/null || { chmod -R u+rwx "$d" 2>/dev/null; rm -rf "$d"; }; done; fi' EXIT
 # $E/bin: the tools the sandboxed command runs (escape/escape.sh adds tryk there).
 mkdir -p "$E/bin"
 cp "$FIX/tryop" "$E/bin/"

@@ -16,7 +16,7 @@ for who in $RUN_USERS; do
 		"cd '$w' && exec '$FIX/confine' run -- sh -c \"$script\"" >"$E/$who-sig.out" 2>&1 &
 	job=$!
 	set +m
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		grep -q ready "$E/$who-sig.out" 2>/dev/null && break
 		sleep 0.05
 	done
@@ -43,6 +43,14 @@ for who in $RUN_USERS; do
 				"cd '$w' && exec '$FIX/confine' run -- sleep 30.$$$i" >/dev/null 2>&1 &
 		fi
 		job=$!
+		# The signal is for confine, not for the shells that exec it: a shell that has not
+		# exec'd yet takes SIGTERM as its own (bash even runs on and execs).  Wait until
+		# confine is the program of the job, then give it 0-9 ms of start-up.
+		comm=
+		for ((k = 0; k < 20000; k++)); do
+			read -r comm <"/proc/$job/comm" 2>/dev/null || break
+			[ "$comm" = confine ] && break
+		done
 		sleep "0.00$((i % 10))"
 		kill -TERM "$job"
 		wait "$job"
@@ -52,7 +60,8 @@ for who in $RUN_USERS; do
 	sleep 0.2
 	pgrep -f "sleep 30.$$" >/dev/null
 	ok $((!$?)) "$who: no command survived an early SIGTERM"
-	pgrep -f "bwrap --args" -P 1 >/dev/null
+	# Only this test's sandboxes: other suites may run on the same machine.
+	pgrep -f "^bwrap --args .* sleep 30\.$$" -P 1 >/dev/null
 	ok $((!$?)) "$who: no sandbox was left waiting for its parent"
 done
 done_testing
