@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/scan.h"
+#include "host/scan.h"
 #include "util/util.h"
 
 int main(int argc, char **argv)

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "probe/canon.h"
-#include "probe/rulefile.h"
+#include "host/canon.h"
+#include "host/rulefile.h"
 #include "rules/rules.h"
 #include "util/util.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "probe/scan.h"
+#include "host/scan.h"
 #include "request.h"
 #include "util/util.h"
 

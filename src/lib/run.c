@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "exec/linux/harden.h"
-#include "probe/canon.h"
-#include "probe/hostfs.h"
-#include "probe/rulefile.h"
-#include "probe/scan.h"
+#include "host/canon.h"
+#include "host/hostfs.h"
+#include "host/rulefile.h"
+#include "host/scan.h"
 #include "request.h"
 #include "util/util.h"
 

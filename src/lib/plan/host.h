@@ -51,7 +51,7 @@ struct cf_host {
 	enum cf_kind (*kind)(void *ctx, const char *path);
 	/* See struct cf_resolve_ctx. */
 	int (*canonicalize)(void *ctx, const char *path, char **out, struct confine_error *err);
-	/* Glob expansions are not asked for here: the scan (probe/scan.c) runs before planning
+	/* Glob expansions are not asked for here: the scan (host/scan.c) runs before planning
 	 * and its matches are handed to cf_plan_compile. */
 	void *ctx;
 };

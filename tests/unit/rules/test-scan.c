@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "plan/host.h"
-#include "probe/canon.h"
-#include "probe/scan.h"
+#include "host/canon.h"
+#include "host/scan.h"
 #include "util/util.h"
 #include "../tap.h"
 

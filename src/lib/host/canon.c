@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/canon.h"
+#include "host/canon.h"
 #include "util/util.h"
 
 int cf_host_canonicalize(void *ctx, const char *path, char **out, struct confine_error *err)

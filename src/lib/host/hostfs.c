@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The real host behind struct cf_host: file kinds (canonical paths: probe/canon.c). */
+/* The real host behind struct cf_host: file kinds (canonical paths: host/canon.c). */
 #include <sys/stat.h>
 
-#include "probe/hostfs.h"
+#include "host/hostfs.h"
 #include "util/util.h"
 
 enum cf_kind cf_hostfs_kind(void *ctx, const char *path)

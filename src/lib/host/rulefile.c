@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe/rulefile.h"
+#include "host/rulefile.h"
 #include "rules/rules.h"
 #include "util/util.h"
 

@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probe/hostfs.h"
-#include "probe/scan.h"
+#include "host/hostfs.h"
+#include "host/scan.h"
 #include "rules/pattern.h"
 #include "util/util.h"
 
