@@ -262,7 +262,8 @@ static char *compile_case(const char *dir)
 	if (cf_bwrap_argv(&plan, &fds, &argv, &err) == 0)
 		for (size_t i = 0; i < argv.n; i++)
 			cf_buf_addf(&out, "%s\n",
-				    argv.v[i][0] == '\x01' ? "(end of --args)" : argv.v[i]);
+				    !strcmp(argv.v[i], CF_BWRAP_ARGS_END) ? "(end of --args)"
+									  : argv.v[i]);
 	cf_strv_release(&argv);
 	cf_plan_release(&plan);
 out:
