@@ -514,7 +514,7 @@ static void missing(void)
 	}
 	static const char *const absent[] = {"/data/absent",	   "/data/absent-ro",
 					     "/data/present/none", WS "/gone",
-					     HOME "/.ssh",	   WS "/.env"};
+					     HOME "/.ssh",	   HOME "/.npmrc"};
 	for (size_t i = 0; i < N(absent); i++) {
 		TAP_OK(cf_strv_contains(&c.plan.missing, absent[i]),
 		       "R14 missing protected %s is listed", absent[i]);
