@@ -257,9 +257,33 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	return 0;
 }
 
+int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
+			    struct confine_error *err)
+{
+	for (size_t i = 0; i < paths->n; i++) {
+		struct cf_rule rule = {
+		    .pattern = paths->v[i],
+		    .path = paths->v[i],
+		    .access = CF_ACC_BOTH,
+		    .action = CF_ASK,
+		    .layer = CF_LAYER_GUARD,
+		    .source = "builtin",
+		    .index = (int)i,
+		    .prefix_len = strlen(paths->v[i]),
+		    .liftable = true,
+		    .endpoint = true,
+		};
+		int r = cf_ruleset_add(&p->endpoints, &rule, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 void cf_policy_release(struct cf_policy *p)
 {
 	for (int l = 0; l < CF_LAYER_FALLBACK; l++)
 		cf_ruleset_release(&p->layers[l]);
 	cf_strv_release(&p->temp_roots);
+	cf_ruleset_release(&p->endpoints);
 }
