@@ -161,8 +161,8 @@ static void walk(struct sweep *s, int fd, char *path, size_t len, int depth)
 		if (t == DT_SOCK || t == DT_FIFO) {
 			add(s, path);
 		} else if (t == DT_DIR && depth < RUN_MAX_DEPTH && !excluded(s, path)) {
-			int sub = openat(dirfd(d), name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub =
+			    openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
 				walk(s, sub, path, len + 1 + nl, depth + 1);
 		}
