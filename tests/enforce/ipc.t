@@ -60,9 +60,11 @@ for who in $RUN_USERS; do
 
 	if [ "$who" = root ]; then
 		expect_host "$who" OK "a root-only daemon socket answers" "$TRYK" unix-connect /run/daemon/root.sock
-		expect "$who" EACCES "R29 a root-only daemon socket under /run is hidden" \
-			-- "$TRYK" unix-connect /run/daemon/root.sock
+	else
+		expect_host "$who" EACCES "a root-only daemon socket refuses uid 65534" "$TRYK" unix-connect /run/daemon/root.sock
 	fi
+	expect "$who" EACCES "R29 a root-only daemon socket under /run is hidden" \
+		-- "$TRYK" unix-connect /run/daemon/root.sock
 	expect_host "$who" OK "a public socket under /run answers" "$TRYK" unix-connect /run/daemon/public.sock
 	expect "$who" EACCES "R29 a public socket under /run is hidden" -- "$TRYK" unix-connect /run/daemon/public.sock
 	expect_host "$who" OK "the FIFO under /run opens for writing" "$TRYOP" append /run/daemon/initctl

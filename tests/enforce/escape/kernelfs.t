@@ -58,6 +58,9 @@ for who in $RUN_USERS; do
 	done
 	if [ -e /proc/sysrq-trigger ]; then
 		expect "$who" EROFS "SPEC 3: /proc/sysrq-trigger is read-only inside" -- "$TRYOP" append /proc/sysrq-trigger
+	else
+		# This kernel has no magic SysRq: nor does the sandbox's proc.
+		expect "$who" ENOENT "no /proc/sysrq-trigger on this kernel, none inside" -- "$TRYOP" stat /proc/sysrq-trigger
 	fi
 
 	for f in keys key-users timer_list slabinfo vmallocinfo pagetypeinfo kpageflags kpagecount kmsg; do
