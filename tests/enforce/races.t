@@ -89,6 +89,13 @@ for who in $RUN_USERS; do
 		expect_host "$who" "EACCES" "control: uid 65534 cannot read /etc/shadow on the host" "$TRYOP" read /etc/shadow
 	fi
 	expect "$who" "EACCES" "/etc/shadow hidden inside, even for root" -- "$TRYOP" read /etc/shadow
+	# Its siblings that exist on this machine: backups, host keys, systemd's credential key.
+	for f in /etc/gshadow /var/backups/shadow.bak /var/backups/gshadow.bak \
+		/etc/ssh/ssh_host_ed25519_key /etc/ssh/ssh_host_rsa_key /var/lib/systemd/credential.secret; do
+		[ -e "$f" ] || continue
+		[ "$who" = root ] && expect_host "$who" "OK" "control: root reads $f on the host" "$TRYOP" read "$f"
+		expect "$who" "EACCES" "$f hidden inside, even for root" -- "$TRYOP" read "$f"
+	done
 
 	# /proc inside shows no policy and no scrubbed secret.
 	marker="policy-marker-$$-$who"
