@@ -6,7 +6,8 @@
  * ssh-agent at a non-standard path such as ~/.1password/agent.sock.  So confine hides what the
  * host has bound instead of a list of known names:
  *  - every pathname socket of /proc/net/unix (the caller's network namespace: the sockets
- *    bound by the processes that share it, wherever they live in the file system);
+ *    bound by the processes that share it, wherever they live in the file system; the
+ *    directory resolved, the file not looked at: the planner lstats every candidate);
  *  - every socket and FIFO below /run and /var/run (a socket bound in another network
  *    namespace, a FIFO such as /run/initctl).
  * Outside the workspace only (the command's own area), never below /tmp (private in the
@@ -71,14 +72,14 @@ static void add_bound(struct sweep *s, const char *path)
 	}
 	if (!s->parent_ok)
 		return; /* gone, or in another mount namespace: nothing to hide here */
+	/* No lstat here: the planner asks for the kind of every candidate anyway, and a socket
+	 * whose file was unlinked after bind (still listed) is simply not mounted then. */
 	char *full = cf_path_join(s->parent_real, slash + 1);
 	if (!full) {
 		s->oom = true;
 		return;
 	}
-	struct stat st;
-	if (lstat(full, &st) == 0 && (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode)))
-		add(s, full);
+	add(s, full);
 	free(full);
 }
 
