@@ -92,7 +92,7 @@ for who in $RUN_USERS; do
 		IFS=: read -r trap sigs mode <<<"$case"
 		marker=0.2$$$RANDOM
 		pre=()
-		[ "$mode" = nopidfd ] && pre=("$DENY" pidfd_open=ENOSYS)
+		[ "$mode" = nopidfd ] && pre=("$DENY" pidfd_open=ENOSYS --)
 		rm -f "$w/trapped"
 		bg_under "$who" "${pre[@]}" -- -- sh -c \
 			"trap 'echo trapped >>$w/trapped' $trap; while :; do '$TRYOP' sleep $marker; done"
