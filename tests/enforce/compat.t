@@ -67,17 +67,13 @@ for who in $RUN_USERS; do
 done
 
 # R4: the grace period.  The command traps the signal and carries on.
-# bg_under WHO PREFIX... -- CONFINE-RUN-ARGS: confine in the background, started through PREFIX
-# (nothing, or denysys RULES --); BGPID is confine's pid (every wrapper execs).
+# bg_under WHO N PREFIX(N words) CONFINE-RUN-ARGS: confine in the background, started through
+# PREFIX (nothing, or denysys RULES --); BGPID is confine's pid (every wrapper execs).
 bg_under() {
-	local who=$1
-	shift
-	local -a pre=() envv as=()
-	while [ "$1" != -- ]; do
-		pre+=("$1")
-		shift
-	done
-	shift
+	local who=$1 n=$2
+	shift 2
+	local -a pre=("${@:1:n}") envv as=()
+	shift "$n"
 	mapfile -t envv < <(_env "$who")
 	[ "$who" = nobody ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	(cd "$(ws "$who")" && exec "${as[@]}" "${pre[@]}" env -i "${envv[@]}" "$FIX/confine" run "$@" \
@@ -94,7 +90,7 @@ for who in $RUN_USERS; do
 		pre=()
 		[ "$mode" = nopidfd ] && pre=("$DENY" pidfd_open=ENOSYS --)
 		rm -f "$w/trapped"
-		bg_under "$who" "${pre[@]}" -- -- sh -c \
+		bg_under "$who" "${#pre[@]}" "${pre[@]}" -- sh -c \
 			"trap 'echo trapped >>$w/trapped' $trap; while :; do '$TRYOP' sleep $marker; done"
 		if ! wait_for_proc "$TRYOP sleep $marker" 30; then
 			wait_pid "$BGPID" 5
