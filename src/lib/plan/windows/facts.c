@@ -82,15 +82,15 @@ static int parse_line(struct cf_win_facts *f, const char *key, const char *val,
 	char *p = NULL;
 	int r;
 	if (!strcmp(key, "home"))
-		return set_path(f, &f->home, val, "home directory", err);
+		return set_path(f, &f->home, val, "invalid home directory", err);
 	if (!strcmp(key, "workspace"))
-		return set_path(f, &f->workspace, val, "workspace", err);
+		return set_path(f, &f->workspace, val, "invalid workspace", err);
 	if (!strcmp(key, "cwd"))
-		return set_path(f, &f->cwd, val, "current directory", err);
+		return set_path(f, &f->cwd, val, "invalid current directory", err);
 	if (!strcmp(key, "user-rules"))
-		return set_path(f, &f->user_rules, val, "user rule file", err);
+		return set_path(f, &f->user_rules, val, "invalid user rule file path", err);
 	if (!strcmp(key, "temp")) {
-		if ((r = take_path(f, val, "temp root", &p, err)) < 0)
+		if ((r = take_path(f, val, "invalid temp root", &p, err)) < 0)
 			return r;
 		return cf_strv_take(&f->temp, p) < 0 ? cf_nomem(err) : 0;
 	}
@@ -124,7 +124,7 @@ static int parse_line(struct cf_win_facts *f, const char *key, const char *val,
 		return cf_err(err, CONFINE_E_INVALID, "invalid host fact", key,
 			      "unknown fact (expected home, workspace, cwd, temp, user-rules, "
 			      "capability, unlisted, dir, file, other or reparse)");
-	if ((r = take_path(f, val, "host fact", &p, err)) < 0)
+	if ((r = take_path(f, val, "invalid host fact", &p, err)) < 0)
 		return r;
 	r = add_fact(f, p, kind, reparse, err);
 	free(p);
@@ -168,24 +168,42 @@ int cf_win_facts_finish(struct cf_win_facts *f, const char *home, const char *wo
 			struct confine_error *err)
 {
 	int r = 0;
-	if (home && (r = set_path(f, &f->home, home, "home directory", err)) < 0)
+	if (home && (r = set_path(f, &f->home, home, "invalid home directory", err)) < 0)
 		return r;
-	if (workspace && (r = set_path(f, &f->workspace, workspace, "workspace", err)) < 0)
+	if (workspace && (r = set_path(f, &f->workspace, workspace, "invalid workspace", err)) < 0)
 		return r;
 	if (!f->home && (r = set_path(f, &f->home, "C:\\Users\\user", "home", err)) < 0)
 		return r;
-	if (!f->workspace && !(f->workspace = cf_path_join(f->home, "project")))
+	/* Defaults below the home, spelled as Windows spells them. */
+	char *h = cf_win_path_show(&f->names, f->home);
+	if (!h)
 		return cf_nomem(err);
+	struct {
+		char **slot;
+		const char *rel;
+	} below[] = {
+	    {&f->workspace, "project"},
+	    {&f->user_rules, ".config\\confine\\rules.json"},
+	};
+	for (size_t i = 0; i < 2 && r == 0; i++) {
+		if (*below[i].slot)
+			continue;
+		char *w = cf_asprintf("%s\\%s", h, below[i].rel);
+		r = w ? set_path(f, below[i].slot, w, "path", err) : cf_nomem(err);
+		free(w);
+	}
+	if (r == 0 && !f->temp.n) {
+		char *w = cf_asprintf("%s\\AppData\\Local\\Temp", h), *t = NULL;
+		r = w ? take_path(f, w, "path", &t, err) : cf_nomem(err);
+		if (r == 0 && cf_strv_take(&f->temp, t) < 0)
+			r = cf_nomem(err);
+		free(w);
+	}
+	free(h);
+	if (r < 0)
+		return r;
 	if (!f->cwd && !(f->cwd = cf_strdup(f->workspace)))
 		return cf_nomem(err);
-	if (!f->user_rules &&
-	    !(f->user_rules = cf_path_join(f->home, ".config/confine/rules.json")))
-		return cf_nomem(err);
-	if (!f->temp.n) {
-		char *t = cf_path_join(f->home, "appdata/local/temp");
-		if (!t || cf_strv_take(&f->temp, t) < 0)
-			return cf_nomem(err);
-	}
 	if (!f->capability && !(f->capability = cf_strdup(CAPABILITY_PLACEHOLDER)))
 		return cf_nomem(err);
 	/* What a run starts from exists; a fact that says otherwise wins. */

@@ -59,6 +59,7 @@ void cf_win_plan_release(struct cf_win_plan *plan)
 	free(plan->cmdline);
 	cf_strv_release(&plan->env);
 	cf_strv_release(&plan->env_removed);
+	cf_strv_release(&plan->notes);
 	cf_win_names_release(&plan->names);
 	memset(plan, 0, sizeof(*plan));
 }

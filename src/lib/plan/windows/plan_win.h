@@ -96,6 +96,7 @@ struct cf_win_plan {
 	struct cf_strv argv;
 	char *cmdline; /* what CreateProcessAsUserW gets */
 	struct cf_strv env, env_removed;
+	struct cf_strv notes;	   /* what the caller adds: rule files not read, ... */
 	struct cf_win_names names; /* spellings for showing paths: the host's and the rules' */
 };
 

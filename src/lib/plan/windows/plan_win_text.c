@@ -101,6 +101,11 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 		cf_buf_addf(&b, "  - %s\n", limits[i]);
 	if (plan->assumed)
 		cf_buf_addf(&b, "  - %s\n", assumed_limit);
+	if (plan->notes.n) {
+		cf_buf_add(&b, "notes:\n");
+		for (size_t i = 0; i < plan->notes.n; i++)
+			cf_buf_addf(&b, "  %s\n", plan->notes.v[i]);
+	}
 	if (plan->env_removed.n) {
 		cf_buf_add(&b, "environment removed:");
 		for (size_t i = 0; i < plan->env_removed.n; i++)
@@ -187,6 +192,7 @@ char *cf_win_plan_json(const struct cf_win_plan *plan)
 		cf_buf_add_json(&b, assumed_limit);
 		cf_buf_addc(&b, ']');
 	}
+	json_strv(&b, "notes", (const char *const *)plan->notes.v, plan->notes.n);
 	json_strv(&b, "env_removed", (const char *const *)plan->env_removed.v, plan->env_removed.n);
 	json_strv(&b, "argv", (const char *const *)plan->argv.v, plan->argv.n);
 	cf_buf_add(&b, ",\"cmdline\":");
