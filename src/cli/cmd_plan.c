@@ -36,9 +36,13 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(o.target, "windows")) {
-		status = cli_plan_windows(&o, &win);
+		status = cli_plan_windows(&o, &win, o.first_operand < argc);
 		goto out;
 	}
+#ifdef _WIN32
+	status = cli_usage_error("plan", "the Windows build compiles plans for --target windows");
+	goto out;
+#endif
 	if (win.facts || win.home) {
 		status =
 		    cli_usage_error("plan", "--host-facts and --home go with --target windows");

@@ -71,11 +71,33 @@ static char *read_facts(const char *file, struct confine_error *err)
 	return s;
 }
 
-int cli_plan_windows(const struct cli_opts *o, const struct cli_win_host *h)
+int cli_plan_windows(const struct cli_opts *o, const struct cli_win_host *h, bool has_command)
 {
 	struct confine_error err = {0};
 	char *facts = NULL, *text = NULL;
 	int status = CLI_EXIT_CONFINE;
+#ifdef _WIN32
+	/* On Windows itself, without described facts, the plan is the one a run would use. */
+	if (!h->facts && !h->home) {
+		confine_run *run = NULL;
+		const char *placeholder[] = {"COMMAND"};
+		if (!has_command && confine_request_set_argv(o->req, 1, placeholder, &err) < 0) {
+			cli_report(&err);
+			goto out;
+		}
+		confine_request_set_policy(o->req, CONFINE_POLICY_OFF);
+		if (confine_run_prepare(o->req, &run, &err) < 0 ||
+		    confine_run_plan_text(run, o->json, &text, &err) < 0) {
+			cli_report(&err);
+			confine_run_free(run);
+			goto out;
+		}
+		confine_run_free(run);
+		fputs(text, stdout);
+		status = 0;
+		goto out;
+	}
+#endif
 	if (h->facts && !(facts = read_facts(h->facts, &err))) {
 		cli_report(&err);
 		goto out;
