@@ -100,7 +100,10 @@ int confine_request_add_rule(confine_request *req, const char *pattern, enum con
 int confine_request_add_session_rules_file(confine_request *req, const char *file,
 					   struct confine_error *err);
 void confine_request_set_network(confine_request *req, bool enabled);
-void confine_request_set_policy(confine_request *req, enum confine_policy policy);
+/* Required (the default) or off.  A value outside enum confine_policy is CONFINE_E_INVALID and
+ * leaves the request unchanged.  Pure. */
+int confine_request_set_policy(confine_request *req, enum confine_policy policy,
+			       struct confine_error *err);
 /* Size cap of the private /tmp in bytes (default 1 GiB). */
 void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
 
@@ -115,6 +118,10 @@ void confine_request_set_limits(confine_request *req, uint64_t pids, uint64_t me
 /* Wall-clock limit in milliseconds (0: none): the whole sandbox is killed when it expires and
  * the exit status is 128+SIGKILL.  Pure. */
 void confine_request_set_timeout(confine_request *req, uint64_t milliseconds);
+/* How long the command gets to end after confine_run_forward_signal asked it to (SIGTERM,
+ * SIGHUP, SIGQUIT, or a second SIGINT) before the whole sandbox is killed; default 5000 ms.
+ * Pure. */
+void confine_request_set_kill_grace(confine_request *req, uint64_t milliseconds);
 
 /* Environment (SPEC 5).  The base environment is the one given here (envp copied; NULL means
  * an empty environment).  Pure. */
@@ -188,8 +195,11 @@ int confine_run_plan_text(const confine_run *run, bool json, char **out, struct 
  * start (see confine_run_wait). */
 int confine_run_start(confine_run *run, struct confine_error *err);
 
-/* Forwards a signal to the sandboxed command (SIGINT, SIGTERM, SIGHUP, SIGQUIT).  Async-signal
- * safe.  Touches the OS. */
+/* Forwards a signal to the sandboxed command (SIGINT, SIGTERM, SIGHUP, SIGQUIT).  SIGTERM,
+ * SIGHUP, SIGQUIT and a second SIGINT also ask the sandbox to end: if it is still running after
+ * the kill grace (confine_request_set_kill_grace), confine_run_wait kills all of it (a command
+ * may catch one SIGINT, as a shell or REPL does with Ctrl-C, and go on).  Before the sandbox is
+ * ready any of them ends it at once.  Async-signal safe.  Touches the OS. */
 void confine_run_forward_signal(confine_run *run, int sig);
 
 /* Waits for the command to end; *status is the R3 exit status: the command's own status,
@@ -237,6 +247,10 @@ const struct confine_event *confine_run_events(const confine_run *run, size_t *n
 
 /* Whether the last wait ended because the timeout expired.  Pure. */
 bool confine_run_timed_out(const confine_run *run);
+
+/* Whether the last wait ended because the command did not end within the kill grace after a
+ * forwarded signal, and confine killed the sandbox.  Pure. */
+bool confine_run_killed_after_grace(const confine_run *run);
 
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */
 bool confine_run_status_from_command(const confine_run *run);

@@ -168,7 +168,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			if (!confine_policy_parse(v, &p))
 				return cf_err(err, CONFINE_E_INVALID, "invalid --policy", v,
 					      "expected 'required' or 'off'");
-			confine_request_set_policy(o->req, p);
+			if (confine_request_set_policy(o->req, p, err) < 0)
+				return CONFINE_E_INVALID;
 			o->policy_given = true;
 		} else if (opt_is(a, "--backend", &v)) {
 			VALUE();

@@ -39,6 +39,10 @@ static const char help[] =
     "                             of memory, through a cgroup; refused where the host does\n"
     "                             not let confine create one (see 'confine probe')\n"
     "  --timeout SECONDS          kill the whole sandbox after SECONDS (status 137)\n"
+    "\n"
+    "signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the command.  After a\n"
+    "SIGTERM, SIGHUP, SIGQUIT or a second SIGINT the command has 5 seconds to end; then the\n"
+    "whole sandbox is killed (status 137).\n"
     "  --print-plan               print the plan and exit without running\n"
     "\n"
     "exit status: the command's own; 128+N when it died by signal N; 125 when confine\n"
@@ -203,6 +207,11 @@ int cmd_run(int argc, char **argv)
 		    stderr,
 		    "confine: command timed out: '%s': the sandbox was killed after %s seconds\n",
 		    argv[o.first_operand], o.timeout);
+	if (confine_run_killed_after_grace(run))
+		fprintf(stderr,
+			"confine: command did not end: '%s': it was asked to end by a signal and "
+			"was still running after the grace period; the whole sandbox was killed\n",
+			argv[o.first_operand]);
 	report_events(run);
 out:
 	if (o.report && write_report(o.report, run, status, &err) < 0)

@@ -19,7 +19,7 @@ void cli_apply_policy_env(struct cli_opts *o)
 			"confine: warning: ignoring CONFINE_SANDBOX_POLICY: '%s': expected "
 			"'required' or 'off'; using 'required'\n",
 			v);
-	confine_request_set_policy(o->req, p);
+	confine_request_set_policy(o->req, p, NULL); /* p is valid: parsed above */
 }
 
 bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,

@@ -12,6 +12,8 @@
  * everything else in the namespace, so no daemon outlives the command (R4).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +61,39 @@ static int holds_capabilities(void)
 	return 0;
 }
 
+/* Closes every descriptor from `from` on except `keep` (-1: none).  close_range where the
+ * kernel has it (5.9; CLOEXEC 5.11), else one close per possible descriptor: either way no
+ * descriptor of the host survives.  Returns 0 or -1 with errno. */
+static int close_from(int from, int keep, bool cloexec)
+{
+	unsigned flags = cloexec ? CLOSE_RANGE_CLOEXEC : 0;
+	int lo = from, rc = 0;
+	if (keep >= from) {
+		if (keep > from)
+			rc = (int)syscall(SYS_close_range, (unsigned)from, (unsigned)keep - 1,
+					  flags);
+		lo = keep + 1;
+	}
+	if (rc == 0)
+		rc = (int)syscall(SYS_close_range, (unsigned)lo, ~0U, flags);
+	if (rc == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EINVAL)
+		return -1;
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 1 << 20)
+		max = 1 << 20;
+	for (int fd = from; fd < max; fd++) {
+		if (fd == keep)
+			continue;
+		if (cloexec)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+		else
+			close(fd);
+	}
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "confine-init: internal helper of confine; not meant to be run by hand\n");
@@ -88,11 +123,26 @@ int main(int argc, char **argv)
 	char **cmd = argv + i;
 
 	prctl(PR_SET_NAME, "confine-init", 0, 0, 0);
+	/* pid 1 is a program of the host's (run from a descriptor on its installed file): not
+	 * dumpable, so that the command cannot reach it through /proc/1/exe, /proc/1/fd,
+	 * /proc/1/mem or ptrace — the kernel then asks for CAP_SYS_PTRACE, which nothing in the
+	 * sandbox holds.  The command's own exec makes it dumpable again (it is its own program).
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		report(status_fd, CF_HELPER_FAIL, errno, "cannot make the helper undumpable");
+		return 125;
+	}
 	if (dup2(stderr_fd, 2) < 0) {
 		report(status_fd, CF_HELPER_FAIL, errno, "cannot restore stderr");
 		return 125;
 	}
-	close(stderr_fd);
+	/* Nothing of the host stays open in pid 1: the descriptor it was executed from (an
+	 * O_PATH of the installed confine-init), whatever bwrap left.  Only 0-2 and the status
+	 * pipe remain. */
+	if (close_from(3, status_fd, false) < 0) {
+		report(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
+		return 125;
+	}
 
 	/* Checked, not assumed: bwrap --cap-drop ALL should leave nothing. */
 	int caps = holds_capabilities();
@@ -146,7 +196,10 @@ int main(int argc, char **argv)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* Nothing but 0, 1 and 2 reaches the command; the status pipe stays open only
 		 * until exec succeeds. */
-		syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+		if (close_from(3, -1, true) < 0) {
+			report(status_fd, CF_HELPER_EXEC_FAIL, errno, "close_range");
+			_exit(126);
+		}
 		execvp(cmd[0], cmd);
 		int e = errno;
 		report(status_fd, CF_HELPER_EXEC_FAIL, e, cmd[0]);

@@ -7,6 +7,7 @@
 #include "util/util.h"
 
 #define DEFAULT_TMP_SIZE (1024ULL * 1024 * 1024)
+#define DEFAULT_KILL_GRACE_MS 5000
 
 int confine_request_new(confine_request **out, struct confine_error *err)
 {
@@ -16,6 +17,7 @@ int confine_request_new(confine_request **out, struct confine_error *err)
 	r->tmp_size = DEFAULT_TMP_SIZE;
 	r->network = true;
 	r->policy = CONFINE_POLICY_REQUIRED;
+	r->kill_grace_ms = DEFAULT_KILL_GRACE_MS;
 	*out = r;
 	return 0;
 }
@@ -85,9 +87,15 @@ void confine_request_set_network(confine_request *r, bool enabled)
 	r->network = enabled;
 }
 
-void confine_request_set_policy(confine_request *r, enum confine_policy policy)
+int confine_request_set_policy(confine_request *r, enum confine_policy policy,
+			       struct confine_error *err)
 {
+	if (policy != CONFINE_POLICY_REQUIRED && policy != CONFINE_POLICY_OFF)
+		return cf_err(
+		    err, CONFINE_E_INVALID, "invalid sandbox policy", "enum confine_policy",
+		    "%d is neither CONFINE_POLICY_REQUIRED nor CONFINE_POLICY_OFF", (int)policy);
 	r->policy = policy;
+	return 0;
 }
 
 void confine_request_set_tmp_size(confine_request *r, uint64_t bytes)
@@ -114,6 +122,11 @@ void confine_request_set_limits(confine_request *r, uint64_t pids, uint64_t memo
 void confine_request_set_timeout(confine_request *r, uint64_t milliseconds)
 {
 	r->timeout_ms = milliseconds;
+}
+
+void confine_request_set_kill_grace(confine_request *r, uint64_t milliseconds)
+{
+	r->kill_grace_ms = milliseconds;
 }
 
 int confine_request_set_environment(confine_request *r, const char *const *envp,

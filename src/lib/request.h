@@ -23,7 +23,7 @@ struct confine_request {
 	bool network;
 	enum confine_policy policy;
 	uint64_t tmp_size;
-	uint64_t limit_pids, limit_mem, timeout_ms;
+	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	char *helper;
 	struct cf_strv env_base;
 	bool env_base_set;
@@ -36,22 +36,30 @@ struct confine_run {
 	enum confine_policy policy;
 	struct cf_host host;
 	char *home, *workspace, *tmpdir, *runtime_dir, *ssh_dir, *user_rules;
+	char *pw_home, *pw_name, *pw_user_rules; /* the password database's, when not $HOME */
 	struct cf_policy policy_rules;
 	struct cf_plan plan;
 	struct confine_probe_result probe;
-	uint64_t limit_pids, limit_mem, timeout_ms;
+	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	struct cf_cgroup cgroup;
 	bool timed_out;
+	bool killed_after_grace;
 	struct timespec start_time;
 	char *bwrap;  /* pinned canonical path; NULL under policy off */
 	char *helper; /* confine-init chosen by the caller, or NULL */
 
 	/* while running */
-	pid_t pid;			  /* bwrap, or the command under policy off */
-	volatile sig_atomic_t target_pid; /* where forwarded signals go */
-	int status_fd;			  /* read end of the helper's status pipe */
-	int err_fd;			  /* read end of bwrap's stderr */
-	int info_fd;			  /* read end of bwrap's --info-fd */
+	pid_t pid;			     /* bwrap, or the command under policy off */
+	volatile sig_atomic_t target_pid;    /* where forwarded signals go */
+	volatile sig_atomic_t target_pidfd;  /* a pidfd of target_pid, -1 when none: a signal
+					      * can never reach a recycled pid */
+	volatile sig_atomic_t end_requested; /* a signal asked the sandbox to end */
+	volatile sig_atomic_t sigints;	     /* SIGINTs forwarded so far */
+	bool reaped;			     /* the wait loop reaped pid already (no pidfd) */
+	int reaped_status;
+	int status_fd; /* read end of the helper's status pipe */
+	int err_fd;    /* read end of bwrap's stderr */
+	int info_fd;   /* read end of bwrap's --info-fd */
 	bool started;
 	bool from_command;
 	volatile sig_atomic_t ready;	   /* the helper reported READY */

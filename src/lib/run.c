@@ -36,15 +36,28 @@ static const char *env_get(const struct cf_strv *env, const char *name)
 static int find_home(confine_run *run, const struct cf_strv *env, struct confine_error *err)
 {
 	const char *home = env_get(env, "HOME");
-	if (!home || home[0] != '/') {
-		struct passwd *pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
+	struct passwd *pw = getpwuid(getuid());
+	const char *pw_dir = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	if (!home || home[0] != '/')
+		home = pw_dir;
 	if (!home || home[0] != '/')
 		return cf_err(err, CONFINE_E_INVALID, "cannot find the home directory", "HOME",
 			      "HOME is unset and the user has no passwd entry");
 	/* A home that does not exist still gets its guards, by its lexical path. */
-	return cf_host_canonicalize(NULL, home, &run->home, err);
+	int r = cf_host_canonicalize(NULL, home, &run->home, err);
+	if (r < 0 || !pw_dir)
+		return r;
+	/* The caller's home in the password database keeps its guards whatever $HOME says. */
+	if ((r = cf_host_canonicalize(NULL, pw_dir, &run->pw_home, err)) < 0)
+		return r;
+	if (!strcmp(run->pw_home, run->home) || !strcmp(run->pw_home, "/")) {
+		free(run->pw_home);
+		run->pw_home = NULL;
+		return 0;
+	}
+	run->pw_name = cf_strdup(pw->pw_name ? pw->pw_name : "");
+	run->pw_user_rules = cf_path_join(run->pw_home, ".config/confine/rules.json");
+	return run->pw_name && run->pw_user_rules ? 0 : cf_nomem(err);
 }
 
 /* R1: refuse /, the home directory and its ancestors.  (A workspace containing a guarded
@@ -55,11 +68,14 @@ static int check_workspace(confine_run *run, const char *given, struct confine_e
 	if (!strcmp(ws, "/"))
 		return cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
 			      "it is the root directory '/'");
-	if (cf_path_within(run->home, ws)) {
+	const char *homes[] = {run->home, run->pw_home};
+	for (size_t i = 0; i < 2; i++) {
+		if (!homes[i] || !cf_path_within(homes[i], ws))
+			continue;
 		cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
-		       strcmp(ws, run->home) ? "'%s' is an ancestor of the home directory"
-					     : "'%s' is the home directory",
-		       ws);
+		       strcmp(ws, homes[i]) ? "'%s' is an ancestor of the home directory%s"
+					    : "'%s' is the home directory%s",
+		       ws, i ? " (of the password database)" : "");
 		cf_err_hint(err, "run confine from a project directory, or pass --workspace DIR");
 		return CONFINE_E_WORKSPACE;
 	}
@@ -213,6 +229,9 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 
 	run->host = (struct cf_host){
 	    .home = run->home,
+	    .pw_home = run->pw_home,
+	    .pw_name = run->pw_name,
+	    .pw_user_rules_file = run->pw_user_rules,
 	    .workspace = run->workspace,
 	    .tmpdir = run->tmpdir,
 	    .runtime_dir = run->runtime_dir,
@@ -275,6 +294,8 @@ static confine_run *run_new(const confine_request *req)
 	run->limit_pids = req->limit_pids;
 	run->limit_mem = req->limit_mem;
 	run->timeout_ms = req->timeout_ms;
+	run->kill_grace_ms = req->kill_grace_ms;
+	run->target_pidfd = -1;
 	if (req->helper && !(run->helper = cf_strdup(req->helper))) {
 		free(run);
 		return NULL;
@@ -290,7 +311,7 @@ static int check_workspace_guards(confine_run *run, const char *given, struct co
 	const struct cf_ruleset *g = &run->policy_rules.layers[CF_LAYER_GUARD];
 	for (size_t i = 0; i < g->n; i++) {
 		const struct cf_rule *r = &g->v[i];
-		if (strncmp(r->pattern, "~/", 2) || !cf_path_within(r->path, run->workspace))
+		if (r->pattern[0] != '~' || !cf_path_within(r->path, run->workspace))
 			continue;
 		cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
 		       "it contains the guarded credential path '%s'", r->path);
@@ -432,6 +453,20 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			 &run->plan.env_removed, err);
 	if (r < 0)
 		goto out;
+	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
+		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
+		 */
+		r = cf_err(
+		    err, CONFINE_E_BACKEND, "sandbox unavailable", "seccomp",
+		    "the kernel refuses seccomp filters, and the sandbox's system call filter "
+		    "(SPEC 3.1) cannot be installed");
+		cf_err_hint(err,
+			    "use a kernel built with CONFIG_SECCOMP_FILTER (every distribution "
+			    "kernel is), or outside a container that blocks seccomp(2); or set "
+			    "CONFINE_SANDBOX_POLICY=off to run without a sandbox (an explicit "
+			    "choice)");
+		goto out;
+	}
 	if (run->policy == CONFINE_POLICY_REQUIRED && (r = probe_backend(run, req, err)) < 0)
 		goto out;
 	*out = run;
@@ -495,6 +530,8 @@ void confine_run_free(confine_run *run)
 		close(run->wake_r);
 	if (run->wake_w >= 0)
 		close(run->wake_w);
+	if (run->target_pidfd >= 0)
+		close(run->target_pidfd);
 	cf_cgroup_destroy(&run->cgroup);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
@@ -502,6 +539,9 @@ void confine_run_free(confine_run *run)
 	cf_matches_release(&run->launch);
 	free(run->events);
 	free(run->home);
+	free(run->pw_home);
+	free(run->pw_name);
+	free(run->pw_user_rules);
 	free(run->workspace);
 	free(run->tmpdir);
 	free(run->runtime_dir);
@@ -515,6 +555,11 @@ void confine_run_free(confine_run *run)
 bool confine_run_timed_out(const confine_run *run)
 {
 	return run->timed_out;
+}
+
+bool confine_run_killed_after_grace(const confine_run *run)
+{
+	return run->killed_after_grace;
 }
 
 bool confine_run_status_from_command(const confine_run *run)

@@ -6,6 +6,7 @@
  *   facts            one fact per line:
  *                      home PATH | workspace PATH | cwd PATH | uid N | tmpdir PATH |
  *                      runtime PATH | ssh-sock-dir PATH | landlock N | seccomp 0|1 |
+ *                      pw-home PATH (the password database's home, user "root") |
  *                      network on|off | tmp-size N |
  *                      dir PATH | file PATH | other PATH | symlink PATH TARGET
  *                    parents of listed paths exist as directories.
@@ -31,7 +32,7 @@
 
 struct facts {
 	struct fakefs fs;
-	char *home, *workspace, *cwd, *tmpdir, *runtime, *sshdir;
+	char *home, *workspace, *cwd, *tmpdir, *runtime, *sshdir, *pw_home;
 	unsigned uid;
 	int landlock;
 	bool seccomp, network;
@@ -82,6 +83,8 @@ static void load_facts(const char *dir, struct facts *f)
 			f->tmpdir = cf_strdup(a);
 		else if (!strcmp(key, "runtime"))
 			f->runtime = cf_strdup(a);
+		else if (!strcmp(key, "pw-home"))
+			f->pw_home = cf_strdup(a);
 		else if (!strcmp(key, "ssh-sock-dir"))
 			f->sshdir = cf_strdup(a);
 		else if (!strcmp(key, "uid"))
@@ -113,6 +116,7 @@ static void free_facts(struct facts *f)
 	free(f->cwd);
 	free(f->tmpdir);
 	free(f->runtime);
+	free(f->pw_home);
 	free(f->sshdir);
 }
 
@@ -206,8 +210,13 @@ static char *compile_case(const char *dir)
 	cf_buf_init(&out);
 	load_facts(dir, &f);
 	user_file = cf_asprintf("%s/.config/confine/rules.json", f.home ? f.home : "/home/u");
+	char *pw_user_file =
+	    f.pw_home ? cf_asprintf("%s/.config/confine/rules.json", f.pw_home) : NULL;
 	struct cf_host host = {
 	    .home = f.home ? f.home : "/home/u",
+	    .pw_home = f.pw_home,
+	    .pw_name = f.pw_home ? "root" : NULL,
+	    .pw_user_rules_file = pw_user_file,
 	    .workspace = f.workspace ? f.workspace : "/home/u/ws",
 	    .tmpdir = f.tmpdir,
 	    .runtime_dir = f.runtime,
@@ -262,7 +271,8 @@ static char *compile_case(const char *dir)
 	if (cf_bwrap_argv(&plan, &fds, &argv, &err) == 0)
 		for (size_t i = 0; i < argv.n; i++)
 			cf_buf_addf(&out, "%s\n",
-				    argv.v[i][0] == '\x01' ? "(end of --args)" : argv.v[i]);
+				    !strcmp(argv.v[i], CF_BWRAP_ARGS_END) ? "(end of --args)"
+									  : argv.v[i]);
 	cf_strv_release(&argv);
 	cf_plan_release(&plan);
 out:
@@ -270,6 +280,7 @@ out:
 	cf_policy_release(&p);
 	free_facts(&f);
 	free(user_file);
+	free(pw_user_file);
 	return cf_buf_take(&out);
 }
 

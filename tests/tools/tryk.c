@@ -39,6 +39,12 @@
  *   nnp                    PR_GET_NO_NEW_PRIVS: `0` or `1`
  *   pty-run CMD ARG...     run CMD in a new session whose controlling terminal is a fresh pty
  *                          slave, given as descriptor 0; exits with CMD's status
+ *   setid VIA MODE PATH    put MODE (octal, e.g. 4755) on PATH by VIA: chmod, fchmod, fchmodat,
+ *                          fchmodat2 (PATH exists), or create PATH with it: open, openat, creat,
+ *                          mknod, mknodat, tmpfile (O_TMPFILE in PATH's directory, then linkat),
+ *                          openat2; raw system calls.  OK only when the file then carries every
+ *                          setuid/setgid bit of MODE (umask 0); `NOBIT` when the call succeeded
+ *                          but the bit did not stick
  *   with-key DESC CMD ARG...  join a new session keyring holding one user key DESC that only
  *                          its possessors may see or read (0x3f000000), then exec CMD; an
  *                          argument `@KEY` becomes the key's serial
@@ -59,6 +65,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -358,6 +365,95 @@ static int op_with_key(const char *desc, char **argv)
 	return errno == ENOENT ? 127 : 126;
 }
 
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+struct cf_open_how {
+	uint64_t flags, mode, resolve;
+};
+
+static long setid_call(const char *via, unsigned mode, const char *path)
+{
+	long rc;
+	if (!strcmp(via, "chmod"))
+		return syscall(SYS_chmod, path, mode);
+	if (!strcmp(via, "fchmodat"))
+		return syscall(SYS_fchmodat, AT_FDCWD, path, mode);
+	if (!strcmp(via, "fchmodat2"))
+		return syscall(SYS_fchmodat2, AT_FDCWD, path, mode, 0);
+	if (!strcmp(via, "fchmod")) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		rc = syscall(SYS_fchmod, fd, mode);
+		int e = errno;
+		close(fd);
+		errno = e;
+		return rc;
+	}
+	if (!strcmp(via, "open"))
+		return closing(
+		    syscall(SYS_open, path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode));
+	if (!strcmp(via, "openat"))
+		return closing(syscall(SYS_openat, AT_FDCWD, path,
+				       O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode));
+	if (!strcmp(via, "creat"))
+		return closing(syscall(SYS_creat, path, mode));
+	if (!strcmp(via, "mknod"))
+		return syscall(SYS_mknod, path, S_IFREG | mode, 0);
+	if (!strcmp(via, "mknodat"))
+		return syscall(SYS_mknodat, AT_FDCWD, path, S_IFREG | mode, 0);
+	if (!strcmp(via, "openat2")) {
+		struct cf_open_how how = {.flags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+					  .mode = mode};
+		return closing(syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how)));
+	}
+	if (!strcmp(via, "tmpfile")) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, slash ? dir : ".",
+				      O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+		if (fd < 0)
+			return -1;
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		rc = linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+		int e = errno;
+		close(fd);
+		errno = e;
+		return rc;
+	}
+	errno = EINVAL;
+	return -2;
+}
+
+static int op_setid(const char *via, const char *mode_s, const char *path)
+{
+	char *end;
+	unsigned long mode = strtoul(mode_s, &end, 8);
+	if (*end || end == mode_s)
+		return usage();
+	umask(0);
+	long rc = setid_call(via, (unsigned)mode, path);
+	if (rc == -2)
+		return usage();
+	if (rc < 0)
+		return outcome(rc);
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return outcome(-1);
+	unsigned want = (unsigned)mode & (S_ISUID | S_ISGID);
+	printf("%s\n", (st.st_mode & want) == want ? "OK" : "NOBIT");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -436,6 +532,8 @@ int main(int argc, char **argv)
 		return usage();
 	}
 
+	if (nargs == 3 && strcmp(op, "setid") == 0)
+		return op_setid(argv[2], argv[3], argv[4]);
 	if (nargs == 2 && strcmp(op, "kill") == 0) {
 		if (parse_long(argv[2], &a) < 0 || parse_long(argv[3], &b) < 0)
 			return usage();

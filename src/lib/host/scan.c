@@ -37,6 +37,7 @@ struct comp {
 struct pat {
 	size_t rule;	   /* index in the ruleset */
 	char *root;	   /* wildcard-free leading directory */
+	bool fold;	   /* match names case-insensitively (the credential guards) */
 	struct comp *comp; /* components of the whole absolute pattern */
 	uint32_t ncomp;
 };
@@ -113,7 +114,7 @@ static bool step(struct walker *w, uint32_t pi, const uint32_t *states, uint32_t
 		const struct comp *c = &p->comp[s];
 		if (c->globstar)
 			add_closed(w, out, first, p, s);
-		else if (cf_component_match(c->s, c->n, name, nlen, false))
+		else if (cf_component_match(c->s, c->n, name, nlen, p->fold))
 			add_closed(w, out, first, p, s + 1);
 	}
 	uint32_t n = (uint32_t)(out->n - first);
@@ -424,6 +425,7 @@ int cf_scan_globs(const struct cf_ruleset *rules, const struct cf_scan_budget *b
 		if (!r->glob || !r->path)
 			continue;
 		w.pats[k].rule = i;
+		w.pats[k].fold = r->fold_case;
 		if (compile(&w.pats[k++], r->path) < 0)
 			goto nomem;
 		if (r->path[0] != '/') {

@@ -76,6 +76,12 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 		case CF_MNT_REMOUNT_RO:
 			bad |= add(out, "--remount-ro") | add(out, m->path);
 			break;
+		case CF_MNT_RO_KERNEL:
+			/* The source is the host's own view of the same kernel interface (bwrap
+			 * resolves sources outside the new root); what a sysctl shows depends on
+			 * the namespaces of the process that opens it, not on the mount. */
+			bad |= add(out, "--ro-bind") | add(out, m->path) | add(out, m->path);
+			break;
 		}
 	}
 	if (fds->seccomp >= 0)

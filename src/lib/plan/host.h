@@ -36,13 +36,18 @@ void cf_matches_release(struct cf_matches *m);
 int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, size_t rule);
 
 struct cf_host {
-	const char *home;	       /* canonical home directory */
-	const char *workspace;	       /* canonical workspace root */
-	const char *tmpdir;	       /* canonical $TMPDIR when set, exists and differs from /tmp;
-					* else NULL */
-	const char *runtime_dir;       /* $XDG_RUNTIME_DIR or /run/user/UID (may be missing) */
-	const char *ssh_auth_sock_dir; /* directory of $SSH_AUTH_SOCK, NULL when unset */
-	const char *user_rules_file;   /* path of the user rule file */
+	const char *home;		/* canonical home directory ($HOME) */
+	const char *pw_home;		/* canonical home of the caller in the password database
+					 * when it differs from home; else NULL */
+	const char *pw_name;		/* the caller's user name there (for "~name/.ssh") */
+	const char *workspace;		/* canonical workspace root */
+	const char *tmpdir;		/* canonical $TMPDIR when set, exists and differs from /tmp;
+					 * else NULL */
+	const char *runtime_dir;	/* $XDG_RUNTIME_DIR or /run/user/UID (may be missing) */
+	const char *ssh_auth_sock_dir;	/* directory of $SSH_AUTH_SOCK, NULL when unset */
+	const char *user_rules_file;	/* path of the user rule file */
+	const char *pw_user_rules_file; /* the one under pw_home (another run with the real HOME
+					 * reads it); NULL when pw_home is */
 	unsigned uid;
 	int landlock_abi; /* 0: none */
 	bool seccomp;	  /* the kernel accepts seccomp filters */

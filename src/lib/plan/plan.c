@@ -127,6 +127,63 @@ static int add_cand(struct cand **v, size_t *n, size_t *cap, const char *path, e
 	return 0;
 }
 
+/*
+ * Kernel interfaces that uid 0 without capabilities can still use: a sandbox started by root is
+ * root on the host as far as file modes and uid-only checks go.  /proc/sys (core_pattern,
+ * modprobe, hotplug: code the kernel runs as full root outside every namespace) and the other
+ * writable kernel files become read-only; root-only kernel state (keys, timers, kernel
+ * addresses, page and slab internals, the kernel log) is masked.  The read-only and masked
+ * lists of container runtimes (runc's defaults), plus the root-only (mode 0400) files of /proc
+ * that a uid 0 sandbox would otherwise read, plus debugfs.  /proc/kcore is not listed: the
+ * kernel does not show it in a proc mounted from a user namespace (tests/enforce check it).
+ * Only what exists is mounted (a host fact), so that bwrap never has to create anything in
+ * procfs or sysfs.
+ */
+static const char *const kernel_ro[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+					"/proc/bus", "/proc/fs"};
+static const char *const kernel_masked[] = {
+    "/proc/keys",	 "/proc/key-users",    "/proc/timer_list",
+    "/proc/timer_stats", "/proc/sched_debug",  "/proc/latency_stats",
+    "/proc/kmsg",	 "/proc/kpagecount",   "/proc/kpageflags",
+    "/proc/kpagecgroup", "/proc/pagetypeinfo", "/proc/slabinfo",
+    "/proc/vmallocinfo", "/proc/acpi",	       "/proc/asound",
+    "/proc/scsi",	 "/sys/firmware",      "/sys/devices/virtual/powercap",
+    "/sys/kernel/debug",
+};
+
+static int add_kernel_mounts(struct cf_plan *out, const struct cf_host *h, size_t *hides,
+			     size_t *n_hides, struct confine_error *err)
+{
+	int r;
+	for (size_t i = 0; i < sizeof(kernel_ro) / sizeof(kernel_ro[0]); i++) {
+		enum cf_kind k = h->kind(h->ctx, kernel_ro[i]);
+		if (k == CF_KIND_MISSING || k == CF_KIND_SYMLINK)
+			continue;
+		char *why = cf_strdup("kernel interface: read-only");
+		if (!why)
+			return cf_nomem(err);
+		if ((r = add_mount(out, CF_MNT_RO_KERNEL, kernel_ro[i], k, 0, why, err)) < 0)
+			return r;
+	}
+	for (size_t i = 0; i < sizeof(kernel_masked) / sizeof(kernel_masked[0]); i++) {
+		enum cf_kind k = h->kind(h->ctx, kernel_masked[i]);
+		if (k == CF_KIND_MISSING || k == CF_KIND_SYMLINK)
+			continue;
+		char *why = cf_strdup("kernel interface: masked");
+		if (!why)
+			return cf_nomem(err);
+		bool dir = k == CF_KIND_DIR;
+		if ((r = add_mount(out, dir ? CF_MNT_HIDE_DIR : CF_MNT_HIDE_FILE, kernel_masked[i],
+				   k, 0, why, err)) < 0)
+			return r;
+		if (dir)
+			hides[(*n_hides)++] = out->n_mounts - 1;
+	}
+	return 0;
+}
+
+#define N_KERNEL_MASKS (sizeof(kernel_masked) / sizeof(kernel_masked[0]))
+
 struct stack_entry {
 	const char *path;
 	enum state state;
@@ -177,17 +234,22 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 	qsort(cands, n, sizeof(*cands), cand_cmp);
 
 	stack = calloc(n + 1, sizeof(*stack));
-	hides = calloc(n + 1, sizeof(*hides));
+	hides = calloc(n + 1 + N_KERNEL_MASKS, sizeof(*hides));
 	if (!stack || !hides)
 		goto oom;
 
 	/* /dev/shm is writable RAM like /tmp: the same size cap, or a command could fill memory
-	 * through it (bwrap's /dev leaves it uncapped). */
+	 * through it (bwrap's /dev leaves it uncapped).  /dev itself is a tmpfs without a size
+	 * that the sandbox owns: read-only once its mount points exist, so it cannot be filled
+	 * either (its device nodes and /dev/pts and /dev/shm are mounts of their own and stay
+	 * usable). */
 	if ((r = add_mount(out, CF_MNT_RO_ROOT, "/", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_DEV, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_TMPFS, "/dev/shm", CF_KIND_DIR, o->tmp_size, NULL, err)) <
 		0 ||
-	    (r = add_mount(out, CF_MNT_PROC, "/proc", CF_KIND_DIR, 0, NULL, err)) < 0)
+	    (r = add_mount(out, CF_MNT_REMOUNT_RO, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
+	    (r = add_mount(out, CF_MNT_PROC, "/proc", CF_KIND_DIR, 0, NULL, err)) < 0 ||
+	    (r = add_kernel_mounts(out, h, hides, &n_hides, err)) < 0)
 		goto out;
 
 	for (size_t i = 0; i < n; i++) {

@@ -21,6 +21,7 @@ enum cf_mount_op {
 	CF_MNT_RO_BIND,	   /* --ro-bind-fd SRC P: read allowed, write denied */
 	CF_MNT_RW_BIND,	   /* --bind-fd SRC P: read and write allowed */
 	CF_MNT_REMOUNT_RO, /* --remount-ro P */
+	CF_MNT_RO_KERNEL,  /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
 };
 
 struct cf_mount {
@@ -88,7 +89,9 @@ extern const char *const cf_bwrap_process_flags[];
 
 /* Marks the end of the options in the vector from cf_bwrap_argv: what precedes goes into the
  * --args descriptor, what follows ("--", helper, command) onto bwrap's argv. */
-#define CF_BWRAP_ARGS_END "\x01end-of-options"
+#define CF_BWRAP_ARGS_END                                                                          \
+	"\x01"                                                                                     \
+	"end-of-options"
 
 /* Appends the bwrap options for the plan (everything after "bwrap", up to and including the
  * helper and the command).  Pure. */

@@ -26,6 +26,8 @@ static const char *op_name(enum cf_mount_op op)
 		return "rw-bind";
 	case CF_MNT_REMOUNT_RO:
 		return "remount-ro";
+	case CF_MNT_RO_KERNEL:
+		return "ro-kernel";
 	}
 	return "?";
 }

@@ -14,9 +14,13 @@
 /* Name parts that mark a secret, matched anywhere in the name, case-insensitively (the
  * patterns *TOKEN*, *SECRET*, ... of SPEC 5). */
 static const char *const secret_parts[] = {
-    "TOKEN",  "SECRET",	    "PASSWORD",	   "PASSWD",	 "API_KEY",
-    "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL",
+    "TOKEN",	  "SECRET",	 "PASSWORD",   "PASSWD",     "API_KEY", "APIKEY",
+    "ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL", "PASSPHRASE", "JWT",
 };
+
+/* Name endings that mark a secret (*_KEY, *_PAT, ... of SPEC 5): OPENAI_KEY, GITLAB_PAT,
+ * SMTP_PASS, MYSQL_PWD, SENTRY_DSN. */
+static const char *const secret_suffixes[] = {"_KEY", "_PAT", "_PASS", "_PWD", "_DSN"};
 
 static const char *const agent_vars[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO",
 					 "DBUS_SESSION_BUS_ADDRESS"};
@@ -43,8 +47,74 @@ bool cf_env_name_is_secret(const char *name)
 	for (size_t i = 0; i < sizeof(secret_parts) / sizeof(secret_parts[0]); i++)
 		if (strstr(up, secret_parts[i]))
 			return true;
+	for (size_t i = 0; i < sizeof(secret_suffixes) / sizeof(secret_suffixes[0]); i++) {
+		size_t k = strlen(secret_suffixes[i]);
+		if (n >= k && !strcmp(up + n - k, secret_suffixes[i]))
+			return true;
+	}
 	/* *AUTH* except names starting with AUTHOR (AUTHOR_NAME is not a secret). */
 	return strstr(up, "AUTH") && strncmp(up, "AUTHOR", 6);
+}
+
+/* Characters of a token's body: base64url, plus '.' for none of them. */
+static bool token_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+static size_t token_run(const char *s)
+{
+	size_t n = 0;
+	while (token_char(s[n]))
+		n++;
+	return n;
+}
+
+/* scheme://user:password@host...: a ':' in the authority before an '@'. */
+static bool url_with_password(const char *v)
+{
+	const char *p = strstr(v, "://");
+	if (!p)
+		return false;
+	for (const char *s = v; s < p; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '+' || *s == '-' || *s == '.'))
+			return false;
+	const char *auth = p + 3;
+	size_t end = strcspn(auth, "/?#");
+	const char *at = memchr(auth, '@', end);
+	return at && memchr(auth, ':', (size_t)(at - auth)) != NULL;
+}
+
+/* A JSON Web Token: eyJ (base64url of '{"') then three dot-separated base64url parts, the
+ * last possibly empty (unsigned tokens). */
+static bool jwt(const char *v)
+{
+	if (strncmp(v, "eyJ", 3))
+		return false;
+	size_t a = token_run(v);
+	if (a < 10 || v[a] != '.')
+		return false;
+	size_t b = token_run(v + a + 1);
+	return b >= 2 && v[a + 1 + b] == '.';
+}
+
+/*
+ * Well-known token prefixes (SPEC 5), each followed by at least 16 more token characters so
+ * that ordinary words that happen to start alike (an "ASIA" region, "sk-" in a locale) stay.
+ */
+static const char *const token_prefixes[] = {
+    "ghp_",  "gho_",  "ghs_",  "ghu_", "ghr_", "github_pat_", "glpat-", "xoxa-",
+    "xoxb-", "xoxp-", "xoxr-", "sk-",  "AKIA", "ASIA",	      "AIza",
+};
+
+bool cf_env_value_is_secret(const char *v)
+{
+	for (size_t i = 0; i < sizeof(token_prefixes) / sizeof(token_prefixes[0]); i++) {
+		size_t k = strlen(token_prefixes[i]);
+		if (!strncmp(v, token_prefixes[i], k) && token_run(v + k) >= 16)
+			return true;
+	}
+	return url_with_password(v) || jwt(v);
 }
 
 static bool valid_name(const char *s, size_t n)
@@ -110,7 +180,8 @@ int cf_env_build(const char *const *base, size_t n_base, const struct cf_env_opt
 		if (o->clear)
 			drop = !kept_by_clear(name) && !any_match(&o->pass, name);
 		else
-			drop = cf_env_name_is_secret(name) && !any_match(&o->pass, name);
+			drop = (cf_env_name_is_secret(name) || cf_env_value_is_secret(eq + 1)) &&
+			       !any_match(&o->pass, name);
 		if (any_match(&o->unset, name))
 			drop = true;
 		/* A later --env of the same name replaces it; drop the base copy silently. */

@@ -10,7 +10,8 @@
 #include "policy/policy.h"
 #include "util/util.h"
 
-/* Read and write guards under the home directory. */
+/* Read and write guards under the home directory (SPEC 2.3): credential stores of the common
+ * tools, agent CLIs' own auth files, and browser profiles (cookies, saved passwords). */
 static const char *const home_guards[] = {
     ".ssh",
     ".gnupg",
@@ -23,7 +24,9 @@ static const char *const home_guards[] = {
     ".pypirc",
     ".netrc",
     ".git-credentials",
+    ".config/git/credentials",
     ".config/gh",
+    ".config/hub",
     ".cargo/credentials",
     ".cargo/credentials.toml",
     ".gem/credentials",
@@ -31,11 +34,32 @@ static const char *const home_guards[] = {
     ".password-store",
     ".local/share/keyrings",
     ".env",
+    ".pgpass",
+    ".my.cnf",
+    ".vault-token",
+    ".config/rclone",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+    ".composer/auth.json",
+    ".config/containers/auth.json",
+    ".config/op",
+    ".codex/auth.json",
+    ".claude/.credentials.json",
+    ".config/github-copilot",
+    ".cache/huggingface/token",
+    ".huggingface/token",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
 };
 
-/* Read and write guards under the workspace. */
+/* Read and write guards under the workspace, at any depth and case-insensitive (server.PEM is a
+ * key like server.pem). */
 static const char *const workspace_guards[] = {
-    ".env", ".env.*", "**/*.pem", "**/*.key", "**/*.p12", "**/id_rsa*", "**/id_ed25519*",
+    "**/.env",	  "**/.env.*",	  "**/*.pem",	    "**/*.key",	 "**/*.p12",
+    "**/*.pfx",	  "**/*.jks",	  "**/*.keystore",  "**/*.kdbx", "**/id_rsa*",
+    "**/id_dsa*", "**/id_ecdsa*", "**/id_ed25519*",
 };
 
 /* Write-only guards under the workspace: code the host's own git would run later. */
@@ -90,7 +114,7 @@ static int canon_below(const struct cf_host *h, const char *base, const char *re
 }
 
 static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
-		    unsigned access, enum cf_action action, bool liftable,
+		    unsigned access, enum cf_action action, bool liftable, bool fold_case,
 		    struct confine_error *err)
 {
 	int r = 0;
@@ -101,6 +125,8 @@ static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, 
 	/* Shown as a user would write it: "~/.ssh", ".env" (workspace-relative), "/run/..." */
 	if (rel && base == p->host->home)
 		shown = cf_asprintf("~/%s", rel);
+	else if (rel && base == p->host->pw_home)
+		shown = cf_asprintf("~%s/%s", p->host->pw_name ? p->host->pw_name : "", rel);
 	else if (rel && base == p->host->workspace)
 		shown = cf_strdup(rel);
 	else
@@ -118,6 +144,7 @@ static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, 
 	    .index = (int)p->layers[layer].n,
 	    .glob = strpbrk(joined, "*?") != NULL,
 	    .liftable = liftable,
+	    .fold_case = fold_case,
 	};
 	if (rule.glob) {
 		/* Glob guards are rooted at the canonical workspace: only the directory part
@@ -146,7 +173,18 @@ out:
 static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
 	       unsigned access, enum cf_action action, struct confine_error *err)
 {
-	return add_rule(p, layer, base, rel, access, action, false, err);
+	return add_rule(p, layer, base, rel, access, action, false, false, err);
+}
+
+/* The credential guards under one home directory. */
+static int add_home_guards(struct cf_policy *p, const char *home, struct confine_error *err)
+{
+	for (size_t i = 0; i < sizeof(home_guards) / sizeof(home_guards[0]); i++) {
+		int r = add(p, CF_LAYER_GUARD, home, home_guards[i], CF_ACC_BOTH, CF_ASK, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confine_error *err)
@@ -165,20 +203,26 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	r = add(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_ACC_WRITE, CF_DENY, err);
 	if (r < 0)
 		return r;
-	if (host->user_rules_file) {
-		r = add(p, CF_LAYER_OVERRIDE, host->user_rules_file, NULL, CF_ACC_WRITE, CF_DENY,
-			err);
+	const char *rule_files[] = {host->user_rules_file, host->pw_user_rules_file};
+	for (size_t i = 0; i < sizeof(rule_files) / sizeof(rule_files[0]); i++) {
+		if (!rule_files[i])
+			continue;
+		r = add(p, CF_LAYER_OVERRIDE, rule_files[i], NULL, CF_ACC_WRITE, CF_DENY, err);
 		if (r < 0)
 			return r;
 	}
 
-	for (size_t i = 0; i < sizeof(home_guards) / sizeof(home_guards[0]); i++) {
-		r = add(p, CF_LAYER_GUARD, host->home, home_guards[i], CF_ACC_BOTH, CF_ASK, err);
-		if (r < 0)
-			return r;
-	}
+	/* The home of $HOME, and the caller's home from the password database when it is
+	 * another: root started with HOME=/home/ana still has /root/.ssh, and so does every
+	 * caller whose $HOME a tool pointed elsewhere. */
+	if ((r = add_home_guards(p, host->home, err)) < 0)
+		return r;
+	if (host->pw_home && strcmp(host->pw_home, host->home) &&
+	    (r = add_home_guards(p, host->pw_home, err)) < 0)
+		return r;
 	for (size_t i = 0; i < sizeof(workspace_guards) / sizeof(workspace_guards[0]); i++) {
-		r = add(p, CF_LAYER_GUARD, ws, workspace_guards[i], CF_ACC_BOTH, CF_ASK, err);
+		r = add_rule(p, CF_LAYER_GUARD, ws, workspace_guards[i], CF_ACC_BOTH, CF_ASK, false,
+			     true, err);
 		if (r < 0)
 			return r;
 	}
@@ -205,7 +249,8 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	for (size_t i = 0; i < sizeof(sockets) / sizeof(sockets[0]); i++) {
 		if (!sockets[i] || sockets[i][0] != '/')
 			continue;
-		r = add_rule(p, CF_LAYER_GUARD, sockets[i], NULL, CF_ACC_BOTH, CF_ASK, true, err);
+		r = add_rule(p, CF_LAYER_GUARD, sockets[i], NULL, CF_ACC_BOTH, CF_ASK, true, false,
+			     err);
 		if (r < 0)
 			return r;
 	}

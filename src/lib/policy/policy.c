@@ -87,7 +87,8 @@ int cf_policy_add_rules(struct cf_policy *p, enum cf_layer layer, const struct c
 static bool applies(const struct cf_rule *r, const char *path, const char *ws)
 {
 	/* Wildcard-free rules are the common case: a component-boundary prefix test. */
-	if (r->glob ? !cf_pattern_covers(r->path, path, false) : !cf_path_within(path, r->path))
+	if (r->glob ? !cf_pattern_covers(r->path, path, r->fold_case)
+		    : !cf_path_within(path, r->path))
 		return false;
 	if (!cf_path_within(path, ws))
 		return true;
@@ -101,7 +102,7 @@ static bool applies(const struct cf_rule *r, const char *path, const char *ws)
 	if (!a)
 		return true; /* fail closed: keep the rule */
 	for (;;) {
-		if (cf_pattern_match(r->path, a, false)) {
+		if (cf_pattern_match(r->path, a, r->fold_case)) {
 			hit = true;
 			break;
 		}

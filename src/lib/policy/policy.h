@@ -72,5 +72,8 @@ int cf_env_build(const char *const *base, size_t n_base, const struct cf_env_opt
 		 struct cf_strv *out, struct cf_strv *removed, struct confine_error *err);
 /* True when NAME looks like a secret or an agent connection (R20). */
 bool cf_env_name_is_secret(const char *name);
+/* True when a VALUE carries a credential whatever its name (R20): a URL with a password, a
+ * well-known token prefix, a JWT. */
+bool cf_env_value_is_secret(const char *value);
 
 #endif

@@ -54,6 +54,8 @@ struct cf_rule {
 			    * "/a/b/ *.c"); equals strlen(path) when !glob */
 	bool liftable;	   /* a host-socket guard: an allow of a path strictly below it (session
 			    * or user layer) gives that one path back */
+	bool fold_case;	   /* the wildcard part matches case-insensitively (built-in credential
+			    * globs: server.PEM is a key too) */
 };
 
 struct cf_ruleset {

@@ -3,8 +3,8 @@
 # The host's session keyring (THREATS.md: `keyctl print`).  Each case starts in a fresh session
 # keyring of its own holding one key that only its possessors may see or read (permissions
 # 0x3f000000); the host command possesses it and reads it (the control).  Inside confine the
-# key system calls are denied (seccomp, SPEC 3.1) and the key is not even listed in
-# /proc/keys, because confine gives the command a fresh session keyring (R16).  As root and as
+# key system calls are denied (seccomp, SPEC 3.1) and /proc/keys is masked (SPEC 3); confine
+# also gives the command a fresh session keyring (R16).  As root and as
 # uid 65534.  `tryk with-key` plants the key (no dependency on keyutils).
 source "$(dirname "$0")/escape.sh"
 
@@ -26,8 +26,13 @@ for who in $RUN_USERS; do
 
 	hx "$who" "$TRYK" with-key "$desc" "$FIX/confine" run -- "$TRYK" keyctl-read @KEY
 	is "$(got)" EPERM "$who: R17 seccomp: KEYCTL_READ of the host's key is denied"
-	hx "$who" "$TRYK" with-key "$desc" "$FIX/confine" run -- "$E/bin/countkey" "$desc"
-	is "$(got)" 0 "$who: R16 fresh session keyring: the host's key is not visible"
+	# /proc/keys is masked (a root caller's sandbox would list every key it may view); the
+	# fresh session keyring of R16 is what keeps the host's key out of reach should the
+	# filter and the mask both be gone, and it is no longer observable from inside.
+	hx "$who" "$TRYK" with-key "$desc" "$FIX/confine" run -- "$TRYOP" read /proc/keys
+	is "$(got)" EACCES "$who: R17 /proc/keys is masked"
+	hx "$who" "$TRYK" with-key "$desc" "$FIX/confine" run -- "$TRYOP" read /proc/key-users
+	is "$(got)" EACCES "$who: R17 /proc/key-users is masked"
 	expect "$who" EPERM "R17 seccomp: KEYCTL_GET_KEYRING_ID of the session keyring" \
 		-- "$TRYK" keyctl-session
 done

@@ -141,8 +141,10 @@ static const char *invariants(const struct cf_plan *p)
 				return msg;
 			}
 		}
-		if (m[i].op == CF_MNT_REMOUNT_RO && !find(p, CF_MNT_HIDE_DIR, m[i].path)) {
-			snprintf(msg, sizeof(msg), "remount-ro %s without a hide-dir", m[i].path);
+		if (m[i].op == CF_MNT_REMOUNT_RO && !find(p, CF_MNT_HIDE_DIR, m[i].path) &&
+		    !find(p, CF_MNT_DEV, m[i].path)) {
+			snprintf(msg, sizeof(msg), "remount-ro %s without a hide-dir or /dev",
+				 m[i].path);
 			return msg;
 		}
 		for (size_t k = 0; k < p->missing.n; k++)
@@ -391,14 +393,17 @@ static void remounts(void)
 		printf("#   %s\n", bad);
 	size_t last_other = 0, first_remount = c.plan.n_mounts;
 	for (size_t i = 0; i < c.plan.n_mounts; i++) {
-		if (c.plan.mounts[i].op == CF_MNT_REMOUNT_RO) {
+		/* /dev's own remount follows /dev/shm, at the start of the list */
+		if (c.plan.mounts[i].op == CF_MNT_REMOUNT_RO &&
+		    strcmp(c.plan.mounts[i].path, "/dev")) {
 			if (first_remount == c.plan.n_mounts)
 				first_remount = i;
 		} else {
 			last_other = i;
 		}
 	}
-	TAP_OK(first_remount > last_other, "R13 remount-ro entries close the mount list");
+	TAP_OK(first_remount > last_other,
+	       "R13 remount-ro entries of hidden directories close the mount list");
 	const struct cf_mount *outer = find(&c.plan, CF_MNT_HIDE_DIR, "/data/n");
 	const struct cf_mount *inner = find(&c.plan, CF_MNT_HIDE_DIR, "/data/n/pub/priv");
 	TAP_OK(outer && outer->traverse, "R13 /data/n is 0111 (pub is mounted below)");
@@ -509,7 +514,7 @@ static void missing(void)
 	}
 	static const char *const absent[] = {"/data/absent",	   "/data/absent-ro",
 					     "/data/present/none", WS "/gone",
-					     HOME "/.ssh",	   WS "/.env"};
+					     HOME "/.ssh",	   HOME "/.npmrc"};
 	for (size_t i = 0; i < N(absent); i++) {
 		TAP_OK(cf_strv_contains(&c.plan.missing, absent[i]),
 		       "R14 missing protected %s is listed", absent[i]);
@@ -616,8 +621,18 @@ static void bwrap_vector(void)
 	}
 }
 
+/* The end marker is byte 0x01 followed by "end-of-options" (a hex escape written as
+ * "\x01end..." would swallow the 'e' and make it 0x1e). */
+static void end_marker(void)
+{
+	const char *m = CF_BWRAP_ARGS_END;
+	TAP_OK(m[0] == 1 && !strcmp(m + 1, "end-of-options"),
+	       "R12 the --args end marker is 0x01 + \"end-of-options\"");
+}
+
 int main(void)
 {
+	end_marker();
 	shuffled();
 	glob_order();
 	hide_modes();

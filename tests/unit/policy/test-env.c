@@ -59,12 +59,76 @@ static const struct name_case name_cases[] = {
     {"LANG", false, "LANG is kept"},
     {"EDITOR", false, "EDITOR is kept"},
     {"XDG_RUNTIME_DIR", false, "XDG_RUNTIME_DIR is kept"},
-    {"PUBLIC_KEY", false, "KEY alone is not a secret pattern"},
+    {"PUBLIC_KEY", true, "*_KEY (SPEC 5 as updated: a name ending in _KEY)"},
+    {"OPENAI_KEY", true, "*_KEY"},
+    {"stripe_key", true, "*_KEY lower case"},
+    {"KEYBOARD", false, "KEY at the start is not *_KEY"},
+    {"KEY", false, "KEY alone is not *_KEY"},
+    {"MONKEY", false, "a name ending in KEY without the underscore"},
+    {"GITLAB_PAT", true, "*_PAT"},
+    {"PATH_PAT", true, "*_PAT"},
+    {"XPATH", false, "PATH is not *_PAT"},
+    {"SMTP_PASS", true, "*_PASS"},
+    {"BYPASS", false, "no underscore before PASS"},
+    {"MYSQL_PWD", true, "*_PWD"},
+    {"PWD", false, "PWD is the working directory"},
+    {"OLDPWD", false, "no underscore before PWD"},
+    {"SENTRY_DSN", true, "*_DSN"},
+    {"GPG_PASSPHRASE", true, "*PASSPHRASE*"},
+    {"JWT", true, "*JWT*"},
+    {"session_jwt_cookie", true, "*JWT* lower case"},
+    {"PASSING_TESTS", false, "PASS inside a word"},
     {"ACCESS_LOG", false, "ACCESS alone is not a secret pattern"},
     {"TOKE", false, "a part of TOKEN is not TOKEN"},
     {"SECRE_T", false, "SECRET split by _ is not SECRET"},
     {"PASS", false, "PASS is not PASSWORD"},
 };
+
+struct value_case {
+	const char *value;
+	bool secret;
+	const char *why;
+};
+
+static const struct value_case value_cases[] = {
+    {"postgres://app:hunter2@db:5432/x", true, "a URL with a password"},
+    {"mysql://:pw@localhost/db", true, "a URL with an empty user and a password"},
+    {"redis://default:p%40ss@cache", true, "percent-encoded password"},
+    {"https://user@example.com/", false, "a user without a password"},
+    {"https://example.com/a:b@c", false, "':' and '@' after the authority"},
+    {"https://example.com/?q=a:b@c", false, "in the query"},
+    {"not a url: x@y", false, "no scheme://"},
+    {"ghp_0123456789abcdefABCDEF0123456789abcd", true, "GitHub personal token"},
+    {"gho_0123456789abcdefXYZ", true, "GitHub OAuth token"},
+    {"ghs_0123456789abcdefXYZ", true, "GitHub app token"},
+    {"github_pat_11AAAAAAA0123456789_abc", true, "fine-grained GitHub token"},
+    {"glpat-0123456789abcdefghij", true, "GitLab token"},
+    {"xoxb-123456789012-abcdefghijkl", true, "Slack bot token"},
+    {"xoxp-123456789012-abcdefghijkl", true, "Slack user token"},
+    {"sk-proj-0123456789abcdefghijklmn", true, "OpenAI key"},
+    {"AKIAIOSFODNN7EXAMPLE", true, "AWS access key id"},
+    {"ASIAIOSFODNN7EXAMPLE", true, "AWS temporary access key id"},
+    {"AIzaSyA-0123456789abcdefghijklmnopqrstu", true, "Google API key"},
+    {"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc", true, "a JWT"},
+    {"eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", true, "an unsigned JWT"},
+    {"ghp_", false, "the prefix alone"},
+    {"sk-SE", false, "sk- and a short word"},
+    {"ASIA", false, "a region name"},
+    {"ASIA/PACIFIC", false, "a region path"},
+    {"Asia/Tokyo", false, "a time zone"},
+    {"eyJustKidding", false, "eyJ without the dots"},
+    {"/usr/bin:/bin", false, "a PATH"},
+    {"", false, "empty"},
+};
+
+static void values(void)
+{
+	for (size_t i = 0; i < N(value_cases); i++) {
+		const struct value_case *c = &value_cases[i];
+		TAP_OK(cf_env_value_is_secret(c->value) == c->secret, "R20 value '%s' %s: %s",
+		       c->value, c->secret ? "removed" : "kept", c->why);
+	}
+}
 
 static void names(void)
 {
@@ -113,6 +177,24 @@ static const struct build_case build_cases[] = {
      {"PATH=/bin", "HOME=/home/u", "AUTHOR_NAME=me", "LANG=C", "EMPTY=", "X=a=b"},
      {"GITHUB_TOKEN", "CONFINE_SANDBOX_POLICY", "SSH_AUTH_SOCK", "GPG_AGENT_INFO",
       "DBUS_SESSION_BUS_ADDRESS", "db_password"}},
+    {"R20 values that carry credentials are removed whatever the name",
+     {"PATH=/bin", "DATABASE_URL=postgres://u:pw@db/x", "GH=ghp_0123456789abcdefXYZ0",
+      "HOMEPAGE=https://example.com/", "SESSION=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+      "TZ=Asia/Tokyo"},
+     false,
+     {0},
+     {0},
+     {0},
+     {"PATH=/bin", "HOMEPAGE=https://example.com/", "TZ=Asia/Tokyo"},
+     {"DATABASE_URL", "GH", "SESSION"}},
+    {"R20 --pass-env keeps a variable removed for its value",
+     {"PATH=/bin", "DATABASE_URL=postgres://u:pw@db/x"},
+     false,
+     {"DATABASE_URL"},
+     {0},
+     {0},
+     {"PATH=/bin", "DATABASE_URL=postgres://u:pw@db/x"},
+     {0}},
     {"R20 entries without a name are skipped",
      {"NOEQUALS", "=nameless", "PATH=/bin"},
      false,
@@ -384,6 +466,7 @@ static void request_env(void)
 int main(void)
 {
 	names();
+	values();
 	builds();
 	assignments();
 	request_env();

@@ -86,7 +86,7 @@ struct scenario {
 	const char *name;      /* names the requirement */
 	const char *workspace; /* NULL: WS */
 	struct rspec rules[10];
-	struct query q[24];
+	struct query q[32];
 };
 
 #define R CF_ACC_READ
@@ -160,9 +160,9 @@ static const struct scenario scenarios[] = {
 	 {HOME "/.ssh/known_hosts", R, ASK, L_GRD, "~/.ssh",
 	  "an allow strictly below a credential guard does not lift it"},
 	 {HOME "/.ssh", R, ASK, L_GRD, "~/.ssh", "the guarded directory itself"},
-	 {WS "/.env", R, ASK, L_GRD, ".env", "workspace .env read"},
-	 {WS "/.env", W, ASK, L_GRD, ".env", "workspace .env write"},
-	 {WS "/.env.local", R, ASK, L_GRD, ".env.*", "workspace .env.* read"},
+	 {WS "/.env", R, ASK, L_GRD, "**/.env", "workspace .env read"},
+	 {WS "/.env", W, ASK, L_GRD, "**/.env", "workspace .env write"},
+	 {WS "/.env.local", R, ASK, L_GRD, "**/.env.*", "workspace .env.* read"},
 	 {WS "/.envrc", R, ALLOW, L_FB, NULL, "component boundary: .envrc is not .env"},
 	 {WS "/keys/server.key", R, ASK, L_GRD, "**/*.key", "**/*.key under a workspace allow"},
 	 {WS "/keys/id_ed25519.pub", W, ASK, L_GRD, "**/id_ed25519*", "**/id_ed25519*"},
@@ -273,8 +273,18 @@ static const struct scenario scenarios[] = {
 	 {WS "/d/e/f/a.pem", R, ASK, L_GRD, "**/*.pem", "**/*.pem deep"},
 	 {WS "/certs/a.pem.txt", R, ALLOW, L_SES, "certs", "a.pem.txt is not *.pem"},
 	 {HOME "/other/a.pem", R, ALLOW, L_FB, NULL, "**/*.pem is rooted at the workspace"},
-	 {WS "/sub/.env", R, ALLOW, L_FB, NULL, ".env is a top-level guard only"},
-	 {WS "/sub/.env.local", R, ALLOW, L_FB, NULL, ".env.* is a top-level guard only"},
+	 {WS "/sub/.env", R, ASK, L_GRD, "**/.env",
+	  "a nested .env is guarded (SPEC 2.3 as updated)"},
+	 {WS "/sub/.env.local", R, ASK, L_GRD, "**/.env.*", "a nested .env.* is guarded"},
+	 {WS "/sub/SERVER.PEM", R, ASK, L_GRD, "**/*.pem", "credential globs are case-insensitive"},
+	 {WS "/sub/Id_ECDSA", R, ASK, L_GRD, "**/id_ecdsa*", "id_ecdsa, any case"},
+	 {WS "/sub/id_dsa.pub", R, ASK, L_GRD, "**/id_dsa*", "id_dsa"},
+	 {WS "/sub/store.JKS", W, ASK, L_GRD, "**/*.jks", "java keystores"},
+	 {WS "/sub/db.kdbx", R, ASK, L_GRD, "**/*.kdbx", "keepass databases"},
+	 {WS "/sub/cert.pfx", R, ASK, L_GRD, "**/*.pfx", "pfx"},
+	 {WS "/sub/a.keystore", R, ASK, L_GRD, "**/*.keystore", "keystores"},
+	 {WS "/sub/pem.txt", R, ALLOW, L_FB, NULL, "pem as a name part is not *.pem"},
+	 {WS "/sub/.environment", R, ALLOW, L_FB, NULL, ".environment is not .env or .env.*"},
 	 {WS "/keys/id_rsa", R, ASK, L_GRD, "**/id_rsa*", "**/id_rsa*"},
 	 {WS "/keys/id_rsa.pub", R, ASK, L_GRD, "**/id_rsa*", "**/id_rsa* with a suffix"},
 	 {WS "/a.log", R, DENY, L_SES, "*.log", "*.log at the top level"},
@@ -300,7 +310,7 @@ static const struct scenario scenarios[] = {
 	 {HOME "/notes", R, DENY, L_SES, HOME, "the deny applies beside the workspace"},
 	 {WS "/secret/x", R, DENY, L_SES, WS "/secret", "a rule below the root applies"},
 	 {WS "/src/a.c", W, DENY, L_SES, WS, "a rule at the root applies"},
-	 {WS "/.env", R, ASK, L_GRD, ".env", "guards inside the workspace still apply"},
+	 {WS "/.env", R, ASK, L_GRD, "**/.env", "guards inside the workspace still apply"},
 	 {"/home/v/x", R, DENY, L_USR, "/home/*", "the glob applies outside"},
 	 {WS "/x.bak", R, ASK, L_USR, "/home/**/*.bak",
 	  "a glob that matches the path itself applies inside"},
@@ -318,7 +328,7 @@ static const struct scenario scenarios[] = {
 	 {HOME "/.ssh/id_rsa", R, ASK, L_GRD, "~/.ssh", "the guard applies beside it"},
 	 {HOME "/.ssh/proj/out/x", W, DENY, L_SES, HOME "/.ssh/proj/out",
 	  "a rule below the root applies"},
-	 {HOME "/.ssh/proj/.env", R, ASK, L_GRD, ".env", "workspace guards apply"},
+	 {HOME "/.ssh/proj/.env", R, ASK, L_GRD, "**/.env", "workspace guards apply"},
 	 {HOME "/.ssh/proj/k.pem", R, ASK, L_GRD, "**/*.pem", "workspace glob guards apply"},
      }},
     {"R9 host-socket guards are lifted only path-selectively",
@@ -426,6 +436,26 @@ static void home_guards(void)
 	    ".password-store",
 	    ".local/share/keyrings",
 	    ".env",
+	    ".config/git/credentials",
+	    ".config/hub",
+	    ".pgpass",
+	    ".my.cnf",
+	    ".vault-token",
+	    ".config/rclone",
+	    ".m2/settings.xml",
+	    ".gradle/gradle.properties",
+	    ".composer/auth.json",
+	    ".config/containers/auth.json",
+	    ".config/op",
+	    ".codex/auth.json",
+	    ".claude/.credentials.json",
+	    ".config/github-copilot",
+	    ".cache/huggingface/token",
+	    ".huggingface/token",
+	    ".mozilla",
+	    ".config/google-chrome",
+	    ".config/chromium",
+	    ".config/BraveSoftware",
 	};
 	size_t n;
 	const char *const *g = cf_home_guards(&n);

@@ -39,6 +39,22 @@
 #define SECCOMP_RET_KILL_PROCESS 0x80000000U
 #endif
 
+#ifndef S_ISUID
+#define S_ISUID 04000
+#endif
+#ifndef S_ISGID
+#define S_ISGID 02000
+#endif
+/* O_TMPFILE without the O_DIRECTORY bit it carries; asm-generic value (x86, arm64, riscv). */
+#ifndef __O_TMPFILE
+#define __O_TMPFILE 020000000
+#endif
+/* fchmodat2 (Linux 6.6) has the same number on every architecture; libseccomp 2.5 does not
+ * know its name. */
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+
 /* clone's flags are the first argument everywhere except s390, where the stack comes first. */
 #if defined(__s390__) || defined(__s390x__)
 #define CLONE_FLAGS_ARG 1
@@ -67,7 +83,13 @@ static const char describe_text[] =
     "seccomp: fsopen, fsconfig, fsmount, fspick, open_tree, move_mount, mount_setattr -> EPERM\n"
     "seccomp: unshare, clone with CLONE_NEWUSER -> EPERM\n"
     "seccomp: clone3 -> ENOSYS (flags live in memory the filter cannot read; libc falls back "
-    "to clone)\n";
+    "to clone)\n"
+    "seccomp: chmod, fchmod, fchmodat, fchmodat2 with a mode that sets setuid or setgid -> "
+    "EPERM\n"
+    "seccomp: open, openat, creat, mknod, mknodat creating a file with setuid or setgid -> "
+    "EPERM\n"
+    "seccomp: openat2 -> ENOSYS (its mode lives in memory the filter cannot read; libc uses "
+    "openat)\n";
 
 const char *cf_seccomp_describe(void)
 {
@@ -100,6 +122,68 @@ static int resolve(const char *name, int *nr, struct confine_error *err)
 		return cf_err(err, CONFINE_E_OS, "cannot build seccomp filter", name,
 			      "libseccomp does not know this system call");
 	return 0;
+}
+
+/*
+ * No setuid or setgid bit (SPEC 3.1).  A sandbox started by root runs as uid 0 without
+ * capabilities, which still owns what it creates: a setuid-root binary left in the workspace
+ * would be root for every local user afterwards.  Every way of putting the bit on a file: the
+ * chmod family, and creating the file with it (open/openat/creat with O_CREAT or O_TMPFILE,
+ * mknod of a regular file).  The mode is compared one bit at a time with a masked compare, so
+ * whatever else the register holds cannot hide the bit.  openat2 takes its mode from memory the
+ * filter cannot read: ENOSYS, and libc keeps using openat.  A setgid directory (mkdir 02775)
+ * stays possible: it grants nobody more than the directory's group already has.
+ */
+struct setid_call {
+	const char *name;
+	int nr;	       /* 0: resolve the name */
+	int mode_arg;  /* which argument holds the mode */
+	int flags_arg; /* which argument holds open flags, -1: the call always sets the mode */
+};
+
+static const struct setid_call setid_calls[] = {
+    {"chmod", 0, 1, -1},    {"fchmod", 0, 1, -1},
+    {"fchmodat", 0, 2, -1}, {"fchmodat2", __NR_fchmodat2, 2, -1},
+    {"creat", 0, 1, -1},    {"mknod", 0, 1, -1},
+    {"mknodat", 0, 2, -1},  {"open", 0, 2, 1},
+    {"openat", 0, 3, 2},
+};
+
+static int add_setid_rules(scmp_filter_ctx ctx, struct confine_error *err)
+{
+	static const uint64_t bits[] = {S_ISUID, S_ISGID};
+	static const uint64_t creating[] = {O_CREAT, __O_TMPFILE};
+	int nr, rc;
+	for (size_t i = 0; i < sizeof(setid_calls) / sizeof(setid_calls[0]); i++) {
+		const struct setid_call *c = &setid_calls[i];
+		nr = c->nr;
+		if (!nr && (rc = resolve(c->name, &nr, err)) < 0)
+			return rc;
+		for (size_t b = 0; b < 2; b++) {
+			struct scmp_arg_cmp mode =
+			    SCMP_CMP64((unsigned)c->mode_arg, SCMP_CMP_MASKED_EQ, bits[b], bits[b]);
+			if (c->flags_arg < 0) {
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, mode);
+				if (rc < 0)
+					return rule_error(err, c->name, rc);
+				continue;
+			}
+			for (size_t f = 0; f < 2; f++) {
+				struct scmp_arg_cmp flags =
+				    SCMP_CMP64((unsigned)c->flags_arg, SCMP_CMP_MASKED_EQ,
+					       creating[f], creating[f]);
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, flags,
+						      mode);
+				if (rc < 0)
+					return rule_error(err, c->name, rc);
+			}
+		}
+	}
+	rc = resolve("openat2", &nr, err);
+	if (rc < 0)
+		return rc;
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	return rc < 0 ? rule_error(err, "openat2", rc) : 0;
 }
 
 static int add_rules(scmp_filter_ctx ctx, struct confine_error *err)
@@ -141,7 +225,7 @@ static int add_rules(scmp_filter_ctx ctx, struct confine_error *err)
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 	if (rc < 0)
 		return rule_error(err, "clone3", rc);
-	return 0;
+	return add_setid_rules(ctx, err);
 }
 
 static int new_memfd(struct confine_error *err)

@@ -238,13 +238,27 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 		child_fail("dup2", errno);
 	if (cf_cgroup_enter(c->cgroup) < 0)
 		child_fail("cgroup.procs", errno);
-	/* R16: a fresh session keyring, no core dumps, nothing inherited. */
-	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+	/* R16: a fresh session keyring, no core dumps, nothing inherited.  A keyring that cannot
+	 * be joined because an outer seccomp profile blocks the key system calls (Docker's
+	 * default: EPERM; ENOSYS without CONFIG_KEYS) leaves nothing to inherit that the
+	 * command could use: the same profile, and confine's own filter, block them inside. */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != EPERM &&
+	    errno != ENOSYS)
+		child_fail("keyctl(JOIN_SESSION_KEYRING)", errno);
 	struct rlimit nocore = {0, 0};
 	if (setrlimit(RLIMIT_CORE, &nocore) < 0)
 		child_fail("setrlimit", errno);
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-		child_fail("close_range", errno);
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		/* Before Linux 5.11 (CLOEXEC) or 5.9 (close_range): mark each one. */
+		if (errno != ENOSYS && errno != EINVAL)
+			child_fail("close_range", errno);
+		struct rlimit nofile;
+		int max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < (1U << 20)
+			      ? (int)nofile.rlim_cur
+			      : 1 << 20;
+		for (int fd = 3; fd < max; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
 	for (size_t i = 0; i < c->n_keep; i++)
 		if (fcntl(c->keep[i], F_SETFD, 0) < 0)
 			child_fail("fcntl", errno);
@@ -447,18 +461,80 @@ int confine_run_start(confine_run *run, struct confine_error *err)
  * would start anyway.  So until then a signal is only noted, and the wait loop (woken through
  * a pipe) ends the whole sandbox instead.  Async-signal-safe.
  */
-void confine_run_forward_signal(confine_run *run, int sig)
+static void wake(confine_run *run)
 {
-	pid_t t = (pid_t)run->target_pid;
-	if (run->ready && t > 0) {
-		kill(t, sig);
-		return;
-	}
-	run->pending_sig = sig;
 	if (run->wake_w >= 0) {
 		ssize_t k = write(run->wake_w, "s", 1);
 		(void)k;
 	}
+}
+
+/* Signals go through a pidfd when there is one: once pid 1 of the sandbox is gone its number
+ * may belong to another process. */
+static void send_target(confine_run *run, int sig)
+{
+	int pfd = (int)run->target_pidfd;
+	pid_t t = (pid_t)run->target_pid;
+	if (pfd >= 0)
+		syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0);
+	else if (t > 0)
+		kill(t, sig);
+}
+
+void confine_run_forward_signal(confine_run *run, int sig)
+{
+	if (!run->ready) {
+		run->pending_sig = sig;
+		wake(run);
+		return;
+	}
+	send_target(run, sig);
+	/* One SIGINT may be the command's to catch (a REPL's Ctrl-C); the second, and any
+	 * SIGTERM, SIGHUP or SIGQUIT, asks for the end: the wait loop then gives the command its
+	 * grace period and kills the sandbox if it is still there (pid 1 forwards what it gets,
+	 * but a command that ignores the signal would otherwise run on). */
+	if (sig != SIGINT || ++run->sigints >= 2) {
+		run->end_requested = 1;
+		wake(run);
+	}
+}
+
+/* The parent pid of `pid` from /proc/PID/stat; -1 when it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID ...": COMM may hold anything, so look after its last ')'. */
+	const char *p = strrchr(buf, ')');
+	int ppid;
+	char state;
+	if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
+		return -1;
+	return (pid_t)ppid;
+}
+
+/* A pidfd on pid 1 of the sandbox, checked to be bwrap's child after it was opened (before, the
+ * number could already have been reused).  Without pidfds signals go by number. */
+static void pin_target(confine_run *run, pid_t pid)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return;
+	if (parent_of(pid) != run->pid) {
+		close(pfd);
+		run->target_pid = 0; /* gone already: nothing to signal */
+		return;
+	}
+	fcntl(pfd, F_SETFD, FD_CLOEXEC);
+	run->target_pidfd = pfd;
 }
 
 /* Reads bwrap's {"child-pid": N} so that signals go to pid 1 of the sandbox. */
@@ -480,8 +556,10 @@ static void read_child_pid(confine_run *run)
 	const char *p = strstr(buf, "\"child-pid\"");
 	if (p && (p = strchr(p, ':'))) {
 		long pid = strtol(p + 1, NULL, 10);
-		if (pid > 0)
+		if (pid > 0) {
 			run->target_pid = (sig_atomic_t)pid;
+			pin_target(run, (pid_t)pid);
+		}
 	}
 	close(run->info_fd);
 	run->info_fd = -1;
@@ -491,10 +569,10 @@ static void read_child_pid(confine_run *run)
  * ignored) takes every process of the namespace with it, and bwrap follows. */
 static void kill_sandbox(confine_run *run)
 {
-	pid_t t = (pid_t)run->target_pid;
-	if (t > 0 && t != run->pid)
-		kill(t, SIGKILL);
-	kill(run->pid, SIGKILL);
+	if ((pid_t)run->target_pid != run->pid)
+		send_target(run, SIGKILL);
+	if (!run->reaped)
+		kill(run->pid, SIGKILL);
 }
 
 /* Reads the helper's records that have arrived; notes READY. */
@@ -515,12 +593,13 @@ static void read_records(confine_run *run)
 
 static void handle_pending(confine_run *run)
 {
-	int sig = run->pending_sig;
+	/* One exchange: a signal handler storing a new signal between a read and a clear would
+	 * be lost. */
+	int sig = __atomic_exchange_n(&run->pending_sig, 0, __ATOMIC_SEQ_CST);
 	if (!sig)
 		return;
-	run->pending_sig = 0;
 	if (run->ready) {
-		kill((pid_t)run->target_pid, sig);
+		confine_run_forward_signal(run, sig);
 	} else {
 		run->early_sig = sig;
 		kill_sandbox(run);
@@ -535,31 +614,47 @@ static uint64_t elapsed_ms(const confine_run *run)
 	       (uint64_t)((now.tv_nsec - run->start_time.tv_nsec) / 1000000);
 }
 
+/* The earliest deadline still ahead, in ms from the start (UINT64_MAX: none). */
+static uint64_t next_deadline(const confine_run *run, uint64_t end_at)
+{
+	uint64_t d = UINT64_MAX;
+	if (run->timeout_ms && !run->timed_out)
+		d = run->timeout_ms;
+	if (!run->killed_after_grace && !run->timed_out && end_at < d)
+		d = end_at;
+	return d;
+}
+
 /*
- * Waits for bwrap to exit while watching the helper's status pipe (READY), signals noted by
- * confine_run_forward_signal, and the timeout.  Without a pidfd (Linux < 5.3) it falls back to
- * a plain wait.
+ * Waits for bwrap (or the command, under policy off) to exit while watching the helper's status
+ * pipe (READY), signals noted by confine_run_forward_signal, the timeout and the kill grace.
+ * Without a pidfd (Linux < 5.3) the same loop polls with a short tick and reaps with WNOHANG,
+ * so that --timeout and the grace still hold.
  */
 static void watch(confine_run *run)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, run->pid, 0);
-	if (pfd < 0)
-		return;
-	bool status_open = run->status_fd >= 0;
+	bool status_open = run->status_fd >= 0 && run->policy != CONFINE_POLICY_OFF;
+	uint64_t end_at = UINT64_MAX;
 	if (status_open)
 		fcntl(run->status_fd, F_SETFL, O_NONBLOCK);
 	for (;;) {
-		int tmo = -1;
-		if (run->timeout_ms && !run->timed_out) {
-			uint64_t e = elapsed_ms(run);
-			if (e >= run->timeout_ms) {
-				run->timed_out = true;
-				kill_sandbox(run);
-			} else {
-				uint64_t left = run->timeout_ms - e;
-				tmo = left > INT32_MAX ? INT32_MAX : (int)left;
-			}
+		uint64_t now = elapsed_ms(run);
+		if (run->timeout_ms && !run->timed_out && now >= run->timeout_ms) {
+			run->timed_out = true;
+			kill_sandbox(run);
 		}
+		if (run->end_requested && end_at == UINT64_MAX)
+			end_at = now + run->kill_grace_ms;
+		if (end_at != UINT64_MAX && now >= end_at && !run->killed_after_grace &&
+		    !run->timed_out) {
+			run->killed_after_grace = true;
+			kill_sandbox(run);
+		}
+		uint64_t d = next_deadline(run, end_at);
+		int tmo = d == UINT64_MAX ? -1 : d - now > INT32_MAX ? INT32_MAX : (int)(d - now);
+		if (pfd < 0 && (tmo < 0 || tmo > 20))
+			tmo = 20;
 		struct pollfd fds[3] = {
 		    {.fd = pfd, .events = POLLIN},
 		    {.fd = run->ready || !status_open ? -1 : run->status_fd, .events = POLLIN},
@@ -577,10 +672,15 @@ static void watch(confine_run *run)
 				;
 		}
 		handle_pending(run);
-		if (k > 0 && fds[0].revents)
+		if (pfd >= 0 && k > 0 && fds[0].revents)
 			break;
+		if (pfd < 0 && waitpid(run->pid, &run->reaped_status, WNOHANG) == run->pid) {
+			run->reaped = true;
+			break;
+		}
 	}
-	close(pfd);
+	if (pfd >= 0)
+		close(pfd);
 }
 
 static size_t read_all(int fd, char *buf, size_t cap)
@@ -626,9 +726,10 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 		return cf_err(err, CONFINE_E_INVALID, "cannot wait", "run", "not started");
 	if (run->info_fd >= 0)
 		read_child_pid(run);
-	if (run->policy != CONFINE_POLICY_OFF || run->timeout_ms)
-		watch(run);
-	for (;;) {
+	watch(run);
+	if (run->reaped)
+		st = run->reaped_status;
+	while (!run->reaped) {
 		pid_t p = waitpid(run->pid, &st, 0);
 		if (p == run->pid)
 			break;
@@ -637,6 +738,10 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 					 "waitpid", errno);
 	}
 	run->target_pid = 0;
+	if (run->target_pidfd >= 0) {
+		close(run->target_pidfd);
+		run->target_pidfd = -1;
+	}
 	cf_cgroup_destroy(&run->cgroup);
 	run->started = false;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What confine does on a kernel or in a container that lacks something (denysys makes the
+# system calls fail as an old kernel or a seccomp profile would), and the end of a command that
+# ignores the signal asking it to end.  As root and as uid 65534.
+#  - seccomp unavailable under policy required: refused with 125, never run without the filter
+#    (SPEC 3.1); under policy off it runs (an explicit choice).
+#  - no pidfd_open (Linux < 5.3): --timeout still kills the whole sandbox (137), and a signal
+#    still ends it after the grace period.
+#  - no close_range (Linux < 5.9): still nothing but 0-2 reaches the command (R16).
+#  - keyctl blocked (Docker's default profile): the run goes ahead; the key calls stay denied.
+#  - R4: SIGTERM, SIGHUP, SIGQUIT or a second SIGINT end the sandbox within the grace period
+#    (5 s) even when the command ignores them; one SIGINT alone is the command's to handle.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+enforce_begin
+cp "$FIX/denysys" "$E/bin/" && chmod a+rx "$E/bin/denysys"
+DENY=$E/bin/denysys
+
+# cx with confine started under denysys RULES...: cxd WHO "RULES" ARGS...
+cxd() {
+	local who=$1 rules=$2
+	shift 2
+	local -a envv
+	mapfile -t envv < <(_env "$who")
+	# shellcheck disable=SC2086
+	out=$(cd "$(ws "$who")" && _as "$who" timeout --foreground -k 5 60 \
+		"$DENY" $rules -- env -i "${envv[@]}" "$FIX/confine" run "$@" 2>"$E/err")
+	rc=$?
+	err=$(cat "$E/err")
+}
+
+for who in $RUN_USERS; do
+	w=$(ws "$who")
+	# seccomp refused by the kernel.
+	rm -f "$w/ran"
+	cxd "$who" "seccomp=ENOSYS prctl:22=EINVAL" -- "$TRYOP" write "$w/ran"
+	is "$rc" 125 "$who: SPEC 3.1 no seccomp, policy required: refused with 125"
+	case $err in *"sandbox unavailable: 'seccomp'"*"hint:"*) ok 0 "$who: the message names seccomp and gives a hint" ;;
+	*) ok 1 "$who: the message names seccomp and gives a hint (got: $err)" ;; esac
+	[ ! -e "$w/ran" ]
+	ok $? "$who: nothing ran without the filter"
+	cxd "$who" "seccomp=ENOSYS prctl:22=EINVAL" --policy off -- "$TRYOP" write "$w/ran"
+	is "$out/$rc" "OK/0" "$who: no seccomp, policy off: runs (an explicit choice)"
+	rm -f "$w/ran"
+
+	# No pidfd_open: --timeout.
+	marker=31.$$$RANDOM
+	start=$SECONDS
+	cxd "$who" "pidfd_open=ENOSYS" --timeout 1 -- "$TRYOP" sleep "$marker"
+	is "$rc" 137 "$who: no pidfd_open: --timeout 1 still kills the sandbox (137)"
+	ok $(((SECONDS - start) < 30 ? 0 : 1)) "$who: no pidfd_open: it ended long before the command would have"
+	wait_gone "$TRYOP sleep $marker" 5
+	ok $? "$who: no pidfd_open: nothing of the sandbox is left"
+
+	# No close_range: only 0-2 reach the command (the control: 3 is open in the caller).
+	hx "$who" sh -c "exec 3</etc/hostname; '$TRYOP' readfd 3"
+	is "$(_got)" OK "$who: descriptor 3 is open on the host (control)"
+	cxd "$who" "close_range=ENOSYS" -- "$TRYOP" readfd 3 3</etc/hostname
+	is "$out" EBADF "$who: R16 no close_range: descriptor 3 of the caller does not reach the command"
+	cxd "$who" "close_range=ENOSYS" -- "$TRYOP" readfd 4 4</etc/hostname
+	is "$out" EBADF "$who: R16 no close_range: descriptor 4 of the caller does not reach the command"
+
+	# keyctl blocked by an outer profile: the run goes ahead.
+	cxd "$who" "keyctl=EPERM" -- "$TRYOP" exit 0
+	is "$rc" 0 "$who: keyctl blocked outside: the sandbox still starts"
+done
+
+# R4: the grace period.  The command traps the signal and carries on.
+# bg_under WHO PREFIX... -- CONFINE-RUN-ARGS: confine in the background, started through PREFIX
+# (nothing, or denysys RULES --); BGPID is confine's pid (every wrapper execs).
+bg_under() {
+	local who=$1
+	shift
+	local -a pre=() envv as=()
+	while [ "$1" != -- ]; do
+		pre+=("$1")
+		shift
+	done
+	shift
+	mapfile -t envv < <(_env "$who")
+	[ "$who" = nobody ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	(cd "$(ws "$who")" && exec "${as[@]}" "${pre[@]}" env -i "${envv[@]}" "$FIX/confine" run "$@" \
+		>"$E/bg.out" 2>"$E/bg.err" </dev/null) &
+	BGPID=$!
+	bg_pids+=("$BGPID")
+}
+
+for who in $RUN_USERS; do
+	w=$(ws "$who")
+	for case in TERM:TERM HUP:HUP INT:INT,INT INT:INT TERM:TERM:nopidfd; do
+		IFS=: read -r trap sigs mode <<<"$case"
+		marker=0.2$$$RANDOM
+		pre=()
+		[ "$mode" = nopidfd ] && pre=("$DENY" pidfd_open=ENOSYS)
+		rm -f "$w/trapped"
+		bg_under "$who" "${pre[@]}" -- -- sh -c \
+			"trap 'echo trapped >>$w/trapped' $trap; while :; do '$TRYOP' sleep $marker; done"
+		if ! wait_for_proc "$TRYOP sleep $marker" 30; then
+			wait_pid "$BGPID" 5
+			ok 1 "$who: $case: the command never started ($WAITRC: $(head -c 300 "$E/bg.err"))"
+			continue
+		fi
+		start=$SECONDS
+		for s in ${sigs//,/ }; do
+			rm -f "$w/trapped"
+			kill -s "$s" "$BGPID"
+			# the command's trap has run before the next signal goes
+			for ((i = 0; i < 1500; i++)); do
+				[ -s "$w/trapped" ] && break
+				sleep 0.02
+			done
+		done
+		ok "$([ -s "$w/trapped" ] && echo 0 || echo 1)" "$who: $case: the command caught SIG${sigs##*,}"
+		if [ "$sigs" = INT ]; then
+			# One SIGINT: the command handled it and goes on; confine must not kill it.
+			wait_pid "$BGPID" 8
+			is "$WAITRC" timeout "$who: R4 one SIGINT that the command handles: the sandbox goes on"
+			wait_gone "$TRYOP sleep $marker" 5
+			ok $? "$who: ... and it dies with confine (no orphan)"
+			continue
+		fi
+		wait_pid "$BGPID" 30
+		is "$WAITRC" 137 "$who: R4 SIG${sigs//,/ + SIG} caught by the command${mode:+ ($mode)}: the sandbox is killed after the grace period (137)"
+		el=$((SECONDS - start))
+		ok $((el >= 4 && el < 25 ? 0 : 1)) "$who: $case: killed after about 5 s (took ${el}s)"
+		grep -q "command did not end" "$E/bg.err"
+		ok $? "$who: $case: confine says why it killed the sandbox"
+		wait_gone "$TRYOP sleep $marker" 5
+		ok $? "$who: $case: nothing of the sandbox is left"
+	done
+done
+kill_bg
+done_testing

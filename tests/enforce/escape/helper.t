@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# SPEC 3 R17 (THREATS round 2: the helper is a host object).  pid 1 of the sandbox is
+# confine-init, a program of the host's run from a descriptor on its installed file.  The
+# command must not reach that file or that process: /proc/1/exe, /proc/1/fd, /proc/1/environ
+# and ptrace of pid 1 are refused (pid 1 is not dumpable), chmod and touch through /proc/1/exe
+# change nothing on the host, and pid 1 holds no descriptor but 0-2.  The control is the same
+# access to a process of the command's own (dumpable) inside the same sandbox.  As root and as
+# uid 65534.
+source "$(dirname "$0")/escape.sh"
+
+# The helper as the sandbox runs it: a copy of the fixture's confine-init, stat'ed before and
+# after each hostile run.
+helper=$FIX/confine-init
+before=$(stat -c '%a %Y %s' "$helper")
+
+for who in $RUN_USERS; do
+	# A process of the command's own: `sleep` in the background, then the same accesses.
+	own() { # what
+		printf '%s' "sleep 30 & p=\$!; $1; kill \$p"
+	}
+	expect "$who" OK "a dumpable process of the command's own: ptrace works (control)" \
+		-- sh -c "$(own "'$TRYK' ptrace \$p")"
+	expect "$who" yes "a process of the command's own: /proc/PID/exe readable (control)" \
+		-- sh -c "$(own "readlink /proc/\$p/exe >/dev/null && echo yes")"
+
+	expect "$who" EPERM "R17 ptrace of pid 1 (the helper) is refused" -- "$TRYK" ptrace 1
+	expect "$who" EACCES "R17 /proc/1/exe cannot be read" -- "$TRYOP" read /proc/1/exe
+	expect "$who" no "R17 /proc/1/exe cannot be resolved" \
+		-- sh -c 'readlink /proc/1/exe >/dev/null 2>&1 && echo yes || echo no'
+	expect "$who" EACCES "R17 /proc/1/environ cannot be read" -- "$TRYOP" read /proc/1/environ
+	# Listing /proc/1/fd is a permission check on the directory, which uid 0 passes: then
+	# the listing shows that pid 1 holds 0, 1 and 2 and nothing else (their targets stay
+	# unreadable).  uid 65534 may not even list it.
+	if [ "$who" = root ]; then
+		expect "$who" "OK 3" "R17 pid 1 holds descriptors 0-2 only" -- "$TRYOP" readdir /proc/1/fd
+		expect "$who" "0 1 2" "R17 pid 1 holds descriptors 0-2 only (names)" \
+			-- sh -c 'ls /proc/1/fd | sort -n | tr "\n" " " | sed "s/ $//"'
+		expect "$who" EACCES "R17 /proc/1/fd/0 cannot be resolved" -- "$TRYOP" stat /proc/1/fd/0
+	else
+		expect "$who" EACCES "R17 /proc/1/fd cannot be listed" -- "$TRYOP" readdir /proc/1/fd
+	fi
+	expect "$who" EPERM "R17 chmod 4777 /proc/1/exe" -- "$TRYK" setid chmod 4777 /proc/1/exe
+	expect "$who" EACCES "R17 chmod 0777 /proc/1/exe" -- "$TRYK" setid chmod 0777 /proc/1/exe
+	expect "$who" EACCES "R17 touch (open for writing) /proc/1/exe" -- "$TRYOP" append /proc/1/exe
+	is "$(stat -c '%a %Y %s' "$helper")" "$before" "$who: the installed confine-init is unchanged"
+	# A signal from inside cannot stop pid 1 either: init ignores what it has no handler for.
+	expect "$who" "OK" "SIGSTOP to pid 1 is delivered and ignored" \
+		-- sh -c "'$TRYK' kill 1 19 >/dev/null; '$TRYK' kill 1 19 >/dev/null; grep -q '^State:.*[RS]' /proc/1/status && echo OK"
+done
+done_testing
