@@ -85,7 +85,7 @@ int cli_plan_windows(const struct cli_opts *o, const struct cli_win_host *h, boo
 			cli_report(&err);
 			goto out;
 		}
-		confine_request_set_policy(o->req, CONFINE_POLICY_OFF);
+		confine_request_set_policy(o->req, CONFINE_POLICY_OFF, NULL);
 		if (confine_run_prepare(o->req, &run, &err) < 0 ||
 		    confine_run_plan_text(run, o->json, &text, &err) < 0) {
 			cli_report(&err);
