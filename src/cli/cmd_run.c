@@ -78,6 +78,15 @@ static void report_events(const confine_run *run)
 			    "it; "
 			    "from the next run on it is protected\n",
 			    e[i].path, e[i].rule);
+		else if (!strcmp(e[i].kind, "ipc_endpoint_created"))
+			fprintf(
+			    stderr,
+			    "confine: warning: host socket or FIFO created during the run: '%s': "
+			    "confine hides the host's IPC endpoints that exist at launch, so the "
+			    "command could reach this one\nhint: if it belongs to a service the "
+			    "command must not use, stop and check the command's actions; from the "
+			    "next run on it is hidden\n",
+			    e[i].path);
 		else
 			fprintf(
 			    stderr,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "host/ipc.h"
 #include "host/scan.h"
 #include "request.h"
 #include "util/util.h"
@@ -49,6 +50,49 @@ static bool launched_with(const confine_run *run, const char *path, size_t rule)
 	return false;
 }
 
+/* Whether the launch left the mount of this endpoint out: it vanished as the sandbox started. */
+static bool left_out(const confine_run *run, const char *path)
+{
+	for (size_t i = 0; run->skip && i < run->plan.n_mounts; i++)
+		if (run->skip[i] && !strcmp(run->plan.mounts[i].path, path))
+			return true;
+	return false;
+}
+
+/* Sockets and FIFOs the host created while the command ran (or that vanished as it started,
+ * so that no mount could hide them) were not hidden (R29). */
+static int detect_endpoints(confine_run *run)
+{
+	struct cf_strv now = {0};
+	struct confine_error err = {0};
+	int r = 0;
+	if (cf_host_ipc_endpoints(run->workspace, run->runtime_dir, &now, &err) < 0) {
+		char detail[sizeof(err.reason) + sizeof(err.subject) + 8];
+		snprintf(detail, sizeof(detail), "%s: %s", err.subject, err.reason);
+		r = add_event(run, "ipc_endpoint_scan_failed", NULL, NULL, detail);
+		goto out;
+	}
+	/* Both lists are sorted: one merge. */
+	size_t j = 0;
+	for (size_t i = 0; i < now.n && r == 0; i++) {
+		while (j < run->ipc_launch.n && cf_path_cmp(run->ipc_launch.v[j], now.v[i]) < 0)
+			j++;
+		if (j < run->ipc_launch.n && !strcmp(run->ipc_launch.v[j], now.v[i]) &&
+		    !left_out(run, now.v[i]))
+			continue;
+		struct cf_decision rd;
+		cf_policy_decide(&run->policy_rules, now.v[i], CF_ACC_READ, &rd);
+		if (rd.action == CF_ALLOW && rd.layer != CF_LAYER_FALLBACK)
+			continue; /* allowed by a rule: the sandbox could reach it on purpose */
+		r = add_event(run, "ipc_endpoint_created", now.v[i], NULL,
+			      "bound or created on the host while the command ran, so it was not "
+			      "hidden");
+	}
+out:
+	cf_strv_release(&now);
+	return r;
+}
+
 int cf_run_detect(confine_run *run)
 {
 	struct stat st;
@@ -56,6 +100,9 @@ int cf_run_detect(confine_run *run)
 	free(run->events);
 	run->events = NULL;
 	run->n_events = 0;
+
+	if (run->policy == CONFINE_POLICY_REQUIRED && (r = detect_endpoints(run)) < 0)
+		return r;
 
 	for (size_t i = 0; i < run->plan.missing.n && r == 0; i++) {
 		const char *p = run->plan.missing.v[i];

@@ -56,6 +56,8 @@ struct confine_run {
 	volatile sig_atomic_t end_requested; /* a signal asked the sandbox to end */
 	volatile sig_atomic_t sigints;	     /* SIGINTs forwarded so far */
 	bool reaped;			     /* the wait loop reaped pid already (no pidfd) */
+	bool *skip;   /* per plan mount: left out of this launch (a vanished host endpoint) */
+	int attempts; /* launches tried again because an endpoint vanished */
 	int reaped_status;
 	int status_fd; /* read end of the helper's status pipe */
 	int err_fd;    /* read end of bwrap's stderr */
@@ -70,8 +72,9 @@ struct confine_run {
 	size_t n_rec;
 
 	/* post-run detection (R23) */
-	struct cf_ruleset globs;  /* every glob rule, as scanned at launch */
-	struct cf_matches launch; /* what the launch scan found */
+	struct cf_ruleset globs;   /* every glob rule, as scanned at launch */
+	struct cf_matches launch;  /* what the launch scan found */
+	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
 	struct confine_event *events;
 	size_t n_events;
 };

@@ -17,6 +17,7 @@
 #include "exec/linux/harden.h"
 #include "host/canon.h"
 #include "host/hostfs.h"
+#include "host/ipc.h"
 #include "host/rulefile.h"
 #include "host/scan.h"
 #include "request.h"
@@ -329,6 +330,9 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 	if ((r = find_home(run, env, err)) < 0 || (r = resolve_workspace(run, req, err)) < 0 ||
 	    (r = host_facts(run, env, err)) < 0 ||
 	    (r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0 ||
+	    (r = cf_host_ipc_endpoints(run->workspace, run->runtime_dir, &run->ipc_launch, err)) <
+		0 ||
+	    (r = cf_policy_add_endpoints(&run->policy_rules, &run->ipc_launch, err)) < 0 ||
 	    (r = check_workspace_guards(run, req->workspace ? req->workspace : run->workspace,
 					err)) < 0)
 		return r;
@@ -537,7 +541,9 @@ void confine_run_free(confine_run *run)
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);
 	cf_matches_release(&run->launch);
+	cf_strv_release(&run->ipc_launch);
 	free(run->events);
+	free(run->skip);
 	free(run->home);
 	free(run->pw_home);
 	free(run->pw_name);

@@ -118,6 +118,21 @@ int main(void)
 	TAP_OK(rc == 0 && found, "R23 dynamic_glob_created for %s (%zu events)", pem, n);
 	confine_run_free(r);
 
+	/* An enum confine_policy value outside the enum is refused by the setter (it once reached
+	 * the executor and exec'd NULL in the child); the request keeps its policy. */
+	confine_request *bad = NULL;
+	memset(&err, 0, sizeof(err));
+	rc = confine_request_new(&bad, &err);
+	TAP_INTEQ(rc, 0, "a request for the policy checks");
+	TAP_INTEQ(confine_request_set_policy(bad, (enum confine_policy)7, &err), CONFINE_E_INVALID,
+		  "confine_request_set_policy(7) is CONFINE_E_INVALID");
+	TAP_STREQ(err.what, "invalid sandbox policy", "... with what failed");
+	TAP_INTEQ(confine_request_set_policy(bad, (enum confine_policy)-1, NULL), CONFINE_E_INVALID,
+		  "confine_request_set_policy(-1) is CONFINE_E_INVALID (err may be NULL)");
+	TAP_INTEQ(confine_request_set_policy(bad, CONFINE_POLICY_OFF, &err), 0,
+		  "CONFINE_POLICY_OFF is accepted");
+	confine_request_free(bad);
+
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	TAP_INTEQ(system(cmd), 0, "scratch removed");
 	return tap_done();

@@ -12,10 +12,30 @@ for who in $RUN_USERS; do
 	# A fork bomb: each shell starts two more until fork fails.
 	bomb='b() { b & b & wait; }; b 2>/dev/null; exit 0'
 	if [ "$who" = root ] && [ "$cgroup_ok" = true ]; then
+		# Started through a shell that records its pid and execs confine: the cgroup is
+		# confine-PID (other runs on this machine have theirs).
 		cx "$who" --limit pids=40 --timeout 20 -- sh -c "$bomb"
 		is "$rc" 0 "$who: fork bomb under --limit pids=40 ends by itself (fork fails, no hang)"
-		ls -d /sys/fs/cgroup/pids/confine-* /sys/fs/cgroup/confine-* 2>/dev/null | grep -q .
-		ok $((!$?)) "$who: the cgroup is removed after the run"
+		mapfile -t envv < <(_env "$who")
+		(cd "$w" && sh -c 'echo $$ >"$0"; exec "$@"' "$E/confine.pid" env -i "${envv[@]}" \
+			"$FIX/confine" run --limit pids=40 -- /bin/true)
+		cpid=$(cat "$E/confine.pid")
+		ls -d /sys/fs/cgroup/pids/confine-"$cpid"* /sys/fs/cgroup/memory/confine-"$cpid"* \
+			/sys/fs/cgroup/confine-"$cpid"* 2>/dev/null | grep -q .
+		ok $((!$?)) "$who: the cgroup (confine-$cpid) is removed after the run"
+		# confine killed with SIGKILL cannot remove its cgroup; the next start with a limit
+		# sweeps it (its pid is gone, it holds no process).
+		marker=34.$$$RANDOM
+		cx_bg "$who" --limit pids=40 -- "$TRYOP" sleep "$marker"
+		wait_for_proc "$TRYOP sleep $marker" 30
+		kill -KILL "$BGPID"
+		wait_pid "$BGPID" 10
+		wait_gone "$TRYOP sleep $marker" 10
+		ls -d /sys/fs/cgroup/pids/confine-"$BGPID" >/dev/null 2>&1
+		ok $? "$who: confine killed with SIGKILL leaves confine-$BGPID behind"
+		cx "$who" --limit pids=40 -- /bin/true
+		ls -d /sys/fs/cgroup/pids/confine-"$BGPID" >/dev/null 2>&1
+		ok $((!$?)) "$who: the next run with a limit removes the stale confine-$BGPID"
 		# 12 background sleeps + sh + confine-init + bwrap: 15 processes.
 		twelve='for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done; wait; echo done'
 		cx "$who" --limit pids=20 -- sh -c "$twelve"
@@ -34,6 +54,25 @@ for who in $RUN_USERS; do
 		ok $? "$who: the refusal names the cause and the remedy"
 		[ ! -e "$w/limited-ran" ]
 		ok $? "$who: the command did not run without its limit"
+	fi
+
+	# cgroup v2 where the controllers are not offered (this host binds them to v1; a unified
+	# hierarchy mounted in a mount namespace of the test's own shows what confine does on a
+	# v2 host without them): refused with the cause, nothing created, nothing run.
+	if [ "$who" = root ] && unshare -m true 2>/dev/null; then
+		rm -f "$w/v2-ran"
+		mapfile -t envv < <(_env "$who")
+		out=$(cd "$w" && unshare -m sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
+			timeout -k 5 60 env -i "${envv[@]}" "$FIX/confine" run --limit pids=10 \
+			-- "$TRYOP" write "$w/v2-ran" 2>&1)
+		rc=$?
+		is "$rc" 125 "$who: cgroup v2 without the pids controller: --limit refused (125)"
+		case $out in *"cannot enforce --limit: 'pids'"*"hint:"*) ok 0 "$who: ... naming the controller, with a hint" ;;
+		*) ok 1 "$who: ... naming the controller, with a hint (got: $out)" ;; esac
+		[ ! -e "$w/v2-ran" ]
+		ok $? "$who: ... and the command did not run"
+	elif [ "$who" = root ]; then
+		skip "unshare -m is not available: the cgroup v2 refusal cannot be tried"
 	fi
 
 	# /dev/shm is RAM like /tmp: the same cap (bwrap's own /dev leaves it uncapped).

@@ -62,8 +62,9 @@ if [ -z "$port" ]; then
 fi
 diag "host listener on 127.0.0.1:$port, unix $E/agent/sock, abstract @$abstract"
 
-# An address outside the machine: TEST-NET-2 (RFC 5737), routed through the default route when
-# there is one; a UDP send needs no answer, so it succeeds wherever a route exists.
+# An address outside the machine: TEST-NET-2 (RFC 5737).  Only ever sent to inside a network
+# namespace the test makes, where it is a loopback address (see below), never on the real
+# network.
 outside=198.51.100.7
 landlock=$("$TRYOP" landlock-abi)
 
@@ -75,18 +76,40 @@ for who in $RUN_USERS; do
 		--no-network -- "$TRYOP" connect-tcp 127.0.0.1 "$port"
 
 	# --- UDP out of the machine ---
-	hx "$who" "$TRYOP" connect-udp "$outside" 53
-	if [ "$out" = OK ]; then
-		expect "$who" "OK" "network on: UDP send to $outside:53" -- "$TRYOP" connect-udp "$outside" 53
+	# Test traffic never leaves the machine: the "outside" address is routed to the loopback
+	# device of a network namespace the test makes (unshare -n), where a UDP send succeeds
+	# and stays.  In the real namespace nothing is sent: inside --no-network there is
+	# no route at all.
+	if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
+		netns_setup="ip link set lo up && ip addr add 198.51.100.1/24 dev lo"
+		as=()
+		[ "$who" = nobody ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		mapfile -t envv < <(_env "$who")
+		innet() { # CMD...: in a fresh network namespace where 198.51.100.0/24 is on loopback
+			out=$(cd "$(ws "$who")" && unshare -n sh -c "$netns_setup && exec \"\$@\"" sh \
+				timeout -k 5 60 "${as[@]}" env -i "${envv[@]}" "$@" 2>"$E/err")
+			rc=$?
+		}
+		innet "$TRYOP" connect-udp "$outside" 53
+		is "$out" OK "$who: UDP send to $outside:53 in the test's namespace (control)"
+		innet "$FIX/confine" run -- "$TRYOP" connect-udp "$outside" 53
+		is "$out" OK "$who: network on: UDP send to $outside:53 (the test's namespace)"
+		innet "$FIX/confine" run --no-network -- "$TRYOP" connect-udp "$outside" 53
+		is "$out" ENETUNREACH "$who: R2 --no-network: UDP send to $outside:53"
 	else
-		skip "$who: this machine has no route to $outside ($out), no control for the UDP case"
+		skip "$who: no root or no ip(8): no network namespace for the outside-address control"
 	fi
-	expect "$who" "ENETUNREACH" "R2 --no-network: UDP send to $outside:53" \
+	# In the real namespace, only where nothing can be sent: inside --no-network.
+	expect "$who" "ENETUNREACH" "R2 --no-network: UDP send to $outside:53 (host namespace)" \
 		--no-network -- "$TRYOP" connect-udp "$outside" 53
 	resolver=$(awk '$1 == "nameserver" && $2 ~ /^[0-9.]+$/ && $2 !~ /^127\./ { print $2; exit }' /etc/resolv.conf 2>/dev/null)
 	if [ -n "$resolver" ]; then
 		expect "$who" "ENETUNREACH" "R2 --no-network: UDP send to the resolver $resolver:53" \
 			--no-network -- "$TRYOP" connect-udp "$resolver" 53
+	else
+		# Only a loopback resolver (or none): the namespace's own loopback answers for it.
+		expect "$who" "OK" "R2 --no-network: no outside resolver here; loopback:53 is the sandbox's own" \
+			--no-network -- "$TRYOP" connect-udp 127.0.0.53 53
 	fi
 	# The own namespace still has a working loopback of its own.
 	expect "$who" "OK" "--no-network: UDP send on the own loopback" \
@@ -100,9 +123,13 @@ for who in $RUN_USERS; do
 	xenv=("SSH_AUTH_SOCK=$E/agent/sock")
 	expect "$who" "EACCES" "guard: connect to \$SSH_AUTH_SOCK (its directory hidden)" \
 		-- "$TRYOP" connect-unix "$E/agent/sock"
-	# Control: without SSH_AUTH_SOCK pointing there, a read-only mount does not stop connect().
-	expect "$who" "OK" "control: the same socket when it is nobody's agent socket" \
+	# Without SSH_AUTH_SOCK pointing there it is still a socket the host has bound: hidden
+	# all the same (R29), and given back by an allow of it (a read-only mount alone would not
+	# stop connect(): the allow shows that the socket is reachable through the sandbox's view).
+	expect "$who" "EACCES" "R29 the same socket when it is nobody's agent socket" \
 		-- "$TRYOP" connect-unix "$E/agent/sock"
+	expect "$who" "OK" "control: --allow of it gives it back" \
+		--allow "$E/agent/sock" -- "$TRYOP" connect-unix "$E/agent/sock"
 
 	# --- abstract unix socket of the host ---
 	expect_host "$who" "OK" "connect to abstract @$abstract" "$TRYOP" connect-unix "@$abstract"

@@ -24,29 +24,44 @@ for who in $RUN_USERS; do
 	# subshell around it), and after 60 s at the latest.
 	stop=$E/$who-stop-swapping
 	rm -f "$stop"
-	loop="cd '$h' && end=\$((\$(date +%s) + 60)); while [ ! -e '$stop' ] && [ \$(date +%s) -lt \$end ]; do mv data data.real 2>/dev/null && ln -s .ssh data 2>/dev/null; rm -f data 2>/dev/null; mv data.real data 2>/dev/null; done"
+	# It counts its swaps into $swaps, so that the test can tell that the launches really ran
+	# against a moving target.
+	swaps=$h/swap-count
+	loop="cd '$h' && n=0 && end=\$((\$(date +%s) + 60)); while [ ! -e '$stop' ] && [ \$(date +%s) -lt \$end ]; do mv data data.real 2>/dev/null && ln -s .ssh data 2>/dev/null && n=\$((n + 1)); rm -f data 2>/dev/null; mv data.real data 2>/dev/null; done; echo \$n >'$swaps'"
 	_as "$who" sh -c "$loop" &
 	swapper=$!
-	wrote=0 refused=0 other=0
+	# Each run: the write lands (OK), or confine refuses to start (125: a mount source
+	# changed), or the write fails inside because ~/data was a symlink or absent at launch
+	# (then the allow's path had nothing to bind: ENOENT, EROFS, EACCES).  Anything else is a
+	# defect.
+	wrote=0 refused=0 failed=0 other=0 others=
 	for i in $(seq 40); do
 		cx "$who" --allow "$h/data:write" -- "$TRYOP" write "$h/data/f$i"
 		case "$rc:$out" in
 		0:OK) wrote=$((wrote + 1)) ;;
 		125:*) refused=$((refused + 1)) ;;
-		*) other=$((other + 1)) ;;
+		0:ENOENT | 0:EROFS | 0:EACCES) failed=$((failed + 1)) ;;
+		*) other=$((other + 1)) others="$others [$rc:$out]" ;;
 		esac
 	done
 	touch "$stop"
 	wait "$swapper"
 	[ -L "$h/data" ] && rm -f "$h/data"
 	[ -d "$h/data.real" ] && [ ! -e "$h/data" ] && mv "$h/data.real" "$h/data"
-	diag "$who: 40 runs under the swap loop: $wrote wrote, $refused refused (125), $other other"
+	diag "$who: 40 runs under the swap loop: $wrote wrote, $refused refused (125), $failed failed inside, $other other$others"
+	n_swaps=$(cat "$swaps" 2>/dev/null || echo 0)
+	[ "$n_swaps" -ge 40 ]
+	ok $? "$who: the launches raced a swapping directory ($n_swaps swaps during 40 runs)"
+	is "$other" 0 "$who: every run wrote, was refused, or failed to write inside (no other outcome)"
 	is "$(find "$h/.ssh" | sort | md5sum)" "$before" "$who: nothing was ever created in the guarded ~/.ssh"
 	n_real=$(find "$h/data" -mindepth 1 -name 'f*' | wc -l)
 	[ "$n_real" -le "$wrote" ]
 	ok $? "$who: every successful write landed in the real ~/data ($n_real files for $wrote writes)"
-	[ $((wrote + refused)) -ge 1 ]
-	ok $? "$who: the runs either wrote to the real directory or were refused"
+	# The control: with the swapping stopped, the same run writes.
+	expect "$who" OK "the same allow writes once the swapping stopped (control)" \
+		--allow "$h/data:write" -- "$TRYOP" write "$h/data/after"
+	[ -f "$h/data/after" ]
+	ok $? "$who: ... into the real ~/data"
 
 	# A core dump full of secrets (THREATS "Files"): RLIMIT_CORE is 0, soft and hard (R16), so
 	# a crash leaves no core file, even where the host would write one into the workspace.
@@ -74,6 +89,13 @@ for who in $RUN_USERS; do
 		expect_host "$who" "EACCES" "control: uid 65534 cannot read /etc/shadow on the host" "$TRYOP" read /etc/shadow
 	fi
 	expect "$who" "EACCES" "/etc/shadow hidden inside, even for root" -- "$TRYOP" read /etc/shadow
+	# Its siblings that exist on this machine: backups, host keys, systemd's credential key.
+	for f in /etc/gshadow /var/backups/shadow.bak /var/backups/gshadow.bak \
+		/etc/ssh/ssh_host_ed25519_key /etc/ssh/ssh_host_rsa_key /var/lib/systemd/credential.secret; do
+		[ -e "$f" ] || continue
+		[ "$who" = root ] && expect_host "$who" "OK" "control: root reads $f on the host" "$TRYOP" read "$f"
+		expect "$who" "EACCES" "$f hidden inside, even for root" -- "$TRYOP" read "$f"
+	done
 
 	# /proc inside shows no policy and no scrubbed secret.
 	marker="policy-marker-$$-$who"

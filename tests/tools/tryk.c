@@ -30,6 +30,8 @@
  *                          then accept and close connections until killed
  *   unix-listen PATH       the same on the pathname unix socket PATH
  *   unix-connect PATH      connect to the unix socket PATH
+ *   unix-flicker PATH      bind a unix socket at PATH, unlink it, bind again... until killed
+ *                          (a short-lived service: the socket comes and goes)
  *   kill PID SIG           kill(PID, SIG)
  *   ptrace PID             PTRACE_SEIZE then detach
  *   caps                   CapEff of /proc/self/status, 16 hex digits
@@ -249,6 +251,21 @@ static int op_listen(const char *name, bool abstract)
 		int c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
 		if (c >= 0)
 			close(c);
+	}
+}
+
+static int op_flicker(const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t len = unix_addr(&sa, path, false);
+	for (;;) {
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s < 0 || bind(s, (struct sockaddr *)&sa, len) < 0)
+			return outcome(-1);
+		usleep(200);
+		unlink(path);
+		close(s);
+		usleep(200);
 	}
 }
 
@@ -513,6 +530,8 @@ int main(int argc, char **argv)
 			return op_listen(arg, false);
 		if (strcmp(op, "unix-connect") == 0)
 			return op_connect(arg, false);
+		if (strcmp(op, "unix-flicker") == 0)
+			return op_flicker(arg);
 		if (strcmp(op, "umount") == 0)
 			return outcome(umount2(arg, 0));
 		if (strcmp(op, "mount-tmpfs") == 0)

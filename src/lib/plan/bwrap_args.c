@@ -42,6 +42,8 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		char size[32];
+		if (fds->skip && fds->skip[i])
+			continue;
 		switch (m->op) {
 		case CF_MNT_RO_ROOT:
 			bad |= add(out, "--ro-bind") | add(out, "/") | add(out, "/");

@@ -28,6 +28,7 @@ struct cand {
 	enum cf_kind kind; /* CF_KIND_MISSING + 100 when unknown yet */
 	bool temp_root;
 	bool from_rule; /* written by a user (session, workspace or user layer) */
+	bool endpoint;	/* a host IPC endpoint (R29): may vanish before bwrap mounts it */
 };
 
 #define KIND_UNKNOWN ((enum cf_kind)100)
@@ -108,8 +109,17 @@ static const char *rule_where(const struct cf_rule *r, char *buf, size_t n)
 	return buf;
 }
 
+static int add_cand_ex(struct cand **v, size_t *n, size_t *cap, const char *path, enum cf_kind kind,
+		       bool temp_root, bool from_rule, bool endpoint);
+
 static int add_cand(struct cand **v, size_t *n, size_t *cap, const char *path, enum cf_kind kind,
 		    bool temp_root, bool from_rule)
+{
+	return add_cand_ex(v, n, cap, path, kind, temp_root, from_rule, false);
+}
+
+static int add_cand_ex(struct cand **v, size_t *n, size_t *cap, const char *path, enum cf_kind kind,
+		       bool temp_root, bool from_rule, bool endpoint)
 {
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 64;
@@ -122,8 +132,11 @@ static int add_cand(struct cand **v, size_t *n, size_t *cap, const char *path, e
 	char *p = cf_strdup(path);
 	if (!p)
 		return CONFINE_E_NOMEM;
-	(*v)[(*n)++] =
-	    (struct cand){.path = p, .kind = kind, .temp_root = temp_root, .from_rule = from_rule};
+	(*v)[(*n)++] = (struct cand){.path = p,
+				     .kind = kind,
+				     .temp_root = temp_root,
+				     .from_rule = from_rule,
+				     .endpoint = endpoint};
 	return 0;
 }
 
@@ -222,6 +235,10 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 						       KIND_UNKNOWN, false, user) < 0)
 				goto oom;
 	}
+	for (size_t i = 0; i < p->endpoints.n; i++)
+		if (add_cand_ex(&cands, &n, &cap, p->endpoints.v[i].path, KIND_UNKNOWN, false,
+				false, true) < 0)
+			goto oom;
 	for (size_t i = 0; globs && i < globs->n; i++)
 		if (add_cand(&cands, &n, &cap, globs->v[i].path, globs->v[i].kind, false, false) <
 		    0)
@@ -314,8 +331,9 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 		}
 		enum cf_kind kind = c->kind == KIND_UNKNOWN ? h->kind(h->ctx, c->path) : c->kind;
 		if (kind == CF_KIND_MISSING) {
-			/* Never create a mount point on the host; re-checked after the run. */
-			if ((!can_read || !can_write) && inherited != S_HIDDEN &&
+			/* Never create a mount point on the host; re-checked after the run (an
+			 * endpoint that vanished: by the post-run sweep of endpoints). */
+			if ((!can_read || !can_write) && inherited != S_HIDDEN && !c->endpoint &&
 			    !cf_strv_contains(&out->missing, c->path) &&
 			    cf_strv_add(&out->missing, c->path) < 0)
 				goto oom;
@@ -349,6 +367,7 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 			goto oom;
 		if ((r = add_mount(out, op, c->path, kind, 0, why, err)) < 0)
 			goto out;
+		out->mounts[out->n_mounts - 1].transient = c->endpoint;
 		if (op == CF_MNT_HIDE_DIR)
 			hides[n_hides++] = out->n_mounts - 1;
 		if (kind == CF_KIND_DIR || want == S_HIDDEN_FILE)

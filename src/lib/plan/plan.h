@@ -30,6 +30,8 @@ struct cf_mount {
 	enum cf_kind kind; /* what the host has at path (binds and hides) */
 	uint64_t size;	   /* tmpfs size cap */
 	bool traverse;	   /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
+	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then
+			    * (bwrap would have to create it on the host's read-only root) */
 	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
 };
 
@@ -81,6 +83,8 @@ struct cf_bwrap_fds {
 	int helper;	   /* the helper binary, executed as /proc/self/fd/N */
 	int status;	   /* the helper's status pipe */
 	int stderr_fd;	   /* the real stderr, restored by the helper */
+	const bool *skip;  /* per mount index: leave this mount out (a transient path that is
+			    * gone); NULL: none */
 };
 
 /* The namespace, capability and process flags of every run (R12), NULL-terminated; the probe

@@ -65,12 +65,27 @@ static const char *const workspace_guards[] = {
 /* Write-only guards under the workspace: code the host's own git would run later. */
 static const char *const workspace_write_guards[] = {".git/hooks", ".git/config"};
 
-/* The host's own secrets under /etc.  Only root can read them, and a sandbox started by root
- * runs as root without capabilities, which still owns them: without these guards an agent run
- * as root (CI, containers) reads the password hashes and the host's SSH keys.  An addition to
- * the list of SPEC 2.3. */
-static const char *const etc_guards[] = {
-    "shadow", "shadow-", "gshadow", "gshadow-", "ssh/ssh_host_*_key", "ssl/private"};
+/* The host's own secrets.  Only root can read them, and a sandbox started by root runs as root
+ * without capabilities, which still owns them: without these guards an agent run as root (CI,
+ * containers) reads the password hashes, the host's SSH and TLS keys, VPN and Wi-Fi secrets,
+ * Kerberos keytabs and systemd's credential key.  An addition to the list of SPEC 2.3. */
+static const char *const host_guards[] = {
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/ssh/ssh_host_*_key",
+    "/etc/ssl/private",
+    "/etc/pki/tls/private",
+    "/etc/letsencrypt",
+    "/etc/wireguard",
+    "/etc/NetworkManager/system-connections",
+    "/etc/krb5.keytab",
+    "/etc/ipsec.secrets",
+    "/var/backups/shadow.bak",
+    "/var/backups/gshadow.bak",
+    "/var/lib/systemd/credential.secret",
+};
 
 const char *const *cf_home_guards(size_t *n)
 {
@@ -234,8 +249,8 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 			return r;
 	}
 
-	for (size_t i = 0; i < sizeof(etc_guards) / sizeof(etc_guards[0]); i++) {
-		r = add(p, CF_LAYER_GUARD, "/etc", etc_guards[i], CF_ACC_BOTH, CF_ASK, err);
+	for (size_t i = 0; i < sizeof(host_guards) / sizeof(host_guards[0]); i++) {
+		r = add(p, CF_LAYER_GUARD, host_guards[i], NULL, CF_ACC_BOTH, CF_ASK, err);
 		if (r < 0)
 			return r;
 	}
@@ -257,9 +272,33 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	return 0;
 }
 
+int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
+			    struct confine_error *err)
+{
+	for (size_t i = 0; i < paths->n; i++) {
+		struct cf_rule rule = {
+		    .pattern = paths->v[i],
+		    .path = paths->v[i],
+		    .access = CF_ACC_BOTH,
+		    .action = CF_ASK,
+		    .layer = CF_LAYER_GUARD,
+		    .source = "builtin",
+		    .index = (int)i,
+		    .prefix_len = strlen(paths->v[i]),
+		    .liftable = true,
+		    .endpoint = true,
+		};
+		int r = cf_ruleset_add(&p->endpoints, &rule, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 void cf_policy_release(struct cf_policy *p)
 {
 	for (int l = 0; l < CF_LAYER_FALLBACK; l++)
 		cf_ruleset_release(&p->layers[l]);
 	cf_strv_release(&p->temp_roots);
+	cf_ruleset_release(&p->endpoints);
 }

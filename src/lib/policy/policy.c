@@ -115,25 +115,67 @@ static bool applies(const struct cf_rule *r, const char *path, const char *ws)
 	return hit;
 }
 
-/* For a liftable (host-socket) guard g covering path: the first session or user allow of a
- * path strictly below g that covers path, if any. */
+/* Whether an allow of `r` gives back the endpoint guard g: r names the endpoint or a directory
+ * at or below the endpoint's own directory (an allow of ~ is not a wish to reach every socket
+ * under it). */
+static bool lifts_endpoint(const struct cf_rule *r, const struct cf_rule *g)
+{
+	const char *slash = strrchr(g->path, '/');
+	size_t dl = slash ? (size_t)(slash - g->path) : 0;
+	return cf_path_within(g->path, r->path) && strlen(r->path) >= dl &&
+	       !strncmp(r->path, g->path, dl) &&
+	       (dl == 0 || r->path[dl] == '\0' || r->path[dl] == '/');
+}
+
+/* For a liftable guard g covering path: the first session or user allow that gives path back
+ * (a host-socket directory guard: an allow of a path strictly below g that covers path; an
+ * endpoint guard: see lifts_endpoint), if any. */
 static const struct cf_rule *lifted(const struct cf_policy *p, const struct cf_rule *g,
 				    const char *path, enum cf_access access)
 {
-	if (!strcmp(path, g->path))
+	if (!g->endpoint && !strcmp(path, g->path))
 		return NULL;
 	const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_USER};
 	for (size_t k = 0; k < 2; k++) {
 		const struct cf_ruleset *rs = &p->layers[layers[k]];
 		for (size_t i = 0; i < rs->n; i++) {
 			const struct cf_rule *r = &rs->v[i];
-			if (r->action == CF_ALLOW && (r->access & access) && !r->glob &&
-			    cf_path_within(r->path, g->path) && strcmp(r->path, g->path) &&
-			    cf_path_within(path, r->path))
+			if (r->action != CF_ALLOW || !(r->access & access) || r->glob)
+				continue;
+			if (g->endpoint
+				? lifts_endpoint(r, g)
+				: cf_path_within(r->path, g->path) && strcmp(r->path, g->path) &&
+				      cf_path_within(path, r->path))
 				return r;
 		}
 	}
 	return NULL;
+}
+
+/* The endpoint that path is or lies below, by binary search: endpoints are files, so at most
+ * one can cover a path, and in cf_path_cmp order it is the last one not after path. */
+static const struct cf_rule *endpoint_covering(const struct cf_policy *p, const char *path)
+{
+	const struct cf_ruleset *e = &p->endpoints;
+	size_t lo = 0, hi = e->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cf_path_cmp(e->v[mid].path, path) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && cf_path_within(path, e->v[lo - 1].path) ? &e->v[lo - 1] : NULL;
+}
+
+static bool decided(const struct cf_policy *p, const struct cf_rule *r, const char *path,
+		    enum cf_access access, struct cf_decision *out)
+{
+	const struct cf_rule *give = r->liftable ? lifted(p, r, path, access) : NULL;
+	if (give)
+		r = give;
+	*out = (struct cf_decision){.action = r->action, .layer = r->layer, .rule = r};
+	return true;
 }
 
 void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_access access,
@@ -144,16 +186,13 @@ void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_acces
 		const struct cf_ruleset *rs = &p->layers[l];
 		for (size_t i = 0; i < rs->n; i++) {
 			const struct cf_rule *r = &rs->v[i];
-			if (!(r->access & access) || !applies(r, path, ws))
-				continue;
-			const struct cf_rule *give =
-			    r->liftable ? lifted(p, r, path, access) : NULL;
-			if (give)
-				r = give;
-			*out =
-			    (struct cf_decision){.action = r->action, .layer = r->layer, .rule = r};
-			return;
+			if ((r->access & access) && applies(r, path, ws) &&
+			    decided(p, r, path, access, out))
+				return;
 		}
+		const struct cf_rule *e = l == CF_LAYER_GUARD ? endpoint_covering(p, path) : NULL;
+		if (e && decided(p, e, path, access, out))
+			return;
 	}
 	*out = (struct cf_decision){.action = CF_ALLOW, .layer = CF_LAYER_FALLBACK, .rule = NULL};
 	if (access == CF_ACC_READ)

@@ -20,6 +20,7 @@ struct cf_policy {
 	const struct cf_host *host;
 	struct cf_ruleset layers[CF_LAYER_FALLBACK]; /* resolved rules, written order per layer */
 	struct cf_strv temp_roots;		     /* "/tmp" and $TMPDIR: fallback write roots */
+	struct cf_ruleset endpoints; /* guards: the host's IPC endpoints (R29), sorted by path */
 };
 
 /* Builds the override and guard layers from the host facts.  The host must outlive p. */
@@ -47,6 +48,12 @@ void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_acces
  * denied, a write allowed only by the fallback is denied too (by the read decision). */
 void cf_policy_decide_both(const struct cf_policy *p, const char *path, struct cf_decision *rd,
 			   struct cf_decision *wr);
+
+/* Adds the host's IPC endpoints (sorted, unique, canonical: cf_host_ipc_endpoints) to the guard
+ * layer: hidden for read and write unless a session or user allow names the endpoint or a
+ * directory at or below the endpoint's own directory (R29). */
+int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
+			    struct confine_error *err);
 
 /* The guarded credential paths under the home directory, relative to it. */
 const char *const *cf_home_guards(size_t *n);

@@ -56,6 +56,8 @@ struct cf_rule {
 			    * or user layer) gives that one path back */
 	bool fold_case;	   /* the wildcard part matches case-insensitively (built-in credential
 			    * globs: server.PEM is a key too) */
+	bool endpoint;	   /* a host IPC endpoint found at launch (with liftable): an allow of
+			    * the endpoint or of a directory at or below its parent gives it back */
 };
 
 struct cf_ruleset {

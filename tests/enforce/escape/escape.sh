@@ -14,6 +14,9 @@ mkdir -p "$E/bin"
 cp "$FIX/tryk" "$E/bin/"
 chmod a+rx "$E/bin/tryk"
 TRYK=$E/bin/tryk
+cp "$FIX/withfilter" "$E/bin/"
+chmod a+rx "$E/bin/withfilter"
+WITHFILTER=$E/bin/withfilter
 
 if ! sandbox_ok; then
 	skip "bubblewrap is not installed on this machine"

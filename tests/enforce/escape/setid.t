@@ -27,9 +27,13 @@ for who in $RUN_USERS; do
 			want=EPERM
 			[ "$via" = openat2 ] && want=ENOSYS
 			expect "$who" "$want" "R17 seccomp: $via $mode inside" -- "$TRYK" setid "$via" "$mode" "$f"
-			if [ "$via" != openat2 ] && [ -e "$f" ]; then
+			if [ -e "$f" ]; then
 				m=$(stat -c %a "$f")
 				is "$((0$m & 06000))" 0 "$who: $via $mode left no setuid/setgid bit on the host (mode $m)"
+			else
+				# a create route: refused before anything was created
+				exists "$via"
+				is "$?" 1 "$who: $via $mode created nothing on the host"
 			fi
 			rm -f "$f"
 		done

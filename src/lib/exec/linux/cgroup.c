@@ -2,10 +2,16 @@
 /*
  * cgroup limits.  A unified (v2) host gets one cgroup with pids.max and memory.max; a host with
  * the legacy (v1) hierarchies gets one cgroup in each of the pids and memory hierarchies.  The
- * new cgroup sits beside confine's own (v2: processes may live only in leaves, and confine's
- * own cgroup has confine in it) or below it (v1 has no such rule).
+ * new cgroup always sits below confine's own, so that every limit the caller lives under
+ * (a CI job's memory.max, a systemd slice) applies to the sandbox as well.  v2 lets only a
+ * cgroup without processes of its own give its children controllers ("no internal
+ * processes"): when confine is alone in its cgroup it moves into a leaf of it first (what any
+ * delegated cgroup manager does) and moves back afterwards; when other processes share its
+ * cgroup it refuses, with the remedy.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +76,33 @@ static bool is_v2(void)
 	return stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0;
 }
 
+/* Cgroups left by a confine that was killed before it could remove them (SIGKILL): confine-PID
+ * (and confine-PID.self) whose PID is gone and that hold no process.  Best effort. */
+static void sweep_stale(const char *base)
+{
+	DIR *d = opendir(base);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, "confine-", 8))
+			continue;
+		long pid = strtol(de->d_name + 8, &end, 10);
+		if (pid <= 0 || (*end && strcmp(end, ".self")) || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* alive (or not ours to judge) */
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		rmdir(path); /* fails while it still holds a process: left for later */
+	}
+	closedir(d);
+}
+
 static int make_dir(struct cf_cgroup *cg, const char *base, struct confine_error *err)
 {
+	sweep_stale(base);
 	char *dir = cf_asprintf("%s/confine-%d", base, (int)getpid());
 	if (!dir)
 		return cf_nomem(err);
@@ -106,6 +137,139 @@ static int set_limit(const struct cf_cgroup *cg, int i, const char *file, uint64
 	return 0;
 }
 
+/* Whether the cgroup at dir holds no process but this one. */
+static bool alone_in(const char *dir)
+{
+	char path[4200], buf[4096];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	int n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return false;
+	char self[32];
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strcmp(line, self))
+			return false;
+	return true;
+}
+
+/* The controllers of `want` ("pids", "memory") missing from dir's subtree_control, enabled;
+ * what was enabled goes to cg->enabled so that destroy can disable it again. */
+static int enable_controllers(struct cf_cgroup *cg, const char *dir, const char *const *want,
+			      size_t n, struct confine_error *err)
+{
+	char path[4200], have[512];
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	if (read_file(path, have, sizeof(have)) < 0)
+		have[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char tok[40];
+		snprintf(tok, sizeof(tok), " %s ", want[i]);
+		char padded[520];
+		snprintf(padded, sizeof(padded), " %s ", have);
+		for (char *c = padded; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		if (strstr(padded, tok))
+			continue;
+		char v[40];
+		snprintf(v, sizeof(v), "+%s", want[i]);
+		int r = write_file(dir, "cgroup.subtree_control", v);
+		if (r < 0)
+			return cf_err_os(err, CONFINE_E_LIMIT, "cannot enforce --limit", path,
+					 "write", -r);
+		size_t used = strlen(cg->enabled);
+		snprintf(cg->enabled + used, sizeof(cg->enabled) - used, "%s%s", used ? " " : "",
+			 want[i]);
+	}
+	return 0;
+}
+
+static int create_v2(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
+		     struct confine_error *err)
+{
+	int r = 0;
+	char *own = own_path(NULL), *base = NULL;
+	if (!own) {
+		r = cf_err(err, CONFINE_E_LIMIT, "cannot enforce --limit", "/proc/self/cgroup",
+			   "this process's cgroup is unknown");
+		goto out;
+	}
+	base = cf_asprintf("/sys/fs/cgroup%s", strcmp(own, "/") ? own : "");
+	if (!base)
+		goto oom;
+	const char *want[2];
+	size_t nw = 0;
+	if (pids_max)
+		want[nw++] = "pids";
+	if (mem_max)
+		want[nw++] = "memory";
+	char ctlpath[4200], ctl[512];
+	snprintf(ctlpath, sizeof(ctlpath), "%s/cgroup.controllers", base);
+	if (read_file(ctlpath, ctl, sizeof(ctl)) < 0)
+		ctl[0] = '\0';
+	for (size_t i = 0; i < nw; i++) {
+		if (strstr(ctl, want[i]))
+			continue;
+		r = cf_err(err, CONFINE_E_LIMIT, "cannot enforce --limit", want[i],
+			   "the cgroup v2 hierarchy offers no %s controller to confine's cgroup "
+			   "'%s' (it offers: %s)",
+			   want[i], own, ctl[0] ? strtok(ctl, "\n") : "none");
+		cf_err_hint(err, "the controller is bound to a legacy (v1) hierarchy or not "
+				 "delegated to this cgroup; run without --limit, or delegate it");
+		goto out;
+	}
+	/* The root cgroup may hold processes and children with controllers at once. */
+	if (strcmp(own, "/")) {
+		if (!alone_in(base)) {
+			r = cf_err(
+			    err, CONFINE_E_LIMIT, "cannot enforce --limit", base,
+			    "other processes share confine's cgroup, and cgroup v2 gives "
+			    "controllers only to the children of a cgroup without processes");
+			cf_err_hint(err, "start confine in a cgroup of its own with a delegated "
+					 "subtree, e.g. systemd-run --user --scope -p Delegate=yes "
+					 "confine run --limit ...");
+			goto out;
+		}
+		if (!(cg->self = cf_asprintf("%s/confine-%d.self", base, (int)getpid())))
+			goto oom;
+		if (mkdir(cg->self, 0755) < 0) {
+			r = cf_err_os(err, CONFINE_E_LIMIT, "cannot create a cgroup for --limit",
+				      cg->self, "mkdir", errno);
+			cf_err_hint(err, "limits need root or a delegated cgroup subtree; run "
+					 "without --limit, or as root");
+			free(cg->self);
+			cg->self = NULL;
+			goto out;
+		}
+		int w = write_file(cg->self, "cgroup.procs", "0");
+		if (w < 0) {
+			r = cf_err_os(err, CONFINE_E_LIMIT, "cannot enforce --limit", cg->self,
+				      "write cgroup.procs", -w);
+			goto out;
+		}
+		cg->own = base;
+		base = NULL;
+	}
+	if ((r = enable_controllers(cg, cg->own ? cg->own : base, want, nw, err)) < 0 ||
+	    (r = make_dir(cg, cg->own ? cg->own : base, err)) < 0)
+		goto out;
+	if (pids_max && (r = set_limit(cg, 0, "pids.max", pids_max, err)) < 0)
+		goto out;
+	if (mem_max && (r = set_limit(cg, 0, "memory.max", mem_max, err)) < 0)
+		goto out;
+	if (mem_max)
+		(void)set_limit(cg, 0, "memory.swap.max", 0, NULL);
+	goto out;
+oom:
+	r = cf_nomem(err);
+out:
+	free(own);
+	free(base);
+	return r;
+}
+
 int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 		     struct confine_error *err)
 {
@@ -114,31 +278,7 @@ int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 	*cg = (struct cf_cgroup)CF_CGROUP_INIT;
 
 	if (is_v2()) {
-		own = own_path(NULL);
-		if (!own) {
-			r = cf_err(err, CONFINE_E_LIMIT, "cannot enforce --limit",
-				   "/proc/self/cgroup", "this process's cgroup is unknown");
-			goto out;
-		}
-		/* Beside our own cgroup: v2 keeps processes in leaves only. */
-		char *parent = cf_path_dirname(own);
-		base = parent ? cf_asprintf("/sys/fs/cgroup%s", strcmp(parent, "/") ? parent : "")
-			      : NULL;
-		free(parent);
-		if (!base)
-			goto oom;
-		char ctl[256];
-		if (read_file(base[0] ? cf_asprintf("%s/cgroup.subtree_control", base) : NULL, ctl,
-			      sizeof(ctl)) < 0)
-			ctl[0] = '\0';
-		if ((r = make_dir(cg, base, err)) < 0)
-			goto out;
-		if (pids_max && (r = set_limit(cg, 0, "pids.max", pids_max, err)) < 0)
-			goto out;
-		if (mem_max && (r = set_limit(cg, 0, "memory.max", mem_max, err)) < 0)
-			goto out;
-		if (mem_max)
-			(void)set_limit(cg, 0, "memory.swap.max", 0, NULL);
+		r = create_v2(pids_max, mem_max, cg, err);
 		goto out;
 	}
 
@@ -165,9 +305,6 @@ int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 		if ((r = set_limit(cg, cg->n - 1, file[i], want[i], err)) < 0)
 			goto out;
 	}
-	goto out;
-oom:
-	r = cf_nomem(err);
 out:
 	free(own);
 	free(base);
@@ -189,30 +326,53 @@ void cf_cgroup_destroy(struct cf_cgroup *cg)
 	for (int i = 0; i < cg->n; i++) {
 		if (cg->procs[i] >= 0)
 			close(cg->procs[i]);
-		/* Every process has left when the sandbox's pid 1 is gone; a straggler still
-		 * being torn down keeps the directory busy for a moment. */
-		for (int tries = 0; cg->dir[i] && tries < 50; tries++) {
+		/* Every process has been killed when the sandbox's pid 1 is gone, but on a busy
+		 * machine the last ones can take a while to be torn down; the directory stays
+		 * busy until then.  Up to 10 s, then it is left for the next start's sweep. */
+		for (int tries = 0; cg->dir[i] && tries < 1000; tries++) {
 			if (rmdir(cg->dir[i]) == 0 || errno != EBUSY)
 				break;
-			usleep(2000);
+			usleep(tries < 50 ? 2000 : 10000);
 		}
 		free(cg->dir[i]);
 	}
+	/* v2: back to where confine came from, as it was. */
+	if (cg->own) {
+		if (cg->enabled[0]) {
+			char v[48];
+			for (char *save = NULL, *c = strtok_r(cg->enabled, " ", &save); c;
+			     c = strtok_r(NULL, " ", &save)) {
+				snprintf(v, sizeof(v), "-%s", c);
+				(void)write_file(cg->own, "cgroup.subtree_control", v);
+			}
+		}
+		(void)write_file(cg->own, "cgroup.procs", "0");
+	}
+	if (cg->self)
+		rmdir(cg->self);
+	free(cg->own);
+	free(cg->self);
 	*cg = (struct cf_cgroup)CF_CGROUP_INIT;
 }
 
 bool cf_cgroup_available(void)
 {
-	char *own = own_path(is_v2() ? NULL : "pids");
+	bool v2 = is_v2();
+	char *own = own_path(v2 ? NULL : "pids");
 	if (!own)
 		return false;
-	char *parent = is_v2() ? cf_path_dirname(own) : cf_strdup(own);
-	char *base = parent ? cf_asprintf("/sys/fs/cgroup%s%s", is_v2() ? "" : "/pids",
-					  strcmp(parent, "/") ? parent : "")
-			    : NULL;
+	char *base =
+	    cf_asprintf("/sys/fs/cgroup%s%s", v2 ? "" : "/pids", strcmp(own, "/") ? own : "");
 	bool ok = base && access(base, W_OK) == 0;
+	if (ok && v2) {
+		/* The controllers must reach confine's cgroup, and confine must be able to leave
+		 * it for a leaf (create_v2). */
+		char path[4200], ctl[512];
+		snprintf(path, sizeof(path), "%s/cgroup.controllers", base);
+		ok = read_file(path, ctl, sizeof(ctl)) >= 0 && strstr(ctl, "pids") &&
+		     strstr(ctl, "memory") && (!strcmp(own, "/") || alone_in(base));
+	}
 	free(own);
-	free(parent);
 	free(base);
 	return ok;
 }

@@ -16,11 +16,16 @@ struct cf_cgroup {
 	char *dir[2]; /* one per hierarchy (v1 pids, v1 memory) or one (v2) */
 	int procs[2]; /* O_WRONLY cgroup.procs of each, close-on-exec */
 	int n;
+	/* v2, when confine had to leave its own cgroup so that it could have children with
+	 * controllers: the cgroup it came from, the leaf it moved into, and the controllers it
+	 * enabled there (all undone by cf_cgroup_destroy). */
+	char *own, *self;
+	char enabled[32];
 };
 
 #define CF_CGROUP_INIT                                                                             \
 	{                                                                                          \
-		{NULL, NULL}, {-1, -1}, 0                                                          \
+		{NULL, NULL}, {-1, -1}, 0, NULL, NULL, ""                                          \
 	}
 
 /* Creates a cgroup limited to pids_max processes (0: no limit) and mem_max bytes (0: no

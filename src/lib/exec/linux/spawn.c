@@ -90,6 +90,12 @@ static int open_source(const char *path, enum cf_kind kind, struct confine_error
 	return fd;
 }
 
+static bool still_there(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
 static char *find_helper(void)
 {
 	char self[PATH_MAX];
@@ -281,7 +287,9 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	raise_fd_limit(plan->n_mounts + 16);
 	source = malloc(plan->n_mounts * sizeof(int));
 	empty = malloc(plan->n_mounts * sizeof(int));
-	if (!source || !empty)
+	if (!run->skip)
+		run->skip = calloc(plan->n_mounts + 1, sizeof(bool));
+	if (!source || !empty || !run->skip)
 		goto oom;
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
@@ -293,6 +301,14 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
 				goto oom;
+		} else if (m->op == CF_MNT_HIDE_FILE && m->transient &&
+			   (run->skip[i] || !still_there(m->path))) {
+			/* A host socket or FIFO that went away since the sweep: nothing to hide,
+			 * and bwrap must not create it on the host.  One that comes back in the
+			 * moment before bwrap mounts simply gets mounted over; one that goes in
+			 * that moment makes bwrap fail, and the launch is tried again
+			 * (skip_vanished). */
+			run->skip[i] = true;
 		} else if (m->op == CF_MNT_HIDE_FILE) {
 			/* bwrap copies this (empty) descriptor into the file it binds. */
 			if ((empty[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
@@ -305,7 +321,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		}
 	}
 
-	struct cf_bwrap_fds fds = {.source = source, .empty = empty, .seccomp = -1};
+	struct cf_bwrap_fds fds = {
+	    .source = source, .empty = empty, .seccomp = -1, .skip = run->skip};
 	if (plan->seccomp) {
 		if ((r = cf_seccomp_build_fd(&fds.seccomp, err)) < 0)
 			goto out;
@@ -698,15 +715,54 @@ static size_t read_all(int fd, char *buf, size_t cap)
 	return len;
 }
 
-static int setup_failure(confine_run *run, struct confine_error *err)
+/* bwrap's first line on its stderr, without the "bwrap: " prefix. */
+static void setup_message(confine_run *run, char *msg, size_t cap)
 {
-	char msg[2048];
-	size_t n = run->err_fd >= 0 ? read_all(run->err_fd, msg, sizeof(msg) - 1) : 0;
+	size_t n = run->err_fd >= 0 ? read_all(run->err_fd, msg, cap - 1) : 0;
 	msg[n] = '\0';
 	char *nl = strchr(msg, '\n');
 	if (nl)
 		*nl = '\0';
-	const char *text = msg;
+	if (!strncmp(msg, "bwrap: ", 7))
+		memmove(msg, msg + 7, strlen(msg + 7) + 1);
+}
+
+/* How often a launch is tried again after a host socket or FIFO vanished under bwrap. */
+#define TRANSIENT_RETRIES 3
+
+/*
+ * A host IPC endpoint hidden by the plan can go away between the sweep and bwrap's mount (a
+ * short-lived service, another sandbox's socket): bwrap then fails to create the mount point on
+ * the read-only root, naming the path or a parent of it.  That mount is left out and the
+ * launch tried again; the command has not started.  Returns whether to try again.
+ */
+static bool skip_vanished(confine_run *run, const char *msg)
+{
+	if (run->attempts >= TRANSIENT_RETRIES || !run->skip)
+		return false;
+	bool found = false;
+	for (size_t i = 0; i < run->plan.n_mounts; i++) {
+		const struct cf_mount *m = &run->plan.mounts[i];
+		if (!m->transient || run->skip[i])
+			continue;
+		const char *at = strstr(msg, m->path);
+		size_t pl = strlen(m->path);
+		/* "Can't create file at PATH: ...", "Can't mkdir parents for PATH", "... on
+		 * /newroot/PATH: ...", "Unable to find \"/newroot/PATH\" in mount table".  Left out
+		 * even if it is back by now: it comes and goes, and the post-run check reports it
+		 * as not hidden when it is there after the command. */
+		if (at && (at[pl] == '\0' || at[pl] == ':' || at[pl] == '"')) {
+			run->skip[i] = true;
+			found = true;
+		}
+	}
+	if (found)
+		run->attempts++;
+	return found;
+}
+
+static int setup_failure(const char *text, struct confine_error *err)
+{
 	if (!strncmp(text, "bwrap: ", 7))
 		text += 7;
 	cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", "bwrap", "%s",
@@ -718,12 +774,13 @@ static int setup_failure(confine_run *run, struct confine_error *err)
 	return CONFINE_E_SPAWN;
 }
 
-static int wait_command(confine_run *run, int *status, struct confine_error *err)
+/* One launch: waits for bwrap (or the command) and turns the outcome into *status.  Sets
+ * *again when the launch failed only because a hidden host endpoint vanished. */
+static int wait_launch(confine_run *run, int *status, bool *again, struct confine_error *err)
 {
 	int st = 0;
 	*status = 125;
-	if (!run->started)
-		return cf_err(err, CONFINE_E_INVALID, "cannot wait", "run", "not started");
+	*again = false;
 	if (run->info_fd >= 0)
 		read_child_pid(run);
 	watch(run);
@@ -742,7 +799,6 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 		close(run->target_pidfd);
 		run->target_pidfd = -1;
 	}
-	cf_cgroup_destroy(&run->cgroup);
 	run->started = false;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 
@@ -796,11 +852,45 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 			*status = code;
 			return 0;
 		}
-		return setup_failure(run, err);
+		char msg[2048];
+		setup_message(run, msg, sizeof(msg));
+		if ((*again = skip_vanished(run, msg)))
+			return 0;
+		return setup_failure(msg, err);
 	}
 	run->from_command = true;
 	*status = code;
 	return 0;
+}
+
+/* Closes what one launch used, before the next. */
+static void reset_launch(confine_run *run)
+{
+	int *fds[] = {&run->status_fd, &run->err_fd, &run->info_fd};
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	run->n_rec = 0;
+	run->ready = false;
+	run->reaped = false;
+}
+
+static int wait_command(confine_run *run, int *status, struct confine_error *err)
+{
+	*status = 125;
+	if (!run->started)
+		return cf_err(err, CONFINE_E_INVALID, "cannot wait", "run", "not started");
+	int r;
+	bool again;
+	while ((r = wait_launch(run, status, &again, err)) == 0 && again) {
+		reset_launch(run);
+		if ((r = spawn_bwrap(run, err)) < 0)
+			break;
+	}
+	cf_cgroup_destroy(&run->cgroup);
+	return r;
 }
 
 int confine_run_wait(confine_run *run, int *status, struct confine_error *err)

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host's IPC endpoints that a sandbox must not reach (SPEC 3.4, R29): pathname sockets the
+ * host has bound and sockets and FIFOs under /run.  Touches the OS.
+ */
+#ifndef CONFINE_HOST_IPC_H
+#define CONFINE_HOST_IPC_H
+
+#include "util/util.h"
+
+/*
+ * Appends to `out`, sorted (cf_path_cmp) and without duplicates, the canonical path of every
+ * pathname socket of /proc/net/unix whose directory exists in this mount namespace (the file
+ * itself is not looked at: a socket unlinked after bind is still listed) and of every socket
+ * and FIFO below /run and /var/run, except those within `workspace`, /tmp, /proc, /sys, /dev and
+ * `skip` (may be NULL).  0 or a negative CONFINE_E_* code.
+ */
+int cf_host_ipc_endpoints(const char *workspace, const char *skip, struct cf_strv *out,
+			  struct confine_error *err);
+
+#endif
