@@ -168,6 +168,13 @@ struct confine_probe_result {
 int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
 			struct confine_probe_result *result, struct confine_error *err);
 
+#ifdef _WIN32
+/* Probes the Windows backend (SPEC 10): whether this user can build the write-restricted
+ * token.  read_protection and network_isolation are "not provided" whatever the answer.
+ * Touches the OS (builds a token and closes it).  Windows builds only. */
+int confine_probe_windows(struct confine_probe_result *result, struct confine_error *err);
+#endif
+
 /* ---------------------------------------------------------------------------------------- */
 /* Prepared runs: rules loaded, workspace validated, globs expanded, plan compiled.         */
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "confine.h"
+#include "util/util.h"
 
 /* Exit status of confine's own failures (R3). */
 #define CLI_EXIT_CONFINE 125
@@ -14,7 +15,7 @@
 /* Prints `confine: <what>: '<subject>': <reason>` and a `hint:` line when known. */
 void cli_report(const struct confine_error *err);
 /* Prints a usage error for `cmd` and returns CLI_EXIT_CONFINE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *cmd, const char *fmt, ...) CF_PRINTF(2, 3);
 
 struct cli_opts;
 enum cli_cmd;

@@ -6,13 +6,16 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/plan_windows.h"
 
 static const char help[] =
     "usage: confine plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
     "\n"
     "Print the plan compiled from the rules for a target system; run nothing.\n"
     "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
-    "--no-network, --policy, --backend.\n";
+    "--no-network, --policy, --backend.\n"
+    "For --target windows, on any OS: --host-facts FILE describes the Windows host (see\n"
+    "confine(1)), --home DIR its profile directory; --workspace is a Windows path.\n";
 
 int cmd_plan(int argc, char **argv)
 {
@@ -21,12 +24,28 @@ int cmd_plan(int argc, char **argv)
 	confine_run *run = NULL;
 	char *text = NULL;
 	int status = CLI_EXIT_CONFINE;
+	struct cli_win_host win;
 
+	if (cli_win_host_options(&argc, argv, &win) < 0)
+		return CLI_EXIT_CONFINE;
 	if (!cli_begin(CLI_PLAN, argc, argv, help, NULL, &o, &status))
 		goto out;
 	status = CLI_EXIT_CONFINE;
 	if (!o.target) {
 		status = cli_usage_error("plan", "--target is required (linux, macos or windows)");
+		goto out;
+	}
+	if (!strcmp(o.target, "windows")) {
+		status = cli_plan_windows(&o, &win, o.first_operand < argc);
+		goto out;
+	}
+#ifdef _WIN32
+	status = cli_usage_error("plan", "the Windows build compiles plans for --target windows");
+	goto out;
+#endif
+	if (win.facts || win.home) {
+		status =
+		    cli_usage_error("plan", "--host-facts and --home go with --target windows");
 		goto out;
 	}
 	if (strcmp(o.target, "linux")) {

@@ -3,6 +3,9 @@
 #ifndef CONFINE_REQUEST_H
 #define CONFINE_REQUEST_H
 
+#include "policy/policy.h"
+
+#ifndef _WIN32
 #include <signal.h>
 #include <time.h>
 #include <sys/types.h>
@@ -10,7 +13,7 @@
 #include "plan/plan.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
-#include "policy/policy.h"
+#endif
 
 struct confine_request {
 	struct cf_strv argv;
@@ -27,6 +30,8 @@ struct confine_request {
 	struct cf_env_opts env;
 };
 
+/* The Windows executor has its own struct confine_run (exec/windows/run.c). */
+#ifndef _WIN32
 struct confine_run {
 	enum confine_policy policy;
 	struct cf_host host;
@@ -76,5 +81,6 @@ struct confine_run {
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);
+#endif
 
 #endif

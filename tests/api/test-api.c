@@ -127,7 +127,8 @@ int main(void)
 	TAP_INTEQ(confine_request_set_policy(bad, (enum confine_policy)7, &err), CONFINE_E_INVALID,
 		  "confine_request_set_policy(7) is CONFINE_E_INVALID");
 	TAP_STREQ(err.what, "invalid sandbox policy", "... with what failed");
-	TAP_INTEQ(confine_request_set_policy(bad, (enum confine_policy)-1, NULL), CONFINE_E_INVALID,
+	TAP_INTEQ(confine_request_set_policy(bad, (enum confine_policy) - 1, NULL),
+		  CONFINE_E_INVALID,
 		  "confine_request_set_policy(-1) is CONFINE_E_INVALID (err may be NULL)");
 	TAP_INTEQ(confine_request_set_policy(bad, CONFINE_POLICY_OFF, &err), 0,
 		  "CONFINE_POLICY_OFF is accepted");

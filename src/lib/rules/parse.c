@@ -27,7 +27,7 @@ struct parser {
 };
 
 static int add_diag(struct parser *p, int line, int column, const char *pointer, const char *fmt,
-		    ...) __attribute__((format(printf, 5, 6)));
+		    ...) CF_PRINTF(5, 6);
 static int add_diag(struct parser *p, int line, int column, const char *pointer, const char *fmt,
 		    ...)
 {
@@ -97,7 +97,7 @@ static void position(struct parser *p, const char *pointer, bool at_key, int *li
 }
 
 static int diag_at(struct parser *p, const char *pointer, bool at_key, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    CF_PRINTF(4, 5);
 static int diag_at(struct parser *p, const char *pointer, bool at_key, const char *fmt, ...)
 {
 	char msg[1024];

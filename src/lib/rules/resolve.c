@@ -15,7 +15,7 @@
 /* Fills err for a bad rule, naming where it was written: the rule file and the position of the
  * rule when it has one (callers print FILE:LINE:COLUMN), else the pattern itself. */
 static int rule_error(const struct cf_rule *r, struct confine_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    CF_PRINTF(3, 4);
 static int rule_error(const struct cf_rule *r, struct confine_error *err, const char *fmt, ...)
 {
 	char reason[sizeof(err->reason)];

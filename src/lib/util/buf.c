@@ -116,7 +116,16 @@ char *cf_strdup(const char *s)
 
 char *cf_strndup(const char *s, size_t n)
 {
-	return strndup(s, n);
+	/* strndup is POSIX, not C17: the Windows C runtime has none. */
+	size_t len = 0;
+	while (len < n && s[len])
+		len++;
+	char *d = malloc(len + 1);
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
 }
 
 char *cf_asprintf(const char *fmt, ...)

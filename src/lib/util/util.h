@@ -10,15 +10,22 @@
 
 #include "confine.h"
 
+/* printf-style checks: MinGW's own stdio (__USE_MINGW_ANSI_STDIO) follows C99 (%zu), which GCC
+ * calls gnu_printf there; plain "printf" would mean the Windows C runtime's dialect. */
+#ifdef __MINGW32__
+#define CF_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
+#define CF_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
+
 /* Fills err when it is non-NULL and still empty (the first failure wins); returns code. */
 int cf_err(struct confine_error *err, int code, const char *what, const char *subject,
-	   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+	   const char *fmt, ...) CF_PRINTF(5, 6);
 /* Like cf_err, recording the failing system call and errno (reason = strerror). */
 int cf_err_os(struct confine_error *err, int code, const char *what, const char *subject,
 	      const char *syscall, int os_errno);
 /* Sets the hint of an error that is already filled. */
-void cf_err_hint(struct confine_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void cf_err_hint(struct confine_error *err, const char *fmt, ...) CF_PRINTF(2, 3);
 int cf_nomem(struct confine_error *err);
 
 /* Growable NUL-terminated string.  On allocation failure `oom` becomes true and later appends
@@ -33,7 +40,7 @@ void cf_buf_release(struct cf_buf *b);
 void cf_buf_add(struct cf_buf *b, const char *s);
 void cf_buf_addn(struct cf_buf *b, const char *s, size_t n);
 void cf_buf_addc(struct cf_buf *b, char c);
-void cf_buf_addf(struct cf_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cf_buf_addf(struct cf_buf *b, const char *fmt, ...) CF_PRINTF(2, 3);
 /* Appends s as a JSON string literal, quotes included. */
 void cf_buf_add_json(struct cf_buf *b, const char *s);
 /* Hands the string to the caller (NULL on oom) and resets b. */
@@ -51,7 +58,7 @@ bool cf_strv_contains(const struct cf_strv *sv, const char *s);
 
 char *cf_strdup(const char *s);
 char *cf_strndup(const char *s, size_t n);
-char *cf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *cf_asprintf(const char *fmt, ...) CF_PRINTF(1, 2);
 
 /* Paths.  All of these are lexical: they never touch the file system. */
 

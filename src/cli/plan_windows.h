@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* `confine plan --target windows`: the Windows host described by facts, on any OS. */
+#ifndef CONFINE_CLI_PLAN_WINDOWS_H
+#define CONFINE_CLI_PLAN_WINDOWS_H
+
+#include "cli/args.h"
+
+/* The options only a Windows plan has. */
+struct cli_win_host {
+	const char *facts; /* --host-facts FILE */
+	const char *home;  /* --home DIR (a Windows path) */
+};
+
+/* Takes --host-facts FILE and --home DIR (also --opt=VALUE) out of argv before the shared
+ * parser sees them (options end at "--").  Returns 0, or -1 after a usage message. */
+int cli_win_host_options(int *argc, char **argv, struct cli_win_host *h);
+
+/* Prints the Windows plan of the parsed request; returns the exit status.  On Windows without
+ * --host-facts or --home, the plan of this host (as `run --print-plan`). */
+int cli_plan_windows(const struct cli_opts *o, const struct cli_win_host *h, bool has_command);
+
+#endif

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* The Windows plan of a request away from Windows (SPEC 1: plans for any OS on any OS). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/rulefile.h"
+#include "plan/windows/plan_win.h"
+#include "winplan.h"
+#include "request.h"
+#include "util/util.h"
+
+static int session_files(const confine_request *req, struct cf_ruleset *rs,
+			 struct confine_error *err)
+{
+	for (size_t i = 0; i < req->session_files.n; i++) {
+		char *text = NULL;
+		size_t len = 0;
+		struct cf_diags diags = {0};
+		const char *file = req->session_files.v[i];
+		int r = cf_rulefile_read(file, &text, &len, err);
+		if (r == CONFINE_E_NOTFOUND) {
+			if (err)
+				err->code = CONFINE_E_RULES;
+			r = CONFINE_E_RULES;
+		}
+		if (r == 0)
+			r = cf_rules_parse(text, len, file, CF_LAYER_SESSION, rs, &diags, err);
+		if (r < 0 && r != CONFINE_E_NOMEM)
+			cf_err_hint(err, "run 'confine check %s' to list every error", file);
+		cf_diags_release(&diags);
+		free(text);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int cf_plan_windows_request(const confine_request *req, const char *facts, const char *home,
+			    bool json, char **out, struct confine_error *err)
+{
+	struct cf_win_facts f = {0};
+	struct cf_ruleset session = {0};
+	struct cf_win_plan plan = {0};
+	bool have_plan = false;
+	int r = 0;
+
+	*out = NULL;
+	if (facts)
+		r = cf_win_facts_parse(&f, facts, err);
+	if (r == 0 && !facts)
+		f.unlisted_exists = true; /* nothing is known: assume, and say so */
+	if (r == 0)
+		r = cf_win_facts_finish(&f, home, req->workspace, err);
+	if (r < 0)
+		goto out;
+	struct cf_win_host h = cf_win_facts_host(&f);
+	for (size_t i = 0; i < req->session.n && r == 0; i++)
+		r = cf_ruleset_add(&session, &req->session.v[i], err);
+	if (r == 0)
+		r = session_files(req, &session, err);
+	struct cf_win_input in = {
+	    .host = &h,
+	    .session = &session,
+	    .network = req->network,
+	    .argv = &req->argv,
+	};
+	if (r == 0 && (r = cf_win_plan_compile(&in, &plan, err)) == 0)
+		have_plan = true;
+	if (r < 0)
+		goto out;
+	if (cf_strv_add(&plan.notes, "the workspace and user rule files live on the Windows host "
+				     "and were not read; pass --session-rules FILE to include "
+				     "rules") < 0) {
+		r = cf_nomem(err);
+		goto out;
+	}
+	*out = json ? cf_win_plan_json(&plan) : cf_win_plan_text(&plan);
+	if (!*out)
+		r = cf_nomem(err);
+out:
+	if (have_plan)
+		cf_win_plan_release(&plan);
+	cf_ruleset_release(&session);
+	cf_win_facts_release(&f);
+	return r;
+}
