@@ -112,6 +112,13 @@ void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
  * from elsewhere names it here (copied).  Pure. */
 int confine_request_set_helper(confine_request *req, const char *path, struct confine_error *err);
 
+/* A file the host writes after the run (its report, its audit log): hidden from the sandbox
+ * for reading and writing (R30), so that the command can neither read nor replace it.  Open
+ * it before preparing the run, without following symlinks, and write it through that
+ * descriptor afterwards; the path is canonicalised like a rule's.  Pure. */
+int confine_request_add_private_file(confine_request *req, const char *path,
+				     struct confine_error *err);
+
 /* Resource limits: at most `pids` processes and `memory` bytes (0: no limit), enforced through
  * a cgroup; a limit this host cannot enforce makes the run fail (CONFINE_E_LIMIT).  Pure. */
 void confine_request_set_limits(confine_request *req, uint64_t pids, uint64_t memory);
@@ -220,6 +227,12 @@ struct confine_decision {
 	char source[1024]; /* rule file path, "builtin" or "session" */
 	int index, line, column;
 	char pattern[4096];
+	/* R10b: where both rule files match, the stricter decision wins: a workspace allow that
+	 * the user file's deny or ask outranked is named here (has_outranked). */
+	bool has_outranked;
+	char outranked_source[1024];
+	int outranked_index, outranked_line, outranked_column;
+	char outranked_pattern[4096];
 };
 
 typedef struct confine_rules confine_rules;

@@ -28,6 +28,7 @@ struct confine_request {
 	struct cf_strv env_base;
 	bool env_base_set;
 	struct cf_env_opts env;
+	struct cf_strv private_files; /* written by the host after the run: hidden (R30) */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c). */
@@ -37,6 +38,9 @@ struct confine_run {
 	struct cf_host host;
 	char *home, *workspace, *tmpdir, *runtime_dir, *ssh_dir, *user_rules;
 	char *pw_home, *pw_name, *pw_user_rules; /* the password database's, when not $HOME */
+	char *config_dir, *pw_config_dir, *cache_dir; /* confine's own state (R30) */
+	struct cf_strv git_guards;		      /* host/git.h */
+	struct cf_strv private_files;		      /* confine_request_add_private_file */
 	struct cf_policy policy_rules;
 	struct cf_plan plan;
 	struct confine_probe_result probe;

@@ -16,6 +16,7 @@
 
 #include "exec/linux/harden.h"
 #include "host/canon.h"
+#include "host/git.h"
 #include "host/hostfs.h"
 #include "host/ipc.h"
 #include "host/rulefile.h"
@@ -227,6 +228,19 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 		run->user_rules = cf_path_join(run->home, ".config/confine/rules.json");
 	if (!run->runtime_dir || !run->user_rules)
 		return cf_nomem(err);
+	/* Confine's own directories (R30): the one holding the user rule file, and the cache. */
+	run->config_dir = cf_path_dirname(run->user_rules);
+	if (run->pw_user_rules && !(run->pw_config_dir = cf_path_dirname(run->pw_user_rules)))
+		return cf_nomem(err);
+	v = env_get(env, "XDG_CACHE_HOME");
+	run->cache_dir = v && v[0] == '/' ? cf_path_join(v, "confine")
+					  : cf_path_join(run->home, ".cache/confine");
+	if (!run->config_dir || !run->cache_dir)
+		return cf_nomem(err);
+	int r = cf_host_git_guards(run->workspace, run->home, env_get(env, "XDG_CONFIG_HOME"),
+				   &run->git_guards, err);
+	if (r < 0)
+		return r;
 
 	run->host = (struct cf_host){
 	    .home = run->home,
@@ -238,6 +252,11 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .runtime_dir = run->runtime_dir,
 	    .ssh_auth_sock_dir = run->ssh_dir,
 	    .user_rules_file = run->user_rules,
+	    .config_dir = run->config_dir,
+	    .pw_config_dir = run->pw_config_dir,
+	    .cache_dir = run->cache_dir,
+	    .git_guards = &run->git_guards,
+	    .private_files = &run->private_files,
 	    .uid = uid,
 	    .landlock_abi = cf_landlock_abi(),
 	    .seccomp = cf_seccomp_available(),
@@ -301,6 +320,13 @@ static confine_run *run_new(const confine_request *req)
 		free(run);
 		return NULL;
 	}
+	for (size_t i = 0; i < req->private_files.n; i++)
+		if (cf_strv_add(&run->private_files, req->private_files.v[i]) < 0) {
+			cf_strv_release(&run->private_files);
+			free(run->helper);
+			free(run);
+			return NULL;
+		}
 	run->cgroup = (struct cf_cgroup)CF_CGROUP_INIT;
 	return run;
 }
@@ -337,6 +363,79 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 					err)) < 0)
 		return r;
 	return load_layers(run, req, err);
+}
+
+/*
+ * R30: a rule file that does not exist yet must not be creatable by the command.  Confine's
+ * own directories are write-deny overrides, which protect them when they exist; when one is
+ * missing but the command could create it (its nearest existing ancestor is writable in the
+ * sandbox, say under --allow ~/.config:write), confine creates it now, 0700, so that the
+ * override holds it read-only.  Where it cannot, the run is refused rather than left
+ * plantable.
+ */
+static int keep_state_dir(confine_run *run, const char *dir, struct confine_error *err)
+{
+	struct stat st;
+	if (!dir || lstat(dir, &st) == 0)
+		return 0;
+	char *a = cf_strdup(dir);
+	int r = 0;
+	while (a && strcmp(a, "/") && lstat(a, &st) < 0) {
+		char *up = cf_path_dirname(a);
+		free(a);
+		a = up;
+	}
+	if (!a)
+		return cf_nomem(err);
+	struct cf_decision wr;
+	cf_policy_decide(&run->policy_rules, a, CF_ACC_WRITE, &wr);
+	if (wr.action != CF_ALLOW || !S_ISDIR(st.st_mode))
+		goto out; /* the sandbox cannot create anything there either */
+	for (size_t i = 0; i < run->policy_rules.temp_roots.n; i++)
+		if (cf_path_within(a, run->policy_rules.temp_roots.v[i]))
+			goto out; /* a private tmpfs inside: nothing reaches the host */
+	if (st.st_uid != geteuid()) {
+		r = cf_err(err, CONFINE_E_WORKSPACE, "cannot protect confine's own directory", dir,
+			   "it does not exist, the sandbox could create it (and plant rules the "
+			   "next run would obey), and '%s' belongs to another user",
+			   a);
+		cf_err_hint(err, "create '%s' yourself, or do not allow writing to '%s'", dir, a);
+		goto out;
+	}
+	/* Each missing component, from the existing ancestor down. */
+	size_t at = strlen(a);
+	char *path = cf_strdup(dir);
+	if (!path) {
+		r = cf_nomem(err);
+		goto out;
+	}
+	while (r == 0 && path[at]) {
+		char *slash = strchr(path + at + 1, '/');
+		if (slash)
+			*slash = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+			r = cf_err_os(err, CONFINE_E_OS, "cannot protect confine's own directory",
+				      path, "mkdir", errno);
+			cf_err_hint(err, "create '%s' yourself, or do not allow writing to '%s'",
+				    dir, a);
+		}
+		at = strlen(path);
+		if (slash)
+			*slash = '/';
+	}
+	free(path);
+out:
+	free(a);
+	return r;
+}
+
+static int keep_state_dirs(confine_run *run, struct confine_error *err)
+{
+	int r;
+	if ((r = keep_state_dir(run, run->config_dir, err)) < 0 ||
+	    (r = keep_state_dir(run, run->pw_config_dir, err)) < 0)
+		return r;
+	return keep_state_dir(run, run->cache_dir, err);
 }
 
 struct confine_rules {
@@ -415,6 +514,16 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 		out->line = d.rule->line;
 		out->column = d.rule->column;
 	}
+	if (d.outranked) {
+		out->has_outranked = true;
+		copy_str(out->outranked_source, sizeof(out->outranked_source),
+			 d.outranked->source);
+		copy_str(out->outranked_pattern, sizeof(out->outranked_pattern),
+			 d.outranked->pattern);
+		out->outranked_index = d.outranked->index;
+		out->outranked_line = d.outranked->line;
+		out->outranked_column = d.outranked->column;
+	}
 	return 0;
 }
 
@@ -432,7 +541,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	if (!(run = run_new(req)))
 		return cf_nomem(err);
 	if ((r = base_env(req, &env_base, &env, err)) < 0 ||
-	    (r = load_policy(run, req, env, err)) < 0 || (r = expand_globs(run, &globs, err)) < 0)
+	    (r = load_policy(run, req, env, err)) < 0 || (r = keep_state_dirs(run, err)) < 0 ||
+	    (r = expand_globs(run, &globs, err)) < 0)
 		goto out;
 
 	char cwd[PATH_MAX];
@@ -553,6 +663,11 @@ void confine_run_free(confine_run *run)
 	free(run->runtime_dir);
 	free(run->ssh_dir);
 	free(run->user_rules);
+	free(run->config_dir);
+	free(run->pw_config_dir);
+	free(run->cache_dir);
+	cf_strv_release(&run->git_guards);
+	cf_strv_release(&run->private_files);
 	free(run->bwrap);
 	free(run->helper);
 	free(run);

@@ -8,7 +8,9 @@
  *                      runtime PATH | ssh-sock-dir PATH | landlock N | seccomp 0|1 |
  *                      pw-home PATH (the password database's home, user "root") |
  *                      network on|off | tmp-size N |
- *                      dir PATH | file PATH | other PATH | symlink PATH TARGET
+ *                      dir PATH | file PATH | other PATH | symlink PATH TARGET |
+ *                      git-guard PATH (what host/git.c would report; without any, the
+ *                      guards of a plain WORKSPACE/.git directory)
  *                    parents of listed paths exist as directories.
  *   session          optional: "allow|ask|deny PATH[:ACCESS]" lines (the CLI syntax)
  *   workspace.json   optional: the workspace rule file
@@ -32,6 +34,7 @@
 
 struct facts {
 	struct fakefs fs;
+	struct cf_strv git_guards;
 	char *home, *workspace, *cwd, *tmpdir, *runtime, *sshdir, *pw_home;
 	unsigned uid;
 	int landlock;
@@ -97,6 +100,8 @@ static void load_facts(const char *dir, struct facts *f)
 			f->network = strcmp(a, "off") != 0;
 		else if (!strcmp(key, "tmp-size"))
 			f->tmp_size = strtoull(a, NULL, 10);
+		else if (!strcmp(key, "git-guard"))
+			cf_strv_add(&f->git_guards, a);
 		else
 			fakefs_add(&f->fs, a,
 				   !strcmp(key, "dir")	   ? CF_KIND_DIR
@@ -111,6 +116,7 @@ static void load_facts(const char *dir, struct facts *f)
 static void free_facts(struct facts *f)
 {
 	fakefs_clear(&f->fs);
+	cf_strv_release(&f->git_guards);
 	free(f->home);
 	free(f->workspace);
 	free(f->cwd);
@@ -212,6 +218,13 @@ static char *compile_case(const char *dir)
 	user_file = cf_asprintf("%s/.config/confine/rules.json", f.home ? f.home : "/home/u");
 	char *pw_user_file =
 	    f.pw_home ? cf_asprintf("%s/.config/confine/rules.json", f.pw_home) : NULL;
+	const char *home = f.home ? f.home : "/home/u";
+	const char *ws = f.workspace ? f.workspace : "/home/u/ws";
+	char *config_dir = cf_asprintf("%s/.config/confine", home);
+	char *pw_config_dir = f.pw_home ? cf_asprintf("%s/.config/confine", f.pw_home) : NULL;
+	char *cache_dir = cf_asprintf("%s/.cache/confine", home);
+	if (!f.git_guards.n)
+		cf_git_plain_guards(ws, &f.git_guards, NULL);
 	struct cf_host host = {
 	    .home = f.home ? f.home : "/home/u",
 	    .pw_home = f.pw_home,
@@ -222,6 +235,10 @@ static char *compile_case(const char *dir)
 	    .runtime_dir = f.runtime,
 	    .ssh_auth_sock_dir = f.sshdir,
 	    .user_rules_file = user_file,
+	    .config_dir = config_dir,
+	    .pw_config_dir = pw_config_dir,
+	    .cache_dir = cache_dir,
+	    .git_guards = &f.git_guards,
 	    .uid = f.uid,
 	    .landlock_abi = f.landlock,
 	    .seccomp = f.seccomp,
@@ -281,6 +298,9 @@ out:
 	free_facts(&f);
 	free(user_file);
 	free(pw_user_file);
+	free(config_dir);
+	free(pw_config_dir);
+	free(cache_dir);
 	return cf_buf_take(&out);
 }
 

@@ -12,6 +12,7 @@
 
 #include "confine.h"
 #include "rules/rules.h"
+#include "util/util.h"
 
 enum cf_kind {
 	CF_KIND_MISSING = 0,
@@ -48,6 +49,13 @@ struct cf_host {
 	const char *user_rules_file;	/* path of the user rule file */
 	const char *pw_user_rules_file; /* the one under pw_home (another run with the real HOME
 					 * reads it); NULL when pw_home is */
+	const char *config_dir;		/* confine's own configuration directory
+					 * ($XDG_CONFIG_HOME/confine), holding the user rule file */
+	const char *pw_config_dir;	/* the one under pw_home; NULL when pw_home is */
+	const char *cache_dir;		/* confine's cache directory ($XDG_CACHE_HOME/confine) */
+	const struct cf_strv *git_guards; /* what the host's git reads or runs (host/git.h) */
+	const struct cf_strv *private_files; /* files confine writes after the run (report,
+					      * audit): hidden from the sandbox (R30) */
 	unsigned uid;
 	int landlock_abi; /* 0: none */
 	bool seccomp;	  /* the kernel accepts seccomp filters */

@@ -32,6 +32,10 @@ struct cf_mount {
 	bool traverse;	   /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
 	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then
 			    * (bwrap would have to create it on the host's read-only root) */
+	bool pin;	   /* RW_BIND of a directory onto itself (R33): an ancestor of a
+			    * protection inside a writable area, so that it cannot be renamed */
+	bool guarded;	   /* a protection inside a writable area: its identity and that of its
+			    * ancestors are checked again before the command starts (R34) */
 	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
 };
 

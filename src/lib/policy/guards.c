@@ -62,8 +62,10 @@ static const char *const workspace_guards[] = {
     "**/id_dsa*", "**/id_ecdsa*", "**/id_ed25519*",
 };
 
-/* Write-only guards under the workspace: code the host's own git would run later. */
-static const char *const workspace_write_guards[] = {".git/hooks", ".git/config"};
+/* Write-only guards under the home: the configuration the host's git reads for every
+ * repository (core.fsmonitor, core.sshCommand, aliases: code it runs).  The repository's own
+ * files come from host/git.c. */
+static const char *const home_write_guards[] = {".gitconfig", ".config/git/config"};
 
 /* The host's own secrets.  Only root can read them, and a sandbox started by root runs as root
  * without capabilities, which still owns them: without these guards an agent run as root (CI,
@@ -86,6 +88,31 @@ static const char *const host_guards[] = {
     "/var/backups/gshadow.bak",
     "/var/lib/systemd/credential.secret",
 };
+
+/* The common directory's entries first, then a worktree's own (git-worktree(1), gitrepository-
+ * layout(5)). */
+static const char *const git_dir_entries[] = {"hooks",	 "config",    "worktrees",
+					      "modules", "commondir", "config.worktree"};
+
+const char *const *cf_git_dir_entries(bool worktree, size_t *n)
+{
+	*n = worktree ? 6 : 4;
+	return git_dir_entries;
+}
+
+int cf_git_plain_guards(const char *workspace, struct cf_strv *out, struct confine_error *err)
+{
+	size_t n;
+	const char *const *e = cf_git_dir_entries(true, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *rel = cf_asprintf(".git/%s", e[i]);
+		char *p = rel ? cf_path_join(workspace, rel) : NULL;
+		free(rel);
+		if (!p || cf_strv_take(out, p) < 0)
+			return cf_nomem(err);
+	}
+	return 0;
+}
 
 const char *const *cf_home_guards(size_t *n)
 {
@@ -144,6 +171,9 @@ static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, 
 		shown = cf_asprintf("~%s/%s", p->host->pw_name ? p->host->pw_name : "", rel);
 	else if (rel && base == p->host->workspace)
 		shown = cf_strdup(rel);
+	else if (!rel && cf_path_within(joined, p->host->workspace) &&
+		 strcmp(joined, p->host->workspace))
+		shown = cf_strdup(joined + strlen(p->host->workspace) + 1);
 	else
 		shown = cf_strdup(joined);
 	if (!shown) {
@@ -191,11 +221,27 @@ static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const
 	return add_rule(p, layer, base, rel, access, action, false, false, err);
 }
 
+/* A write protection of something the host acts on after the run: created by the command
+ * where it was missing, it is renamed aside afterwards (rules.h, defuse). */
+static int add_defused(struct cf_policy *p, enum cf_layer layer, const char *base,
+		       const char *rel, enum cf_action action, struct confine_error *err)
+{
+	int r = add(p, layer, base, rel, CF_ACC_WRITE, action, err);
+	if (r == 0)
+		p->layers[layer].v[p->layers[layer].n - 1].defuse = true;
+	return r;
+}
+
 /* The credential guards under one home directory. */
 static int add_home_guards(struct cf_policy *p, const char *home, struct confine_error *err)
 {
 	for (size_t i = 0; i < sizeof(home_guards) / sizeof(home_guards[0]); i++) {
 		int r = add(p, CF_LAYER_GUARD, home, home_guards[i], CF_ACC_BOTH, CF_ASK, err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < sizeof(home_write_guards) / sizeof(home_write_guards[0]); i++) {
+		int r = add_defused(p, CF_LAYER_GUARD, home, home_write_guards[i], CF_ASK, err);
 		if (r < 0)
 			return r;
 	}
@@ -213,16 +259,26 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	    (host->tmpdir && cf_strv_add(&p->temp_roots, host->tmpdir) < 0))
 		return cf_nomem(err);
 
-	/* Overrides: the rule files and the whole .confine directory are write-deny, so that a
-	 * command can never weaken the next run. */
-	r = add(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_ACC_WRITE, CF_DENY, err);
+	/* Overrides: confine's own state is write-deny, so that a command can never weaken the
+	 * next run (R30): the whole .confine directory of the workspace, the user rule files and
+	 * the directories that hold them (a rule file that does not exist yet cannot be
+	 * created), the cache (probe, scan).  Files confine writes after the run (the report,
+	 * the audit log) are hidden for reading and writing. */
+	r = add_defused(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_DENY, err);
 	if (r < 0)
 		return r;
-	const char *rule_files[] = {host->user_rules_file, host->pw_user_rules_file};
-	for (size_t i = 0; i < sizeof(rule_files) / sizeof(rule_files[0]); i++) {
-		if (!rule_files[i])
+	const char *state[] = {host->user_rules_file, host->pw_user_rules_file, host->config_dir,
+			       host->pw_config_dir, host->cache_dir};
+	for (size_t i = 0; i < sizeof(state) / sizeof(state[0]); i++) {
+		if (!state[i])
 			continue;
-		r = add(p, CF_LAYER_OVERRIDE, rule_files[i], NULL, CF_ACC_WRITE, CF_DENY, err);
+		r = add_defused(p, CF_LAYER_OVERRIDE, state[i], NULL, CF_DENY, err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; host->private_files && i < host->private_files->n; i++) {
+		r = add(p, CF_LAYER_OVERRIDE, host->private_files->v[i], NULL, CF_ACC_BOTH,
+			CF_DENY, err);
 		if (r < 0)
 			return r;
 	}
@@ -241,10 +297,9 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 		if (r < 0)
 			return r;
 	}
-	for (size_t i = 0; i < sizeof(workspace_write_guards) / sizeof(workspace_write_guards[0]);
-	     i++) {
-		r = add(p, CF_LAYER_GUARD, ws, workspace_write_guards[i], CF_ACC_WRITE, CF_ASK,
-			err);
+	/* What the host's own git reads as configuration or runs (host/git.c). */
+	for (size_t i = 0; host->git_guards && i < host->git_guards->n; i++) {
+		r = add_defused(p, CF_LAYER_GUARD, host->git_guards->v[i], NULL, CF_ASK, err);
 		if (r < 0)
 			return r;
 	}

@@ -14,6 +14,9 @@ struct cf_decision {
 	enum cf_action action;
 	enum cf_layer layer;
 	const struct cf_rule *rule; /* NULL when the fallback decided */
+	/* R10b: the workspace file's allow that the user file's deny or ask outranked (the
+	 * stricter decision wins where both files match); NULL otherwise. */
+	const struct cf_rule *outranked;
 };
 
 struct cf_policy {
@@ -54,6 +57,16 @@ void cf_policy_decide_both(const struct cf_policy *p, const char *path, struct c
  * directory at or below the endpoint's own directory (R29). */
 int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
 			    struct confine_error *err);
+
+/* What git reads as configuration or runs inside one git directory, relative to it (SPEC 2.3):
+ * the common part (hooks, config, worktrees, modules), then, when `worktree`, the entries of a
+ * worktree's own directory (commondir, config.worktree).  Static.  Pure. */
+const char *const *cf_git_dir_entries(bool worktree, size_t *n);
+
+/* The git write guards of a plain repository whose .git is a directory of the workspace, for
+ * the planners whose host facts do not come from host/git.c (golden tests, a Windows plan
+ * made on another OS).  Appends to out.  Pure. */
+int cf_git_plain_guards(const char *workspace, struct cf_strv *out, struct confine_error *err);
 
 /* The guarded credential paths under the home directory, relative to it. */
 const char *const *cf_home_guards(size_t *n);
