@@ -248,11 +248,16 @@ int confine_rules_explain(const confine_rules *r, const char *path, enum confine
 
 /* Post-run report events (SPEC 7.3, R23), computed when confine_run_wait returns. */
 struct confine_event {
-	char kind[40];	  /* "missing_protected_created", "dynamic_glob_created",
-			   * "missing_protected_scan_failed", "dynamic_glob_scan_failed" */
-	char path[4096];  /* the path concerned ("" for a scan failure) */
-	char rule[4096];  /* the pattern that protects it, as written */
-	char detail[512]; /* a scan failure's reason; "" otherwise */
+	char kind[40];	   /* "missing_protected_created", "dynamic_glob_created",
+			    * "protected_created_disabled" (something the host acts on later,
+			    * created where it was missing, renamed aside: detail is the new
+			    * name), "protected_created_kept" (the same, but it could not be
+			    * renamed: detail says why), "ipc_endpoint_created",
+			    * "unreadable_directory_skipped", "missing_protected_scan_failed",
+			    * "dynamic_glob_scan_failed", "ipc_endpoint_scan_failed" */
+	char path[4096];   /* the path concerned ("" for a scan failure) */
+	char rule[4096];   /* the pattern that protects it, as written */
+	char detail[4160]; /* a reason or a new name; "" otherwise */
 };
 
 /* The events of the last run; valid until confine_run_free.  Pure. */

@@ -70,6 +70,19 @@ static void report_events(const confine_run *run)
 			    "did not exist at launch, so rule '%s' could not protect it while the "
 			    "command ran\nhint: inspect it; from the next run on it is protected\n",
 			    e[i].path, e[i].rule);
+		else if (!strcmp(e[i].kind, "protected_created_disabled"))
+			fprintf(stderr,
+				"confine: warning: protected path created during the run: '%s': "
+				"it did not exist at launch, and the host would act on it later "
+				"(rule '%s'), so it was renamed to '%s'\nhint: inspect it; if you "
+				"asked the command to create it, move it back yourself\n",
+				e[i].path, e[i].rule, e[i].detail);
+		else if (!strcmp(e[i].kind, "protected_created_kept"))
+			fprintf(stderr,
+				"confine: warning: protected path created during the run: '%s': "
+				"the host would act on it later (rule '%s'), and %s\nhint: inspect "
+				"it and remove it before you run git or confine here again\n",
+				e[i].path, e[i].rule, e[i].detail);
 		else if (!strcmp(e[i].kind, "dynamic_glob_created"))
 			fprintf(
 			    stderr,
@@ -101,7 +114,7 @@ static void report_events(const confine_run *run)
  * a 125 of confine's from a 125 of the command's.  Opened with O_NOFOLLOW and created 0600: a
  * symlink planted at FILE (by the command, if FILE is in the workspace) is refused.
  */
-static int write_report(const char *file, const confine_run *run, int status,
+static int write_report(const char *file, int fd, const confine_run *run, int status,
 			const struct confine_error *err)
 {
 	struct cf_buf b;
@@ -146,18 +159,11 @@ static int write_report(const char *file, const confine_run *run, int status,
 		fprintf(stderr, "confine: cannot write the report: '%s': out of memory\n", file);
 		return -1;
 	}
-	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	ssize_t k = fd >= 0 ? write(fd, b.s, b.len) : -1;
+	bool whole = cli_write_private(fd, b.s, b.len) == 0;
 	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	bool whole = k == (ssize_t)b.len;
 	cf_buf_release(&b);
 	if (!whole) {
-		fprintf(stderr, "confine: cannot write the report: '%s': %s\n", file,
-			k < 0 ? strerror(e) : "short write");
-		if (e == ELOOP)
-			fprintf(stderr, "hint: the report path is a symlink; name a new file\n");
+		fprintf(stderr, "confine: cannot write the report: '%s': %s\n", file, strerror(e));
 		return -1;
 	}
 	return 0;
@@ -168,7 +174,7 @@ int cmd_run(int argc, char **argv)
 	struct confine_error err = {0};
 	struct cli_opts o;
 	confine_run *run = NULL;
-	int status = CLI_EXIT_CONFINE, r;
+	int status = CLI_EXIT_CONFINE, r, report_fd = -1;
 
 	if (!cli_begin(CLI_RUN, argc, argv, help, "no command given", &o, &status))
 		goto out;
@@ -177,6 +183,12 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	cli_apply_policy_env(&o);
+	/* Opened now, before anything of the command exists (R30). */
+	if (o.report && !o.print_plan &&
+	    cli_open_private(o.req, "--report", o.report, &report_fd, &err) < 0) {
+		cli_report(&err);
+		goto out;
+	}
 
 	r = confine_run_prepare(o.req, &run, &err);
 	if (r < 0) {
@@ -223,8 +235,10 @@ int cmd_run(int argc, char **argv)
 			argv[o.first_operand]);
 	report_events(run);
 out:
-	if (o.report && write_report(o.report, run, status, &err) < 0)
+	if (report_fd >= 0 && write_report(o.report, report_fd, run, status, &err) < 0)
 		status = status == 0 ? CLI_EXIT_CONFINE : status;
+	if (report_fd >= 0)
+		close(report_fd);
 	current = NULL;
 	confine_run_free(run);
 	confine_request_free(o.req);

@@ -5,10 +5,15 @@
  * protected while the command ran.  After the command, confine looks again and reports each
  * such creation, so the host can act on it; the next run protects it.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "host/ipc.h"
 #include "host/scan.h"
@@ -93,6 +98,67 @@ out:
 	return r;
 }
 
+/*
+ * R30: a protection of something the host acts on later (git's configuration, confine's rule
+ * files) that was missing at launch could not be mounted; if the command created it, it is
+ * renamed aside now, before the user's next `git status` or the next run reads it.  The parent
+ * is opened without following symlinks and the rename never replaces anything.  Returns 0 and
+ * the new name, or -1 with errno.
+ */
+static int defuse(const char *path, char *moved, size_t cap)
+{
+	char *parent = cf_path_dirname(path);
+	const char *name = strrchr(path, '/');
+	if (!parent || !name || !name[1]) {
+		free(parent);
+		errno = EINVAL;
+		return -1;
+	}
+	name++;
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	int dfd = (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how));
+	if (dfd < 0 && errno == ENOSYS)
+		dfd = open(parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = -1, e = errno;
+	for (int i = 0; dfd >= 0 && i < 100; i++) {
+		char to[512];
+		if (i == 0)
+			snprintf(to, sizeof(to), "%s.confine-disabled", name);
+		else
+			snprintf(to, sizeof(to), "%s.confine-disabled-%d", name, i + 1);
+		if (syscall(SYS_renameat2, dfd, name, dfd, to, RENAME_NOREPLACE) == 0) {
+			snprintf(moved, cap, "%s/%s", parent, to);
+			rc = 0;
+			break;
+		}
+		e = errno;
+		if (e != EEXIST)
+			break;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(parent);
+	errno = e;
+	return rc;
+}
+
+/* A missing protected path that now exists: defused (R30) or reported. */
+static int created(confine_run *run, const char *p)
+{
+	struct cf_decision d;
+	cf_policy_decide(&run->policy_rules, p, CF_ACC_WRITE, &d);
+	if (!d.rule || !d.rule->defuse || d.action == CF_ALLOW)
+		return add_event(run, "missing_protected_created", p, protecting_rule(run, p),
+				 NULL);
+	char moved[4096 + 64];
+	if (defuse(p, moved, sizeof(moved)) == 0)
+		return add_event(run, "protected_created_disabled", p, d.rule->pattern, moved);
+	char detail[256];
+	snprintf(detail, sizeof(detail), "it could not be renamed aside: %s", strerror(errno));
+	return add_event(run, "protected_created_kept", p, d.rule->pattern, detail);
+}
+
 int cf_run_detect(confine_run *run)
 {
 	struct stat st;
@@ -107,8 +173,7 @@ int cf_run_detect(confine_run *run)
 	for (size_t i = 0; i < run->plan.missing.n && r == 0; i++) {
 		const char *p = run->plan.missing.v[i];
 		if (lstat(p, &st) == 0)
-			r = add_event(run, "missing_protected_created", p, protecting_rule(run, p),
-				      NULL);
+			r = created(run, p);
 	}
 	if (r < 0 || !run->globs.n)
 		return r;

@@ -37,7 +37,7 @@ struct confine_run {
 	enum confine_policy policy;
 	struct cf_host host;
 	char *home, *workspace, *tmpdir, *runtime_dir, *ssh_dir, *user_rules;
-	char *pw_home, *pw_name, *pw_user_rules; /* the password database's, when not $HOME */
+	char *pw_home, *pw_name, *pw_user_rules;      /* the password database's, when not $HOME */
 	char *config_dir, *pw_config_dir, *cache_dir; /* confine's own state (R30) */
 	struct cf_strv git_guards;		      /* host/git.h */
 	struct cf_strv private_files;		      /* confine_request_add_private_file */

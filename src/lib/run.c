@@ -516,8 +516,7 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 	}
 	if (d.outranked) {
 		out->has_outranked = true;
-		copy_str(out->outranked_source, sizeof(out->outranked_source),
-			 d.outranked->source);
+		copy_str(out->outranked_source, sizeof(out->outranked_source), d.outranked->source);
 		copy_str(out->outranked_pattern, sizeof(out->outranked_pattern),
 			 d.outranked->pattern);
 		out->outranked_index = d.outranked->index;

@@ -115,7 +115,8 @@ static bool parse_header(struct lexer *x)
 			/* The deprecated [section.sub] form: the subsection is lower-cased. */
 			x->s++;
 			x->has_sub = true;
-			while (!at_end(x) && (is_alnum(peek(x)) || peek(x) == '-' || peek(x) == '.'))
+			while (!at_end(x) &&
+			       (is_alnum(peek(x)) || peek(x) == '-' || peek(x) == '.'))
 				cf_buf_addc(&x->sub, (char)lower(*x->s++));
 			if (peek(x) != ']')
 				return false;
@@ -241,7 +242,9 @@ int cf_gitconfig_parse(const char *text, size_t len, cf_gitconfig_fn fn, void *c
 			break;
 		}
 		r = fn(ctx, x.section.s, x.has_sub ? (x.sub.s ? x.sub.s : "") : NULL, x.key.s,
-		       value) ? 1 : 0;
+		       value)
+			? 1
+			: 0;
 	}
 	if (x.section.oom || x.sub.oom || x.key.oom || x.value.oom)
 		r = CONFINE_E_NOMEM;
@@ -460,7 +463,8 @@ int cf_host_git_guards(const char *workspace, const char *home, const char *xdg_
 		xdg = cf_path_join(xdg_config_home, "git/config");
 	else if (home)
 		xdg = cf_path_join(home, ".config/git/config");
-	char *files[5] = {cf_strdup("/etc/gitconfig"), xdg, home ? cf_path_join(home, ".gitconfig") : NULL,
+	char *files[5] = {cf_strdup("/etc/gitconfig"), xdg,
+			  home ? cf_path_join(home, ".gitconfig") : NULL,
 			  common ? cf_path_join(common, "config") : NULL,
 			  gitdir ? cf_path_join(gitdir, "config.worktree") : NULL};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !g.error; i++) {

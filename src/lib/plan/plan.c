@@ -229,7 +229,8 @@ static int note_pins(const char *path, const struct stack_entry *stack, size_t d
 				break;
 			}
 		}
-		if (st == S_RW && !mounted && !cf_strv_contains(pins, a) && cf_strv_add(pins, a) < 0)
+		if (st == S_RW && !mounted && !cf_strv_contains(pins, a) &&
+		    cf_strv_add(pins, a) < 0)
 			break;
 		free(a);
 		a = parent;

@@ -223,8 +223,8 @@ static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const
 
 /* A write protection of something the host acts on after the run: created by the command
  * where it was missing, it is renamed aside afterwards (rules.h, defuse). */
-static int add_defused(struct cf_policy *p, enum cf_layer layer, const char *base,
-		       const char *rel, enum cf_action action, struct confine_error *err)
+static int add_defused(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
+		       enum cf_action action, struct confine_error *err)
 {
 	int r = add(p, layer, base, rel, CF_ACC_WRITE, action, err);
 	if (r == 0)
@@ -277,8 +277,8 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 			return r;
 	}
 	for (size_t i = 0; host->private_files && i < host->private_files->n; i++) {
-		r = add(p, CF_LAYER_OVERRIDE, host->private_files->v[i], NULL, CF_ACC_BOTH,
-			CF_DENY, err);
+		r = add(p, CF_LAYER_OVERRIDE, host->private_files->v[i], NULL, CF_ACC_BOTH, CF_DENY,
+			err);
 		if (r < 0)
 			return r;
 	}

@@ -208,8 +208,10 @@ void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_acces
 				? first_in_layer(p, CF_LAYER_USER, path, access)
 				: NULL;
 			if (u && u->action != CF_ALLOW) {
-				*out = (struct cf_decision){
-				    .action = u->action, .layer = u->layer, .rule = u, .outranked = r};
+				*out = (struct cf_decision){.action = u->action,
+							    .layer = u->layer,
+							    .rule = u,
+							    .outranked = r};
 				return;
 			}
 			if (decided(p, r, path, access, out))
