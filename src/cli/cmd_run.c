@@ -83,6 +83,13 @@ static void report_events(const confine_run *run)
 				"the host would act on it later (rule '%s'), and %s\nhint: inspect "
 				"it and remove it before you run git or confine here again\n",
 				e[i].path, e[i].rule, e[i].detail);
+		else if (!strcmp(e[i].kind, "unreadable_directory_skipped"))
+			fprintf(
+			    stderr,
+			    "confine: warning: directory skipped by the glob scan: '%s': %s\n"
+			    "hint: make it readable again (chmod u+rx) if the command should see "
+			    "it\n",
+			    e[i].path, e[i].detail);
 		else if (!strcmp(e[i].kind, "dynamic_glob_created"))
 			fprintf(
 			    stderr,

@@ -175,6 +175,10 @@ int cf_run_detect(confine_run *run)
 		if (lstat(p, &st) == 0)
 			r = created(run, p);
 	}
+	for (size_t i = 0; i < run->launch.skipped.n && r == 0; i++)
+		r = add_event(run, "unreadable_directory_skipped", run->launch.skipped.v[i], NULL,
+			      "the glob scan could not read it, so it was hidden from the "
+			      "command");
 	if (r < 0 || !run->globs.n)
 		return r;
 
@@ -193,6 +197,11 @@ int cf_run_detect(confine_run *run)
 			r = add_event(run, "dynamic_glob_created", m->path,
 				      run->globs.v[m->rule].pattern, NULL);
 	}
+	for (size_t i = 0; i < now.skipped.n && r == 0; i++)
+		if (!cf_strv_contains(&run->launch.skipped, now.skipped.v[i]))
+			r = add_event(run, "unreadable_directory_skipped", now.skipped.v[i], NULL,
+				      "made unreadable during the run: the next run hides it "
+				      "without looking inside");
 out:
 	cf_matches_release(&now);
 	return r;

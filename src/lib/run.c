@@ -188,7 +188,7 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 	if (r == 0 && run->globs.n) {
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
 		r = cf_scan_globs(&run->globs, &b, m, err);
-		if (r < 0)
+		if (r < 0 && err && !err->hint[0])
 			cf_err_hint(err,
 				    "every match is protected by a mount of its own, within the "
 				    "budgets of a scan; narrow your own glob rules, or move files "
@@ -541,7 +541,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 		return cf_nomem(err);
 	if ((r = base_env(req, &env_base, &env, err)) < 0 ||
 	    (r = load_policy(run, req, env, err)) < 0 || (r = keep_state_dirs(run, err)) < 0 ||
-	    (r = expand_globs(run, &globs, err)) < 0)
+	    (r = expand_globs(run, &globs, err)) < 0 ||
+	    (r = cf_policy_add_unreadable(&run->policy_rules, &globs.skipped, err)) < 0)
 		goto out;
 
 	char cwd[PATH_MAX];

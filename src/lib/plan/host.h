@@ -32,6 +32,10 @@ struct cf_match {
 struct cf_matches {
 	struct cf_match *v;
 	size_t n, cap;
+	/* Directories the scan could not read (EACCES): skipped, never a reason to refuse every
+	 * later run (R14).  The plan hides them, so the sandbox cannot read them either, even
+	 * where it could chmod them back. */
+	struct cf_strv skipped;
 };
 void cf_matches_release(struct cf_matches *m);
 int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, size_t rule);

@@ -350,6 +350,27 @@ int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
 	return 0;
 }
 
+int cf_policy_add_unreadable(struct cf_policy *p, const struct cf_strv *dirs,
+			     struct confine_error *err)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		struct cf_rule rule = {
+		    .pattern = "(unreadable at launch)",
+		    .path = dirs->v[i],
+		    .access = CF_ACC_BOTH,
+		    .action = CF_ASK,
+		    .layer = CF_LAYER_GUARD,
+		    .source = "builtin",
+		    .index = (int)p->layers[CF_LAYER_GUARD].n,
+		    .prefix_len = strlen(dirs->v[i]),
+		};
+		int r = cf_ruleset_add(&p->layers[CF_LAYER_GUARD], &rule, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 void cf_policy_release(struct cf_policy *p)
 {
 	for (int l = 0; l < CF_LAYER_FALLBACK; l++)

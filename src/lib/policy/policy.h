@@ -68,6 +68,12 @@ const char *const *cf_git_dir_entries(bool worktree, size_t *n);
  * made on another OS).  Appends to out.  Pure. */
 int cf_git_plain_guards(const char *workspace, struct cf_strv *out, struct confine_error *err);
 
+/* Adds the directories the glob scan could not read (struct cf_matches.skipped) to the guard
+ * layer, hidden for read and write: the scan could not look for secrets in them, and a caller
+ * who owns one could chmod it back from inside (R14). */
+int cf_policy_add_unreadable(struct cf_policy *p, const struct cf_strv *dirs,
+			     struct confine_error *err);
+
 /* The guarded credential paths under the home directory, relative to it. */
 const char *const *cf_home_guards(size_t *n);
 
