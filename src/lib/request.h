@@ -13,6 +13,7 @@
 #include "plan/plan.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
+#include "exec/linux/settle.h"
 #endif
 
 struct confine_request {
@@ -43,6 +44,15 @@ struct confine_run {
 	struct cf_strv private_files;		      /* confine_request_add_private_file */
 	struct cf_policy policy_rules;
 	struct cf_plan plan;
+	bool plan_network; /* what the plan is made with (cf_run_plan) */
+	uint64_t plan_tmp_size;
+	char *plan_cwd;		   /* canonical cwd inside the workspace, or NULL */
+	struct cf_strv unreadable; /* directories the scan could not read, hidden (R14) */
+	struct cf_idents idents;   /* what the setup is checked against (R34) */
+	int replans;		   /* plans made again because the sandbox did not settle */
+	char *unsettled;	   /* the path that changed during the setup, or NULL */
+	int go_w;		   /* write end of the helper's go pipe, -1 when none */
+	bool globs_collected;	   /* run->globs holds every glob rule */
 	struct confine_probe_result probe;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	struct cf_cgroup cgroup;
@@ -82,6 +92,9 @@ struct confine_run {
 	struct confine_event *events;
 	size_t n_events;
 };
+
+/* The scan, the plan and the identities of a run (run.c).  Touches the OS. */
+int cf_run_plan(confine_run *run, struct confine_error *err);
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);

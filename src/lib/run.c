@@ -179,12 +179,13 @@ static int load_layers(confine_run *run, const confine_request *req, struct conf
 static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_error *err)
 {
 	int r = 0;
-	for (int l = 0; l < CF_LAYER_FALLBACK && r == 0; l++) {
+	for (int l = 0; l < CF_LAYER_FALLBACK && r == 0 && !run->globs_collected; l++) {
 		const struct cf_ruleset *rs = &run->policy_rules.layers[l];
 		for (size_t i = 0; i < rs->n && r == 0; i++)
 			if (rs->v[i].glob)
 				r = cf_ruleset_add(&run->globs, &rs->v[i], err);
 	}
+	run->globs_collected = true;
 	if (r == 0 && run->globs.n) {
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
 		r = cf_scan_globs(&run->globs, &b, m, err);
@@ -195,6 +196,97 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 				    "that match the built-in ones (such as **/*.pem) out of the "
 				    "workspace; nothing was run");
 	}
+	return r;
+}
+
+/* How often a plan is made again because the workspace changed under it (R34). */
+#define REPLANS 3
+
+/*
+ * The scan and the plan (R14, R13, R33), and the identities the setup is checked against
+ * later (R34).  When a glob match changed between the scan and the plan (another process is
+ * renaming directories), all of it is done again, a bounded number of times.  Called by
+ * prepare, and by the executor when the sandbox did not settle; the command's argv and
+ * environment move over to the new plan.
+ */
+int cf_run_plan(confine_run *run, struct confine_error *err)
+{
+	struct cf_matches globs = {0};
+	struct cf_plan plan = {0};
+	struct cf_idents ids = {0};
+	char *changed = NULL;
+	int r = 0;
+	for (int attempt = 0;; attempt++) {
+		free(changed);
+		changed = NULL;
+		cf_matches_release(&globs);
+		cf_idents_release(&ids);
+		cf_plan_release(&plan);
+		if ((r = expand_globs(run, &globs, err)) < 0)
+			goto out;
+		/* Directories found unreadable now are hidden from here on. */
+		struct cf_strv fresh = {0};
+		for (size_t i = 0; i < globs.skipped.n && r == 0; i++)
+			if (!cf_strv_contains(&run->unreadable, globs.skipped.v[i]) &&
+			    (cf_strv_add(&fresh, globs.skipped.v[i]) < 0 ||
+			     cf_strv_add(&run->unreadable, globs.skipped.v[i]) < 0))
+				r = cf_nomem(err);
+		if (r == 0)
+			r = cf_policy_add_unreadable(&run->policy_rules, &fresh, err);
+		cf_strv_release(&fresh);
+		if (r < 0)
+			goto out;
+		struct cf_plan_opts po = {
+		    .target = CONFINE_TARGET_LINUX,
+		    .network = run->plan_network,
+		    .tmp_size = run->plan_tmp_size,
+		    .cwd = run->plan_cwd,
+		};
+		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0)
+			goto out;
+		r = cf_idents_record(&plan, &globs, &ids, &changed);
+		if (r < 0) {
+			r = cf_nomem(err);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		if (attempt + 1 >= REPLANS) {
+			r = cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing", changed,
+				   "it changed between the scan and the start of the sandbox, %d "
+				   "times in a row",
+				   REPLANS);
+			cf_err_hint(err, "another process (a second sandbox?) is renaming "
+					 "directories in the workspace; run the command again when "
+					 "it has finished; nothing was run");
+			goto out;
+		}
+	}
+	/* The command and its environment stay; the rest is the new plan. */
+	plan.argv = run->plan.argv;
+	plan.env = run->plan.env;
+	plan.env_removed = run->plan.env_removed;
+	memset(&run->plan.argv, 0, sizeof(run->plan.argv));
+	memset(&run->plan.env, 0, sizeof(run->plan.env));
+	memset(&run->plan.env_removed, 0, sizeof(run->plan.env_removed));
+	cf_plan_release(&run->plan);
+	run->plan = plan;
+	memset(&plan, 0, sizeof(plan));
+	cf_idents_release(&run->idents);
+	run->idents = ids;
+	memset(&ids, 0, sizeof(ids));
+	/* Keep what the launch scan found: the post-run scan reports only what is new. */
+	cf_matches_release(&run->launch);
+	run->launch = globs;
+	memset(&globs, 0, sizeof(globs));
+	free(run->skip);
+	run->skip = NULL;
+	r = 0;
+out:
+	free(changed);
+	cf_matches_release(&globs);
+	cf_idents_release(&ids);
+	cf_plan_release(&plan);
 	return r;
 }
 
@@ -310,6 +402,7 @@ static confine_run *run_new(const confine_request *req)
 	run->pid = -1;
 	run->status_fd = run->err_fd = run->info_fd = -1;
 	run->wake_r = run->wake_w = -1;
+	run->go_w = -1;
 	run->policy = req->policy;
 	run->limit_pids = req->limit_pids;
 	run->limit_mem = req->limit_mem;
@@ -531,7 +624,6 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	confine_run *run = NULL;
 	struct cf_strv env_base = {0};
 	const struct cf_strv *env;
-	struct cf_matches globs = {0};
 	int r = 0;
 
 	*out = NULL;
@@ -540,33 +632,10 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	if (!(run = run_new(req)))
 		return cf_nomem(err);
 	if ((r = base_env(req, &env_base, &env, err)) < 0 ||
-	    (r = load_policy(run, req, env, err)) < 0 || (r = keep_state_dirs(run, err)) < 0 ||
-	    (r = expand_globs(run, &globs, err)) < 0 ||
-	    (r = cf_policy_add_unreadable(&run->policy_rules, &globs.skipped, err)) < 0)
+	    (r = load_policy(run, req, env, err)) < 0)
 		goto out;
-
-	char cwd[PATH_MAX];
-	char *real_cwd = getcwd(cwd, sizeof(cwd)) ? realpath(cwd, NULL) : NULL;
-	struct cf_plan_opts po = {
-	    .target = CONFINE_TARGET_LINUX,
-	    .network = req->network,
-	    .tmp_size = req->tmp_size,
-	    .cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd : NULL,
-	};
-	r = cf_plan_compile(&run->policy_rules, &globs, &po, &run->plan, err);
-	/* Keep what the launch scan found: the post-run scan reports only what is new. */
-	run->launch = globs;
-	memset(&globs, 0, sizeof(globs));
-	free(real_cwd);
-	if (r < 0)
-		goto out;
-	for (size_t i = 0; i < req->argv.n; i++)
-		if (cf_strv_add(&run->plan.argv, req->argv.v[i]) < 0)
-			goto oom;
-	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
-			 &run->plan.env_removed, err);
-	if (r < 0)
-		goto out;
+	/* The probe before the plan: it may create confine's cache directory, which the plan
+	 * then protects as it is (R30). */
 	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
 		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
 		 */
@@ -583,13 +652,32 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	}
 	if (run->policy == CONFINE_POLICY_REQUIRED && (r = probe_backend(run, req, err)) < 0)
 		goto out;
+	if ((r = keep_state_dirs(run, err)) < 0)
+		goto out;
+
+	char cwd[PATH_MAX];
+	char *real_cwd = getcwd(cwd, sizeof(cwd)) ? realpath(cwd, NULL) : NULL;
+	run->plan_network = req->network;
+	run->plan_tmp_size = req->tmp_size;
+	if (real_cwd && cf_path_within(real_cwd, run->workspace))
+		run->plan_cwd = real_cwd;
+	else
+		free(real_cwd);
+	if ((r = cf_run_plan(run, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < req->argv.n; i++)
+		if (cf_strv_add(&run->plan.argv, req->argv.v[i]) < 0)
+			goto oom;
+	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
+			 &run->plan.env_removed, err);
+	if (r < 0)
+		goto out;
 	*out = run;
 	run = NULL;
 	goto out;
 oom:
 	r = cf_nomem(err);
 out:
-	cf_matches_release(&globs);
 	cf_strv_release(&env_base);
 	confine_run_free(run);
 	return r;
@@ -644,6 +732,9 @@ void confine_run_free(confine_run *run)
 		close(run->wake_r);
 	if (run->wake_w >= 0)
 		close(run->wake_w);
+	if (run->go_w >= 0)
+		close(run->go_w);
+	free(run->unsettled);
 	if (run->target_pidfd >= 0)
 		close(run->target_pidfd);
 	cf_cgroup_destroy(&run->cgroup);
@@ -663,6 +754,9 @@ void confine_run_free(confine_run *run)
 	free(run->runtime_dir);
 	free(run->ssh_dir);
 	free(run->user_rules);
+	free(run->plan_cwd);
+	cf_strv_release(&run->unreadable);
+	cf_idents_release(&run->idents);
 	free(run->config_dir);
 	free(run->pw_config_dir);
 	free(run->cache_dir);

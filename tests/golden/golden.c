@@ -283,7 +283,8 @@ static char *compile_case(const char *dir)
 				   .info = 11,
 				   .helper = 12,
 				   .status = 13,
-				   .stderr_fd = 14};
+				   .stderr_fd = 14,
+				   .go = 15};
 	struct cf_strv argv = {0};
 	if (cf_bwrap_argv(&plan, &fds, &argv, &err) == 0)
 		for (size_t i = 0; i < argv.n; i++)

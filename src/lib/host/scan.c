@@ -156,7 +156,8 @@ static enum cf_kind kind_of(int dirfd, const char *name, unsigned char type)
 	return cf_kind_of_mode(st.st_mode);
 }
 
-static int add_match(struct walker *w, enum cf_kind kind, size_t rule)
+/* st: the match's identity (NULL: unknown), compared again before the command starts (R34). */
+static int add_match(struct walker *w, enum cf_kind kind, size_t rule, const struct stat *st)
 {
 	if (w->nmatches >= w->budget->max_matches) {
 		cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
@@ -167,12 +168,15 @@ static int add_match(struct walker *w, enum cf_kind kind, size_t rule)
 	w->nmatches++;
 	if (cf_matches_add(w->out, w->path.s, kind, rule) < 0)
 		return cf_nomem(w->err);
+	if (st) {
+		w->out->v[w->out->n - 1].dev = (uint64_t)st->st_dev;
+		w->out->v[w->out->n - 1].ino = (uint64_t)st->st_ino;
+	}
 	return 0;
 }
 
 static int walk(struct walker *w, int fd, int depth);
 
-/* Opens the directory `name` below dirfd without following a symlink and walks it. */
 /* The directory right below the scan's root on the way to w->path: the tree responsible. */
 static void top_below_root(const struct walker *w, char *out, size_t cap)
 {
@@ -194,6 +198,7 @@ static int skip_unreadable(struct walker *w)
 	return 0;
 }
 
+/* Opens the directory `name` below dirfd without following a symlink and walks it. */
 static int descend(struct walker *w, int dirfd, const char *name, int depth)
 {
 	if (depth > w->budget->max_depth) {
@@ -289,8 +294,10 @@ static int walk(struct walker *w, int fd, int depth)
 			rc = cf_nomem(w->err);
 			break;
 		}
+		struct stat st;
+		bool known = w->matched.n && fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		for (size_t i = 0; i < w->matched.n && rc == 0; i++)
-			rc = add_match(w, kind, w->pats[w->matched.v[i]].rule);
+			rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, known ? &st : NULL);
 		if (rc == 0 && next->n && kind == CF_KIND_DIR)
 			rc = descend(w, dirfd(d), name, depth + 1);
 		w->path.len = base;
@@ -410,7 +417,7 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 					    : S_ISLNK(st.st_mode) ? CF_KIND_SYMLINK
 								  : CF_KIND_OTHER;
 			for (size_t i = 0; i < w->matched.n && rc == 0; i++)
-				rc = add_match(w, kind, w->pats[w->matched.v[i]].rule);
+				rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, &st);
 			if (rc)
 				return rc;
 		}

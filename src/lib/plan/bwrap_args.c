@@ -100,6 +100,8 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 	snprintf(helper, sizeof(helper), "/proc/self/fd/%d", fds->helper);
 	bad |= add(out, "--") | add(out, helper) | add(out, "--status-fd") |
 	       addfd(out, fds->status) | add(out, "--stderr-fd") | addfd(out, fds->stderr_fd);
+	if (fds->go >= 0)
+		bad |= add(out, "--go-fd") | addfd(out, fds->go);
 	if (plan->landlock_abi >= 6)
 		bad |= add(out, "--landlock");
 	bad |= add(out, "--");

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "confine.h"
 #include "rules/rules.h"
@@ -26,7 +27,8 @@ enum cf_kind {
 struct cf_match {
 	char *path; /* absolute */
 	enum cf_kind kind;
-	size_t rule; /* index of the matching rule in the ruleset given to the scan */
+	size_t rule;	   /* index of the matching rule in the ruleset given to the scan */
+	uint64_t dev, ino; /* its identity when the scan met it; 0: unknown */
 };
 
 struct cf_matches {

@@ -87,6 +87,8 @@ struct cf_bwrap_fds {
 	int helper;	   /* the helper binary, executed as /proc/self/fd/N */
 	int status;	   /* the helper's status pipe */
 	int stderr_fd;	   /* the real stderr, restored by the helper */
+	int go;		   /* the helper waits for one byte on it before the command (R34);
+			    * -1: it does not wait */
 	const bool *skip;  /* per mount index: leave this mount out (a transient path that is
 			    * gone); NULL: none */
 };

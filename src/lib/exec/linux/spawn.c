@@ -278,7 +278,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	struct cf_plan *plan = &run->plan;
 	struct fdlist keep = {0}; /* handed to bwrap */
 	int *source = NULL, *empty = NULL;
-	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1};
+	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1}, go[2] = {-1, -1};
 	int args_fd = -1;
 	char *helper = NULL, *args_arg = NULL, **bargv = NULL;
 	struct cf_strv args = {0};
@@ -343,22 +343,23 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	if (fdlist_add(&keep, fds.helper) < 0)
 		goto oom;
 	if (pipe2(info, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
-	    pipe2(errp, O_CLOEXEC) < 0) {
+	    pipe2(errp, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "pipe2",
 			      errno);
 		goto out;
 	}
 	fds.info = info[1];
 	fds.status = status[1];
+	fds.go = go[0];
 	if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
 			      errno);
 		goto out;
 	}
 	if (fdlist_add(&keep, info[1]) < 0 || fdlist_add(&keep, status[1]) < 0 ||
-	    fdlist_add(&keep, fds.stderr_fd) < 0)
+	    fdlist_add(&keep, fds.stderr_fd) < 0 || fdlist_add(&keep, go[0]) < 0)
 		goto oom;
-	info[1] = status[1] = -1; /* owned by keep now */
+	info[1] = status[1] = go[0] = -1; /* owned by keep now */
 
 	if ((r = cf_bwrap_argv(plan, &fds, &args, err)) < 0)
 		goto out;
@@ -423,7 +424,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	run->info_fd = info[0];
 	run->status_fd = status[0];
 	run->err_fd = errp[0];
-	info[0] = status[0] = errp[0] = -1;
+	run->go_w = go[1];
+	info[0] = status[0] = errp[0] = go[1] = -1;
 	run->started = true;
 	r = 0;
 	goto out;
@@ -438,6 +440,8 @@ out:
 			close(status[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
+		if (go[i] >= 0)
+			close(go[i]);
 	}
 	if (args_fd >= 0)
 		close(args_fd);
@@ -592,6 +596,38 @@ static void kill_sandbox(confine_run *run)
 		kill(run->pid, SIGKILL);
 }
 
+/*
+ * R34: bwrap is done and the helper waits.  When every protection is where the plan put it,
+ * the helper may start the command; otherwise the sandbox is ended before the command ever
+ * ran and the run is planned again (wait_command).
+ */
+static void settle(confine_run *run)
+{
+	const char *changed = NULL;
+	bool ok = (pid_t)run->target_pid > 0 && (pid_t)run->target_pid != run->pid;
+	if (!ok)
+		changed = "the sandbox's mount table (pid 1 of the sandbox is unknown)";
+	else
+		ok = cf_settled(&run->plan, run->skip, &run->idents, (pid_t)run->target_pid,
+				&changed);
+	if (ok) {
+		ssize_t k;
+		do
+			k = write(run->go_w, "g", 1);
+		while (k < 0 && errno == EINTR);
+		ok = k == 1;
+		if (!ok)
+			changed = "the helper's go pipe";
+	}
+	close(run->go_w);
+	run->go_w = -1;
+	if (!ok) {
+		free(run->unsettled);
+		run->unsettled = cf_strdup(changed ? changed : "?");
+		kill_sandbox(run);
+	}
+}
+
 /* Reads the helper's records that have arrived; notes READY. */
 static void read_records(confine_run *run)
 {
@@ -602,8 +638,11 @@ static void read_records(confine_run *run)
 			continue;
 		if (k != (ssize_t)sizeof(run->rec[0]))
 			break; /* EAGAIN, EOF, or a torn record (never: one write each) */
-		if (run->rec[run->n_rec].type == CF_HELPER_READY)
+		if (run->rec[run->n_rec].type == CF_HELPER_READY && !run->ready) {
 			run->ready = true;
+			if (run->go_w >= 0)
+				settle(run);
+		}
 		run->n_rec++;
 	}
 }
@@ -846,6 +885,11 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 		*status = 128 + run->early_sig;
 		return 0;
 	}
+	if (run->unsettled && !run->timed_out) {
+		/* The command never started: plan again (wait_command), or give up. */
+		*again = true;
+		return 0;
+	}
 	if (!ready) {
 		if (WIFSIGNALED(st)) {
 			/* bwrap itself was killed from outside before the sandbox was up. */
@@ -875,6 +919,9 @@ static void reset_launch(confine_run *run)
 	run->n_rec = 0;
 	run->ready = false;
 	run->reaped = false;
+	if (run->go_w >= 0)
+		close(run->go_w);
+	run->go_w = -1;
 }
 
 static int wait_command(confine_run *run, int *status, struct confine_error *err)
@@ -886,6 +933,26 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 	bool again;
 	while ((r = wait_launch(run, status, &again, err)) == 0 && again) {
 		reset_launch(run);
+		if (run->unsettled) {
+			/* R34: the workspace changed while bwrap set the sandbox up. */
+			if (++run->replans > 3) {
+				*status = 125;
+				r = cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing",
+					   run->unsettled,
+					   "it changed while the sandbox was set up, %d times in a "
+					   "row, so the protections could not be placed for sure",
+					   run->replans - 1);
+				cf_err_hint(err,
+					    "another process (a second sandbox?) is renaming "
+					    "directories in the workspace; run the command again "
+					    "when it has finished; nothing was run");
+				break;
+			}
+			free(run->unsettled);
+			run->unsettled = NULL;
+			if ((r = cf_run_plan(run, err)) < 0)
+				break;
+		}
 		if ((r = spawn_bwrap(run, err)) < 0)
 			break;
 	}
