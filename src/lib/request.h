@@ -52,6 +52,7 @@ struct confine_run {
 	int replans;		   /* plans made again because the sandbox did not settle */
 	char *unsettled;	   /* the path that changed during the setup, or NULL */
 	int go_w;		   /* write end of the helper's go pipe, -1 when none */
+	time_t launch_time;	   /* when bwrap was last started (residue, R34) */
 	bool globs_collected;	   /* run->globs holds every glob rule */
 	struct confine_probe_result probe;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;

@@ -2,10 +2,12 @@
 /* R34: see settle.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "exec/linux/settle.h"
@@ -101,7 +103,50 @@ int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch
 			return CONFINE_E_NOMEM;
 		free(a);
 	}
+	/* A protected path that was missing must still be missing when the command starts: one
+	 * that a rename brings in meanwhile would not be hidden. */
+	for (size_t i = 0; i < plan->missing.n; i++)
+		if (record(out, plan->missing.v[i]) < 0)
+			return CONFINE_E_NOMEM;
 	return 0;
+}
+
+/*
+ * After a sandbox that did not settle is gone: bwrap creates a missing mount destination (an
+ * empty file or directory) through a writable bind, on the host.  A guarded destination whose
+ * object is not the recorded one, and is an empty file or directory made since `since`, is
+ * that residue (or an empty decoy of the other process): it is removed.  Never through a
+ * symlink, never anything with content.
+ */
+void cf_settle_cleanup(const struct cf_plan *plan, const struct cf_idents *ids, time_t since)
+{
+	for (size_t i = plan->n_mounts; i-- > 0;) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if (!m->guarded && !m->pin)
+			continue;
+		const struct cf_ident *id = NULL;
+		for (size_t k = 0; k < ids->n && !id; k++)
+			if (!strcmp(ids->v[k].path, m->path))
+				id = &ids->v[k];
+		struct stat st;
+		if (!id || lstat(m->path, &st) < 0 ||
+		    ((uint64_t)st.st_dev == id->dev && (uint64_t)st.st_ino == id->ino))
+			continue;
+		if (st.st_ctime < since || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) ||
+		    (S_ISREG(st.st_mode) && st.st_size != 0))
+			continue;
+		char *parent = cf_path_dirname(m->path);
+		const char *name = strrchr(m->path, '/');
+		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+		int dfd =
+		    parent ? (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how)) : -1;
+		if (dfd >= 0 && name)
+			unlinkat(dfd, name + 1, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
+		if (dfd >= 0)
+			close(dfd);
+		free(parent);
+	}
 }
 
 /* Undoes the octal escapes of /proc/PID/mountinfo (\040 for a space, \011, \012, \134). */
@@ -206,7 +251,8 @@ static bool idents_same(const struct cf_idents *ids, const char **changed)
 	for (size_t i = 0; i < ids->n; i++) {
 		struct stat st;
 		bool there = lstat(ids->v[i].path, &st) == 0;
-		uint64_t dev = there ? (uint64_t)st.st_dev : 0, ino = there ? (uint64_t)st.st_ino : 0;
+		uint64_t dev = there ? (uint64_t)st.st_dev : 0,
+			 ino = there ? (uint64_t)st.st_ino : 0;
 		if (dev != ids->v[i].dev || ino != ids->v[i].ino) {
 			snprintf(changed_path, sizeof(changed_path), "%s", ids->v[i].path);
 			*changed = changed_path;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "plan/plan.h"
 
@@ -45,7 +46,10 @@ int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch
  * table, identities, mount table, so that a swap and a swap back between two reads is seen.
  * Returns true when settled; false with the path that differs in *changed (a static buffer).
  */
-bool cf_settled(const struct cf_plan *plan, const bool *skip, const struct cf_idents *ids, pid_t pid,
-		const char **changed);
+bool cf_settled(const struct cf_plan *plan, const bool *skip, const struct cf_idents *ids,
+		pid_t pid, const char **changed);
+
+/* Removes what bwrap created on the host for a launch that did not settle (see settle.c). */
+void cf_settle_cleanup(const struct cf_plan *plan, const struct cf_idents *ids, time_t since);
 
 #endif

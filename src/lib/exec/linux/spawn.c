@@ -412,6 +412,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 				.cgroup = &run->cgroup,
 				.keep = keep.v,
 				.n_keep = keep.n};
+	run->launch_time = time(NULL);
 	pid_t pid = start_bwrap(&c);
 	if (pid < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "vfork",
@@ -934,7 +935,9 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 	while ((r = wait_launch(run, status, &again, err)) == 0 && again) {
 		reset_launch(run);
 		if (run->unsettled) {
-			/* R34: the workspace changed while bwrap set the sandbox up. */
+			/* R34: the workspace changed while bwrap set the sandbox up.  The sandbox
+			 * is gone: what bwrap created on the host for it goes too. */
+			cf_settle_cleanup(&run->plan, &run->idents, run->launch_time);
 			if (++run->replans > 3) {
 				*status = 125;
 				r = cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing",
