@@ -37,6 +37,11 @@ for who in $RUN_USERS; do
 		sleep 1000) &
 	victim=$!
 	bg_pids+=("$victim")
+	# Ready once it is sleep (the subshell before the exec is still root's).
+	for ((i = 0; i < 500; i++)); do
+		[ "$(cat "/proc/$victim/comm" 2>/dev/null)" = sleep ] && break
+		sleep 0.01
+	done
 	expect_host "$who" OK "kill(host process, 0)" "$TRYK" kill "$victim" 0
 	expect_host "$who" OK "ptrace(host process)" "$TRYK" ptrace "$victim"
 	expect "$who" ESRCH "R12 pid namespace: kill(host process, SIGKILL)" \
