@@ -284,6 +284,7 @@ out:
 	return cf_buf_take(&out);
 }
 
+#ifndef GOLDEN_NO_MAIN
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -323,3 +324,4 @@ int main(void)
 	cf_strv_release(&names);
 	return tap_done();
 }
+#endif
