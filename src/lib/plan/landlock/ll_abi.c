@@ -14,12 +14,12 @@
  * what its newer entries add.  `required` marks what policy required cannot do without.
  */
 static const struct cf_ll_abi_entry table[] = {
-    {1, "fs: execute write_file read_file read_dir remove_dir remove_file make_char make_dir "
-	"make_reg make_sock make_fifo make_block make_sym",
+    {1,
+     "fs: execute write_file read_file read_dir remove_dir remove_file make_char make_dir "
+     "make_reg make_sock make_fifo make_block make_sym",
      "no Landlock: the backend cannot run", true, "Landlock (ABI 1)"},
-    {2, "fs: refer",
-     "renames and links across directories fail with EXDEV (stricter, accepted)", false,
-     "LANDLOCK_ACCESS_FS_REFER"},
+    {2, "fs: refer", "renames and links across directories fail with EXDEV (stricter, accepted)",
+     false, "LANDLOCK_ACCESS_FS_REFER"},
     {3, "fs: truncate",
      "truncate(2) is not governed: a readable, write-denied file could be emptied", true,
      "LANDLOCK_ACCESS_FS_TRUNCATE (ABI 3)"},
@@ -27,16 +27,15 @@ static const struct cf_ll_abi_entry table[] = {
      "with the network off, TCP is refused by the socket-family filter alone (still enforced)",
      false, "LANDLOCK_ACCESS_NET_CONNECT_TCP"},
     {5, "fs: ioctl_dev",
-     "ioctl(2) on devices is not governed (TIOCSTI and TIOCLINUX stay refused by seccomp)",
-     false, "LANDLOCK_ACCESS_FS_IOCTL_DEV"},
+     "ioctl(2) on devices is not governed (TIOCSTI and TIOCLINUX stay refused by seccomp)", false,
+     "LANDLOCK_ACCESS_FS_IOCTL_DEV"},
     {6, "scope: abstract_unix_socket signal",
      "without a pid namespace the command could signal every process of the user", true,
      "LANDLOCK_SCOPE_SIGNAL (ABI 6)"},
     {7, "restrict_self: log flags (audit)", "nothing: confine does not use audit logging", false,
      "LANDLOCK_RESTRICT_SELF_LOG_*"},
-    {8, "restrict_self: tsync",
-     "nothing: the child is single-threaded when it restricts itself", false,
-     "LANDLOCK_RESTRICT_SELF_TSYNC"},
+    {8, "restrict_self: tsync", "nothing: the child is single-threaded when it restricts itself",
+     false, "LANDLOCK_RESTRICT_SELF_TSYNC"},
     {9, "fs: resolve_unix",
      "connect(2) and sendmsg(2) to pathname unix sockets are not governed by Landlock: "
      "socket(AF_UNIX) is refused by seccomp instead (socketpair(2) works)",
@@ -66,9 +65,9 @@ uint64_t cf_ll_fs_rights(int abi)
 }
 
 static const char *const names[] = {
-    "execute",	 "write_file", "read_file", "read_dir",	  "remove_dir",	  "remove_file",
-    "make_char", "make_dir",   "make_reg",  "make_sock",  "make_fifo",	  "make_block",
-    "make_sym",	 "refer",      "truncate",  "ioctl_dev",  "resolve_unix",
+    "execute",	 "write_file", "read_file", "read_dir",	 "remove_dir",	 "remove_file",
+    "make_char", "make_dir",   "make_reg",  "make_sock", "make_fifo",	 "make_block",
+    "make_sym",	 "refer",      "truncate",  "ioctl_dev", "resolve_unix",
 };
 
 void cf_ll_access_names(struct cf_buf *b, uint64_t access)
@@ -132,7 +131,8 @@ int cf_ll_listing_add(struct cf_ll_listing *l, const char *name, enum cf_kind ki
 
 static int dirent_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct cf_ll_dirent *)a)->name, ((const struct cf_ll_dirent *)b)->name);
+	return strcmp(((const struct cf_ll_dirent *)a)->name,
+		      ((const struct cf_ll_dirent *)b)->name);
 }
 
 static int listing_cmp(const void *a, const void *b)

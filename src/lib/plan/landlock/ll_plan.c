@@ -99,8 +99,8 @@ static int cand_cmp(const void *a, const void *b)
 	return c ? c : (int)y->origin - (int)x->origin;
 }
 
-static const char *const devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-				      "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"};
+static const char *const devices[] = {"/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
+				      "/dev/urandom", "/dev/tty",  "/dev/ptmx", "/dev/pts"};
 /* What bwrap masks in /sys (plan.c); /proc stays the host's and is only made read-only. */
 static const char *const sys_masked[] = {"/sys/firmware", "/sys/devices/virtual/powercap",
 					 "/sys/kernel/debug"};
@@ -417,12 +417,10 @@ static int visit(struct walk *w, const char *path, enum cf_kind kind, uint64_t i
 	uint64_t split = want & lack;
 	int r;
 
-	if (here &&
-	    (r = add_rule(w, path, kind, here,
-			  self ? (self->why ? self->why : self->why_text)
-			       : split ? "ancestor of a protected path"
-				       : "inherited decision")) <
-		0)
+	if (here && (r = add_rule(w, path, kind, here,
+				  self	  ? (self->why ? self->why : self->why_text)
+				  : split ? "ancestor of a protected path"
+					  : "inherited decision")) < 0)
 		return r;
 	if (kind != CF_KIND_DIR)
 		return 0;
@@ -439,10 +437,10 @@ static int visit(struct walk *w, const char *path, enum cf_kind kind, uint64_t i
 				return cf_nomem(w->err);
 			l = find_listing(w, path);
 			if (!l || l->error) {
-				char *n = cf_asprintf("'%s' could not be listed (%s): its entries "
-						      "get no access",
-						      path,
-						      l ? "the listing failed" : "no listing");
+				char *n =
+				    cf_asprintf("'%s' could not be listed (%s): its entries "
+						"get no access",
+						path, l ? "the listing failed" : "no listing");
 				if ((r = note(&w->out->notes, n, w->err)) < 0)
 					return r;
 				l = NULL;
@@ -604,9 +602,9 @@ int cf_ll_plan_compile(const struct cf_policy *p, const struct cf_matches *globs
 			if (t[i].abi <= out->abi)
 				continue;
 			if (t[i].required && !out->refusal)
-				out->refusal = cf_asprintf(
-				    "the kernel's Landlock ABI %d lacks %s: %s", out->kernel_abi,
-				    t[i].name, t[i].missing);
+				out->refusal =
+				    cf_asprintf("the kernel's Landlock ABI %d lacks %s: %s",
+						out->kernel_abi, t[i].name, t[i].missing);
 			else if (!t[i].required &&
 				 (r = note(&out->notes,
 					   cf_asprintf("downgrade: ABI %d < %d, no %s: %s",

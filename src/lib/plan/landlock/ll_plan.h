@@ -34,12 +34,12 @@
 #define CF_LL_FS_MAKE_FIFO (1ULL << 10)
 #define CF_LL_FS_MAKE_BLOCK (1ULL << 11)
 #define CF_LL_FS_MAKE_SYM (1ULL << 12)
-#define CF_LL_FS_REFER (1ULL << 13)	   /* ABI 2 */
-#define CF_LL_FS_TRUNCATE (1ULL << 14)	   /* ABI 3 */
-#define CF_LL_FS_IOCTL_DEV (1ULL << 15)	   /* ABI 5 */
-#define CF_LL_FS_RESOLVE_UNIX (1ULL << 16) /* ABI 9 */
-#define CF_LL_NET_BIND_TCP (1ULL << 0)	   /* ABI 4 */
-#define CF_LL_NET_CONNECT_TCP (1ULL << 1)  /* ABI 4 */
+#define CF_LL_FS_REFER (1ULL << 13)	      /* ABI 2 */
+#define CF_LL_FS_TRUNCATE (1ULL << 14)	      /* ABI 3 */
+#define CF_LL_FS_IOCTL_DEV (1ULL << 15)	      /* ABI 5 */
+#define CF_LL_FS_RESOLVE_UNIX (1ULL << 16)    /* ABI 9 */
+#define CF_LL_NET_BIND_TCP (1ULL << 0)	      /* ABI 4 */
+#define CF_LL_NET_CONNECT_TCP (1ULL << 1)     /* ABI 4 */
 #define CF_LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
 #define CF_LL_SCOPE_SIGNAL (1ULL << 1)	      /* ABI 6 */
 
@@ -52,10 +52,10 @@
 /* What one ABI version adds and what its absence costs: the explicit downgrade table. */
 struct cf_ll_abi_entry {
 	int abi;
-	const char *adds;     /* "fs: refer" */
-	const char *missing;  /* what happens on a kernel without it */
-	bool required;	      /* policy required refuses a kernel without it */
-	const char *name;     /* the right or scope named in a refusal */
+	const char *adds;    /* "fs: refer" */
+	const char *missing; /* what happens on a kernel without it */
+	bool required;	     /* policy required refuses a kernel without it */
+	const char *name;    /* the right or scope named in a refusal */
 };
 const struct cf_ll_abi_entry *cf_ll_abi_table(size_t *n);
 
@@ -92,13 +92,13 @@ struct cf_ll_rule {
 };
 
 struct cf_ll_plan {
-	int abi;		    /* the ABI the plan is written for (min(kernel, known)) */
-	int kernel_abi;		    /* what the kernel offers; 0: no Landlock */
-	uint64_t handled_fs;	    /* every fs right of abi: nothing is implicitly allowed */
-	uint64_t handled_net;	    /* TCP bind and connect when the network is off (ABI >= 4) */
-	uint64_t scoped;	    /* abstract unix sockets and signals (ABI >= 6) */
+	int abi;	      /* the ABI the plan is written for (min(kernel, known)) */
+	int kernel_abi;	      /* what the kernel offers; 0: no Landlock */
+	uint64_t handled_fs;  /* every fs right of abi: nothing is implicitly allowed */
+	uint64_t handled_net; /* TCP bind and connect when the network is off (ABI >= 4) */
+	uint64_t scoped;      /* abstract unix sockets and signals (ABI >= 6) */
 	bool network;
-	bool unix_sockets;	    /* socket(AF_UNIX) allowed (ABI >= 9: RESOLVE_UNIX) */
+	bool unix_sockets; /* socket(AF_UNIX) allowed (ABI >= 9: RESOLVE_UNIX) */
 	struct cf_ll_rule *rules;
 	size_t n_rules, cap_rules;
 	struct cf_strv split;	     /* split directories: entries created later get nothing */

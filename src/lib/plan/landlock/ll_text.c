@@ -48,10 +48,12 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 	cf_buf_add(b, "process: fork (no namespaces) new-session no-new-privs cap-drop-all "
 		      "rlimit-core-0 session-keyring close-fds\n");
 	if (pl->kernel_abi > 0)
-		cf_buf_addf(b, "landlock: abi %d (kernel %d; confine defines rights up to abi %d)\n",
+		cf_buf_addf(b,
+			    "landlock: abi %d (kernel %d; confine defines rights up to abi %d)\n",
 			    pl->abi, pl->kernel_abi, CF_LL_ABI_KNOWN);
 	else
-		cf_buf_addf(b, "landlock: none (the kernel offers no Landlock; planned for abi %d)\n",
+		cf_buf_addf(b,
+			    "landlock: none (the kernel offers no Landlock; planned for abi %d)\n",
 			    CF_LL_ABI_KNOWN);
 	cf_buf_add(b, "  handled fs: ");
 	cf_ll_access_names(b, pl->handled_fs);
@@ -80,10 +82,10 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 			cf_buf_addf(b, "  # %s", r->why);
 		cf_buf_addc(b, '\n');
 	}
-	strv_section(b, "split (entries created after launch get no access: fail closed):",
-		     &pl->split);
-	strv_section(b, "not listable (READ_DIR would reach a hidden directory below):",
-		     &pl->not_listable);
+	strv_section(
+	    b, "split (entries created after launch get no access: fail closed):", &pl->split);
+	strv_section(
+	    b, "not listable (READ_DIR would reach a hidden directory below):", &pl->not_listable);
 	strv_section(b, "not provided:", &pl->not_provided);
 	if (pl->notes.n)
 		strv_section(b, "landlock notes:", &pl->notes);
