@@ -21,7 +21,7 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 	r->seccomp = cf_seccomp_available();
 	r->cgroup = cf_cgroup_available();
 	if (r->landlock_abi > 0)
-		SET(r->version, "abi %d", r->landlock_abi);
+		SET(r->version, "abi %d (minimum %d)", r->landlock_abi, CONFINE_LANDLOCK_MIN_ABI);
 	size_t n;
 	const struct cf_ll_abi_entry *t = cf_ll_abi_table(&n);
 	if (r->landlock_abi <= 0) {
