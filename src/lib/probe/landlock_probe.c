@@ -26,7 +26,8 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 	const struct cf_ll_abi_entry *t = cf_ll_abi_table(&n);
 	if (r->landlock_abi <= 0) {
 		SET(r->code, "landlock_unavailable");
-		SET(r->reason, "the kernel offers no Landlock (not built in, or not enabled at boot)");
+		SET(r->reason,
+		    "the kernel offers no Landlock (not built in, or not enabled at boot)");
 		SET(r->hint,
 		    "boot with Landlock enabled (CONFIG_SECURITY_LANDLOCK=y and 'landlock' in the "
 		    "lsm= list, Linux >= 6.12 for ABI %d), or make bubblewrap work (see the bwrap "
@@ -43,8 +44,9 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		SET(r->code, "landlock_abi_too_old");
 		SET(r->reason, "Landlock ABI %d lacks %s: %s; the minimum is ABI %d",
 		    r->landlock_abi, name, why, CONFINE_LANDLOCK_MIN_ABI);
-		SET(r->hint, "use a kernel with Landlock ABI %d (Linux 6.12 or later), or make "
-			     "bubblewrap work",
+		SET(r->hint,
+		    "use a kernel with Landlock ABI %d (Linux 6.12 or later), or make "
+		    "bubblewrap work",
 		    CONFINE_LANDLOCK_MIN_ABI);
 	} else if (!r->seccomp) {
 		SET(r->code, "seccomp_unavailable");
@@ -72,9 +74,10 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		    "/dev/shm; pid namespace (host processes visible, not signalable or "
 		    "traceable); masked /proc files%s%s",
 		    r->cgroup ? "" : "; daemon reaping (no cgroup)",
-		    r->landlock_abi >= 9 ? ""
-					 : "; unix sockets (socket(AF_UNIX) refused: Landlock ABI < "
-					   "9 cannot govern connect to pathname sockets)");
+		    r->landlock_abi >= 9
+			? ""
+			: "; unix sockets (socket(AF_UNIX) refused: Landlock ABI < "
+			  "9 cannot govern connect to pathname sockets)");
 	} else {
 		SET(r->read_protection, "not provided");
 		SET(r->write_protection, "not provided");

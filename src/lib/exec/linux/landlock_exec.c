@@ -130,8 +130,8 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_er
 		close(fd);
 		if (k < 0) {
 			close(rs);
-			return cf_err_os(err, CONFINE_E_SPAWN, "cannot add a Landlock rule", r->path,
-					 "landlock_add_rule", e);
+			return cf_err_os(err, CONFINE_E_SPAWN, "cannot add a Landlock rule",
+					 r->path, "landlock_add_rule", e);
 		}
 	}
 	*out = rs;
@@ -444,8 +444,8 @@ static void empty_dir(int dfd, int depth)
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno != EISDIR)
 			continue;
-		int sub = openat(dirfd(d), e->d_name,
-				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int sub =
+		    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub >= 0 && depth < 256)
 			empty_dir(sub, depth + 1);
 		else if (sub >= 0)
