@@ -11,7 +11,9 @@
 #   E, TRYOP            the scratch directory and the tryop the sandboxed command runs
 #                       ($E/bin/tryop; $E/bin holds the tools the command runs)
 #   USERS               the users the cases run as: "root nobody" (or "self" when not root)
-#   home WHO, ws WHO    WHO's fake home and workspace (ws = home/proj)
+#   home WHO, ws WHO    WHO's fake home and workspace (ws = home/proj); ws/out holds nothing
+#                       protected, so that the landlock backend does not split it (a new file
+#                       at the workspace root is refused there: the root is split)
 #   cx WHO ARGS...      `confine run ARGS...` as WHO from WHO's workspace, in a controlled
 #                       environment (env -i + PATH HOME USER LOGNAME SHELL LANG TERM + $xenv);
 #                       sets $out (stdout), $rc, $err (stderr)
@@ -169,7 +171,7 @@ setup_user() { # who
 	h=$(home "$who")
 	w=$(ws "$who")
 	mkdir -p "$h/.ssh" "$h/.aws/proj" "$h/.config/autostart" "$h/.config/gh" \
-		"$w/x" "$w/sub" "$w/.git/hooks" "$w/.confine"
+		"$w/x" "$w/sub" "$w/.git/hooks" "$w/.confine" "$w/out"
 	chmod 0755 "$E/$who" "$h" "$w"
 	chmod 0700 "$h/.ssh"
 	echo ssh-secret >"$h/.ssh/id_ed25519"
