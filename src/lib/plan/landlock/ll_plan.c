@@ -536,8 +536,8 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 		      "the listing of a listable parent); their content is EACCES"),
 	    cf_strdup("EROFS: a denied write fails with EACCES, not EROFS"),
 	    cf_asprintf("private /tmp: the command's TMPDIR is %s, a fresh directory under the "
-			"host's /tmp removed after the run; the rest of /tmp (and of $TMPDIR) is "
-			"neither readable nor writable",
+			"host's /tmp removed after the run, not capped by --tmp-size; the rest of "
+			"/tmp (and of $TMPDIR) is neither readable nor writable",
 			tmp),
 	    cf_strdup("private /dev/shm: the host's /dev/shm is neither readable nor writable"),
 	    cf_strdup("pid namespace: the command sees the host's processes (pids, command "
