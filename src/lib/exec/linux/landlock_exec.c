@@ -99,8 +99,63 @@ static int open_rule_path(const char *path, bool *is_dir)
 	return fd;
 }
 
+struct ident {
+	dev_t dev;
+	ino_t ino;
+	size_t rule;
+};
+
+/*
+ * Landlock rules follow inodes: a rule on a directory also covers whatever lies below that
+ * directory when it is reached through another path (a bind mount of it elsewhere).  A
+ * protected path one of whose ancestors is, under another name, a directory a rule grants
+ * more than the protected path may have, would be reachable: the run is refused instead.
+ */
+static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, size_t n,
+			 struct confine_error *err)
+{
+	for (size_t g = 0; g < pl->n_guards; g++) {
+		const struct cf_ll_rule *gu = &pl->guards[g];
+		char buf[PATH_MAX];
+		snprintf(buf, sizeof(buf), "%s", gu->path);
+		for (;;) {
+			struct stat st;
+			if (lstat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+				for (size_t i = 0; i < n; i++) {
+					const struct cf_ll_rule *r = &pl->rules[ids[i].rule];
+					if (ids[i].dev != st.st_dev || ids[i].ino != st.st_ino ||
+					    !strcmp(r->path, buf) || !(r->access & gu->access))
+						continue;
+					cf_err(err, CONFINE_E_SPAWN,
+					       "protected path reachable by another path", gu->path,
+					       "'%s' is the same directory as '%s' (a bind mount), "
+					       "and "
+					       "its rule would give the protected path rights it "
+					       "must not "
+					       "have",
+					       r->path, buf);
+					cf_err_hint(
+					    err,
+					    "Landlock rules follow directories, not names: add a "
+					    "deny rule for '%s' too, or use the bwrap backend",
+					    r->path);
+					return CONFINE_E_SPAWN;
+				}
+			char *slash = strrchr(buf, '/');
+			if (!slash || slash == buf)
+				break;
+			*slash = '\0';
+		}
+	}
+	return 0;
+}
+
 int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_error *err)
 {
+	struct ident *ids = calloc(pl->n_rules + 1, sizeof(*ids));
+	size_t n_ids = 0;
+	if (!ids)
+		return cf_nomem(err);
 	struct ll_ruleset_attr attr = {
 	    .handled_access_fs = pl->handled_fs,
 	    .handled_access_net = pl->handled_net,
@@ -108,9 +163,11 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_er
 	};
 	*out = -1;
 	int rs = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0U);
-	if (rs < 0)
+	if (rs < 0) {
+		free(ids);
 		return cf_err_os(err, CONFINE_E_SPAWN, "cannot create the Landlock ruleset",
 				 "landlock", "landlock_create_ruleset", errno);
+	}
 	fcntl(rs, F_SETFD, FD_CLOEXEC);
 	for (size_t i = 0; i < pl->n_rules; i++) {
 		const struct cf_ll_rule *r = &pl->rules[i];
@@ -127,12 +184,22 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_er
 			     ? syscall(__NR_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb, 0U)
 			     : 0;
 		int e = errno;
+		struct stat st;
+		if (dir && fstat(fd, &st) == 0)
+			ids[n_ids++] = (struct ident){st.st_dev, st.st_ino, i};
 		close(fd);
 		if (k < 0) {
 			close(rs);
+			free(ids);
 			return cf_err_os(err, CONFINE_E_SPAWN, "cannot add a Landlock rule",
 					 r->path, "landlock_add_rule", e);
 		}
+	}
+	int r = check_aliases(pl, ids, n_ids, err);
+	free(ids);
+	if (r < 0) {
+		close(rs);
+		return r;
 	}
 	*out = rs;
 	return 0;

@@ -408,6 +408,26 @@ static int visit_towards(struct walk *w, const char *dir, uint64_t inherited,
 	return r;
 }
 
+static int add_guard(struct walk *w, const char *path, enum cf_kind kind, uint64_t denied)
+{
+	struct cf_ll_plan *pl = w->out;
+	if (!denied || w->dirs)
+		return 0;
+	if (pl->n_guards == pl->cap_guards) {
+		size_t cap = pl->cap_guards ? pl->cap_guards * 2 : 64;
+		struct cf_ll_rule *v = realloc(pl->guards, cap * sizeof(*v));
+		if (!v)
+			return cf_nomem(w->err);
+		pl->guards = v;
+		pl->cap_guards = cap;
+	}
+	char *p = cf_strdup(path);
+	if (!p)
+		return cf_nomem(w->err);
+	pl->guards[pl->n_guards++] = (struct cf_ll_rule){.path = p, .kind = kind, .access = denied};
+	return 0;
+}
+
 static int visit(struct walk *w, const char *path, enum cf_kind kind, uint64_t inherited)
 {
 	const struct cand *self = cand_at(w, path);
@@ -416,6 +436,11 @@ static int visit(struct walk *w, const char *path, enum cf_kind kind, uint64_t i
 	uint64_t here = want & ~lack & ~inherited;
 	uint64_t split = want & lack;
 	int r;
+
+	/* A protected candidate: the rights a rule on another path to it must not bring. */
+	if (self && self->origin == O_POLICY && path[1] &&
+	    (r = add_guard(w, path, kind, (R_SET | W_SET) & w->all & ~want)) < 0)
+		return r;
 
 	if (here && (r = add_rule(w, path, kind, here,
 				  self	  ? (self->why ? self->why : self->why_text)
@@ -511,6 +536,9 @@ void cf_ll_plan_release(struct cf_ll_plan *plan)
 		free(plan->rules[i].why);
 	}
 	free(plan->rules);
+	for (size_t i = 0; i < plan->n_guards; i++)
+		free(plan->guards[i].path);
+	free(plan->guards);
 	cf_strv_release(&plan->split);
 	cf_strv_release(&plan->not_listable);
 	cf_strv_release(&plan->not_provided);

@@ -101,6 +101,12 @@ struct cf_ll_plan {
 	bool unix_sockets; /* socket(AF_UNIX) allowed (ABI >= 9: RESOLVE_UNIX) */
 	struct cf_ll_rule *rules;
 	size_t n_rules, cap_rules;
+	/* Every existing protected path with the rights it must not get (access: the rights its
+	 * parent's side has and it lacks).  The executor checks that no rule reaches one of them
+	 * through another path to the same directory (a bind mount): Landlock rules follow
+	 * inodes, not names. */
+	struct cf_ll_rule *guards;
+	size_t n_guards, cap_guards;
 	struct cf_strv split;	     /* split directories: entries created later get nothing */
 	struct cf_strv not_listable; /* directories that get no READ_DIR (a hidden dir below) */
 	struct cf_strv not_provided; /* what this backend cannot give, said plainly */
