@@ -115,6 +115,13 @@ struct cf_ll_plan {
 	char *run_tmp;		     /* the per-run temp directory (TMPDIR) */
 };
 
+/*
+ * Seam for network by domain (SPEC 12, issue 13, proxied on the bwrap backend): the landlock
+ * side would keep handled_net = bind_tcp|connect_tcp with one LANDLOCK_RULE_NET_PORT rule for
+ * the proxy's loopback port (struct landlock_net_port_attr), allow socket(AF_INET/AF_INET6) in
+ * the seccomp filter (cf_seccomp_opts), and set the proxy variables in plan.env.  Nothing of it
+ * exists yet: a request with domain rules must not reach this backend until it does.
+ */
 struct cf_ll_opts {
 	bool network;
 	const char *run_tmp; /* the per-run directory under /tmp, made by the executor */
