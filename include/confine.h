@@ -104,6 +104,21 @@ void confine_request_set_network(confine_request *req, bool enabled);
  * leaves the request unchanged.  Pure. */
 int confine_request_set_policy(confine_request *req, enum confine_policy policy,
 			       struct confine_error *err);
+/* The Linux backend (SPEC 3.3): AUTO (the default) uses bubblewrap when its probe passes and
+ * falls back to Landlock when it does not (confine_run_fallback_note says so); BWRAP refuses
+ * instead of falling back; LANDLOCK never tries bubblewrap.  A value outside the enum is
+ * CONFINE_E_INVALID and leaves the request unchanged.  Pure. */
+enum confine_backend {
+	CONFINE_BACKEND_AUTO = 0,
+	CONFINE_BACKEND_BWRAP = 1,
+	CONFINE_BACKEND_LANDLOCK = 2,
+};
+int confine_request_set_backend(confine_request *req, enum confine_backend backend,
+				struct confine_error *err);
+/* Reads "auto", "bwrap" or "landlock" (trimmed, case-insensitive).  Returns 1 and sets *out
+ * for a valid value, 0 otherwise.  Pure. */
+int confine_backend_parse(const char *text, enum confine_backend *out);
+
 /* Size cap of the private /tmp in bytes (default 1 GiB). */
 void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
 
@@ -166,6 +181,7 @@ struct confine_probe_result {
 	char syscall_filter[96];   /* the seccomp filter of SPEC 3.1 */
 	char process_scoping[128]; /* abstract unix sockets and signals (Landlock ABI >= 6) */
 	char resource_limits[96];  /* --limit pids=,mem= (a cgroup confine can create) */
+	char not_provided[1024];   /* what the backend cannot give, "; "-separated ("" none) */
 };
 
 /* Probes the Linux bubblewrap backend.  Touches the OS: searches PATH (absolute entries outside
@@ -174,6 +190,13 @@ struct confine_probe_result {
  * NULL.  Returns 0 when the probe ran (see result->available), negative on a hard error. */
 int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
 			struct confine_probe_result *result, struct confine_error *err);
+
+/* Probes the Linux landlock backend (SPEC 3.3): the kernel's Landlock ABI (at least
+ * CONFINE_LANDLOCK_MIN_ABI), seccomp, and whether confine can create a cgroup.  Codes:
+ * available, landlock_unavailable, landlock_abi_too_old, seccomp_unavailable.  not_provided
+ * lists what this backend cannot give.  Touches the OS (no process is started). */
+#define CONFINE_LANDLOCK_MIN_ABI 3
+int confine_probe_landlock(struct confine_probe_result *result, struct confine_error *err);
 
 #ifdef _WIN32
 /* Probes the Windows backend (SPEC 10): whether this user can build the write-restricted
@@ -269,6 +292,12 @@ bool confine_run_timed_out(const confine_run *run);
 /* Whether the last wait ended because the command did not end within the kill grace after a
  * forwarded signal, and confine killed the sandbox.  Pure. */
 bool confine_run_killed_after_grace(const confine_run *run);
+
+/* The backend a prepared run uses: "bwrap", "landlock", or "none" (policy off).  Pure. */
+const char *confine_run_backend(const confine_run *run);
+/* When the backend was AUTO and bubblewrap's probe failed: one line naming the probe code and
+ * what the landlock backend gives up (for the caller to show); NULL otherwise.  Pure. */
+const char *confine_run_fallback_note(const confine_run *run);
 
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */
 bool confine_run_status_from_command(const confine_run *run);

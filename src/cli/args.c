@@ -173,9 +173,12 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			o->policy_given = true;
 		} else if (opt_is(a, "--backend", &v)) {
 			VALUE();
-			if (strcmp(v, "auto") && strcmp(v, "bwrap"))
+			enum confine_backend b;
+			if (!confine_backend_parse(v, &b))
 				return cf_err(err, CONFINE_E_INVALID, "invalid --backend", v,
-					      "this build knows 'auto' and 'bwrap'");
+					      "this build knows 'auto', 'bwrap' and 'landlock'");
+			confine_request_set_backend(o->req, b, NULL); /* valid: parsed above */
+			o->backend_given = true;
 		} else if (opt_is(a, "--json", &v) && !v) {
 			o->json = true;
 		} else if (cmd == CLI_PLAN && opt_is(a, "--target", &v)) {

@@ -16,6 +16,7 @@ struct cli_opts {
 	bool json;
 	bool help;
 	bool policy_given;
+	bool backend_given;  /* --backend (else CONFINE_BACKEND) */
 	const char *target;  /* plan --target */
 	const char *access;  /* explain --access */
 	const char *timeout; /* run --timeout, as given (for messages) */

@@ -29,7 +29,9 @@ static const char help[] =
     "  --session-rules FILE       more session rules, rule-file format\n"
     "  --no-network               no network (own network namespace, loopback only)\n"
     "  --policy required|off      'off' runs without a sandbox (also CONFINE_SANDBOX_POLICY)\n"
-    "  --backend auto|bwrap       Linux backend\n"
+    "  --backend auto|bwrap|landlock\n"
+    "                             Linux backend (also CONFINE_BACKEND); auto falls back to\n"
+    "                             landlock when bwrap cannot run, saying what is weaker\n"
     "  --env NAME=VALUE           set a variable\n"
     "  --pass-env PATTERN         keep matching variables even if they look secret\n"
     "  --unset-env PATTERN        remove matching variables\n"
@@ -202,6 +204,9 @@ int cmd_run(int argc, char **argv)
 		cli_report(&err);
 		goto out;
 	}
+	/* SPEC 3.3: the degradation is said, once, before anything runs. */
+	if (confine_run_fallback_note(run))
+		fprintf(stderr, "confine: warning: %s\n", confine_run_fallback_note(run));
 	if (o.print_plan) {
 		char *text = NULL;
 		if (confine_run_plan_text(run, o.json, &text, &err) < 0) {

@@ -2,6 +2,7 @@
 /* The public request object: a plain record of what the caller asked for.  Pure. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "request.h"
 #include "util/util.h"
@@ -207,5 +208,35 @@ int confine_policy_parse(const char *text, enum confine_policy *out)
 		*out = CONFINE_POLICY_OFF;
 		return 1;
 	}
+	return 0;
+}
+
+int confine_request_set_backend(confine_request *r, enum confine_backend backend,
+				struct confine_error *err)
+{
+	if (backend != CONFINE_BACKEND_AUTO && backend != CONFINE_BACKEND_BWRAP &&
+	    backend != CONFINE_BACKEND_LANDLOCK)
+		return cf_err(err, CONFINE_E_INVALID, "invalid backend", "backend",
+			      "the backend must be auto, bwrap or landlock");
+	r->backend = backend;
+	return 0;
+}
+
+int confine_backend_parse(const char *text, enum confine_backend *out)
+{
+	static const char *const names[] = {"auto", "bwrap", "landlock"};
+	*out = CONFINE_BACKEND_AUTO;
+	if (!text)
+		return 0;
+	while (*text == ' ' || *text == '\t')
+		text++;
+	size_t n = strlen(text);
+	while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\n'))
+		n--;
+	for (size_t i = 0; i < 3; i++)
+		if (n == strlen(names[i]) && !strncasecmp(text, names[i], n)) {
+			*out = (enum confine_backend)i;
+			return 1;
+		}
 	return 0;
 }

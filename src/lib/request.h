@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "plan/plan.h"
+#include "plan/landlock/ll_plan.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/settle.h"
@@ -30,6 +31,7 @@ struct confine_request {
 	bool env_base_set;
 	struct cf_env_opts env;
 	struct cf_strv private_files; /* written by the host after the run: hidden (R30) */
+	enum confine_backend backend; /* SPEC 3.3: auto, bwrap or landlock */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c). */
@@ -92,10 +94,21 @@ struct confine_run {
 	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
 	struct confine_event *events;
 	size_t n_events;
+
+	/* the landlock backend (SPEC 3.3) */
+	enum confine_backend backend; /* what runs: BWRAP or LANDLOCK (AUTO resolved) */
+	struct cf_ll_plan ll;	      /* the Landlock plan when backend is LANDLOCK */
+	char *run_tmp;		      /* its per-run TMPDIR, removed by confine_run_free */
+	bool run_tmp_made;	      /* run_tmp exists (made by mkdtemp) and is ours to remove */
+	char *fallback_note;	      /* auto fell back to landlock: the one line to say */
+	struct confine_probe_result ll_probe;
 };
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */
 int cf_run_plan(confine_run *run, struct confine_error *err);
+/* Removes the landlock backend's per-run TMPDIR and everything in it, without following a
+ * symlink (landlock_exec.c).  Touches the OS. */
+void cf_ll_remove_run_tmp(confine_run *run);
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);

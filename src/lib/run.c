@@ -21,6 +21,8 @@
 #include "host/ipc.h"
 #include "host/rulefile.h"
 #include "host/scan.h"
+#include "host/ll_listing.h"
+#include "exec/linux/cgroup.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -619,6 +621,172 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 	return 0;
 }
 
+/* The per-run TMPDIR of the landlock backend: a fresh directory under the host's /tmp. */
+static int make_run_tmp(confine_run *run, bool real, struct confine_error *err)
+{
+	if (!real) {
+		run->run_tmp = cf_strdup("/tmp/confine-run.XXXXXX");
+		return run->run_tmp ? 0 : cf_nomem(err);
+	}
+	char tmpl[] = "/tmp/confine-run.XXXXXX";
+	if (!mkdtemp(tmpl))
+		return cf_err_os(err, CONFINE_E_OS, "cannot create the run's temp directory",
+				 "/tmp/confine-run.XXXXXX", "mkdtemp", errno);
+	run->run_tmp_made = true;
+	run->run_tmp = cf_strdup(tmpl);
+	return run->run_tmp ? 0 : cf_nomem(err);
+}
+
+/* TMPDIR of the command: the run's own directory (SPEC 3.3). */
+static int set_tmpdir(struct cf_strv *env, const char *dir, struct confine_error *err)
+{
+	char *v = cf_asprintf("TMPDIR=%s", dir);
+	if (!v)
+		return cf_nomem(err);
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], "TMPDIR=", 7)) {
+			free(env->v[i]);
+			env->v[i] = v;
+			return 0;
+		}
+	return cf_strv_take(env, v) < 0 ? cf_nomem(err) : 0;
+}
+
+/* The Landlock plan: the directories it splits are listed first (host facts), then it is
+ * compiled (SPEC 3.3). */
+static int plan_landlock(confine_run *run, const confine_request *req, bool real,
+			 struct confine_error *err)
+{
+	struct cf_strv dirs = {0};
+	struct cf_ll_listings listings = {0};
+	int r;
+	if ((r = make_run_tmp(run, real, err)) < 0)
+		return r;
+	struct cf_ll_opts lo = {
+	    .network = req->network,
+	    .run_tmp = run->run_tmp,
+	    .cgroup = run->limit_pids || run->limit_mem || cf_cgroup_available(),
+	};
+	if ((r = cf_ll_plan_dirs(&run->policy_rules, &run->launch, &lo, &dirs, err)) < 0 ||
+	    (r = cf_host_ll_listings(&dirs, &listings, err)) < 0)
+		goto out;
+	lo.listings = &listings;
+	if ((r = cf_ll_plan_compile(&run->policy_rules, &run->launch, &lo, &run->ll, err)) < 0)
+		goto out;
+	r = set_tmpdir(&run->plan.env, run->run_tmp, err);
+out:
+	cf_strv_release(&dirs);
+	cf_ll_listings_release(&listings);
+	return r;
+}
+
+static bool reaps(const struct cf_ll_plan *ll)
+{
+	for (size_t i = 0; i < ll->not_provided.n; i++)
+		if (!strncmp(ll->not_provided.v[i], "daemon reaping", 14))
+			return false;
+	return true;
+}
+
+/* Why bwrap was not used, for the messages of the fallback (a static buffer). */
+static const char *bwrap_why(const confine_run *run)
+{
+	static char why[700];
+	snprintf(why, sizeof(why), "%s (%s)",
+		 run->probe.reason[0] ? run->probe.reason : "the probe failed", run->probe.code);
+	return why;
+}
+
+static int landlock_refused(confine_run *run, const char *bwrap_why, struct confine_error *err)
+{
+	const char *why = run->ll.refusal ? run->ll.refusal : run->ll_probe.reason;
+	if (bwrap_why)
+		cf_err(err, CONFINE_E_BACKEND, "sandbox unavailable", "bwrap, landlock",
+		       "bwrap: %s; landlock: %s (%s)", bwrap_why, why, run->ll_probe.code);
+	else
+		cf_err(err, CONFINE_E_BACKEND, "sandbox unavailable", "landlock", "%s (%s)", why,
+		       run->ll_probe.code);
+	cf_err_hint(err,
+		    "%s; or set CONFINE_SANDBOX_POLICY=off to run without a sandbox (an explicit "
+		    "choice)",
+		    run->ll_probe.hint[0] ? run->ll_probe.hint
+					  : "run 'confine probe' for the cause and the remedy");
+	return CONFINE_E_BACKEND;
+}
+
+/*
+ * SPEC 3.3: bwrap when its probe passes; under auto, landlock when it does not (with one line
+ * naming the probe code and what is weaker); an explicit bwrap refuses instead.  Under policy
+ * off nothing is probed: the backend only decides which plan `plan` and --print-plan show.
+ * The probes run before the plan (they may create confine's cache directory, which the plan
+ * then protects as it is, R30); the Landlock plan is made after the scan (plan_backend).
+ */
+static int choose_backend(confine_run *run, const confine_request *req, struct confine_error *err)
+{
+	int r;
+	bool required = run->policy == CONFINE_POLICY_REQUIRED;
+	run->backend = req->backend == CONFINE_BACKEND_LANDLOCK ? CONFINE_BACKEND_LANDLOCK
+								: CONFINE_BACKEND_BWRAP;
+	if (!required)
+		return 0;
+	if (req->backend != CONFINE_BACKEND_LANDLOCK) {
+		if (req->backend == CONFINE_BACKEND_BWRAP)
+			return probe_backend(run, req, err);
+		r = confine_probe_bwrap(getenv("PATH"), run->workspace, true, &run->probe, err);
+		if (r < 0)
+			return r;
+		if (run->probe.available) {
+			run->bwrap = cf_strdup(run->probe.path);
+			return run->bwrap ? 0 : cf_nomem(err);
+		}
+		run->backend = CONFINE_BACKEND_LANDLOCK;
+	}
+	if ((r = confine_probe_landlock(&run->ll_probe, err)) < 0)
+		return r;
+	if (!run->ll_probe.available)
+		return landlock_refused(
+		    run, req->backend == CONFINE_BACKEND_AUTO ? bwrap_why(run) : NULL, err);
+	return 0;
+}
+
+/* The Landlock plan, once the scan and the bwrap-style plan exist (SPEC 3.3). */
+static int plan_backend(confine_run *run, const confine_request *req, struct confine_error *err)
+{
+	int r;
+	bool required = run->policy == CONFINE_POLICY_REQUIRED;
+	if (run->backend != CONFINE_BACKEND_LANDLOCK)
+		return 0;
+	if ((r = plan_landlock(run, req, required, err)) < 0 || !required)
+		return r;
+	bool fallback = req->backend == CONFINE_BACKEND_AUTO;
+	if (run->ll.refusal)
+		return landlock_refused(run, fallback ? bwrap_why(run) : NULL, err);
+	if (fallback) {
+		run->fallback_note = cf_asprintf(
+		    "bwrap unavailable (%s): falling back to the landlock backend, which is "
+		    "weaker: "
+		    "names of hidden paths stay visible, denied writes fail with EACCES instead of "
+		    "EROFS, host processes are visible, /tmp is not private (TMPDIR is a per-run "
+		    "directory)%s; --backend bwrap refuses instead",
+		    run->probe.code, reaps(&run->ll) ? "" : ", no daemon reaping");
+		if (!run->fallback_note)
+			return cf_nomem(err);
+	}
+	return 0;
+}
+
+const char *confine_run_backend(const confine_run *run)
+{
+	if (run->policy == CONFINE_POLICY_OFF)
+		return "none";
+	return run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock" : "bwrap";
+}
+
+const char *confine_run_fallback_note(const confine_run *run)
+{
+	return run->fallback_note;
+}
+
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err)
 {
 	confine_run *run = NULL;
@@ -634,8 +802,6 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	if ((r = base_env(req, &env_base, &env, err)) < 0 ||
 	    (r = load_policy(run, req, env, err)) < 0)
 		goto out;
-	/* The probe before the plan: it may create confine's cache directory, which the plan
-	 * then protects as it is (R30). */
 	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
 		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
 		 */
@@ -650,7 +816,7 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			    "choice)");
 		goto out;
 	}
-	if (run->policy == CONFINE_POLICY_REQUIRED && (r = probe_backend(run, req, err)) < 0)
+	if ((r = choose_backend(run, req, err)) < 0)
 		goto out;
 	if ((r = keep_state_dirs(run, err)) < 0)
 		goto out;
@@ -670,7 +836,7 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			goto oom;
 	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
 			 &run->plan.env_removed, err);
-	if (r < 0)
+	if (r < 0 || (r = plan_backend(run, req, err)) < 0)
 		goto out;
 	*out = run;
 	run = NULL;
@@ -685,9 +851,15 @@ out:
 
 /* The plan text with the seccomp filter's rules under its "seccomp: on" line (the plan itself
  * is pure; the filter is the executor's). */
+static char *with_filter(const struct cf_plan *plan, char *text);
+
 static char *text_with_filter(const struct cf_plan *plan)
 {
-	char *text = cf_plan_text(plan);
+	return with_filter(plan, cf_plan_text(plan));
+}
+
+static char *with_filter(const struct cf_plan *plan, char *text)
+{
 	const char *at = text && plan->seccomp ? strstr(text, "seccomp: on\n") : NULL;
 	if (!at)
 		return text;
@@ -714,7 +886,11 @@ static char *text_with_filter(const struct cf_plan *plan)
 
 int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err)
 {
-	*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
+	if (run->backend == CONFINE_BACKEND_LANDLOCK)
+		*out = json ? cf_ll_full_json(&run->plan, &run->ll)
+			    : with_filter(&run->plan, cf_ll_full_text(&run->plan, &run->ll));
+	else
+		*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
 	return *out ? 0 : cf_nomem(err);
 }
 
@@ -738,6 +914,10 @@ void confine_run_free(confine_run *run)
 	if (run->target_pidfd >= 0)
 		close(run->target_pidfd);
 	cf_cgroup_destroy(&run->cgroup);
+	cf_ll_remove_run_tmp(run);
+	cf_ll_plan_release(&run->ll);
+	free(run->run_tmp);
+	free(run->fallback_note);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "exec/linux/landlock_exec.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -471,7 +472,15 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 	}
 	run->wake_r = wake[0];
 	run->wake_w = wake[1];
-	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err) : spawn_bwrap(run, err);
+	/* The landlock backend has no pid namespace to end the command's other processes: a
+	 * cgroup of their own, where confine can create one, finds them all at the end. */
+	bool landlock =
+	    run->policy != CONFINE_POLICY_OFF && run->backend == CONFINE_BACKEND_LANDLOCK;
+	if (landlock && !run->cgroup.n && cf_cgroup_available())
+		(void)cf_cgroup_create_tracking(&run->cgroup, NULL);
+	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err)
+	    : landlock			      ? cf_ll_spawn(run, err)
+					      : spawn_bwrap(run, err);
 	if (r < 0)
 		cf_cgroup_destroy(&run->cgroup);
 	return r;
@@ -591,6 +600,15 @@ static void read_child_pid(confine_run *run)
  * ignored) takes every process of the namespace with it, and bwrap follows. */
 static void kill_sandbox(confine_run *run)
 {
+	if (run->backend == CONFINE_BACKEND_LANDLOCK && run->policy != CONFINE_POLICY_OFF) {
+		/* No pid namespace: the cgroup when there is one, the command's process group
+		 * (its session leader's pid, held while it is not reaped), and the command. */
+		cf_cgroup_kill(&run->cgroup);
+		if (!run->reaped)
+			kill(-run->pid, SIGKILL);
+		send_target(run, SIGKILL);
+		return;
+	}
 	if ((pid_t)run->target_pid != run->pid)
 		send_target(run, SIGKILL);
 	if (!run->reaped)
@@ -824,6 +842,14 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 	if (run->info_fd >= 0)
 		read_child_pid(run);
 	watch(run);
+	if (run->backend == CONFINE_BACKEND_LANDLOCK && run->policy != CONFINE_POLICY_OFF) {
+		/* The command is gone: what it left running goes with it, as a pid namespace's
+		 * teardown would (its cgroup; else its process group, before the leader is reaped
+		 * so that the group's number cannot belong to anyone else). */
+		cf_cgroup_kill(&run->cgroup);
+		if (!run->reaped)
+			kill(-run->pid, SIGKILL);
+	}
 	if (run->reaped)
 		st = run->reaped_status;
 	while (!run->reaped) {
@@ -857,7 +883,8 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 	fcntl(run->status_fd, F_SETFL, O_NONBLOCK);
 	read_records(run);
 	struct cf_helper_record *rec = run->rec;
-	bool ready = false;
+	/* The landlock child reports only failures: no record means the command was exec'd. */
+	bool ready = run->backend == CONFINE_BACKEND_LANDLOCK;
 	for (size_t i = 0; i < run->n_rec; i++) {
 		rec[i].message[sizeof(rec[i].message) - 1] = '\0';
 		if (rec[i].type == CF_HELPER_READY) {
@@ -875,7 +902,9 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 						 "lives in; see 'confine explain PATH'");
 			return err ? err->code : CONFINE_E_NOTFOUND;
 		} else if (rec[i].type == CF_HELPER_FAIL) {
-			cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", "confine-init",
+			cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed",
+			       run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock"
+									: "confine-init",
 			       "%s: %s", rec[i].message, strerror(rec[i].value));
 			return CONFINE_E_SPAWN;
 		}
