@@ -18,6 +18,7 @@ int confine_request_new(confine_request **out, struct confine_error *err)
 	r->network = true;
 	r->policy = CONFINE_POLICY_REQUIRED;
 	r->kill_grace_ms = DEFAULT_KILL_GRACE_MS;
+	cf_request_record_init(&r->record);
 	*out = r;
 	return 0;
 }
@@ -33,6 +34,7 @@ void confine_request_free(confine_request *r)
 	cf_strv_release(&r->session_files);
 	cf_strv_release(&r->env_base);
 	cf_env_opts_release(&r->env);
+	cf_request_record_release(&r->record);
 	free(r);
 }
 

@@ -4,6 +4,7 @@
 #define CONFINE_REQUEST_H
 
 #include "policy/policy.h"
+#include "record/record.h"
 
 #ifndef _WIN32
 #include <signal.h>
@@ -28,6 +29,7 @@ struct confine_request {
 	struct cf_strv env_base;
 	bool env_base_set;
 	struct cf_env_opts env;
+	struct cf_request_record record; /* approvals, audit log, report (record/) */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c). */
@@ -77,10 +79,28 @@ struct confine_run {
 	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
 	struct confine_event *events;
 	size_t n_events;
+
+	struct cf_run_record record; /* approvals, audit log, report (record/) */
 };
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);
+
+/* Approvals, report and audit log (record/).  Touches the OS. */
+/* Copies what a record needs from the request into a new run; 0 or CONFINE_E_NOMEM. */
+int cf_run_record_init(confine_run *run, const confine_request *req);
+void cf_run_record_release(confine_run *run);
+/* After the policy is loaded: validates the write grants (SPEC 7.2) and puts them first in the
+ * session layer, and hides the audit log and the report file (overrides). */
+int cf_record_policy(confine_run *run, const confine_request *req, struct confine_error *err);
+/* After the environment is built: builds the card of an escalation or grant, checks the
+ * receipt, and turns an approved escalation into a direct run. */
+int cf_record_approve(confine_run *run, const confine_request *req, struct confine_error *err);
+/* Writes the audit line of this attempt (once; later calls do nothing).  `run` may be a run
+ * that failed to prepare. */
+void cf_audit_attempt(confine_run *run, int status, const struct confine_error *why);
+/* The policy digest, computed once the plan is compiled. */
+void cf_record_digest(confine_run *run);
 #endif
 
 #endif
