@@ -68,8 +68,9 @@ void cli_print_card(FILE *f, const struct confine_card *c)
 		for (size_t i = 0; i < c->n_targets; i++) {
 			char *d = cf_display(c->targets[i].path);
 			fprintf(f, "    %zu. %s (%s)\n", i + 1, d ? d : "",
-				!strcmp(c->targets[i].scope, "file") ? "file"
-								     : "directory and everything in it");
+				!strcmp(c->targets[i].scope, "file")
+				    ? "file"
+				    : "directory and everything in it");
 			free(d);
 		}
 		put_line(f, "reason", c->reason);

@@ -144,11 +144,13 @@ static int check_not_protected(const confine_run *run, const struct cf_grant *g,
 	if (d.action == CF_ALLOW || (d.layer != CF_LAYER_OVERRIDE && d.layer != CF_LAYER_GUARD))
 		return 0;
 	cf_err(err, CONFINE_E_INVALID, "write target refused", g->path,
-	       "the %s '%s' protects it, and a write grant does not lift %s", cf_layer_name(d.layer),
-	       d.rule ? d.rule->pattern : "", d.layer == CF_LAYER_GUARD ? "a guard" : "an override");
-	cf_err_hint(err, d.layer == CF_LAYER_GUARD
-			     ? "only an escalation (confine card -- COMMAND) runs outside the guards"
-			     : "confine's own files are never writable from inside the sandbox");
+	       "the %s '%s' protects it, and a write grant does not lift %s",
+	       cf_layer_name(d.layer), d.rule ? d.rule->pattern : "",
+	       d.layer == CF_LAYER_GUARD ? "a guard" : "an override");
+	cf_err_hint(err,
+		    d.layer == CF_LAYER_GUARD
+			? "only an escalation (confine card -- COMMAND) runs outside the guards"
+			: "confine's own files are never writable from inside the sandbox");
 	return CONFINE_E_INVALID;
 }
 
@@ -267,7 +269,9 @@ int cf_resolve_program(const char *arg0, const char *cwd, const struct cf_strv *
 				*e = '\0';
 			const char *dir = *s ? s : ".";
 			char *rel = cf_asprintf("%s/%s", dir, arg0);
-			char *cand = rel && cwd ? cf_path_join(cwd, rel) : rel ? cf_strdup(rel) : NULL;
+			char *cand = rel && cwd ? cf_path_join(cwd, rel)
+				     : rel	? cf_strdup(rel)
+						: NULL;
 			free(rel);
 			if (!cand) {
 				free(list);
@@ -318,8 +322,7 @@ int cf_record_approve(confine_run *run, const confine_request *req, struct confi
 		cf_err_hint(err, "add --escalate or the --grant-write targets the card was for");
 		return CONFINE_E_INVALID;
 	}
-	if ((ret = cf_resolve_program(r->argv.v[0], r->cwd, &run->plan.env, &r->program, err)) <
-	    0)
+	if ((ret = cf_resolve_program(r->argv.v[0], r->cwd, &run->plan.env, &r->program, err)) < 0)
 		return ret;
 	struct cf_card_input in;
 	cf_record_card_input(run, r->escalate, r->program, &in);

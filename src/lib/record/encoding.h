@@ -17,12 +17,12 @@
 
 /* What an approval covers; every string canonical (absolute, symlinks resolved). */
 struct cf_card_input {
-	bool escalate;		       /* run outside the sandbox; else a write grant */
-	const struct cf_strv *argv;    /* exact, as given */
-	const char *program;	       /* the executable argv[0] names, looked up in PATH */
-	const char *cwd;	       /* where the command starts */
-	const char *workspace;	       /* the workspace root */
-	const struct cf_strv *env_set; /* the request's own NAME=VALUE assignments, in order */
+	bool escalate;			/* run outside the sandbox; else a write grant */
+	const struct cf_strv *argv;	/* exact, as given */
+	const char *program;		/* the executable argv[0] names, looked up in PATH */
+	const char *cwd;		/* where the command starts */
+	const char *workspace;		/* the workspace root */
+	const struct cf_strv *env_set;	/* the request's own NAME=VALUE assignments, in order */
 	const struct cf_grants *grants; /* the validated write targets and reason (grant only) */
 };
 

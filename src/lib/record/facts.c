@@ -70,7 +70,7 @@ void cf_record_outcome(const confine_run *run, const struct confine_error *why,
 	switch (code) {
 	case 0:
 		*outcome = run->record.escalated ? "escalated" : "allowed";
-		*exit_path = run->timed_out	    ? "timed_out"
+		*exit_path = run->timed_out	     ? "timed_out"
 			     : run->record.escalated ? "escalated"
 						     : "ran";
 		return;

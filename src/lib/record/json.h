@@ -31,7 +31,7 @@ void cf_jobj_init(struct cf_jobj *j);
 char *cf_jobj_dump(struct cf_jobj *j);
 void cf_jobj_release(struct cf_jobj *j);
 
-void cf_jput(struct cf_jobj *j, const char *key, json_t *v); /* steals v; NULL is oom */
+void cf_jput(struct cf_jobj *j, const char *key, json_t *v);	     /* steals v; NULL is oom */
 void cf_jput_str(struct cf_jobj *j, const char *key, const char *s); /* NULL: null */
 void cf_jput_strv(struct cf_jobj *j, const char *key, char *const *v, size_t n);
 void cf_jput_int(struct cf_jobj *j, const char *key, long long v);

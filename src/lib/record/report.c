@@ -224,7 +224,7 @@ int confine_request_write_report(const confine_request *req, const confine_run *
 	int e = errno;
 	free(text);
 	if (r < 0)
-		return cf_err_os(err, CONFINE_E_OS, "cannot write the report", req->record.report_path,
-				 "write", e);
+		return cf_err_os(err, CONFINE_E_OS, "cannot write the report",
+				 req->record.report_path, "write", e);
 	return 0;
 }

@@ -52,13 +52,13 @@ int confine_request_set_grant_reason(confine_request *req, const char *reason,
 	return 0;
 }
 
-int confine_request_set_receipt(confine_request *req, const char *digest,
-				struct confine_error *err)
+int confine_request_set_receipt(confine_request *req, const char *digest, struct confine_error *err)
 {
 	size_t n = digest ? strlen(digest) : 0;
 	bool hex = n == 64;
 	for (size_t i = 0; hex && i < n; i++)
-		hex = (digest[i] >= '0' && digest[i] <= '9') || (digest[i] >= 'a' && digest[i] <= 'f') ||
+		hex = (digest[i] >= '0' && digest[i] <= '9') ||
+		      (digest[i] >= 'a' && digest[i] <= 'f') ||
 		      (digest[i] >= 'A' && digest[i] <= 'F');
 	if (!hex) {
 		cf_err(err, CONFINE_E_INVALID, "invalid receipt", digest ? digest : "",

@@ -16,11 +16,11 @@
 #define CF_TEE_BUF 65536
 
 struct cf_tee {
-	int in;		  /* read end of the command's stderr pipe (non-blocking) */
-	int out;	  /* where the bytes go: confine's stderr */
-	bool out_pipe;	  /* out is a pipe or socket: write at most PIPE_BUF after POLLOUT */
-	bool out_gone;	  /* out refused a write (EPIPE...): stop copying, as the command's own
-			   * write would have failed */
+	int in;	       /* read end of the command's stderr pipe (non-blocking) */
+	int out;       /* where the bytes go: confine's stderr */
+	bool out_pipe; /* out is a pipe or socket: write at most PIPE_BUF after POLLOUT */
+	bool out_gone; /* out refused a write (EPIPE...): stop copying, as the command's own
+			* write would have failed */
 	bool in_eof;
 	struct cf_denials *scan;
 	size_t off, len; /* pending bytes buf[off, len) */
