@@ -115,7 +115,8 @@ static void test_encoding(void)
 	g2.v[1] = g.v[0];
 	m = in;
 	m.grants = &g2;
-	TAP_OK((x = digest_of(&m)) && strcmp(x, base), "the targets in another order, another digest");
+	TAP_OK((x = digest_of(&m)) && strcmp(x, base),
+	       "the targets in another order, another digest");
 	free(x);
 	g2 = g;
 	g2.n = 1;
@@ -129,7 +130,8 @@ static void test_encoding(void)
 	free(x);
 	m = in;
 	m.env_set = NULL;
-	TAP_OK((x = digest_of(&m)) && strcmp(x, base), "without the --env assignment, another digest");
+	TAP_OK((x = digest_of(&m)) && strcmp(x, base),
+	       "without the --env assignment, another digest");
 	free(x);
 	free(d);
 
@@ -145,7 +147,8 @@ static void test_encoding(void)
 	free(d);
 	TAP_INTEQ(cf_card_make(&esc, "r2", &c, NULL), 0, "its card");
 	TAP_STREQ(c->title, "Run \"cat\" outside the sandbox, this once", "the escalation title");
-	TAP_STREQ(c->where, "outside the sandbox, this once", "R22 'outside the sandbox, this once'");
+	TAP_STREQ(c->where, "outside the sandbox, this once",
+		  "R22 'outside the sandbox, this once'");
 	TAP_OK(strstr(c->guards, "the guards do not apply") != NULL, "R22 the guards do not apply");
 	confine_card_free(c);
 
@@ -217,7 +220,8 @@ static void test_denials(void)
 	memcpy(longline + CF_DENIAL_LINE_MAX + 10, " /c: Permission denied\n", 24);
 	cf_denials_feed(&d, longline, CF_DENIAL_LINE_MAX + 10 + 23);
 	cf_denials_feed(&d, "x: /d: Permission denied\n", 25);
-	TAP_OK(d.n == 1 && !strcmp(d.path[0], "/d"), "an overlong line is skipped; the next is read");
+	TAP_OK(d.n == 1 && !strcmp(d.path[0], "/d"),
+	       "an overlong line is skipped; the next is read");
 	cf_denials_release(&d);
 	free(longline);
 }
@@ -226,8 +230,9 @@ static void test_json(void)
 {
 	struct cf_jobj j;
 	cf_jobj_init(&j);
-	char *v[] = {"ok", "\xff"
-			   "a",
+	char *v[] = {"ok",
+		     "\xff"
+		     "a",
 		     NULL};
 	cf_jput_strv(&j, "argv", v, 2);
 	cf_jput_str(&j, "cwd", "/\xc3\x28");
@@ -239,7 +244,8 @@ static void test_json(void)
 		  "R24 invalid bytes: U+FFFD in the string, the exact bytes in KEY_hex");
 	free(s);
 	char *dsp = cf_display("a\\b\x07\xff\xe2\x80\xa8");
-	TAP_STREQ(dsp, "a\\\\b\\x07\\xff\\u{2028}", "display escaping: backslash, control, invalid, separator");
+	TAP_STREQ(dsp, "a\\\\b\\x07\\xff\\u{2028}",
+		  "display escaping: backslash, control, invalid, separator");
 	free(dsp);
 }
 
