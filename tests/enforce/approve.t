@@ -83,6 +83,8 @@ for who in $RUN_USERS; do
 	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 --escalate without a receipt and without a terminal is refused"
 	grep -q "^confine: not approved: 'sh'" <<<"$err"
 	ok $? "$who: and says it was not approved"
+	cx "$who" --no-network --escalate --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: --escalate with --no-network is refused (outside the sandbox the network cannot be cut)"
 
 	sum_rules=$(sha256sum "$w/.confine/rules.json")
 	touch "$E/$who/marker"

@@ -68,6 +68,8 @@ int cf_run_record_init(confine_run *run, const confine_request *req)
 			return CONFINE_E_NOMEM;
 	if (q->receipt && !(r->receipt = cf_strdup(q->receipt)))
 		return CONFINE_E_NOMEM;
+	if (req->workspace && !(r->workspace_given = cf_strdup(req->workspace)))
+		return CONFINE_E_NOMEM;
 	if (getcwd(cwd, sizeof(cwd)))
 		r->cwd = realpath(cwd, NULL);
 	if (q->audit_fd >= 0 && (r->audit_fd = fcntl(q->audit_fd, F_DUPFD_CLOEXEC, 3)) < 0)
@@ -82,6 +84,7 @@ void cf_run_record_release(confine_run *run)
 	cf_strv_release(&r->env_set);
 	cf_grants_release(&r->grants);
 	free(r->cwd);
+	free(r->workspace_given);
 	free(r->receipt);
 	free(r->program);
 	confine_card_free(r->card);
@@ -195,6 +198,10 @@ int cf_record_policy(confine_run *run, const confine_request *req, struct confin
 		return r;
 	if (q->report_path && (r = add_override(run, q->report_path, CF_ACC_WRITE, err)) < 0)
 		return r;
+	if (q->escalate && !req->network)
+		return cf_err(err, CONFINE_E_INVALID, "invalid request", "--no-network",
+			      "an escalation runs outside the sandbox, where the network cannot be "
+			      "cut; ask for one or the other");
 	if (!q->grants.n)
 		return 0;
 	if (q->escalate)

@@ -54,7 +54,7 @@ void cf_record_facts(struct cf_jobj *j, const confine_run *run)
 	cf_jput_str(j, "request_id", r->id);
 	cf_jput_strv(j, "argv", r->argv.v, r->argv.n);
 	cf_jput_str(j, "cwd", r->cwd);
-	cf_jput_str(j, "workspace", run->workspace);
+	cf_jput_str(j, "workspace", run->workspace ? run->workspace : r->workspace_given);
 	backend(j, run);
 	cf_jput_str(j, "policy_digest", r->policy_digest[0] ? r->policy_digest : NULL);
 	cf_jput_str(j, "network", r->network ? "on" : "off");
@@ -123,8 +123,7 @@ confine_run *cf_record_temp_run(const confine_request *req)
 		return NULL;
 	run->policy = req->policy;
 	run->record.audit_fd = run->record.tee_fd = -1;
-	if (cf_run_record_init(run, req) < 0 ||
-	    (req->workspace && !(run->workspace = cf_strdup(req->workspace)))) {
+	if (cf_run_record_init(run, req) < 0) {
 		cf_record_temp_free(run);
 		return NULL;
 	}
@@ -136,7 +135,6 @@ void cf_record_temp_free(confine_run *run)
 	if (!run)
 		return;
 	cf_run_record_release(run);
-	free(run->workspace);
 	free(run);
 }
 

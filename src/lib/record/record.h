@@ -38,8 +38,9 @@ struct confine_card;
 
 struct cf_run_record {
 	char id[CF_REQUEST_ID_MAX + 1];
-	struct cf_strv argv; /* as requested */
-	char *cwd;	     /* the canonical current directory at prepare */
+	struct cf_strv argv;   /* as requested */
+	char *cwd;	       /* the canonical current directory at prepare */
+	char *workspace_given; /* as requested, for an attempt that failed before resolving it */
 	bool network;
 	bool escalate;	/* asked for */
 	bool escalated; /* approved: this run goes outside the sandbox */
