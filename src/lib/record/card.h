@@ -7,7 +7,7 @@
 #include "record/json.h"
 
 /* Builds the card: title, texts, copies of every string, and the digest of the canonical
- * encoding.  `id` is the request id.  Pure apart from libcrypto. */
+ * encoding.  `id` is the request id.  Pure. */
 int cf_card_make(const struct cf_card_input *in, const char *id, struct confine_card **out,
 		 struct confine_error *err);
 
