@@ -38,6 +38,7 @@ enum confine_code {
 	CONFINE_E_NOTFOUND = -10, /* the command was not found */
 	CONFINE_E_NOEXEC = -11,	  /* the command was found but is not executable */
 	CONFINE_E_LIMIT = -12,	  /* a size or count limit was exceeded */
+	CONFINE_E_APPROVAL = -13, /* an escalation or write grant was not approved (SPEC 7) */
 };
 
 /* Caller-owned, fixed size, so that it can still report out-of-memory. */
@@ -126,13 +127,6 @@ void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
  * executable, then in the installation's libexec directory; a host that embeds the library
  * from elsewhere names it here (copied).  Pure. */
 int confine_request_set_helper(confine_request *req, const char *path, struct confine_error *err);
-
-/* A file the host writes after the run (its report, its audit log): hidden from the sandbox
- * for reading and writing (R30), so that the command can neither read nor replace it.  Open
- * it before preparing the run, without following symlinks, and write it through that
- * descriptor afterwards; the path is canonicalised like a rule's.  Pure. */
-int confine_request_add_private_file(confine_request *req, const char *path,
-				     struct confine_error *err);
 
 /* Resource limits: at most `pids` processes and `memory` bytes (0: no limit), enforced through
  * a cgroup; a limit this host cannot enforce makes the run fail (CONFINE_E_LIMIT).  Pure. */
@@ -301,6 +295,119 @@ const char *confine_run_fallback_note(const confine_run *run);
 
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */
 bool confine_run_status_from_command(const confine_run *run);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Approvals (SPEC 7): escalation and write grants, each approved once through a card.       */
+/*
+ * A host builds the card for a request (confine_card_new), shows it to its user, and on
+ * approval sets the card's digest as the request's receipt.  Preparing a run with an
+ * escalation or grants refuses it (CONFINE_E_APPROVAL) unless the receipt is the digest of
+ * exactly this request: the same argv, program, cwd, workspace, --env assignments, targets and
+ * reason.  Nothing is stored: an approval is good for the run that presents it, and a rule, a
+ * tier or a file never changes.
+ */
+
+/* Run the command once outside the OS sandbox (SPEC 7.1): no rule, guard or override applies
+ * to it.  Pure. */
+void confine_request_set_escalate(confine_request *req, bool escalate);
+/* A write target "PATH:file" or "PATH:subtree" (SPEC 7.2), relative paths from the current
+ * directory; validated with the others when the card or the run is prepared.  Approved, each
+ * becomes a write allow of exactly that path in the session layer for this one run.  Pure. */
+int confine_request_add_write_grant(confine_request *req, const char *target,
+				    struct confine_error *err);
+/* Why the command needs the write targets: shown on the card, part of the digest.  Pure. */
+int confine_request_set_grant_reason(confine_request *req, const char *reason,
+				     struct confine_error *err);
+/* The digest of the approved card: 64 hexadecimal digits.  Pure. */
+int confine_request_set_receipt(confine_request *req, const char *digest,
+				struct confine_error *err);
+/* The request id that the card, the report and the audit line carry: 1 to 64 characters of
+ * [A-Za-z0-9._:-].  Unset, each card and each run gets a random one.  Pure. */
+int confine_request_set_id(confine_request *req, const char *id, struct confine_error *err);
+
+#define CONFINE_CARD_MAX_TARGETS 8
+
+struct confine_card_target {
+	const char *path;  /* canonical */
+	const char *scope; /* "file" or "subtree" */
+};
+
+/* An approval card.  Every string is owned by the card and valid until confine_card_free. */
+struct confine_card {
+	int version;	   /* 1 */
+	const char *kind;  /* "escalate" or "write_grant" */
+	const char *title; /* from the kind, the program's name and the targets; never from
+			    * free text.  Characters that could spoof a line are escaped */
+	size_t argc;
+	const char *const *argv; /* exact */
+	const char *program;	 /* absolute path of the executable argv[0] names */
+	const char *cwd;	 /* canonical */
+	const char *workspace;	 /* canonical */
+	const char *where;	 /* "outside the sandbox, this once" or "inside the sandbox, this
+				  * once, with write access to the targets" */
+	const char *guards;	 /* whether the guards apply, in words */
+	size_t n_targets;	 /* at most CONFINE_CARD_MAX_TARGETS, every one listed */
+	const struct confine_card_target *targets;
+	const char *reason; /* "" for an escalation */
+	size_t n_env;
+	const char *const *env; /* the request's own NAME=VALUE assignments */
+	char request_id[65];
+	char encoding[32]; /* "confine-request-v1": what the digest is taken over */
+	char digest[65];   /* SHA-256 of the canonical request, lower-case hex */
+};
+
+/* Builds the card for a request with an escalation (the default) or write grants: validates
+ * the workspace and the targets, looks up the program.  Touches the OS (reads rule files,
+ * stats paths, searches PATH). */
+int confine_card_new(const confine_request *req, struct confine_card **out,
+		     struct confine_error *err);
+void confine_card_free(struct confine_card *card);
+/* The card as one JSON object (the struct's fields, same names), caller-owned.  Pure. */
+int confine_card_json(const struct confine_card *card, char **out, struct confine_error *err);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Audit log (SPEC 8) and post-run report (SPEC 7.3).                                        */
+
+/* Appends one JSON line per spawn attempt of this request to FILE, on every exit path.  The
+ * file is opened now (O_APPEND|O_CLOEXEC|O_NOFOLLOW, created 0600, a regular file), so that
+ * every later failure is recorded, and it is hidden from the sandbox (read and write denied,
+ * even inside the workspace).  Each line is written with one write(2).  Touches the OS. */
+int confine_request_set_audit_file(confine_request *req, const char *file,
+				   struct confine_error *err);
+/* The report file: opened and truncated now (O_NOFOLLOW, created 0600, a regular file), before
+ * the command can run, and write-denied inside the sandbox.  Touches the OS. */
+int confine_request_set_report_file(confine_request *req, const char *file,
+				    struct confine_error *err);
+/* Look at the command's stderr for denial paths (confine_run_denied_paths) even without a
+ * report or audit file.  Pure. */
+void confine_request_set_denial_scan(confine_request *req, bool on);
+
+/* Writes the audit line of a spawn attempt that ends before confine_run_prepare (an invalid
+ * argument the caller found), with outcome "failed" and the error.  Does nothing without an
+ * audit file.  Touches the OS. */
+int confine_request_audit_refusal(const confine_request *req, int status,
+				  const struct confine_error *why, struct confine_error *err);
+
+/* The post-run report as one JSON object (SPEC 7.3), caller-owned: run may be NULL when
+ * prepare failed; `why` is the error that ended the run (code 0: none).  Touches the OS only to
+ * canonicalise denial paths. */
+int confine_report_json(const confine_request *req, const confine_run *run, int status,
+			const struct confine_error *why, char **out, struct confine_error *err);
+/* Writes that report to the report file of the request.  Touches the OS. */
+int confine_request_write_report(const confine_request *req, const confine_run *run, int status,
+				 const struct confine_error *why, struct confine_error *err);
+
+/* Up to five unique absolute paths named on denial lines of the command's stderr ("Permission
+ * denied", "Operation not permitted", "Read-only file system"), for display only: the command
+ * wrote them.  Valid until confine_run_free.  Pure. */
+const char *const *confine_run_denied_paths(const confine_run *run, size_t *n);
+
+/* The policy digest: SHA-256 (hex) of the compiled plan's text as `confine run --print-plan`
+ * prints it; "" when no sandbox applies (policy off, escalation).  Pure. */
+const char *confine_run_policy_digest(const confine_run *run);
+
+/* The request id of the run.  Pure. */
+const char *confine_run_id(const confine_run *run);
 
 #ifdef __cplusplus
 }

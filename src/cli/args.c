@@ -110,6 +110,21 @@ static bool opt_is(const char *arg, const char *name, const char **inline_value)
 	return false;
 }
 
+const char *cli_find_option(int argc, char **argv, const char *name)
+{
+	size_t n = strlen(name);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--") || a[0] != '-')
+			return NULL;
+		if (!strncmp(a, name, n) && a[n] == '=')
+			return a + n + 1;
+		if (!strcmp(a, name))
+			return i + 1 < argc ? argv[i + 1] : NULL;
+	}
+	return NULL;
+}
+
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 	      struct confine_error *err)
 {
@@ -187,7 +202,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 		} else if (cmd == CLI_EXPLAIN && opt_is(a, "--access", &v)) {
 			VALUE();
 			o->access = v;
-		} else if (cmd == CLI_RUN && opt_is(a, "--env", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--env", &v)) {
 			VALUE();
 			const char *eq = strchr(v, '=');
 			if (!eq)
@@ -200,28 +215,28 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			free(name);
 			if (r < 0)
 				return r;
-		} else if (cmd == CLI_RUN && opt_is(a, "--pass-env", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--pass-env", &v)) {
 			VALUE();
 			if ((r = confine_request_env_pass(o->req, v, err)) < 0)
 				return r;
-		} else if (cmd == CLI_RUN && opt_is(a, "--unset-env", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--unset-env", &v)) {
 			VALUE();
 			if ((r = confine_request_env_unset(o->req, v, err)) < 0)
 				return r;
-		} else if (cmd == CLI_RUN && !strcmp(a, "--clearenv")) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && !strcmp(a, "--clearenv")) {
 			confine_request_env_clear(o->req, true);
-		} else if (cmd == CLI_RUN && opt_is(a, "--tmp-size", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--tmp-size", &v)) {
 			VALUE();
 			uint64_t size;
 			if (cli_parse_size(v, &size) < 0)
 				return cf_err(err, CONFINE_E_INVALID, "invalid --tmp-size", v,
 					      "expected a positive size such as 512M or 2G");
 			confine_request_set_tmp_size(o->req, size);
-		} else if (cmd == CLI_RUN && opt_is(a, "--limit", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--limit", &v)) {
 			VALUE();
 			if ((r = parse_limits(o->req, v, err)) < 0)
 				return r;
-		} else if (cmd == CLI_RUN && opt_is(a, "--timeout", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--timeout", &v)) {
 			VALUE();
 			char *end;
 			errno = 0;
@@ -233,7 +248,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			uint64_t ms = (uint64_t)(secs * 1000.0 + 0.5);
 			confine_request_set_timeout(o->req, ms ? ms : 1);
 			o->timeout = v;
-		} else if (cmd == CLI_RUN && opt_is(a, "--report", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--report", &v)) {
 			VALUE();
 			if (!*v)
 				return cf_err(err, CONFINE_E_INVALID, "invalid --report", v,
@@ -241,6 +256,33 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			o->report = v;
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
 			o->print_plan = true;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--audit", &v)) {
+			VALUE();
+			if (!*v)
+				return cf_err(err, CONFINE_E_INVALID, "invalid --audit", v,
+					      "expected a file name");
+			o->audit = v;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && !strcmp(a, "--escalate")) {
+			o->escalate = true;
+			confine_request_set_escalate(o->req, true);
+		} else if (cmd == CLI_RUN && opt_is(a, "--receipt", &v)) {
+			VALUE();
+			if ((r = confine_request_set_receipt(o->req, v, err)) < 0)
+				return r;
+			o->receipt = true;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--grant-write", &v)) {
+			VALUE();
+			if ((r = confine_request_add_write_grant(o->req, v, err)) < 0)
+				return r;
+			o->grants = true;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--reason", &v)) {
+			VALUE();
+			if ((r = confine_request_set_grant_reason(o->req, v, err)) < 0)
+				return r;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--request-id", &v)) {
+			VALUE();
+			if ((r = confine_request_set_id(o->req, v, err)) < 0)
+				return r;
 		} else {
 			return cf_err(err, CONFINE_E_INVALID, "unknown option", a,
 				      "not an option of 'confine %s'", argv[0]);

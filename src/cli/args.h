@@ -8,7 +8,7 @@
 
 #include "confine.h"
 
-enum cli_cmd { CLI_RUN, CLI_PLAN, CLI_EXPLAIN };
+enum cli_cmd { CLI_RUN, CLI_PLAN, CLI_EXPLAIN, CLI_CARD };
 
 struct cli_opts {
 	confine_request *req;
@@ -21,6 +21,10 @@ struct cli_opts {
 	const char *access;  /* explain --access */
 	const char *timeout; /* run --timeout, as given (for messages) */
 	const char *report;  /* run --report FILE */
+	const char *audit;   /* run --audit FILE */
+	bool escalate;	     /* run --escalate (card: the default) */
+	bool receipt;	     /* run --receipt DIGEST was given */
+	bool grants;	     /* --grant-write was given */
 	int first_operand;   /* index in argv of the command (run, plan) or paths (explain) */
 };
 
@@ -28,6 +32,10 @@ struct cli_opts {
  * frees it).  Returns 0, or a negative code with err filled. */
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *opts,
 	      struct confine_error *err);
+
+/* The value of option `name` ("--audit") among the options before the command, or NULL:
+ * for recording an attempt whose arguments do not parse. */
+const char *cli_find_option(int argc, char **argv, const char *name);
 
 /* Parses a size with an optional K, M or G suffix (powers of 1024). */
 int cli_parse_size(const char *s, uint64_t *out);

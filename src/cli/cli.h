@@ -25,22 +25,21 @@ enum cli_cmd;
 bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,
 	       const char *missing_operand, struct cli_opts *o, int *status);
 
+/* Applies CONFINE_BACKEND unless --backend was given; a bad value is a usage error (false,
+ * *status set).  cli_begin does it. */
+bool cli_apply_backend_env(struct cli_opts *o, const char *cmd, int *status);
+
 /* Applies CONFINE_SANDBOX_POLICY unless --policy was given; warns about a bad value (R19). */
 void cli_apply_policy_env(struct cli_opts *o);
-
-/* Opens a file confine writes after the run (the --report FILE of `option`) before the run:
- * every component as it is (a symlink is refused), created 0600 when missing, not truncated
- * yet, and registered as a private file of the request (hidden from the sandbox, R30).
- * 0 and *fd, or a negative code with err filled. */
-int cli_open_private(confine_request *req, const char *option, const char *path, int *fd,
-		     struct confine_error *err);
-/* Replaces the content of a file opened by cli_open_private; 0, or -1 with errno. */
-int cli_write_private(int fd, const char *text, size_t len);
 
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_card(int argc, char **argv);
+
+/* The approval card as text, for a person (cmd_card.c). */
+void cli_print_card(FILE *f, const struct confine_card *card);
 
 #endif

@@ -19,6 +19,7 @@ int confine_request_new(confine_request **out, struct confine_error *err)
 	r->network = true;
 	r->policy = CONFINE_POLICY_REQUIRED;
 	r->kill_grace_ms = DEFAULT_KILL_GRACE_MS;
+	cf_request_record_init(&r->record);
 	*out = r;
 	return 0;
 }
@@ -34,7 +35,7 @@ void confine_request_free(confine_request *r)
 	cf_strv_release(&r->session_files);
 	cf_strv_release(&r->env_base);
 	cf_env_opts_release(&r->env);
-	cf_strv_release(&r->private_files);
+	cf_request_record_release(&r->record);
 	free(r);
 }
 
@@ -113,18 +114,6 @@ int confine_request_set_helper(confine_request *r, const char *path, struct conf
 	free(r->helper);
 	r->helper = cf_strdup(path);
 	return r->helper ? 0 : cf_nomem(err);
-}
-
-int confine_request_add_private_file(confine_request *r, const char *path,
-				     struct confine_error *err)
-{
-	if (!path || path[0] != '/')
-		return cf_err(err, CONFINE_E_INVALID, "invalid private file", path ? path : "",
-			      "the path must be absolute");
-	char *p = cf_path_normalize(path);
-	if (!p || cf_strv_take(&r->private_files, p) < 0)
-		return cf_nomem(err);
-	return 0;
 }
 
 void confine_request_set_limits(confine_request *r, uint64_t pids, uint64_t memory)

@@ -4,6 +4,7 @@
 #define CONFINE_REQUEST_H
 
 #include "policy/policy.h"
+#include "record/record.h"
 
 #ifndef _WIN32
 #include <signal.h>
@@ -30,8 +31,8 @@ struct confine_request {
 	struct cf_strv env_base;
 	bool env_base_set;
 	struct cf_env_opts env;
-	struct cf_strv private_files; /* written by the host after the run: hidden (R30) */
-	enum confine_backend backend; /* SPEC 3.3: auto, bwrap or landlock */
+	enum confine_backend backend;	 /* SPEC 3.3: auto, bwrap or landlock */
+	struct cf_request_record record; /* approvals, audit log, report (record/) */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c). */
@@ -43,7 +44,6 @@ struct confine_run {
 	char *pw_home, *pw_name, *pw_user_rules;      /* the password database's, when not $HOME */
 	char *config_dir, *pw_config_dir, *cache_dir; /* confine's own state (R30) */
 	struct cf_strv git_guards;		      /* host/git.h */
-	struct cf_strv private_files;		      /* confine_request_add_private_file */
 	struct cf_policy policy_rules;
 	struct cf_plan plan;
 	bool plan_network; /* what the plan is made with (cf_run_plan) */
@@ -102,6 +102,7 @@ struct confine_run {
 	bool run_tmp_made;	      /* run_tmp exists (made by mkdtemp) and is ours to remove */
 	char *fallback_note;	      /* auto fell back to landlock: the one line to say */
 	struct confine_probe_result ll_probe;
+	struct cf_run_record record; /* approvals, audit log, report (record/) */
 };
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */
@@ -112,6 +113,22 @@ void cf_ll_remove_run_tmp(confine_run *run);
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);
+
+/* Approvals, report and audit log (record/).  Touches the OS. */
+/* Copies what a record needs from the request into a new run; 0 or CONFINE_E_NOMEM. */
+int cf_run_record_init(confine_run *run, const confine_request *req);
+void cf_run_record_release(confine_run *run);
+/* After the policy is loaded: validates the write grants (SPEC 7.2) and puts them first in the
+ * session layer, and hides the audit log and the report file (overrides). */
+int cf_record_policy(confine_run *run, const confine_request *req, struct confine_error *err);
+/* After the environment is built: builds the card of an escalation or grant, checks the
+ * receipt, and turns an approved escalation into a direct run. */
+int cf_record_approve(confine_run *run, const confine_request *req, struct confine_error *err);
+/* Writes the audit line of this attempt (once; later calls do nothing).  `run` may be a run
+ * that failed to prepare. */
+void cf_audit_attempt(confine_run *run, int status, const struct confine_error *why);
+/* The policy digest, computed once the plan is compiled. */
+void cf_record_digest(confine_run *run);
 #endif
 
 #endif

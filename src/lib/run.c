@@ -350,7 +350,6 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .pw_config_dir = run->pw_config_dir,
 	    .cache_dir = run->cache_dir,
 	    .git_guards = &run->git_guards,
-	    .private_files = &run->private_files,
 	    .uid = uid,
 	    .landlock_abi = cf_landlock_abi(),
 	    .seccomp = cf_seccomp_available(),
@@ -415,14 +414,12 @@ static confine_run *run_new(const confine_request *req)
 		free(run);
 		return NULL;
 	}
-	for (size_t i = 0; i < req->private_files.n; i++)
-		if (cf_strv_add(&run->private_files, req->private_files.v[i]) < 0) {
-			cf_strv_release(&run->private_files);
-			free(run->helper);
-			free(run);
-			return NULL;
-		}
+
 	run->cgroup = (struct cf_cgroup)CF_CGROUP_INIT;
+	if (cf_run_record_init(run, req) < 0) {
+		confine_run_free(run);
+		return NULL;
+	}
 	return run;
 }
 
@@ -455,9 +452,11 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 		0 ||
 	    (r = cf_policy_add_endpoints(&run->policy_rules, &run->ipc_launch, err)) < 0 ||
 	    (r = check_workspace_guards(run, req->workspace ? req->workspace : run->workspace,
-					err)) < 0)
+					err)) < 0 ||
+	    (r = load_layers(run, req, err)) < 0)
 		return r;
-	return load_layers(run, req, err);
+	/* Confine's own records hidden, write grants in the session layer (record/). */
+	return cf_record_policy(run, req, err);
 }
 
 /*
@@ -792,15 +791,30 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	confine_run *run = NULL;
 	struct cf_strv env_base = {0};
 	const struct cf_strv *env;
+	struct confine_error local = {0};
 	int r = 0;
 
+	/* Every failure is recorded in the audit log (record/audit.c): it needs the error even
+	 * when the caller does not. */
+	if (!err)
+		err = &local;
 	*out = NULL;
-	if (!req->argv.n)
-		return cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
-	if (!(run = run_new(req)))
-		return cf_nomem(err);
+	if (!req->argv.n) {
+		r = cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
+		confine_request_audit_refusal(req, 125, err, NULL);
+		return r;
+	}
+	if (!(run = run_new(req))) {
+		r = cf_nomem(err);
+		confine_request_audit_refusal(req, 125, err, NULL);
+		return r;
+	}
 	if ((r = base_env(req, &env_base, &env, err)) < 0 ||
 	    (r = load_policy(run, req, env, err)) < 0)
+		goto out;
+	/* An escalation or grant needs the receipt of exactly this request (SPEC 7); an approved
+	 * escalation runs without the sandbox from here on. */
+	if ((r = cf_record_approve(run, req, err)) < 0)
 		goto out;
 	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
 		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
@@ -838,12 +852,19 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			 &run->plan.env_removed, err);
 	if (r < 0 || (r = plan_backend(run, req, err)) < 0)
 		goto out;
+	cf_record_digest(run);
 	*out = run;
 	run = NULL;
 	goto out;
 oom:
 	r = cf_nomem(err);
 out:
+	if (run && r < 0)
+		cf_audit_attempt(run,
+				 r == CONFINE_E_NOTFOUND ? 127
+				 : r == CONFINE_E_NOEXEC ? 126
+							 : 125,
+				 err);
 	cf_strv_release(&env_base);
 	confine_run_free(run);
 	return r;
@@ -913,6 +934,7 @@ void confine_run_free(confine_run *run)
 	free(run->unsettled);
 	if (run->target_pidfd >= 0)
 		close(run->target_pidfd);
+	cf_run_record_release(run);
 	cf_cgroup_destroy(&run->cgroup);
 	cf_ll_remove_run_tmp(run);
 	cf_ll_plan_release(&run->ll);
@@ -941,7 +963,6 @@ void confine_run_free(confine_run *run)
 	free(run->pw_config_dir);
 	free(run->cache_dir);
 	cf_strv_release(&run->git_guards);
-	cf_strv_release(&run->private_files);
 	free(run->bwrap);
 	free(run->helper);
 	free(run);

@@ -134,6 +134,51 @@ int main(void)
 		  "CONFINE_POLICY_OFF is accepted");
 	confine_request_free(bad);
 
+	/* SPEC 7 through the API: a card as a struct and as JSON, its digest as the receipt. */
+	confine_request *esc = NULL;
+	struct confine_card *card = NULL;
+	char home_env[600];
+	snprintf(home_env, sizeof(home_env), "HOME=%s", home);
+	const char *env[] = {base_env[0], home_env, NULL};
+	const char *argv6[] = {"cat", key};
+	memset(&err, 0, sizeof(err));
+	rc = confine_request_new(&esc, &err);
+	if (rc == 0)
+		rc = confine_request_set_argv(esc, 2, argv6, &err);
+	if (rc == 0)
+		rc = confine_request_set_workspace(esc, ws, &err);
+	if (rc == 0)
+		rc = confine_request_set_environment(esc, env, &err);
+	confine_request_set_escalate(esc, true);
+	if (rc == 0)
+		rc = confine_card_new(esc, &card, &err);
+	TAP_INTEQ(rc, 0, "R22 confine_card_new builds the card of an escalation (%s)", err.reason);
+	TAP_OK(card && card->argc == 2 && !strcmp(card->argv[1], key) &&
+		   !strcmp(card->where, "outside the sandbox, this once") &&
+		   strlen(card->digest) == 64 && !strcmp(card->kind, "escalate"),
+	       "the struct: exact argv, where, kind, a 64-digit digest");
+	char *json = NULL;
+	bool has_json =
+	    card && confine_card_json(card, &json, &err) == 0 && strstr(json, card->digest);
+	TAP_OK(has_json, "the same card as JSON");
+	free(json);
+	confine_run *er = NULL;
+	rc = confine_run_prepare(esc, &er, &err);
+	TAP_INTEQ(rc, CONFINE_E_APPROVAL, "R22 without a receipt: CONFINE_E_APPROVAL");
+	TAP_INTEQ(confine_request_set_receipt(esc, "123", &err), CONFINE_E_INVALID,
+		  "a receipt that is not 64 hex digits is refused");
+	memset(&err, 0, sizeof(err));
+	if (card && confine_request_set_receipt(esc, card->digest, &err) == 0 &&
+	    confine_request_set_helper(esc, CONFINE_TEST_HELPER_DIR "/confine-init", &err) == 0)
+		rc = confine_run_prepare(esc, &er, &err);
+	TAP_INTEQ(rc, 0, "R22 with the card's digest as the receipt the run is prepared (%s)",
+		  err.reason);
+	TAP_OK(er && !strcmp(confine_run_policy_digest(er), ""),
+	       "an escalation has no policy digest (no sandbox applies)");
+	confine_run_free(er);
+	confine_card_free(card);
+	confine_request_free(esc);
+
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	TAP_INTEQ(system(cmd), 0, "scratch removed");
 	return tap_done();

@@ -59,9 +59,7 @@ struct cf_host {
 					 * ($XDG_CONFIG_HOME/confine), holding the user rule file */
 	const char *pw_config_dir;	/* the one under pw_home; NULL when pw_home is */
 	const char *cache_dir;		/* confine's cache directory ($XDG_CACHE_HOME/confine) */
-	const struct cf_strv *git_guards;    /* what the host's git reads or runs (host/git.h) */
-	const struct cf_strv *private_files; /* files confine writes after the run (report,
-					      * audit): hidden from the sandbox (R30) */
+	const struct cf_strv *git_guards; /* what the host's git reads or runs (host/git.h) */
 	unsigned uid;
 	int landlock_abi; /* 0: none */
 	bool seccomp;	  /* the kernel accepts seccomp filters */

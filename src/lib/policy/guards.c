@@ -262,8 +262,8 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	/* Overrides: confine's own state is write-deny, so that a command can never weaken the
 	 * next run (R30): the whole .confine directory of the workspace, the user rule files and
 	 * the directories that hold them (a rule file that does not exist yet cannot be
-	 * created), the cache (probe, scan).  Files confine writes after the run (the report,
-	 * the audit log) are hidden for reading and writing. */
+	 * created), the cache (probe, scan).  The report and the audit log are added by
+	 * record/approve.c. */
 	r = add_defused(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_DENY, err);
 	if (r < 0)
 		return r;
@@ -273,12 +273,6 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 		if (!state[i])
 			continue;
 		r = add_defused(p, CF_LAYER_OVERRIDE, state[i], NULL, CF_DENY, err);
-		if (r < 0)
-			return r;
-	}
-	for (size_t i = 0; host->private_files && i < host->private_files->n; i++) {
-		r = add(p, CF_LAYER_OVERRIDE, host->private_files->v[i], NULL, CF_ACC_BOTH, CF_DENY,
-			err);
 		if (r < 0)
 			return r;
 	}

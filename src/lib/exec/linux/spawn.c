@@ -27,6 +27,7 @@
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/landlock_exec.h"
+#include "exec/linux/tee.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -168,8 +169,8 @@ static void block_all(sigset_t *old)
 
 /* The vfork prologue is written out in start_direct and start_bwrap on purpose: a child of
  * vfork must not return from the function that called vfork, so it cannot live in a helper. */
-static __attribute__((noinline)) pid_t start_direct(char **argv, char **envp, int status_w,
-						    const struct cf_cgroup *cgroup)
+static __attribute__((noinline)) pid_t start_direct(const char *path, char **argv, char **envp,
+						    int status_w, const struct cf_cgroup *cgroup)
 {
 	sigset_t old;
 	block_all(&old);
@@ -183,7 +184,11 @@ static __attribute__((noinline)) pid_t start_direct(char **argv, char **envp, in
 	child_common();
 	if (cf_cgroup_enter(cgroup) < 0)
 		_exit(125);
-	execvpe(argv[0], argv, envp);
+	/* An approved escalation runs the very file its card named (SPEC 7.1). */
+	if (path)
+		execve(path, argv, envp);
+	else
+		execvpe(argv[0], argv, envp);
 	int e = errno;
 	ssize_t k = write(status_w, &e, sizeof(e));
 	(void)k;
@@ -197,7 +202,8 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start command", run->plan.argv.v[0],
 				 "pipe2", errno);
 	char **argv = run->plan.argv.v;
-	pid_t pid = start_direct(argv, run->plan.env.v ? run->plan.env.v : (char *[]){NULL}, pfd[1],
+	pid_t pid = start_direct(run->record.escalated ? run->record.program : NULL, argv,
+				 run->plan.env.v ? run->plan.env.v : (char *[]){NULL}, pfd[1],
 				 &run->cgroup);
 	if (pid < 0) {
 		close(pfd[0]);
@@ -272,6 +278,38 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 	execve(c->bwrap, c->argv, c->envp);
 	child_fail(c->bwrap, errno);
 	return -1;
+}
+
+/* A pipe for the command's stderr: the write end (at fd 3 or above, close-on-exec until the
+ * keep list hands it to bwrap) goes to the helper, the read end stays with the wait loop. */
+static int open_tee(confine_run *run, int *write_end, struct confine_error *err)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "pipe2",
+				 errno);
+	/* The command's end blocks like any stderr would; only confine's end is non-blocking. */
+	int w = fcntl(p[1], F_DUPFD_CLOEXEC, 3);
+	close(p[1]);
+	if (w < 0 || fcntl(w, F_SETFL, 0) < 0) {
+		int e = errno;
+		close(p[0]);
+		if (w >= 0)
+			close(w);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
+				 e);
+	}
+	if (!run->record.tee && !(run->record.tee = malloc(sizeof(*run->record.tee)))) {
+		close(p[0]);
+		close(w);
+		return cf_nomem(err);
+	}
+	if (run->record.tee_fd >= 0)
+		close(run->record.tee_fd);
+	run->record.tee_fd = p[0];
+	cf_tee_init(run->record.tee, p[0], 2, &run->record.denials);
+	*write_end = w;
+	return 0;
 }
 
 static int spawn_bwrap(confine_run *run, struct confine_error *err)
@@ -352,7 +390,12 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	fds.info = info[1];
 	fds.status = status[1];
 	fds.go = go[0];
-	if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
+	if (run->record.tee_wanted) {
+		/* The command's stderr through confine's tee (exec/linux/tee.c): the helper
+		 * restores this pipe as fd 2 instead of the real stderr. */
+		if ((r = open_tee(run, &fds.stderr_fd, err)) < 0)
+			goto out;
+	} else if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
 			      errno);
 		goto out;
@@ -456,7 +499,7 @@ out:
 	return r;
 }
 
-int confine_run_start(confine_run *run, struct confine_error *err)
+static int start_run(confine_run *run, struct confine_error *err)
 {
 	int r;
 	if (run->started)
@@ -483,6 +526,17 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 					      : spawn_bwrap(run, err);
 	if (r < 0)
 		cf_cgroup_destroy(&run->cgroup);
+	return r;
+}
+
+int confine_run_start(confine_run *run, struct confine_error *err)
+{
+	struct confine_error local = {0};
+	if (!err)
+		err = &local;
+	int r = start_run(run, err);
+	if (r < 0 && !run->started)
+		cf_audit_attempt(run, 125, err); /* the attempt ends here (R24) */
 	return r;
 }
 
@@ -730,13 +784,22 @@ static void watch(confine_run *run)
 		int tmo = d == UINT64_MAX ? -1 : d - now > INT32_MAX ? INT32_MAX : (int)(d - now);
 		if (pfd < 0 && (tmo < 0 || tmo > 20))
 			tmo = 20;
-		struct pollfd fds[3] = {
+		struct cf_tee *tee = run->record.tee_fd >= 0 ? run->record.tee : NULL;
+		struct pollfd fds[5] = {
 		    {.fd = pfd, .events = POLLIN},
 		    {.fd = run->ready || !status_open ? -1 : run->status_fd, .events = POLLIN},
-		    {.fd = run->wake_r, .events = POLLIN}};
-		int k = poll(fds, 3, tmo);
+		    {.fd = run->wake_r, .events = POLLIN},
+		    {.fd = tee && cf_tee_in_events(tee) ? tee->in : -1, .events = POLLIN},
+		    {.fd = tee && cf_tee_out_events(tee) ? tee->out : -1, .events = POLLOUT}};
+		int k = poll(fds, 5, tmo);
 		if (k < 0 && errno != EINTR)
 			break;
+		/* The command's stderr first: it must not wait on confine for longer than it
+		 * takes to pass one buffer on. */
+		if (k > 0 && fds[4].revents)
+			cf_tee_write(tee);
+		if (k > 0 && fds[3].revents)
+			cf_tee_read(tee);
 		if (k > 0 && fds[1].revents)
 			read_records(run);
 		if (k > 0 && (fds[1].revents & (POLLHUP | POLLERR)) && !run->ready)
@@ -850,6 +913,10 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 		if (!run->reaped)
 			kill(-run->pid, SIGKILL);
 	}
+	/* bwrap is gone, and every process of the sandbox with it: what they wrote to stderr is
+	 * all in the pipe. */
+	if (run->record.tee_fd >= 0)
+		cf_tee_drain(run->record.tee);
 	if (run->reaped)
 		st = run->reaped_status;
 	while (!run->reaped) {
@@ -994,9 +1061,13 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 
 int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 {
+	struct confine_error local = {0};
+	if (!err)
+		err = &local;
 	int r = wait_command(run, status, err);
 	/* Look again at what was not protected during the run, whatever the outcome. */
 	if (cf_run_detect(run) < 0 && r == 0)
 		r = cf_nomem(err);
+	cf_audit_attempt(run, *status, r < 0 ? err : NULL);
 	return r;
 }
