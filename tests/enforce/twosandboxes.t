@@ -19,7 +19,9 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 enforce_begin
-N=${CONFINE_RACE_RUNS:-200}
+# 200 races per case; a sanitizer build (its own CI pass, for memory errors) runs 50.
+N=${CONFINE_RACE_RUNS:-${ASAN_OPTIONS:+50}}
+N=${N:-200}
 # The sibling case is a stress of the setup check, not a boundary (see 2.): fewer runs.
 N2=$((N / 2))
 
