@@ -89,6 +89,8 @@ static int detect_endpoints(confine_run *run)
 		cf_policy_decide(&run->policy_rules, now.v[i], CF_ACC_READ, &rd);
 		if (rd.action == CF_ALLOW && rd.layer != CF_LAYER_FALLBACK)
 			continue; /* allowed by a rule: the sandbox could reach it on purpose */
+		if (rd.rule && rd.rule->group && !left_out(run, rd.rule->path))
+			continue; /* inside a directory hidden as a whole at launch */
 		r = add_event(run, "ipc_endpoint_created", now.v[i], NULL,
 			      "bound or created on the host while the command ran, so it was not "
 			      "hidden");

@@ -92,6 +92,7 @@ struct confine_run {
 	struct cf_ruleset globs;   /* every glob rule, as scanned at launch */
 	struct cf_matches launch;  /* what the launch scan found */
 	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
+	struct cf_strv ipc_groups; /* directories of nothing but endpoints (cf_host_ipc_groups) */
 	struct confine_event *events;
 	size_t n_events;
 

@@ -450,10 +450,12 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 	    (r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0 ||
 	    (r = cf_host_ipc_endpoints(run->workspace, run->runtime_dir, &run->ipc_launch, err)) <
 		0 ||
-	    (r = cf_policy_add_endpoints(&run->policy_rules, &run->ipc_launch, err)) < 0 ||
+	    (r = cf_host_ipc_groups(&run->ipc_launch, &run->ipc_groups, err)) < 0 ||
 	    (r = check_workspace_guards(run, req->workspace ? req->workspace : run->workspace,
 					err)) < 0 ||
-	    (r = load_layers(run, req, err)) < 0)
+	    (r = load_layers(run, req, err)) < 0 ||
+	    (r = cf_policy_add_endpoints(&run->policy_rules, &run->ipc_launch, &run->ipc_groups,
+					 err)) < 0)
 		return r;
 	/* Confine's own records hidden, write grants in the session layer (record/). */
 	return cf_record_policy(run, req, err);
@@ -945,6 +947,7 @@ void confine_run_free(confine_run *run)
 	cf_ruleset_release(&run->globs);
 	cf_matches_release(&run->launch);
 	cf_strv_release(&run->ipc_launch);
+	cf_strv_release(&run->ipc_groups);
 	free(run->events);
 	free(run->skip);
 	free(run->home);

@@ -321,23 +321,61 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	return 0;
 }
 
-int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
-			    struct confine_error *err)
+/* A group directory is used only where no session or user allow names something inside it:
+ * such an allow gives back one socket, which needs the socket's own mount. */
+static bool group_usable(const struct cf_policy *p, const char *dir)
 {
+	const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_USER};
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < p->layers[layers[k]].n; i++) {
+			const struct cf_rule *r = &p->layers[layers[k]].v[i];
+			if (r->action == CF_ALLOW && cf_path_within(r->path, dir) &&
+			    strcmp(r->path, dir))
+				return false;
+		}
+	return true;
+}
+
+static int add_endpoint(struct cf_policy *p, const char *path, bool group,
+			struct confine_error *err)
+{
+	struct cf_rule rule = {
+	    .pattern = (char *)path,
+	    .path = (char *)path,
+	    .access = CF_ACC_BOTH,
+	    .action = CF_ASK,
+	    .layer = CF_LAYER_GUARD,
+	    .source = "builtin",
+	    .index = (int)p->endpoints.n,
+	    .prefix_len = strlen(path),
+	    .liftable = true,
+	    .endpoint = true,
+	    .group = group,
+	};
+	return cf_ruleset_add(&p->endpoints, &rule, err);
+}
+
+int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
+			    const struct cf_strv *groups, struct confine_error *err)
+{
+	size_t g = 0;
 	for (size_t i = 0; i < paths->n; i++) {
-		struct cf_rule rule = {
-		    .pattern = paths->v[i],
-		    .path = paths->v[i],
-		    .access = CF_ACC_BOTH,
-		    .action = CF_ASK,
-		    .layer = CF_LAYER_GUARD,
-		    .source = "builtin",
-		    .index = (int)i,
-		    .prefix_len = strlen(paths->v[i]),
-		    .liftable = true,
-		    .endpoint = true,
-		};
-		int r = cf_ruleset_add(&p->endpoints, &rule, err);
+		const char *e = paths->v[i];
+		/* Both lists are sorted parent first: the group of e, if any, is at g. */
+		while (groups && g < groups->n && cf_path_cmp(groups->v[g], e) < 0 &&
+		       !cf_path_within(e, groups->v[g]))
+			g++;
+		int r;
+		if (groups && g < groups->n && cf_path_within(e, groups->v[g]) &&
+		    group_usable(p, groups->v[g])) {
+			/* The directory once, in the place of its first endpoint. */
+			const struct cf_ruleset *v = &p->endpoints;
+			if (v->n && !strcmp(v->v[v->n - 1].path, groups->v[g]))
+				continue;
+			r = add_endpoint(p, groups->v[g], true, err);
+		} else {
+			r = add_endpoint(p, e, false, err);
+		}
 		if (r < 0)
 			return r;
 	}

@@ -120,6 +120,9 @@ static bool applies(const struct cf_rule *r, const char *path, const char *ws)
  * under it). */
 static bool lifts_endpoint(const struct cf_rule *r, const struct cf_rule *g)
 {
+	/* A group stands for the endpoints inside it, whose own directory it is. */
+	if (g->group)
+		return !strcmp(r->path, g->path);
 	const char *slash = strrchr(g->path, '/');
 	size_t dl = slash ? (size_t)(slash - g->path) : 0;
 	return cf_path_within(g->path, r->path) && strlen(r->path) >= dl &&

@@ -54,9 +54,12 @@ void cf_policy_decide_both(const struct cf_policy *p, const char *path, struct c
 
 /* Adds the host's IPC endpoints (sorted, unique, canonical: cf_host_ipc_endpoints) to the guard
  * layer: hidden for read and write unless a session or user allow names the endpoint or a
- * directory at or below the endpoint's own directory (R29). */
+ * directory at or below the endpoint's own directory (R29).  A directory of `groups`
+ * (cf_host_ipc_groups: it holds nothing but endpoints) is hidden as one in place of its
+ * endpoints, unless an allow names something inside it; an allow of the directory itself gives
+ * it back.  Call it once the session and user layers are loaded. */
 int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
-			    struct confine_error *err);
+			    const struct cf_strv *groups, struct confine_error *err);
 
 /* What git reads as configuration or runs inside one git directory, relative to it (SPEC 2.3):
  * the common part (hooks, config, worktrees, modules), then, when `worktree`, the entries of a

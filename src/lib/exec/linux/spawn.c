@@ -92,10 +92,10 @@ static int open_source(const char *path, enum cf_kind kind, struct confine_error
 	return fd;
 }
 
-static bool still_there(const char *path)
+static bool still_there(const char *path, bool dir)
 {
 	struct stat st;
-	return lstat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) == dir;
 }
 
 static char *find_helper(void)
@@ -340,14 +340,20 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
 				goto oom;
-		} else if (m->op == CF_MNT_HIDE_FILE && m->transient &&
-			   (run->skip[i] || !still_there(m->path))) {
+		} else if ((m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR) &&
+			   m->transient &&
+			   (run->skip[i] || !still_there(m->path, m->op == CF_MNT_HIDE_DIR))) {
 			/* A host socket or FIFO that went away since the sweep: nothing to hide,
 			 * and bwrap must not create it on the host.  One that comes back in the
 			 * moment before bwrap mounts simply gets mounted over; one that goes in
 			 * that moment makes bwrap fail, and the launch is tried again
 			 * (skip_vanished). */
 			run->skip[i] = true;
+			/* A hidden directory's later remount goes with it. */
+			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < plan->n_mounts; j++)
+				if (plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
+				    !strcmp(plan->mounts[j].path, m->path))
+					run->skip[j] = true;
 		} else if (m->op == CF_MNT_HIDE_FILE) {
 			/* bwrap copies this (empty) descriptor into the file it binds. */
 			if ((empty[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
@@ -875,6 +881,11 @@ static bool skip_vanished(confine_run *run, const char *msg)
 		if (at && (at[pl] == '\0' || at[pl] == ':' || at[pl] == '"')) {
 			run->skip[i] = true;
 			found = true;
+			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < run->plan.n_mounts;
+			     j++)
+				if (run->plan.mounts[j].op == CF_MNT_REMOUNT_RO &&
+				    !strcmp(run->plan.mounts[j].path, m->path))
+					run->skip[j] = true;
 		}
 	}
 	if (found)
