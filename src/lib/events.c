@@ -150,7 +150,10 @@ static int created(confine_run *run, const char *p)
 {
 	struct cf_decision d;
 	cf_policy_decide(&run->policy_rules, p, CF_ACC_WRITE, &d);
-	if (!d.rule || !d.rule->defuse || d.action == CF_ALLOW)
+	/* Without a sandbox (policy off, an approved escalation) the command did what the
+	 * operator let it do: reported, never undone. */
+	if (!d.rule || !d.rule->defuse || d.action == CF_ALLOW ||
+	    run->policy != CONFINE_POLICY_REQUIRED)
 		return add_event(run, "missing_protected_created", p, protecting_rule(run, p),
 				 NULL);
 	char moved[4096 + 64];
@@ -172,6 +175,22 @@ int cf_run_detect(confine_run *run)
 	if (run->policy == CONFINE_POLICY_REQUIRED && (r = detect_endpoints(run)) < 0)
 		return r;
 
+	/* A link to a protection (~/.gitconfig -> dotfiles/gitconfig) that the command replaced:
+	 * the host would follow the new one. */
+	for (size_t i = 0; run->policy == CONFINE_POLICY_REQUIRED && i < run->linked.n && r == 0;
+	     i++) {
+		const struct cf_ident *id = &run->linked.v[i];
+		if (cf_ident_same(id) || lstat(id->path, &st) < 0)
+			continue;
+		const struct cf_strv *rules = &run->policy_rules.linked_rules;
+		const char *rule = i < rules->n ? rules->v[i] : "";
+		char moved[4096 + 64];
+		if (defuse(id->path, moved, sizeof(moved)) == 0)
+			r = add_event(run, "protected_created_disabled", id->path, rule, moved);
+		else
+			r = add_event(run, "protected_created_kept", id->path, rule,
+				      "it replaced a symlink and could not be renamed aside");
+	}
 	for (size_t i = 0; i < run->plan.missing.n && r == 0; i++) {
 		const char *p = run->plan.missing.v[i];
 		if (lstat(p, &st) == 0)

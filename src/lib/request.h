@@ -51,6 +51,7 @@ struct confine_run {
 	char *plan_cwd;		   /* canonical cwd inside the workspace, or NULL */
 	struct cf_strv unreadable; /* directories the scan could not read, hidden (R14) */
 	struct cf_idents idents;   /* what the setup is checked against (R34) */
+	struct cf_idents linked;   /* symlinks to defused protections, as at launch (R30) */
 	int replans;		   /* plans made again because the sandbox did not settle */
 	char *unsettled;	   /* the path that changed during the setup, or NULL */
 	int go_w;		   /* write end of the helper's go pipe, -1 when none */

@@ -854,6 +854,9 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			 &run->plan.env_removed, err);
 	if (r < 0 || (r = plan_backend(run, req, err)) < 0)
 		goto out;
+	/* Protections reached through a symlink: the link is checked after the run (events.c). */
+	if (cf_idents_record_paths(&run->policy_rules.linked, &run->linked) < 0)
+		goto oom;
 	cf_record_digest(run);
 	*out = run;
 	run = NULL;
@@ -962,6 +965,7 @@ void confine_run_free(confine_run *run)
 	free(run->plan_cwd);
 	cf_strv_release(&run->unreadable);
 	cf_idents_release(&run->idents);
+	cf_idents_release(&run->linked);
 	free(run->config_dir);
 	free(run->pw_config_dir);
 	free(run->cache_dir);

@@ -179,5 +179,28 @@ for who in $RUN_USERS; do
 	CX_CWD=$gl cx "$who" --allow "$h:write" -- "$TRYOP" append "$h/.gitconfig"
 	is "$out" EROFS "$who: an existing ~/.gitconfig is read-only even under --allow ~:write"
 	rm -f "$h/.gitconfig"
+
+	# A ~/.gitconfig that is a symlink into a dotfiles directory: the target is read-only, and
+	# the link itself (no mount can hold a symlink) replaced by the command is renamed aside.
+	mkdir -p "$h/dotfiles" && printf '[user]\n\tname = t\n' >"$h/dotfiles/gitconfig"
+	ln -s dotfiles/gitconfig "$h/.gitconfig"
+	[ "$who" = nobody ] && chown -R -h 65534:65534 "$h/dotfiles" "$h/.gitconfig"
+	CX_CWD=$gl cx "$who" --allow "$h:write" -- sh -c "
+		echo x >>$h/dotfiles/gitconfig 2>/dev/null; echo \$?
+		rm $h/.gitconfig && printf '[core]\n\tfsmonitor = $h/evil-global.sh\n' >$h/.gitconfig; echo \$?"
+	is "$(echo "$out" | tr '\n' ' ')" "2 0 " "$who: the link's target is read-only; the link can be replaced inside"
+	[ ! -e "$h/.gitconfig" ] && [ -e "$h/.gitconfig.confine-disabled" ]
+	ok $? "$who: R30 the replaced link was renamed aside after the run" || diag "$(ls -la "$h")" "$err"
+	host_git "$who" "$gl"
+	is "$(pwned "$M")" "" "$who: the host's git executes nothing"
+	rm -rf "$h/dotfiles" "$h/.gitconfig.confine-disabled"
+
+	# Under policy off (an explicit choice) nothing is renamed: the command did what it was let.
+	plain=$h/plain
+	mkdir -p "$plain" && [ "$who" = nobody ] && chown 65534:65534 "$plain"
+	xenv=(CONFINE_SANDBOX_POLICY=off)
+	CX_CWD=$plain cx "$who" -- git init -q .
+	[ -d "$plain/.git" ] && [ ! -e "$plain/.git.confine-disabled" ]
+	ok $? "$who: policy off: a .git the command made stays where it is"
 done
 done_testing

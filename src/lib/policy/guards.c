@@ -227,8 +227,21 @@ static int add_defused(struct cf_policy *p, enum cf_layer layer, const char *bas
 		       enum cf_action action, struct confine_error *err)
 {
 	int r = add(p, layer, base, rel, CF_ACC_WRITE, action, err);
-	if (r == 0)
-		p->layers[layer].v[p->layers[layer].n - 1].defuse = true;
+	if (r < 0)
+		return r;
+	struct cf_rule *added = &p->layers[layer].v[p->layers[layer].n - 1];
+	added->defuse = true;
+	/* A symlink on the way (~/.gitconfig -> dotfiles/gitconfig): the rule protects the
+	 * target, and the link itself, which no mount can hold, is checked after the run. */
+	char *lexical = rel ? cf_path_join(base, rel) : cf_path_normalize(base);
+	if (!lexical)
+		return cf_nomem(err);
+	if (strcmp(lexical, added->path) && !cf_strv_contains(&p->linked, lexical))
+		r = cf_strv_add(&p->linked, lexical) < 0 ||
+			    cf_strv_add(&p->linked_rules, added->pattern) < 0
+			? cf_nomem(err)
+			: 0;
+	free(lexical);
 	return r;
 }
 
@@ -408,5 +421,7 @@ void cf_policy_release(struct cf_policy *p)
 	for (int l = 0; l < CF_LAYER_FALLBACK; l++)
 		cf_ruleset_release(&p->layers[l]);
 	cf_strv_release(&p->temp_roots);
+	cf_strv_release(&p->linked);
+	cf_strv_release(&p->linked_rules);
 	cf_ruleset_release(&p->endpoints);
 }

@@ -23,6 +23,10 @@ struct cf_policy {
 	const struct cf_host *host;
 	struct cf_ruleset layers[CF_LAYER_FALLBACK]; /* resolved rules, written order per layer */
 	struct cf_strv temp_roots;		     /* "/tmp" and $TMPDIR: fallback write roots */
+	struct cf_strv
+	    linked;		     /* defused protections reached through a symlink: the lexical
+				      * paths, whose link the host follows later (checked after the run) */
+	struct cf_strv linked_rules; /* the pattern of each one's rule */
 	struct cf_ruleset endpoints; /* guards: the host's IPC endpoints (R29), sorted by path */
 };
 

@@ -11,12 +11,15 @@
 #include <unistd.h>
 
 #include "exec/linux/settle.h"
+#include "host/hostfs.h"
 #include "util/util.h"
 
 void cf_idents_release(struct cf_idents *ids)
 {
-	for (size_t i = 0; i < ids->n; i++)
+	for (size_t i = 0; i < ids->n; i++) {
 		free(ids->v[i].path);
+		free(ids->v[i].link);
+	}
 	free(ids->v);
 	memset(ids, 0, sizeof(*ids));
 }
@@ -47,10 +50,54 @@ static int record(struct cf_idents *ids, const char *path)
 	char *p = cf_strdup(path);
 	if (!p)
 		return CONFINE_E_NOMEM;
+	char target[4096];
+	ssize_t n = there && S_ISLNK(st.st_mode) ? readlink(path, target, sizeof(target) - 1) : -1;
+	char *link = NULL;
+	if (n >= 0) {
+		target[n] = '\0';
+		if (!(link = cf_strdup(target))) {
+			free(p);
+			return CONFINE_E_NOMEM;
+		}
+	}
 	ids->v[ids->n++] = (struct cf_ident){.path = p,
 					     .dev = there ? (uint64_t)st.st_dev : 0,
-					     .ino = there ? (uint64_t)st.st_ino : 0};
+					     .ino = there ? (uint64_t)st.st_ino : 0,
+					     .type = there ? (unsigned)(st.st_mode & S_IFMT) : 0,
+					     .link = link};
 	return 0;
+}
+
+/* Whether path is what id recorded (a missing path matches a missing record). */
+static bool same(const struct cf_ident *id)
+{
+	struct stat st;
+	if (lstat(id->path, &st) < 0)
+		return id->ino == 0 && id->type == 0;
+	if ((uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino ||
+	    (unsigned)(st.st_mode & S_IFMT) != id->type)
+		return false;
+	if (!S_ISLNK(st.st_mode))
+		return true;
+	char target[4096];
+	ssize_t n = readlink(id->path, target, sizeof(target) - 1);
+	if (n < 0 || !id->link)
+		return false;
+	target[n] = '\0';
+	return !strcmp(target, id->link);
+}
+
+int cf_idents_record_paths(const struct cf_strv *paths, struct cf_idents *out)
+{
+	for (size_t i = 0; i < paths->n; i++)
+		if (record(out, paths->v[i]) < 0)
+			return CONFINE_E_NOMEM;
+	return 0;
+}
+
+bool cf_ident_same(const struct cf_ident *id)
+{
+	return same(id);
 }
 
 /* The writable root of a guarded mount: the nearest RW bind above it that is not a pin. */
@@ -76,7 +123,7 @@ int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch
 		if (!m->ino)
 			continue;
 		if (lstat(m->path, &st) < 0 || (uint64_t)st.st_dev != m->dev ||
-		    (uint64_t)st.st_ino != m->ino) {
+		    (uint64_t)st.st_ino != m->ino || cf_kind_of_mode(st.st_mode) != m->kind) {
 			*changed = cf_strdup(m->path);
 			return *changed ? 1 : CONFINE_E_NOMEM;
 		}
@@ -129,8 +176,7 @@ void cf_settle_cleanup(const struct cf_plan *plan, const struct cf_idents *ids, 
 			if (!strcmp(ids->v[k].path, m->path))
 				id = &ids->v[k];
 		struct stat st;
-		if (!id || lstat(m->path, &st) < 0 ||
-		    ((uint64_t)st.st_dev == id->dev && (uint64_t)st.st_ino == id->ino))
+		if (!id || lstat(m->path, &st) < 0 || same(id))
 			continue;
 		if (st.st_ctime < since || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) ||
 		    (S_ISREG(st.st_mode) && st.st_size != 0))
@@ -249,11 +295,7 @@ static bool mounts_in_place(const struct cf_plan *plan, const bool *skip, pid_t 
 static bool idents_same(const struct cf_idents *ids, const char **changed)
 {
 	for (size_t i = 0; i < ids->n; i++) {
-		struct stat st;
-		bool there = lstat(ids->v[i].path, &st) == 0;
-		uint64_t dev = there ? (uint64_t)st.st_dev : 0,
-			 ino = there ? (uint64_t)st.st_ino : 0;
-		if (dev != ids->v[i].dev || ino != ids->v[i].ino) {
+		if (!same(&ids->v[i])) {
 			snprintf(changed_path, sizeof(changed_path), "%s", ids->v[i].path);
 			*changed = changed_path;
 			return false;

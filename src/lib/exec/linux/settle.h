@@ -18,9 +18,13 @@
 
 #include "plan/plan.h"
 
+/* An identity: the device, the inode and the file type (an inode number is reused at once by
+ * the next file created, so a symlink replaced by a file can keep it); a symlink's target too. */
 struct cf_ident {
 	char *path;
 	uint64_t dev, ino;
+	unsigned type;
+	char *link;
 };
 
 struct cf_idents {
@@ -48,6 +52,13 @@ int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch
  */
 bool cf_settled(const struct cf_plan *plan, const bool *skip, const struct cf_idents *ids,
 		pid_t pid, const char **changed);
+
+/* Records the identity of each of `paths` as it is now (a missing one as 0, 0); 0 or
+ * CONFINE_E_NOMEM. */
+int cf_idents_record_paths(const struct cf_strv *paths, struct cf_idents *out);
+
+/* Whether ids->v[i] still has its recorded identity. */
+bool cf_ident_same(const struct cf_ident *id);
 
 /* Removes what bwrap created on the host for a launch that did not settle (see settle.c). */
 void cf_settle_cleanup(const struct cf_plan *plan, const struct cf_idents *ids, time_t since);
