@@ -133,6 +133,50 @@ int confine_request_env_pass(confine_request *req, const char *pattern, struct c
 int confine_request_env_unset(confine_request *req, const char *pattern, struct confine_error *err);
 void confine_request_env_clear(confine_request *req, bool clear);
 
+/* Read-only file injection (SPEC 6, R21): content the command can read but nobody -- the
+ * command, its children, another process of the user -- can change between the host's check and
+ * the command's read. */
+enum confine_inject_placement {
+	/* env-pointer: confine chooses where the file lives (on Linux under a read-only directory
+	 * of the sandbox's private /tmp) and sets the variable NAME to its path, last, so that it
+	 * wins over every other setting of NAME. */
+	CONFINE_INJECT_ENV = 0,
+	/* fixed-path: the file appears at the absolute path TARGET inside the sandbox (Linux
+	 * only).  TARGET must be an existing regular file of the host (confine mounts over it and
+	 * never changes it), or lie in the sandbox's private /tmp; see README "File injection". */
+	CONFINE_INJECT_PATH = 1,
+};
+
+/* Limits of SPEC 6, checked by confine_request_add_injection. */
+#define CONFINE_INJECT_MAX_BYTES (8u * 1024 * 1024)  /* per injection */
+#define CONFINE_INJECT_MAX_TOTAL (16u * 1024 * 1024) /* all injections of a request */
+#define CONFINE_INJECT_MAX_COUNT 128
+
+/* Adds an injection: `len` bytes at `data` (copied; data may be NULL when len is 0), placed
+ * as `placement` says at `where`: the variable NAME for CONFINE_INJECT_ENV, the path TARGET for
+ * CONFINE_INJECT_PATH.  Everything is checked here, before any file system work, and a refused
+ * injection leaves the request unchanged:
+ *  - CONFINE_E_INVALID: NAME not [A-Za-z_][A-Za-z0-9_]* or a loader, interpreter or shell
+ *    variable (LD_*, DYLD_*, PATH, NODE_OPTIONS, PYTHONPATH, BASH_ENV, ENV, ...); TARGET not
+ *    absolute, with a ".." component, a NUL or control character, "/" itself, beneath another
+ *    injected file, or the same as an earlier one after normalising ".", "//" and a trailing
+ *    "/"; a NAME given twice;
+ *  - CONFINE_E_LIMIT: more than CONFINE_INJECT_MAX_BYTES, CONFINE_INJECT_MAX_TOTAL in all, or
+ *    more than CONFINE_INJECT_MAX_COUNT injections.
+ * The message names the offending value.  Placement on the system (a missing parent, a
+ * target hidden by a rule) is decided by confine_run_prepare.  A request with injections is
+ * refused by confine_run_start under policy off (SPEC 4).  Pure. */
+int confine_request_add_injection(confine_request *req, enum confine_inject_placement placement,
+				  const char *where, const void *data, size_t len,
+				  struct confine_error *err);
+/* The same with `where` given as `where_len` bytes, for bindings whose strings carry a length:
+ * an embedded NUL is refused (CONFINE_E_INVALID) instead of silently cutting the value.  Pure. */
+int confine_request_add_injection_n(confine_request *req, enum confine_inject_placement placement,
+				    const char *where, size_t where_len, const void *data,
+				    size_t len, struct confine_error *err);
+/* The policy the request carries (the default, or the last confine_request_set_policy). Pure. */
+enum confine_policy confine_request_policy(const confine_request *req);
+
 /* Reads CONFINE_SANDBOX_POLICY-style text: "required" or "off", trimmed, case-insensitive.
  * Returns 1 and sets *out for a valid value; returns 0 and sets *out = REQUIRED for anything
  * else (the caller warns).  Pure. */
@@ -244,6 +288,23 @@ struct confine_event {
 
 /* The events of the last run; valid until confine_run_free.  Pure. */
 const struct confine_event *confine_run_events(const confine_run *run, size_t *n);
+
+/* One injection of a prepared run (SPEC 6), in the order the request added them. */
+struct confine_injection {
+	enum confine_inject_placement placement;
+	const char *where;  /* NAME, or TARGET normalised */
+	const char *path;   /* where the command finds the file inside the sandbox */
+	const char *blake3; /* BLAKE3 of the content: 64 lower-case hex digits */
+	const char *record; /* "env:NAME=HASH" or "path:TARGET=HASH": what the audit log and the
+			     * report list (never the bytes, never a host path) */
+	uint64_t size;	    /* bytes */
+};
+
+/* The injections of a prepared run; the hashes were computed by confine_run_prepare from the
+ * sealed copy the sandbox will see (Linux: a memfd sealed against writes, growing and
+ * shrinking).  The array and its strings are owned by the run and valid until
+ * confine_run_free; *n is 0 (and the result NULL) when there are none.  Pure. */
+const struct confine_injection *confine_run_injections(const confine_run *run, size_t *n);
 
 /* Whether the last wait ended because the timeout expired.  Pure. */
 bool confine_run_timed_out(const confine_run *run);

@@ -3,6 +3,7 @@
 #ifndef CONFINE_REQUEST_H
 #define CONFINE_REQUEST_H
 
+#include "policy/inject.h"
 #include "policy/policy.h"
 
 #ifndef _WIN32
@@ -28,6 +29,7 @@ struct confine_request {
 	struct cf_strv env_base;
 	bool env_base_set;
 	struct cf_env_opts env;
+	struct cf_injects injects; /* SPEC 6, validated when added */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c). */
@@ -77,6 +79,11 @@ struct confine_run {
 	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
 	struct confine_event *events;
 	size_t n_events;
+
+	/* read-only file injection (SPEC 6; inject/run_inject.c) */
+	int *inject_fds;		       /* per plan injection: its sealed memfd */
+	size_t n_inject_fds;		       /* how many of them are open */
+	struct confine_injection *inject_info; /* what confine_run_injections returns */
 };
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */

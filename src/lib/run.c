@@ -20,6 +20,7 @@
 #include "host/ipc.h"
 #include "host/rulefile.h"
 #include "host/scan.h"
+#include "inject/run_inject.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -457,6 +458,9 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			 &run->plan.env_removed, err);
 	if (r < 0)
 		goto out;
+	/* After the environment: the pointer variables are set last (SPEC 5). */
+	if ((r = cf_run_inject_prepare(run, req, err)) < 0)
+		goto out;
 	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
 		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
 		 */
@@ -537,6 +541,7 @@ void confine_run_free(confine_run *run)
 	if (run->target_pidfd >= 0)
 		close(run->target_pidfd);
 	cf_cgroup_destroy(&run->cgroup);
+	cf_run_inject_release(run);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);

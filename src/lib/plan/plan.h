@@ -22,6 +22,9 @@ enum cf_mount_op {
 	CF_MNT_RW_BIND,	   /* --bind-fd SRC P: read and write allowed */
 	CF_MNT_REMOUNT_RO, /* --remount-ro P */
 	CF_MNT_RO_KERNEL,  /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
+	CF_MNT_INJECT,	   /* --perms 0444 --ro-bind-data FD P: an injection's sealed content */
+	CF_MNT_INJECT_DIR, /* --size N --tmpfs P: a directory made for injections in a private
+			    * place, its own mount (it cannot be renamed), read-only at the end */
 };
 
 struct cf_mount {
@@ -33,6 +36,17 @@ struct cf_mount {
 	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then
 			    * (bwrap would have to create it on the host's read-only root) */
 	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
+	size_t inject;	   /* CF_MNT_INJECT: index in plan->injects */
+};
+
+/* One injection (SPEC 6) as the plan shows it; its content stays with the executor. */
+struct cf_plan_inject {
+	enum confine_inject_placement placement;
+	char *where;  /* NAME, or TARGET */
+	char *path;   /* where the command finds it */
+	char *record; /* "env:NAME=HASH" / "path:TARGET=HASH" */
+	char hash[65];
+	uint64_t size;
 };
 
 struct cf_plan {
@@ -46,10 +60,12 @@ struct cf_plan {
 	int landlock_abi; /* what the plan relies on; 0: scoping not available (recorded) */
 	bool seccomp;
 	struct cf_strv argv;
-	struct cf_strv env;	    /* the command's final environment */
-	struct cf_strv env_removed; /* names removed by the scrub (never values) */
-	struct cf_strv missing;	    /* protected paths absent at launch: not mounted */
-	struct cf_strv notes;	    /* downgrades and rules that could not be applied */
+	struct cf_strv env;		/* the command's final environment */
+	struct cf_strv env_removed;	/* names removed by the scrub (never values) */
+	struct cf_strv missing;		/* protected paths absent at launch: not mounted */
+	struct cf_strv notes;		/* downgrades and rules that could not be applied */
+	struct cf_plan_inject *injects; /* SPEC 6, in the order of the request */
+	size_t n_injects;
 };
 
 struct cf_plan_opts {
@@ -69,6 +85,28 @@ void cf_plan_release(struct cf_plan *plan);
 int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 		    const struct cf_plan_opts *o, struct cf_plan *out, struct confine_error *err);
 
+/* One injection to place: what cf_plan_add_injections needs of it. */
+struct cf_plan_inject_in {
+	enum confine_inject_placement placement;
+	const char *where; /* NAME, or TARGET normalised (policy/inject.c validated it) */
+	const char *hash;  /* 64 hex digits */
+	uint64_t size;
+};
+
+/*
+ * Places the injections in a compiled Linux plan (plan/inject.c): each file is mounted after
+ * every other mount, so nothing shadows it; env-pointer files go under CF_INJECT_ENV_DIR, a
+ * read-only tmpfs of its own.  A fixed-path target must be an existing regular file of the
+ * host (mounted over, never changed) or lie in a private tmpfs, where missing parents become
+ * tmpfs mounts of their own; its ancestors in a writable bind are bound onto themselves so
+ * that none can be renamed.  Anything else (a parent missing on the host, a symlink on the way,
+ * a hidden path, /proc or /dev) is CONFINE_E_PLAN naming the path.  Nothing is added when n is
+ * 0.  Pure apart from host->kind.
+ */
+int cf_plan_add_injections(struct cf_plan *plan, const struct cf_host *host,
+			   const struct cf_plan_inject_in *in, size_t n, struct confine_error *err);
+void cf_plan_injects_release(struct cf_plan *plan);
+
 /* Stable text (or JSON) of the plan. Returns a malloc'd string or NULL on oom. */
 char *cf_plan_text(const struct cf_plan *plan);
 char *cf_plan_json(const struct cf_plan *plan);
@@ -78,6 +116,8 @@ struct cf_bwrap_fds {
 	int args;	   /* --args FD is not part of the vector itself */
 	const int *source; /* per mount index: O_PATH source for RO/RW binds, -1 otherwise */
 	const int *empty;  /* per mount index: an empty readable fd for HIDE_FILE, -1 otherwise */
+	const int *data;   /* per mount index: the sealed content of an INJECT mount; NULL when
+			    * the plan has none */
 	int seccomp;	   /* -1: none */
 	int info;	   /* --info-fd, -1: none */
 	int helper;	   /* the helper binary, executed as /proc/self/fd/N */

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "inject/run_inject.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -277,20 +278,35 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
 	struct fdlist keep = {0}; /* handed to bwrap */
-	int *source = NULL, *empty = NULL;
+	int *source = NULL, *empty = NULL, *data = NULL;
 	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1};
 	int args_fd = -1;
 	char *helper = NULL, *args_arg = NULL, **bargv = NULL;
 	struct cf_strv args = {0};
 	int r = 0;
 
-	raise_fd_limit(plan->n_mounts + 16);
+	raise_fd_limit(plan->n_mounts + plan->n_injects + 16);
 	source = malloc(plan->n_mounts * sizeof(int));
 	empty = malloc(plan->n_mounts * sizeof(int));
+	data = plan->n_injects ? malloc(plan->n_mounts * sizeof(int)) : NULL;
 	if (!run->skip)
 		run->skip = calloc(plan->n_mounts + 1, sizeof(bool));
-	if (!source || !empty || !run->skip)
+	if (!source || !empty || !run->skip || (plan->n_injects && !data))
 		goto oom;
+	if (data) {
+		/* A fresh descriptor of each sealed memfd: bwrap reads it to the end and closes
+		 * it; another launch (skip_vanished) gets its own. */
+		r = cf_run_inject_fds(run, data, err);
+		for (size_t i = 0; i < plan->n_mounts; i++)
+			if (data[i] >= 0 && fdlist_add(&keep, data[i]) < 0) {
+				for (size_t j = i; j < plan->n_mounts; j++)
+					if (data[j] >= 0)
+						close(data[j]);
+				goto oom;
+			}
+		if (r < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		source[i] = empty[i] = -1;
@@ -322,7 +338,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	}
 
 	struct cf_bwrap_fds fds = {
-	    .source = source, .empty = empty, .seccomp = -1, .skip = run->skip};
+	    .source = source, .empty = empty, .data = data, .seccomp = -1, .skip = run->skip};
 	if (plan->seccomp) {
 		if ((r = cf_seccomp_build_fd(&fds.seccomp, err)) < 0)
 			goto out;
@@ -443,6 +459,7 @@ out:
 		close(args_fd);
 	free(source);
 	free(empty);
+	free(data);
 	free(helper);
 	free(args_arg);
 	free(bargv);
@@ -455,6 +472,8 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 	int r;
 	if (run->started)
 		return cf_err(err, CONFINE_E_INVALID, "cannot start", "run", "already started");
+	if ((r = cf_run_inject_check_policy(run, err)) < 0)
+		return r;
 	if ((run->limit_pids || run->limit_mem) &&
 	    (r = cf_cgroup_create(run->limit_pids, run->limit_mem, &run->cgroup, err)) < 0)
 		return r;
