@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "util/util.h"
 #include "cli/cli.h"
+#include "cli/inject.h"
 
 static const char help[] =
     "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -39,6 +40,11 @@ static const char help[] =
     "                             of memory, through a cgroup; refused where the host does\n"
     "                             not let confine create one (see 'confine probe')\n"
     "  --timeout SECONDS          kill the whole sandbox after SECONDS (status 137)\n"
+    "  --inject-env NAME=FILE     read-only file injection: FILE's content (as read now) in\n"
+    "                             a sealed file of the sandbox, its path in $NAME (set last)\n"
+    "  --inject-path TARGET=FILE  read-only file injection at TARGET inside the sandbox: over\n"
+    "                             an existing file of the host (never changed), or in /tmp\n"
+    "                             (at most 128 injections, 8 MiB each, 16 MiB in all)\n"
     "\n"
     "signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the command.  After a\n"
     "SIGTERM, SIGHUP, SIGQUIT or a second SIGINT the command has 5 seconds to end; then the\n"
@@ -177,6 +183,10 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	cli_apply_policy_env(&o);
+	if (cli_load_injections(&o, true, &err) < 0) {
+		cli_report(&err);
+		goto out;
+	}
 
 	r = confine_run_prepare(o.req, &run, &err);
 	if (r < 0) {

@@ -48,7 +48,7 @@ int cf_run_inject_prepare(confine_run *run, const confine_request *req, struct c
 {
 	const struct cf_injects *l = &req->injects;
 	struct cf_plan_inject_in *in = NULL;
-	char (*hashes)[CF_HASH_HEX] = NULL;
+	char(*hashes)[CF_HASH_HEX] = NULL;
 	int r = 0;
 
 	if (l->n == 0)

@@ -51,7 +51,8 @@ static int create_once(struct cf_snapshot_dir *d, const char *base, struct confi
 		return cf_nomem(err);
 	if (!mkdtemp(tmpl)) {
 		int e = errno;
-		cf_err_os(err, CONFINE_E_OS, "cannot create snapshot directory", tmpl, "mkdtemp", e);
+		cf_err_os(err, CONFINE_E_OS, "cannot create snapshot directory", tmpl, "mkdtemp",
+			  e);
 		free(tmpl);
 		return CONFINE_E_OS;
 	}
@@ -140,8 +141,9 @@ int cf_snapshot_write(struct cf_snapshot_dir *d, const char *name, const void *d
 	if (fd < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot write snapshot", path, "openat", errno);
 		if (errno == EEXIST)
-			cf_err_hint(err, "something already exists at the snapshot's name in a "
-					 "private directory: another process of this user put it there");
+			cf_err_hint(err,
+				    "something already exists at the snapshot's name in a "
+				    "private directory: another process of this user put it there");
 		/* Not ours: the removal must leave it alone. */
 		free(d->files[--d->n_files]);
 		goto out;
@@ -226,43 +228,41 @@ out:
 	return r;
 }
 
-int cf_snapshot_dir_remove(struct cf_snapshot_dir *d, struct confine_error *err)
-{
-	int r = 0;
-	if (d->dirfd >= 0) {
-		for (size_t i = 0; i < d->n_files; i++)
-			if (unlinkat(d->dirfd, d->files[i], 0) < 0 && errno != ENOENT && r == 0)
-				r = cf_err_os(err, CONFINE_E_OS, "cannot remove snapshot",
-					      d->files[i], "unlinkat", errno);
-		if (unlinkat(d->basefd, d->name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
-			r = cf_err_os(err, CONFINE_E_OS, "cannot remove snapshot directory", d->path,
-				      "unlinkat", errno);
-	}
-	reset(d);
-	return r;
-}
-
-/* Empties and removes one stale directory (its lock is held by the caller through fd). */
-static bool remove_stale(int basefd, const char *name, int fd)
+/* Unlinks every entry of the directory at fd that is not a directory (a symlink goes, its target
+ * stays), then the directory itself from basefd.  Returns 0 or the errno of the failure. */
+static int empty_and_remove(int basefd, const char *name, int fd)
 {
 	int dup_fd = dup(fd);
 	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
 	if (!dir) {
+		int e = errno;
 		if (dup_fd >= 0)
 			close(dup_fd);
-		return false;
+		return e;
 	}
 	struct dirent *e;
 	while ((e = readdir(dir))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		struct stat st;
-		/* Entries are unlinked as they are: a symlink goes, its target stays. */
 		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
 			unlinkat(fd, e->d_name, 0);
 	}
 	closedir(dir);
-	return unlinkat(basefd, name, AT_REMOVEDIR) == 0;
+	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : errno;
+}
+
+int cf_snapshot_dir_remove(struct cf_snapshot_dir *d, struct confine_error *err)
+{
+	int r = 0;
+	/* Everything in it goes, not only what was written: the directory is private, and
+	 * anything else in it was put there by someone who should not have. */
+	int e = d->dirfd >= 0 ? empty_and_remove(d->basefd, d->name, d->dirfd) : 0;
+	if (e)
+		r = cf_err_os(err, CONFINE_E_OS, "cannot remove snapshot directory", d->path,
+			      "unlinkat", e);
+	reset(d);
+	return r;
 }
 
 int cf_snapshot_sweep(const char *base, size_t *removed, struct confine_error *err)
@@ -301,7 +301,8 @@ int cf_snapshot_sweep(const char *base, size_t *removed, struct confine_error *e
 		/* The same directory as the one checked, and nobody's: its confine is gone
 		 * (a lock dies with the process that held it, kill -9 included). */
 		if (fstat(fd, &st2) == 0 && st2.st_dev == st.st_dev && st2.st_ino == st.st_ino &&
-		    flock(fd, LOCK_EX | LOCK_NB) == 0 && remove_stale(basefd, e->d_name, fd))
+		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    empty_and_remove(basefd, e->d_name, fd) == 0)
 			n++;
 		close(fd);
 	}

@@ -30,15 +30,18 @@
 #define CF_SNAPSHOT_PREFIX "confine-snap-"
 
 struct cf_snapshot_dir {
-	char *path;  /* BASE/confine-snap-XXXXXX */
-	char *name;  /* confine-snap-XXXXXX */
-	int basefd;  /* BASE */
-	int dirfd;   /* the directory; holds the flock */
+	char *path;   /* BASE/confine-snap-XXXXXX */
+	char *name;   /* confine-snap-XXXXXX */
+	int basefd;   /* BASE */
+	int dirfd;    /* the directory; holds the flock */
 	char **files; /* names written, for the removal */
 	size_t n_files;
 };
 
-#define CF_SNAPSHOT_DIR_INIT {.basefd = -1, .dirfd = -1}
+#define CF_SNAPSHOT_DIR_INIT                                                                       \
+	{                                                                                          \
+		.basefd = -1, .dirfd = -1                                                          \
+	}
 
 /* Creates the private directory under `base` (an existing directory, reached without
  * following a symlink at its last component).  Touches the OS. */

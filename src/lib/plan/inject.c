@@ -139,8 +139,8 @@ static int place_private(struct cf_plan *plan, size_t cover, const struct cf_pla
 	size_t pos = 0;
 	int r;
 	while (next_ancestor(plan->mounts[cover].path, in->path, &pos, dir, sizeof(dir))) {
-		char *why = cf_asprintf("injection: directory of '%s', private and read-only",
-					in->path);
+		char *why =
+		    cf_asprintf("injection: directory of '%s', private and read-only", in->path);
 		size_t at = slot_for(plan, cover, dir);
 		if ((r = insert_mount(plan, at, CF_MNT_INJECT_DIR, dir, CF_KIND_DIR,
 				      INJECT_DIR_SIZE, why, true, err)) < 0)
@@ -239,8 +239,8 @@ static int place_host(struct cf_plan *plan, const struct cf_host *h, size_t cove
 					"point cannot be renamed)",
 					in->path);
 		size_t at = slot_for(plan, cover, dir);
-		if ((r = insert_mount(plan, at, CF_MNT_RW_BIND, dir, CF_KIND_DIR, 0, why, true, err)) <
-		    0)
+		if ((r = insert_mount(plan, at, CF_MNT_RW_BIND, dir, CF_KIND_DIR, 0, why, true,
+				      err)) < 0)
 			return r;
 		cover = at;
 	}
@@ -259,10 +259,14 @@ static int place(struct cf_plan *plan, const struct cf_host *h, size_t idx, stru
 	}
 	size_t cover = cover_of(plan, in->path);
 	const struct cf_mount *m = &plan->mounts[cover];
+	/* What the host has at the target: a file confine mounts over, or nothing (a private
+	 * place); the executor checks the former again just before the launch. */
+	enum cf_kind on_host = CF_KIND_FILE;
 	switch (m->op) {
 	case CF_MNT_TMPFS:
 	case CF_MNT_INJECT_DIR:
 		r = place_private(plan, cover, in, dirs, err);
+		on_host = CF_KIND_MISSING;
 		break;
 	case CF_MNT_RO_ROOT:
 	case CF_MNT_RO_BIND:
@@ -286,8 +290,8 @@ static int place(struct cf_plan *plan, const struct cf_host *h, size_t idx, stru
 	if (r < 0)
 		return r;
 	char *why = cf_strdup(in->record);
-	if ((r = insert_mount(plan, plan->n_mounts, CF_MNT_INJECT, in->path, CF_KIND_FILE, 0, why,
-			      true, err)) < 0)
+	if ((r = insert_mount(plan, plan->n_mounts, CF_MNT_INJECT, in->path, on_host, 0, why, true,
+			      err)) < 0)
 		return r;
 	plan->mounts[plan->n_mounts - 1].inject = idx;
 	return 0;

@@ -30,7 +30,8 @@ enum cf_mount_op {
 struct cf_mount {
 	enum cf_mount_op op;
 	char *path;
-	enum cf_kind kind; /* what the host has at path (binds and hides) */
+	enum cf_kind kind; /* what the host has at path (binds and hides; INJECT: FILE when it
+			    * is mounted over a file of the host, MISSING in a private place) */
 	uint64_t size;	   /* tmpfs size cap */
 	bool traverse;	   /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
 	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then

@@ -26,55 +26,106 @@
  * are, and refusing `path` costs nothing).
  */
 static const char *const reserved_prefixes[] = {
-    "LD_",	     /* the glibc and musl loaders: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT */
-    "DYLD_",	     /* the macOS loader */
-    "BASH_FUNC_",    /* exported bash functions */
-    "CONFINE_",	     /* confine's own variables, removed from every environment (SPEC 5) */
-    "GIT_CONFIG",    /* GIT_CONFIG, _GLOBAL, _SYSTEM, _COUNT, _KEY_n: config runs commands */
-    "NPM_CONFIG_",   /* npm's configuration (scripts, node-options, prefixes) */
-    "LUA_INIT",	     /* LUA_INIT and LUA_INIT_5_x run the file */
-    "DOTNET_",	     /* startup hooks, additional deps, roll-forward */
-    "CORECLR_",	     /* the .NET profiler */
-    "COMPLUS_",	     /* .NET legacy knobs */
-    "PYTHON",	     /* every CPython knob: PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, ... */
-    "PERL",	     /* PERL5LIB, PERL5OPT, PERLLIB, PERL5DB, PERL_MB_OPT, ... */
-    "RUBY",	     /* RUBYOPT, RUBYLIB, RUBY_... */
-    "JAVA_TOOL_",    /* JAVA_TOOL_OPTIONS */
-    "_JAVA_",	     /* _JAVA_OPTIONS */
-    "JDK_JAVA_",     /* JDK_JAVA_OPTIONS */
-    "OPENSSL_",	     /* OPENSSL_CONF loads engines and providers (code) */
-    "GCONV_",	     /* glibc's iconv modules are shared objects */
-    "GLIBC_",	     /* GLIBC_TUNABLES */
-    "MALLOC_",	     /* glibc malloc knobs (MALLOC_CHECK_, ...) */
-    "PHP_INI_",	     /* PHP_INI_SCAN_DIR */
-    "R_PROFILE",     /* R_PROFILE, R_PROFILE_USER: R code run at start */
-    "GUILE_",	     /* load paths */
-    "TCL_",	     /* TCL_LIBRARY */
-    "NODE_",	     /* NODE_OPTIONS, NODE_PATH, NODE_REPL_EXTERNAL_MODULE, ... */
-    "GTK_",	     /* GTK_MODULES, GTK_PATH */
-    "GIO_",	     /* GIO_MODULE_DIR, GIO_EXTRA_MODULES */
-    "QT_PLUGIN_",    /* QT_PLUGIN_PATH */
-    "GST_PLUGIN_",   /* GStreamer plugins */
-    "LIBGL_",	     /* LIBGL_DRIVERS_PATH */
-    "SSL_CERT_",     /* SSL_CERT_FILE/DIR: whom TLS trusts */
+    "LD_",	   /* the glibc and musl loaders: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT */
+    "DYLD_",	   /* the macOS loader */
+    "BASH_FUNC_",  /* exported bash functions */
+    "CONFINE_",	   /* confine's own variables, removed from every environment (SPEC 5) */
+    "GIT_CONFIG",  /* GIT_CONFIG, _GLOBAL, _SYSTEM, _COUNT, _KEY_n: config runs commands */
+    "NPM_CONFIG_", /* npm's configuration (scripts, node-options, prefixes) */
+    "LUA_INIT",	   /* LUA_INIT and LUA_INIT_5_x run the file */
+    "DOTNET_",	   /* startup hooks, additional deps, roll-forward */
+    "CORECLR_",	   /* the .NET profiler */
+    "COMPLUS_",	   /* .NET legacy knobs */
+    "PYTHON",	   /* every CPython knob: PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, ... */
+    "PERL",	   /* PERL5LIB, PERL5OPT, PERLLIB, PERL5DB, PERL_MB_OPT, ... */
+    "RUBY",	   /* RUBYOPT, RUBYLIB, RUBY_... */
+    "JAVA_TOOL_",  /* JAVA_TOOL_OPTIONS */
+    "_JAVA_",	   /* _JAVA_OPTIONS */
+    "JDK_JAVA_",   /* JDK_JAVA_OPTIONS */
+    "OPENSSL_",	   /* OPENSSL_CONF loads engines and providers (code) */
+    "GCONV_",	   /* glibc's iconv modules are shared objects */
+    "GLIBC_",	   /* GLIBC_TUNABLES */
+    "MALLOC_",	   /* glibc malloc knobs (MALLOC_CHECK_, ...) */
+    "PHP_INI_",	   /* PHP_INI_SCAN_DIR */
+    "R_PROFILE",   /* R_PROFILE, R_PROFILE_USER: R code run at start */
+    "GUILE_",	   /* load paths */
+    "TCL_",	   /* TCL_LIBRARY */
+    "NODE_",	   /* NODE_OPTIONS, NODE_PATH, NODE_REPL_EXTERNAL_MODULE, ... */
+    "GTK_",	   /* GTK_MODULES, GTK_PATH */
+    "GIO_",	   /* GIO_MODULE_DIR, GIO_EXTRA_MODULES */
+    "QT_PLUGIN_",  /* QT_PLUGIN_PATH */
+    "GST_PLUGIN_", /* GStreamer plugins */
+    "LIBGL_",	   /* LIBGL_DRIVERS_PATH */
+    "SSL_CERT_",   /* SSL_CERT_FILE/DIR: whom TLS trusts */
 };
 
 static const char *const reserved_names[] = {
     /* shells and the exec path */
-    "PATH", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS",
-    "CDPATH", "ZDOTDIR", "SHELL", "HOME", "TMPDIR", "PWD", "OLDPWD",
+    "PATH",
+    "ENV",
+    "BASH_ENV",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "PROMPT_COMMAND",
+    "IFS",
+    "CDPATH",
+    "ZDOTDIR",
+    "SHELL",
+    "HOME",
+    "TMPDIR",
+    "PWD",
+    "OLDPWD",
     /* interpreters and runtimes not covered by a prefix */
-    "CLASSPATH", "TCLLIBPATH", "PHPRC", "EMACSLOADPATH", "VIMINIT", "EXINIT", "MYVIMRC", "GDBINIT",
-    "INPUTRC", "TERMINFO", "TERMINFO_DIRS", "LOCPATH", "NLSPATH", "HOSTALIASES",
-    "RESOLV_HOST_CONF", "RES_OPTIONS", "LOCALDOMAIN", "TZDIR",
+    "CLASSPATH",
+    "TCLLIBPATH",
+    "PHPRC",
+    "EMACSLOADPATH",
+    "VIMINIT",
+    "EXINIT",
+    "MYVIMRC",
+    "GDBINIT",
+    "INPUTRC",
+    "TERMINFO",
+    "TERMINFO_DIRS",
+    "LOCPATH",
+    "NLSPATH",
+    "HOSTALIASES",
+    "RESOLV_HOST_CONF",
+    "RES_OPTIONS",
+    "LOCALDOMAIN",
+    "TZDIR",
     /* programs other programs execute */
-    "EDITOR", "VISUAL", "PAGER", "MANPAGER", "BROWSER", "GIT_EXEC_PATH", "GIT_SSH",
-    "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR",
-    "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR", "SSH_ASKPASS", "SUDO_ASKPASS",
-    "GPG_TTY", "SSLKEYLOGFILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
-    "LESSOPEN", "LESSCLOSE",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "MANPAGER",
+    "BROWSER",
+    "GIT_EXEC_PATH",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "GIT_EDITOR",
+    "GIT_PAGER",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PROXY_COMMAND",
+    "GIT_TEMPLATE_DIR",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GPG_TTY",
+    "SSLKEYLOGFILE",
+    "CURL_CA_BUNDLE",
+    "REQUESTS_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "LESSOPEN",
+    "LESSCLOSE",
     /* what confine's own launch and the proxies set */
-    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "FTP_PROXY",
 };
 
 static bool has_prefix_ci(const char *s, const char *prefix)
@@ -122,8 +173,7 @@ static void subject_of(const char *where, size_t n, char *out, size_t cap)
 
 static int check_name(const char *name, size_t n, const char *subj, struct confine_error *err)
 {
-	bool ok = n > 0 && n <= NAME_MAX_LEN &&
-		  (isalpha((unsigned char)name[0]) || name[0] == '_');
+	bool ok = n > 0 && n <= NAME_MAX_LEN && (isalpha((unsigned char)name[0]) || name[0] == '_');
 	for (size_t i = 1; ok && i < n; i++)
 		ok = isalnum((unsigned char)name[i]) || name[i] == '_';
 	if (!ok) {
@@ -138,8 +188,9 @@ static int check_name(const char *name, size_t n, const char *subj, struct confi
 		       "%s is a variable that a loader, an interpreter or a shell acts on; an "
 		       "injection never points one at a file",
 		       name);
-		cf_err_hint(err, "choose the variable the program reads its settings path from (for "
-				 "example CLAUDE_CODE_MANAGED_SETTINGS_PATH)");
+		cf_err_hint(err,
+			    "choose the variable the program reads its settings path from (for "
+			    "example CLAUDE_CODE_MANAGED_SETTINGS_PATH)");
 		return CONFINE_E_INVALID;
 	}
 	return 0;
@@ -187,15 +238,15 @@ static int check_target(const char *t, size_t n, const char *subj, char **out,
 	if (cf_path_within(norm, CF_INJECT_ENV_DIR) || cf_path_within(CF_INJECT_ENV_DIR, norm)) {
 		free(norm);
 		return cf_err(err, CONFINE_E_INVALID, "invalid injection", subj,
-			      "%s is where confine places the env-pointer files", CF_INJECT_ENV_DIR);
+			      "%s is where confine places the env-pointer files",
+			      CF_INJECT_ENV_DIR);
 	}
 	*out = norm;
 	return 0;
 }
 
-int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement,
-		   const char *where, size_t where_len, const void *data, size_t len,
-		   struct confine_error *err)
+int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement, const char *where,
+		   size_t where_len, const void *data, size_t len, struct confine_error *err)
 {
 	char subj[1024];
 	char *key = NULL;
@@ -246,21 +297,22 @@ int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement
 		if (o->placement != placement)
 			continue;
 		if (!strcmp(o->where, key)) {
-			r = cf_err(err, CONFINE_E_INVALID, "duplicate injection", subj,
-				   placement == CONFINE_INJECT_ENV
-				       ? "the variable %s is already injected"
-				       : "'%s' is already an injection target (targets are compared "
-					 "after normalising '.', '//' and a trailing '/')",
-				   key);
+			r = cf_err(
+			    err, CONFINE_E_INVALID, "duplicate injection", subj,
+			    placement == CONFINE_INJECT_ENV
+				? "the variable %s is already injected"
+				: "'%s' is already an injection target (targets are compared "
+				  "after normalising '.', '//' and a trailing '/')",
+			    key);
 			goto fail;
 		}
 		if (placement == CONFINE_INJECT_PATH &&
 		    (cf_path_within(key, o->where) || cf_path_within(o->where, key))) {
-			r = cf_err(err, CONFINE_E_INVALID, "conflicting injection", subj,
-				   "'%s' lies %s the injected file '%s'; a file has nothing beneath "
-				   "it",
-				   key, cf_path_within(key, o->where) ? "beneath" : "above",
-				   o->where);
+			r = cf_err(
+			    err, CONFINE_E_INVALID, "conflicting injection", subj,
+			    "'%s' lies %s the injected file '%s'; a file has nothing beneath "
+			    "it",
+			    key, cf_path_within(key, o->where) ? "beneath" : "above", o->where);
 			goto fail;
 		}
 	}
@@ -278,8 +330,8 @@ int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement
 		goto oom;
 	if (len)
 		memcpy(copy, data, len);
-	l->v[l->n++] = (struct cf_inject){
-	    .placement = placement, .where = key, .data = copy, .len = len};
+	l->v[l->n++] =
+	    (struct cf_inject){.placement = placement, .where = key, .data = copy, .len = len};
 	l->total += len;
 	return 0;
 oom:
@@ -295,8 +347,7 @@ char *cf_inject_env_path(const char *name)
 	return cf_asprintf("%s/%s", CF_INJECT_ENV_DIR, name);
 }
 
-char *cf_inject_record(enum confine_inject_placement placement, const char *where,
-		       const char *hash)
+char *cf_inject_record(enum confine_inject_placement placement, const char *where, const char *hash)
 {
 	return cf_asprintf("%s:%s=%s", placement == CONFINE_INJECT_ENV ? "env" : "path", where,
 			   hash);

@@ -41,9 +41,8 @@ bool cf_inject_name_reserved(const char *name);
  * appends a copy of it.  `where` is `where_len` bytes (a NUL inside is an error).  On error
  * the list is unchanged and err names the offending value.
  */
-int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement,
-		   const char *where, size_t where_len, const void *data, size_t len,
-		   struct confine_error *err);
+int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement, const char *where,
+		   size_t where_len, const void *data, size_t len, struct confine_error *err);
 
 /* The path of an env-pointer file inside the sandbox: CF_INJECT_ENV_DIR "/" NAME (malloc'd). */
 char *cf_inject_env_path(const char *name);

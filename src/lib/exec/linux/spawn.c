@@ -97,6 +97,22 @@ static bool still_there(const char *path)
 	return lstat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+/* An injection mounted over a file of the host: still a regular file, so that bwrap finds its
+ * mount point and never creates one on the host (another process could have removed it since
+ * the plan; the command has not started). */
+static int check_inject_target(const struct cf_mount *m, struct confine_error *err)
+{
+	struct stat st;
+	if (m->kind != CF_KIND_FILE)
+		return 0;
+	if (lstat(m->path, &st) == 0 && S_ISREG(st.st_mode))
+		return 0;
+	cf_err(err, CONFINE_E_SPAWN, "injection target changed", m->path,
+	       "it is no longer a regular file of the host; nothing was run");
+	cf_err_hint(err, "something removed or replaced it while confine started; run again");
+	return CONFINE_E_SPAWN;
+}
+
 static char *find_helper(void)
 {
 	char self[PATH_MAX];
@@ -317,6 +333,9 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
 				goto oom;
+		} else if (m->op == CF_MNT_INJECT) {
+			if ((r = check_inject_target(m, err)) < 0)
+				goto out;
 		} else if (m->op == CF_MNT_HIDE_FILE && m->transient &&
 			   (run->skip[i] || !still_there(m->path))) {
 			/* A host socket or FIFO that went away since the sweep: nothing to hide,
