@@ -137,7 +137,9 @@ int cli_load_injections(struct cli_opts *o, bool run, struct confine_error *err)
 			goto out;
 		if ((r = confine_request_add_injection(check, specs[n].placement, specs[n].where,
 						       NULL, 0, err)) < 0) {
-			cf_err_hint(err, "see 'confine run --help' and README \"File injection\"");
+			if (err && !err->hint[0])
+				cf_err_hint(err, "see 'confine run --help' and README \"File "
+						 "injection\"");
 			n++;
 			goto out;
 		}

@@ -50,7 +50,8 @@ int main(void)
 		}
 		cf_blake3_hex(buf, sizes[i], h);
 		TAP_INTEQ(cf_blake3_fd(fd, h2, &got, &err), 0, "cf_blake3_fd %zu bytes", sizes[i]);
-		TAP_STREQ(h2, h, "the descriptor's hash equals the memory's at %zu bytes", sizes[i]);
+		TAP_STREQ(h2, h, "the descriptor's hash equals the memory's at %zu bytes",
+			  sizes[i]);
 		TAP_INTEQ(got, sizes[i], "cf_blake3_fd read %zu bytes", sizes[i]);
 	}
 	close(fd);

@@ -11,8 +11,8 @@
 #include "policy/inject.h"
 #include "util/util.h"
 
-static int add(struct cf_injects *l, enum confine_inject_placement p, const char *where,
-	       size_t len, struct confine_error *err)
+static int add(struct cf_injects *l, enum confine_inject_placement p, const char *where, size_t len,
+	       struct confine_error *err)
 {
 	memset(err, 0, sizeof(*err));
 	return cf_injects_add(l, p, where, strlen(where), "x", len, err);
@@ -53,16 +53,38 @@ int main(void)
 	refused(&l, E, "", CONFINE_E_INVALID, "[A-Za-z_]", "an empty name");
 
 	/* Reserved: loaders, interpreters, shells; case-insensitive. */
-	const char *reserved[] = {"LD_PRELOAD",	 "LD_LIBRARY_PATH", "LD_AUDIT",	    "DYLD_INSERT_LIBRARIES",
-				  "PATH",	 "NODE_OPTIONS",    "PYTHONPATH",   "PYTHONSTARTUP",
-				  "PERL5LIB",	 "PERL5OPT",	    "RUBYOPT",	    "RUBYLIB",
-				  "BASH_ENV",	 "ENV",		    "ld_preload",   "Path",
-				  "BASH_FUNC_x%%", "JAVA_TOOL_OPTIONS", "GIT_CONFIG_GLOBAL", "GCONV_PATH",
-				  "LUA_INIT",	 "OPENSSL_CONF",    "CONFINE_X",    "SHELLOPTS",
-				  "PS4",	 "GIT_SSH_COMMAND", "EDITOR",	    "HTTPS_PROXY"};
+	const char *reserved[] = {"LD_PRELOAD",
+				  "LD_LIBRARY_PATH",
+				  "LD_AUDIT",
+				  "DYLD_INSERT_LIBRARIES",
+				  "PATH",
+				  "NODE_OPTIONS",
+				  "PYTHONPATH",
+				  "PYTHONSTARTUP",
+				  "PERL5LIB",
+				  "PERL5OPT",
+				  "RUBYOPT",
+				  "RUBYLIB",
+				  "BASH_ENV",
+				  "ENV",
+				  "ld_preload",
+				  "Path",
+				  "BASH_FUNC_x%%",
+				  "JAVA_TOOL_OPTIONS",
+				  "GIT_CONFIG_GLOBAL",
+				  "GCONV_PATH",
+				  "LUA_INIT",
+				  "OPENSSL_CONF",
+				  "CONFINE_X",
+				  "SHELLOPTS",
+				  "PS4",
+				  "GIT_SSH_COMMAND",
+				  "EDITOR",
+				  "HTTPS_PROXY"};
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
 		if (strchr(reserved[i], '%')) {
-			TAP_OK(cf_inject_name_reserved("BASH_FUNC_x"), "R21 BASH_FUNC_* is reserved");
+			TAP_OK(cf_inject_name_reserved("BASH_FUNC_x"),
+			       "R21 BASH_FUNC_* is reserved");
 			continue;
 		}
 		refused(&l, E, reserved[i], CONFINE_E_INVALID, "loader, an interpreter or a shell",
@@ -136,7 +158,8 @@ int main(void)
 		memset(&err, 0, sizeof(err));
 		TAP_INTEQ(cf_injects_add(&l, E, "C", 1, big, 1, &err), CONFINE_E_LIMIT,
 			  "R21 16 MiB + 1 in all is refused");
-		TAP_OK(strstr(err.reason, "16 MiB") != NULL, "R21 the reason names the total limit");
+		TAP_OK(strstr(err.reason, "16 MiB") != NULL,
+		       "R21 the reason names the total limit");
 		TAP_STREQ(err.subject, "C", "R21 the message names the injection over the total");
 		TAP_OK(l.total == 2ULL * CONFINE_INJECT_MAX_BYTES, "R21 the total is unchanged");
 		free(big);
