@@ -227,7 +227,10 @@ static int check_target(const char *t, size_t n, const char *subj, char **out,
 			return cf_err(err, CONFINE_E_INVALID, "invalid injection", subj,
 				      "a fixed-path TARGET may not contain a '..' component");
 	}
-	char *norm = cf_path_normalize(t);
+	/* `t` is n bytes, not necessarily NUL-terminated (confine_request_add_injection_n). */
+	char *copy = cf_strndup(t, n);
+	char *norm = copy ? cf_path_normalize(copy) : NULL;
+	free(copy);
 	if (!norm)
 		return cf_nomem(err);
 	if (!strcmp(norm, "/")) {
