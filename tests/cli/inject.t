@@ -116,12 +116,12 @@ if command -v b3sum >/dev/null && command -v jq >/dev/null; then
 		"R21 plan --json lists env:NAME=HASH and path:TARGET=HASH"
 	is "$(echo "$out" | jq -r '.injections[0].path')" "/tmp/.confine-inject/F" \
 		"R21 plan --json: the env-pointer file's path"
-	is "$(echo "$out" | jq -r '[.mounts[] | select(.op == "inject") | .path] | join(" ")')" \
+	is "$(echo "$out" | jq -r '[.mounts[] | select(.op == "inject" or .op == "inject-file") | .path] | join(" ")')" \
 		"/tmp/.confine-inject/F /tmp/x/y.toml" "R21 plan --json: the inject mounts"
 	is "$(echo "$out" | jq -r '.mounts[-1].op')" "remount-ro" \
 		"R21 plan --json: the injection directories become read-only last"
 	last_rw=$(echo "$out" | jq '[.mounts | to_entries[] | select(.value.op == "rw-bind") | .key] | max')
-	first_inject=$(echo "$out" | jq '[.mounts | to_entries[] | select(.value.op == "inject") | .key] | min')
+	first_inject=$(echo "$out" | jq '[.mounts | to_entries[] | select(.value.op == "inject" or .value.op == "inject-file") | .key] | min')
 	ok "$([ "$first_inject" -gt "$last_rw" ]; echo $?)" "R21 every inject mount comes after every writable bind"
 else
 	skip "b3sum or jq is not installed (scripts/install-deps test)"

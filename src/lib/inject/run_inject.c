@@ -133,7 +133,7 @@ int cf_run_inject_fds(const confine_run *run, int *data, struct confine_error *e
 		data[i] = -1;
 	for (size_t i = 0; i < run->plan.n_mounts; i++) {
 		const struct cf_mount *m = &run->plan.mounts[i];
-		if (m->op != CF_MNT_INJECT)
+		if (m->op != CF_MNT_INJECT && m->op != CF_MNT_INJECT_FILE)
 			continue;
 		const char *label = run->plan.injects[m->inject].record;
 		if ((data[i] = cf_inject_memfd_reader(run->inject_fds[m->inject], label, err)) < 0)

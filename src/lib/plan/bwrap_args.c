@@ -90,6 +90,10 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--ro-bind-data") |
 			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
 			break;
+		case CF_MNT_INJECT_FILE:
+			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--file") |
+			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+			break;
 		case CF_MNT_INJECT_DIR:
 			snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
 			bad |= add(out, "--perms") | add(out, "0755") | add(out, "--size") |

@@ -12,19 +12,22 @@
 #include "policy/policy.h"
 
 enum cf_mount_op {
-	CF_MNT_RO_ROOT,	   /* --ro-bind / / */
-	CF_MNT_DEV,	   /* --dev /dev */
-	CF_MNT_PROC,	   /* --proc /proc */
-	CF_MNT_TMPFS,	   /* --size N --tmpfs P: private writable temp root */
-	CF_MNT_HIDE_DIR,   /* --perms 0000 --tmpfs P, remounted read-only after its children */
-	CF_MNT_HIDE_FILE,  /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
-	CF_MNT_RO_BIND,	   /* --ro-bind-fd SRC P: read allowed, write denied */
-	CF_MNT_RW_BIND,	   /* --bind-fd SRC P: read and write allowed */
-	CF_MNT_REMOUNT_RO, /* --remount-ro P */
-	CF_MNT_RO_KERNEL,  /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
-	CF_MNT_INJECT,	   /* --perms 0444 --ro-bind-data FD P: an injection's sealed content */
-	CF_MNT_INJECT_DIR, /* --size N --tmpfs P: a directory made for injections in a private
-			    * place, its own mount (it cannot be renamed), read-only at the end */
+	CF_MNT_RO_ROOT,	    /* --ro-bind / / */
+	CF_MNT_DEV,	    /* --dev /dev */
+	CF_MNT_PROC,	    /* --proc /proc */
+	CF_MNT_TMPFS,	    /* --size N --tmpfs P: private writable temp root */
+	CF_MNT_HIDE_DIR,    /* --perms 0000 --tmpfs P, remounted read-only after its children */
+	CF_MNT_HIDE_FILE,   /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
+	CF_MNT_RO_BIND,	    /* --ro-bind-fd SRC P: read allowed, write denied */
+	CF_MNT_RW_BIND,	    /* --bind-fd SRC P: read and write allowed */
+	CF_MNT_REMOUNT_RO,  /* --remount-ro P */
+	CF_MNT_RO_KERNEL,   /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
+	CF_MNT_INJECT,	    /* --perms 0444 --ro-bind-data FD P: an injection's sealed content,
+			     * a read-only mount of its own (over a host file, or in /tmp) */
+	CF_MNT_INJECT_DIR,  /* --size N --tmpfs P: a directory made for injections in a private
+			     * place, its own mount (it cannot be renamed), read-only at the end */
+	CF_MNT_INJECT_FILE, /* --perms 0444 --file FD P: an injection's sealed content copied into
+			     * an INJECT_DIR (read-only once its files are in) */
 };
 
 struct cf_mount {
@@ -37,7 +40,7 @@ struct cf_mount {
 	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then
 			    * (bwrap would have to create it on the host's read-only root) */
 	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
-	size_t inject;	   /* CF_MNT_INJECT: index in plan->injects */
+	size_t inject;	   /* CF_MNT_INJECT, _FILE: index in plan->injects */
 };
 
 /* One injection (SPEC 6) as the plan shows it; its content stays with the executor. */

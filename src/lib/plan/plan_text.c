@@ -32,6 +32,8 @@ static const char *op_name(enum cf_mount_op op)
 		return "inject";
 	case CF_MNT_INJECT_DIR:
 		return "inject-dir";
+	case CF_MNT_INJECT_FILE:
+		return "inject-file";
 	}
 	return "?";
 }
@@ -80,7 +82,7 @@ char *cf_plan_text(const struct cf_plan *plan)
 			cf_buf_addf(&b, " size=%llu", (unsigned long long)m->size);
 		if (m->op == CF_MNT_HIDE_DIR)
 			cf_buf_addf(&b, " mode=%s", m->traverse ? "0111" : "0000");
-		if (m->op == CF_MNT_INJECT)
+		if (m->op == CF_MNT_INJECT || m->op == CF_MNT_INJECT_FILE)
 			cf_buf_add(&b, " mode=0444");
 		if (m->why)
 			cf_buf_addf(&b, "  # %s", m->why);
@@ -158,7 +160,7 @@ char *cf_plan_json(const struct cf_plan *plan)
 		cf_buf_add_json(&b, m->path);
 		if (m->op == CF_MNT_TMPFS || m->op == CF_MNT_INJECT_DIR)
 			cf_buf_addf(&b, ",\"size\":%llu", (unsigned long long)m->size);
-		if (m->op == CF_MNT_INJECT)
+		if (m->op == CF_MNT_INJECT || m->op == CF_MNT_INJECT_FILE)
 			cf_buf_add(&b, ",\"mode\":\"0444\"");
 		if (m->op == CF_MNT_HIDE_DIR)
 			cf_buf_addf(&b, ",\"mode\":\"%s\"", m->traverse ? "0111" : "0000");
