@@ -157,15 +157,19 @@ enum confine_inject_placement {
  * CONFINE_INJECT_PATH.  Everything is checked here, before any file system work, and a refused
  * injection leaves the request unchanged:
  *  - CONFINE_E_INVALID: NAME not [A-Za-z_][A-Za-z0-9_]* or a loader, interpreter or shell
- *    variable (LD_*, DYLD_*, PATH, NODE_OPTIONS, PYTHONPATH, BASH_ENV, ENV, ...); TARGET not
- *    absolute, with a ".." component, a NUL or control character, "/" itself, beneath another
- *    injected file, or the same as an earlier one after normalising ".", "//" and a trailing
- *    "/"; a NAME given twice;
- *  - CONFINE_E_LIMIT: more than CONFINE_INJECT_MAX_BYTES, CONFINE_INJECT_MAX_TOTAL in all, or
- *    more than CONFINE_INJECT_MAX_COUNT injections.
- * The message names the offending value.  Placement on the system (a missing parent, a
- * target hidden by a rule) is decided by confine_run_prepare.  A request with injections is
- * refused by confine_run_start under policy off (SPEC 4).  Pure. */
+ *    variable (LD_*, DYLD_*, PATH, NODE_OPTIONS, PYTHONPATH, BASH_ENV, ENV, ...; compared
+ *    case-insensitively); TARGET not absolute, with a ".." component, a NUL or control
+ *    character, "/" itself, inside /tmp/.confine-inject (the env-pointer directory), beneath or
+ *    above another injected file, or the same as an earlier one after normalising ".", "//"
+ *    and a trailing "/"; a NAME given twice; an unknown placement; NULL data with len > 0;
+ *  - CONFINE_E_LIMIT: more than CONFINE_INJECT_MAX_BYTES, CONFINE_INJECT_MAX_TOTAL in all,
+ *    more than CONFINE_INJECT_MAX_COUNT injections, or a TARGET longer than 4095 bytes;
+ *  - CONFINE_E_NOMEM.
+ * The message names the offending value.  Placement on the system is decided by
+ * confine_run_prepare: CONFINE_E_PLAN, naming the path, for a target whose file or parent
+ * would have to be created on the host, a symlink on the way, a target a rule hides, or one in
+ * /proc or /dev; the Windows backend refuses every injection (CONFINE_E_INVALID).  A request with
+ * injections is refused by confine_run_start under policy off (SPEC 4).  Pure. */
 int confine_request_add_injection(confine_request *req, enum confine_inject_placement placement,
 				  const char *where, const void *data, size_t len,
 				  struct confine_error *err);
@@ -225,8 +229,9 @@ int confine_probe_windows(struct confine_probe_result *result, struct confine_er
 typedef struct confine_run confine_run;
 
 /* Prepares a run: validates the workspace, loads the rule files, gathers host facts, probes
- * the backend (when the policy is required) and compiles the plan.  Touches the OS (reads
- * files, stats paths, may run the probe).  On failure *out is NULL. */
+ * the backend (when the policy is required) and compiles the plan.  Injections (SPEC 6) are
+ * placed in the plan and their contents sealed into memfds (see confine_run_injections).
+ * Touches the OS (reads files, stats paths, may run the probe).  On failure *out is NULL. */
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err);
 void confine_run_free(confine_run *run);
 
@@ -235,8 +240,8 @@ void confine_run_free(confine_run *run);
 int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err);
 
 /* Starts the prepared command.  Touches the OS: forks and execs bwrap (or the command itself
- * under policy off).  Returns once the sandbox is launched; the command may still fail to
- * start (see confine_run_wait). */
+ * under policy off; a run with injections is refused then, CONFINE_E_INVALID, SPEC 4).  Returns
+ * once the sandbox is launched; the command may still fail to start (see confine_run_wait). */
 int confine_run_start(confine_run *run, struct confine_error *err);
 
 /* Forwards a signal to the sandboxed command (SIGINT, SIGTERM, SIGHUP, SIGQUIT).  SIGTERM,
