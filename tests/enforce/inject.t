@@ -158,6 +158,10 @@ for who in $RUN_USERS; do
 		skip "no regular file in /etc to inject over"
 	fi
 
+	# The sealed memfds stay with confine: the command holds no descriptor of them.
+	expect "$who" "0" "R21 the command inherits no memfd" --inject-env MY_SETTINGS="$src" \
+		-- sh -c 'ls -l /proc/self/fd/ | grep -c memfd; true'
+
 	# --- the variable wins (SPEC 5) ---------------------------------------------------------
 	xenv=(MY_SETTINGS=/inherited)
 	expect "$who" "OK /tmp/.confine-inject/MY_SETTINGS" "R21 the pointer wins over --env and the inherited value" \
