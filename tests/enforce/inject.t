@@ -134,6 +134,13 @@ for who in $RUN_USERS; do
 	expect "$who" "OK" "control: a directory of /tmp can be renamed" \
 		-- sh -c "mkdir $tdir && exec $TRYOP rename $tdir /tmp/moved"
 
+	# directly in the writable /tmp: a read-only mount of its own (bwrap made its mount point
+	# in the private tmpfs).  Mounting over /tmp: EPERM; renaming /tmp: EROFS (in /).
+	check_ops "$who" "fixed path directly in /tmp" EROFS EACCES EACCES EBUSY EBUSY EBUSY EROFS \
+		EPERM EPERM EPERM EROFS "OK 0444" "$sum" -- \
+		--inject-path "/tmp/direct-$who.toml=$src" -- sh -c "echo x >/tmp/over; exec $OPS /tmp/direct-$who.toml /tmp/over"
+	ok "$([ ! -e "/tmp/direct-$who.toml" ]; echo $?)" "$who: R21 fixed path directly in /tmp: nothing on the host"
+
 	# over an existing file of the workspace: the file is a mount point in a directory that
 	# is bound onto itself; the command can write beside it but not move anything over or away.
 	mkdir -p "$w/.codex"
