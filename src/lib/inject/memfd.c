@@ -10,8 +10,8 @@
 #include "inject/memfd.h"
 #include "util/util.h"
 
-int cf_inject_memfd(const char *label, const void *data, size_t len, char hash[CF_HASH_HEX],
-		    struct confine_error *err)
+int cf_inject_memfd(const char *label, const void *data, size_t len, const char *expected,
+		    char hash[CF_HASH_HEX], struct confine_error *err)
 {
 	char want[CF_HASH_HEX];
 	const char *what = "cannot seal injection";
@@ -23,7 +23,10 @@ int cf_inject_memfd(const char *label, const void *data, size_t len, char hash[C
 		return CONFINE_E_OS;
 	}
 	/* The host's check: the hash of the bytes the caller handed over. */
-	cf_blake3_hex(data, len, want);
+	if (expected)
+		snprintf(want, sizeof(want), "%s", expected);
+	else
+		cf_blake3_hex(data, len, want);
 	for (size_t done = 0; done < len;) {
 		ssize_t k = write(fd, (const char *)data + done, len - done);
 		if (k < 0 && errno == EINTR)

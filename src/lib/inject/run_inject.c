@@ -72,7 +72,7 @@ int cf_run_inject_prepare(confine_run *run, const confine_request *req, struct c
 	for (size_t i = 0; i < l->n; i++) {
 		const struct cf_plan_inject *p = &run->plan.injects[i];
 		char got[CF_HASH_HEX];
-		int fd = cf_inject_memfd(p->record, l->v[i].data, l->v[i].len, got, err);
+		int fd = cf_inject_memfd(p->record, l->v[i].data, l->v[i].len, p->hash, got, err);
 		if (fd < 0) {
 			r = fd;
 			goto out;

@@ -20,7 +20,7 @@ int main(void)
 	const char content[] = "managed settings\n";
 	size_t len = sizeof(content) - 1;
 
-	int fd = cf_inject_memfd("env:X", content, len, hash, &err);
+	int fd = cf_inject_memfd("env:X", content, len, NULL, hash, &err);
 	TAP_OK(fd >= 0, "R21 memfd created (%s)", err.reason);
 	if (fd < 0)
 		return tap_done();
@@ -66,8 +66,19 @@ int main(void)
 	close(r2);
 	close(fd);
 
+	/* The content's hash given by the caller is what the sealed copy must match: a wrong one
+	 * is an integrity failure (what a write before the seal would cause), and no descriptor
+	 * is left. */
+	memset(&err, 0, sizeof(err));
+	fd = cf_inject_memfd("env:X", content, len,
+			     "0000000000000000000000000000000000000000000000000000000000000000",
+			     hash, &err);
+	TAP_INTEQ(fd, CONFINE_E_SPAWN,
+		  "R21 a sealed copy that differs from the content is refused");
+	TAP_STREQ(err.what, "integrity check failed", "R21 ... 'integrity check failed'");
+
 	/* Empty content is sealed like any other. */
-	fd = cf_inject_memfd("env:EMPTY", "", 0, hash, &err);
+	fd = cf_inject_memfd("env:EMPTY", "", 0, NULL, hash, &err);
 	TAP_OK(fd >= 0, "empty content");
 	TAP_STREQ(hash, "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262",
 		  "the hash of empty content");
