@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <blake3.h>
@@ -27,9 +30,33 @@ void cf_blake3_hex(const void *data, size_t len, char out[CF_HASH_HEX])
 	hex(digest, out);
 }
 
+#ifdef F_GET_SEALS
+/* A memfd sealed against shrinking can be hashed through a mapping: nobody can truncate it
+ * under the reader (a mapped file that shrinks raises SIGBUS), and 16 MiB then cost no read
+ * calls and no copies.  Returns 1 when done this way, 0 to fall back to reading. */
+static int hash_sealed(int fd, char out[CF_HASH_HEX], size_t *len)
+{
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) < 0 || st.st_size <= 0)
+		return 0;
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	cf_blake3_hex(m, (size_t)st.st_size, out);
+	munmap(m, (size_t)st.st_size);
+	*len = (size_t)st.st_size;
+	return 1;
+}
+#endif
+
 int cf_blake3_fd(int fd, char out[CF_HASH_HEX], size_t *len, struct confine_error *err)
 {
 	blake3_hasher h;
+#ifdef F_GET_SEALS
+	if (hash_sealed(fd, out, len))
+		return 0;
+#endif
 	uint8_t digest[BLAKE3_OUT_LEN];
 	/* 16 of BLAKE3's 1 KiB chunks per update: enough for its widest SIMD path (AVX-512
 	 * hashes 16 chunks at once). */
