@@ -293,8 +293,8 @@ static int place(struct cf_plan *plan, const struct cf_host *h, size_t idx, stru
 		return r;
 	/*
 	 * In an injection directory (read-only at the end) the file is written into that tmpfs
-	 * (bwrap's --file): no mount per file.  bwrap re-reads /proc/self/mountinfo for every
-	 * read-only bind, so 128 --ro-bind-data cost some 60 ms more than 128 copies; the
+	 * (bwrap's --file): no mount per file.  bwrap re-reads /proc/self/mountinfo and remounts
+	 * for every bind, so 128 --ro-bind-data took some 60 ms more than 128 copies; the
 	 * guarantees are the same (a read-only tmpfs of confine's, no host file).  Elsewhere (over
 	 * a host file, or directly in the writable /tmp) the file must be a mount of its own:
 	 * --ro-bind-data.  The directory's size cap holds what is copied into it.
