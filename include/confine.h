@@ -149,6 +149,54 @@ int confine_request_env_pass(confine_request *req, const char *pattern, struct c
 int confine_request_env_unset(confine_request *req, const char *pattern, struct confine_error *err);
 void confine_request_env_clear(confine_request *req, bool clear);
 
+/* Read-only file injection (SPEC 6, R21): content the command can read but nobody -- the
+ * command, its children, another process of the user -- can change between the host's check and
+ * the command's read. */
+enum confine_inject_placement {
+	/* env-pointer: confine chooses where the file lives (on Linux under a read-only directory
+	 * of the sandbox's private /tmp) and sets the variable NAME to its path, last, so that it
+	 * wins over every other setting of NAME. */
+	CONFINE_INJECT_ENV = 0,
+	/* fixed-path: the file appears at the absolute path TARGET inside the sandbox (Linux
+	 * only).  TARGET must be an existing regular file of the host (confine mounts over it and
+	 * never changes it), or lie in the sandbox's private /tmp; see README "File injection". */
+	CONFINE_INJECT_PATH = 1,
+};
+
+/* Limits of SPEC 6, checked by confine_request_add_injection. */
+#define CONFINE_INJECT_MAX_BYTES (8u * 1024 * 1024)  /* per injection */
+#define CONFINE_INJECT_MAX_TOTAL (16u * 1024 * 1024) /* all injections of a request */
+#define CONFINE_INJECT_MAX_COUNT 128
+
+/* Adds an injection: `len` bytes at `data` (copied; data may be NULL when len is 0), placed
+ * as `placement` says at `where`: the variable NAME for CONFINE_INJECT_ENV, the path TARGET for
+ * CONFINE_INJECT_PATH.  Everything is checked here, before any file system work, and a refused
+ * injection leaves the request unchanged:
+ *  - CONFINE_E_INVALID: NAME not [A-Za-z_][A-Za-z0-9_]* or a loader, interpreter or shell
+ *    variable (LD_*, DYLD_*, PATH, NODE_OPTIONS, PYTHONPATH, BASH_ENV, ENV, ...; compared
+ *    case-insensitively); TARGET not absolute, with a ".." component, a NUL or control
+ *    character, "/" itself, inside /tmp/.confine-inject (the env-pointer directory), beneath or
+ *    above another injected file, or the same as an earlier one after normalising ".", "//"
+ *    and a trailing "/"; a NAME given twice; an unknown placement; NULL data with len > 0;
+ *  - CONFINE_E_LIMIT: more than CONFINE_INJECT_MAX_BYTES, CONFINE_INJECT_MAX_TOTAL in all,
+ *    more than CONFINE_INJECT_MAX_COUNT injections, or a TARGET longer than 4095 bytes;
+ *  - CONFINE_E_NOMEM.
+ * The message names the offending value.  Placement on the system is decided by
+ * confine_run_prepare: CONFINE_E_PLAN, naming the path, for a target whose file or parent
+ * would have to be created on the host, a symlink on the way, a target a rule hides, or one in
+ * /proc or /dev; the Windows backend refuses every injection (CONFINE_E_INVALID).  A request with
+ * injections is refused by confine_run_start under policy off (SPEC 4).  Pure. */
+int confine_request_add_injection(confine_request *req, enum confine_inject_placement placement,
+				  const char *where, const void *data, size_t len,
+				  struct confine_error *err);
+/* The same with `where` given as `where_len` bytes, for bindings whose strings carry a length:
+ * an embedded NUL is refused (CONFINE_E_INVALID) instead of silently cutting the value.  Pure. */
+int confine_request_add_injection_n(confine_request *req, enum confine_inject_placement placement,
+				    const char *where, size_t where_len, const void *data,
+				    size_t len, struct confine_error *err);
+/* The policy the request carries (the default, or the last confine_request_set_policy). Pure. */
+enum confine_policy confine_request_policy(const confine_request *req);
+
 /* Reads CONFINE_SANDBOX_POLICY-style text: "required" or "off", trimmed, case-insensitive.
  * Returns 1 and sets *out for a valid value; returns 0 and sets *out = REQUIRED for anything
  * else (the caller warns).  Pure. */
@@ -205,8 +253,9 @@ int confine_probe_windows(struct confine_probe_result *result, struct confine_er
 typedef struct confine_run confine_run;
 
 /* Prepares a run: validates the workspace, loads the rule files, gathers host facts, probes
- * the backend (when the policy is required) and compiles the plan.  Touches the OS (reads
- * files, stats paths, may run the probe).  On failure *out is NULL. */
+ * the backend (when the policy is required) and compiles the plan.  Injections (SPEC 6) are
+ * placed in the plan and their contents sealed into memfds (see confine_run_injections).
+ * Touches the OS (reads files, stats paths, may run the probe).  On failure *out is NULL. */
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err);
 void confine_run_free(confine_run *run);
 
@@ -215,8 +264,8 @@ void confine_run_free(confine_run *run);
 int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err);
 
 /* Starts the prepared command.  Touches the OS: forks and execs bwrap (or the command itself
- * under policy off).  Returns once the sandbox is launched; the command may still fail to
- * start (see confine_run_wait). */
+ * under policy off; a run with injections is refused then, CONFINE_E_INVALID, SPEC 4).  Returns
+ * once the sandbox is launched; the command may still fail to start (see confine_run_wait). */
 int confine_run_start(confine_run *run, struct confine_error *err);
 
 /* Forwards a signal to the sandboxed command (SIGINT, SIGTERM, SIGHUP, SIGQUIT).  SIGTERM,
@@ -279,6 +328,23 @@ struct confine_event {
 
 /* The events of the last run; valid until confine_run_free.  Pure. */
 const struct confine_event *confine_run_events(const confine_run *run, size_t *n);
+
+/* One injection of a prepared run (SPEC 6), in the order the request added them. */
+struct confine_injection {
+	enum confine_inject_placement placement;
+	const char *where;  /* NAME, or TARGET normalised */
+	const char *path;   /* where the command finds the file inside the sandbox */
+	const char *blake3; /* BLAKE3 of the content: 64 lower-case hex digits */
+	const char *record; /* "env:NAME=HASH" or "path:TARGET=HASH": what the audit log and the
+			     * report list (never the bytes, never a host path) */
+	uint64_t size;	    /* bytes */
+};
+
+/* The injections of a prepared run; the hashes were computed by confine_run_prepare from the
+ * sealed copy the sandbox will see (Linux: a memfd sealed against writes, growing and
+ * shrinking).  The array and its strings are owned by the run and valid until
+ * confine_run_free; *n is 0 (and the result NULL) when there are none.  Pure. */
+const struct confine_injection *confine_run_injections(const confine_run *run, size_t *n);
 
 /* Whether the last wait ended because the timeout expired.  Pure. */
 bool confine_run_timed_out(const confine_run *run);

@@ -254,6 +254,24 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 				return cf_err(err, CONFINE_E_INVALID, "invalid --report", v,
 					      "expected a file name");
 			o->report = v;
+		} else if (cmd != CLI_EXPLAIN &&
+			   (opt_is(a, "--inject-env", &v) || opt_is(a, "--inject-path", &v))) {
+			VALUE();
+#ifdef _WIN32
+			return cf_err(err, CONFINE_E_INVALID, "not available on Windows", a,
+				      "read-only file injection is not implemented by the Windows "
+				      "backend");
+#endif
+			if (o->n_inject == CONFINE_INJECT_MAX_COUNT)
+				return cf_err(err, CONFINE_E_LIMIT, "too many injections", v,
+					      "at most %d injections per run",
+					      CONFINE_INJECT_MAX_COUNT);
+			if (!strchr(v, '='))
+				return cf_err(err, CONFINE_E_INVALID, "invalid arguments", v,
+					      "%s expects %s=FILE", a,
+					      a[9] == 'p' ? "TARGET" : "NAME");
+			o->inject_path[o->n_inject] = a[9] == 'p';
+			o->inject[o->n_inject++] = v;
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
 			o->print_plan = true;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--audit", &v)) {

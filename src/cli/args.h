@@ -26,6 +26,11 @@ struct cli_opts {
 	bool receipt;	     /* run --receipt DIGEST was given */
 	bool grants;	     /* --grant-write was given */
 	int first_operand;   /* index in argv of the command (run, plan) or paths (explain) */
+	/* --inject-env NAME=FILE / --inject-path TARGET=FILE (run, plan), as given: the files
+	 * are read by cli_load_injections, after every injection was validated. */
+	const char *inject[CONFINE_INJECT_MAX_COUNT];
+	bool inject_path[CONFINE_INJECT_MAX_COUNT];
+	size_t n_inject;
 };
 
 /* Parses argv (argv[0] is the subcommand name).  Fills opts->req (created here; the caller

@@ -6,6 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/inject.h"
 #include "cli/plan_windows.h"
 
 static const char help[] =
@@ -13,7 +14,7 @@ static const char help[] =
     "\n"
     "Print the plan compiled from the rules for a target system; run nothing.\n"
     "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
-    "--no-network, --policy, --backend.\n"
+    "--no-network, --policy, --backend, --inject-env, --inject-path (linux).\n"
     "For --target windows, on any OS: --host-facts FILE describes the Windows host (see\n"
     "confine(1)), --home DIR its profile directory; --workspace is a Windows path.\n";
 
@@ -33,6 +34,11 @@ int cmd_plan(int argc, char **argv)
 	status = CLI_EXIT_CONFINE;
 	if (!o.target) {
 		status = cli_usage_error("plan", "--target is required (linux, macos or windows)");
+		goto out;
+	}
+	if (o.n_inject && strcmp(o.target, "linux")) {
+		status = cli_usage_error("plan", "--inject-env and --inject-path are planned for "
+						 "--target linux only");
 		goto out;
 	}
 	if (!strcmp(o.target, "windows")) {
@@ -61,6 +67,10 @@ int cmd_plan(int argc, char **argv)
 			cli_report(&err);
 			goto out;
 		}
+	}
+	if (cli_load_injections(&o, false, &err) < 0) {
+		cli_report(&err);
+		goto out;
 	}
 	/* A plan is data: it needs no working backend. */
 	confine_request_set_policy(o.req, CONFINE_POLICY_OFF, NULL);

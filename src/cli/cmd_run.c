@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "util/util.h"
 #include "cli/cli.h"
+#include "cli/inject.h"
 
 static const char help[] =
     "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -53,6 +54,11 @@ static const char help[] =
     "  --reason TEXT              why the command needs the write targets\n"
     "  --receipt DIGEST           the digest of the approved card of exactly this request\n"
     "  --request-id ID            the id the card, the report and the audit line carry\n"
+    "  --inject-env NAME=FILE     read-only file injection: FILE's content (as read now) in\n"
+    "                             a sealed file of the sandbox, its path in $NAME (set last)\n"
+    "  --inject-path TARGET=FILE  read-only file injection at TARGET inside the sandbox: over\n"
+    "                             an existing file of the host (never changed), or in /tmp\n"
+    "                             (at most 128 injections, 8 MiB each, 16 MiB in all)\n"
     "\n"
     "signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the command.  After a\n"
     "SIGTERM, SIGHUP, SIGQUIT or a second SIGINT the command has 5 seconds to end; then the\n"
@@ -219,6 +225,10 @@ int cmd_run(int argc, char **argv)
 	if (!cli_apply_backend_env(&o, "run", &status)) {
 		cf_err(&err, CONFINE_E_INVALID, "invalid arguments", "CONFINE_BACKEND",
 		       "not a backend");
+		goto refused;
+	}
+	if (cli_load_injections(&o, true, &err) < 0) {
+		cli_report(&err);
 		goto refused;
 	}
 	if ((o.escalate || o.grants) && !o.receipt && !o.print_plan && isatty(0) && isatty(2) &&

@@ -36,6 +36,7 @@ void confine_request_free(confine_request *r)
 	cf_strv_release(&r->env_base);
 	cf_env_opts_release(&r->env);
 	cf_request_record_release(&r->record);
+	cf_injects_release(&r->injects);
 	free(r);
 }
 
@@ -179,6 +180,26 @@ int confine_request_env_unset(confine_request *r, const char *pattern, struct co
 void confine_request_env_clear(confine_request *r, bool clear)
 {
 	r->env.clear = clear;
+}
+
+int confine_request_add_injection(confine_request *r, enum confine_inject_placement placement,
+				  const char *where, const void *data, size_t len,
+				  struct confine_error *err)
+{
+	return cf_injects_add(&r->injects, placement, where, where ? strlen(where) : 0, data, len,
+			      err);
+}
+
+int confine_request_add_injection_n(confine_request *r, enum confine_inject_placement placement,
+				    const char *where, size_t where_len, const void *data,
+				    size_t len, struct confine_error *err)
+{
+	return cf_injects_add(&r->injects, placement, where, where_len, data, len, err);
+}
+
+enum confine_policy confine_request_policy(const confine_request *r)
+{
+	return r->policy;
 }
 
 int confine_policy_parse(const char *text, enum confine_policy *out)

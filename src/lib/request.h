@@ -3,6 +3,7 @@
 #ifndef CONFINE_REQUEST_H
 #define CONFINE_REQUEST_H
 
+#include "policy/inject.h"
 #include "policy/policy.h"
 #include "record/record.h"
 
@@ -33,6 +34,7 @@ struct confine_request {
 	struct cf_env_opts env;
 	enum confine_backend backend;	 /* SPEC 3.3: auto, bwrap or landlock */
 	struct cf_request_record record; /* approvals, audit log, report (record/) */
+	struct cf_injects injects;	 /* SPEC 6, validated when added */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c). */
@@ -105,6 +107,14 @@ struct confine_run {
 	char *fallback_note;	      /* auto fell back to landlock: the one line to say */
 	struct confine_probe_result ll_probe;
 	struct cf_run_record record; /* approvals, audit log, report (record/) */
+	/* read-only file injection (SPEC 6; inject/run_inject.c) */
+	struct cf_plan_inject_in *inject_in; /* what the plan needs (cf_run_inject_inputs) */
+	char (*inject_hash)[65];
+	char **inject_where;
+	size_t n_inject_in;
+	int *inject_fds;		       /* per plan injection: its sealed memfd */
+	size_t n_inject_fds;		       /* how many of them are open */
+	struct confine_injection *inject_info; /* what confine_run_injections returns */
 };
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */

@@ -23,6 +23,7 @@
 #include "host/scan.h"
 #include "host/ll_listing.h"
 #include "exec/linux/cgroup.h"
+#include "inject/run_inject.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -244,7 +245,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		    .tmp_size = run->plan_tmp_size,
 		    .cwd = run->plan_cwd,
 		};
-		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0)
+		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0 ||
+		    (r = cf_run_inject_place(run, &plan, err)) < 0)
 			goto out;
 		r = cf_idents_record(&plan, &globs, &ids, &changed);
 		if (r < 0) {
@@ -757,6 +759,17 @@ static int plan_backend(confine_run *run, const confine_request *req, struct con
 	bool required = run->policy == CONFINE_POLICY_REQUIRED;
 	if (run->backend != CONFINE_BACKEND_LANDLOCK)
 		return 0;
+	if (req->injects.n && required) {
+		/* The injections are mounts of the bwrap plan: the landlock backend has no mount
+		 * namespace to put them in, and a pointer to a file that is not there is worse
+		 * than a refusal. */
+		r = cf_err(err, CONFINE_E_BACKEND, "read-only file injection refused", "landlock",
+			   "the landlock backend cannot inject files yet (SPEC 6 needs a mount "
+			   "namespace or a snapshot file; neither is built for it)");
+		cf_err_hint(err, "use the bwrap backend (--backend bwrap) where user namespaces "
+				 "work, or run without --inject-env/--inject-path");
+		return r;
+	}
 	if ((r = plan_landlock(run, req, required, err)) < 0 || !required)
 		return r;
 	bool fallback = req->backend == CONFINE_BACKEND_AUTO;
@@ -818,6 +831,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	 * escalation runs without the sandbox from here on. */
 	if ((r = cf_record_approve(run, req, err)) < 0)
 		goto out;
+	if ((r = cf_run_inject_inputs(run, req, err)) < 0)
+		goto out;
 	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
 		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
 		 */
@@ -852,7 +867,9 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			goto oom;
 	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
 			 &run->plan.env_removed, err);
-	if (r < 0 || (r = plan_backend(run, req, err)) < 0)
+	/* After the environment: the pointer variables are set last (SPEC 5). */
+	if (r < 0 || (r = cf_run_inject_seal(run, req, err)) < 0 ||
+	    (r = plan_backend(run, req, err)) < 0)
 		goto out;
 	/* Protections reached through a symlink: the link is checked after the run (events.c). */
 	if (cf_idents_record_paths(&run->policy_rules.linked, &run->linked) < 0)
@@ -945,6 +962,7 @@ void confine_run_free(confine_run *run)
 	cf_ll_plan_release(&run->ll);
 	free(run->run_tmp);
 	free(run->fallback_note);
+	cf_run_inject_release(run);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);

@@ -178,6 +178,69 @@ int main(void)
 	confine_run_free(er);
 	confine_card_free(card);
 	confine_request_free(esc);
+	/* Read-only file injection (SPEC 6, R21) through the API: the hash is readable from the
+	 * prepared run, the command reads the bytes at the path in its variable, and policy off
+	 * refuses to start. */
+	{
+		const char *const argv7[] = {"sh", "-c", "test \"$(cat \"$S\")\" = abc"};
+		const char *abc =
+		    "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85";
+		confine_request *req = NULL;
+		confine_run *ir = NULL;
+		memset(&err, 0, sizeof(err));
+		char home_env7[600];
+		snprintf(home_env7, sizeof(home_env7), "HOME=%s", home);
+		const char *env7[] = {base_env[0], home_env7, NULL};
+		rc = confine_request_new(&req, &err);
+		if (rc == 0)
+			rc = confine_request_set_argv(req, 3, argv7, &err);
+		if (rc == 0)
+			rc = confine_request_set_workspace(req, ws, &err);
+		if (rc == 0)
+			rc = confine_request_set_environment(req, env7, &err);
+		if (rc == 0)
+			rc = confine_request_set_helper(
+			    req, CONFINE_TEST_HELPER_DIR "/confine-init", &err);
+		if (rc == 0)
+			rc = confine_request_add_injection(req, CONFINE_INJECT_ENV, "S", "abc", 3,
+							   &err);
+		if (rc == 0)
+			rc = confine_run_prepare(req, &ir, &err);
+		TAP_INTEQ(rc, 0, "R21 a run with an injection is prepared (%s)", err.reason);
+		size_t n_in = 0;
+		const struct confine_injection *in = ir ? confine_run_injections(ir, &n_in) : NULL;
+		TAP_INTEQ(n_in, 1, "R21 confine_run_injections: one");
+		if (in && n_in == 1) {
+			TAP_STREQ(in[0].blake3, abc, "R21 its BLAKE3");
+			char rec[128];
+			snprintf(rec, sizeof(rec), "env:S=%s", abc);
+			TAP_STREQ(in[0].record, rec, "R21 its record env:NAME=HASH");
+			TAP_STREQ(in[0].path, "/tmp/.confine-inject/S", "R21 its path");
+			TAP_INTEQ(in[0].size, 3, "R21 its size");
+		}
+		if (rc == 0)
+			rc = confine_run_start(ir, &err);
+		if (rc == 0)
+			rc = confine_run_wait(ir, &status, &err);
+		TAP_OK(rc == 0 && status == 0,
+		       "R21 the command read the injected bytes (rc %d, "
+		       "status %d, %s)",
+		       rc, status, err.reason);
+		confine_run_free(ir);
+		ir = NULL;
+
+		memset(&err, 0, sizeof(err));
+		rc = confine_request_set_policy(req, CONFINE_POLICY_OFF, &err);
+		if (rc == 0)
+			rc = confine_run_prepare(req, &ir, &err);
+		TAP_INTEQ(rc, 0, "R21 policy off: the run is prepared (its plan can be shown)");
+		rc = ir ? confine_run_start(ir, &err) : -1;
+		TAP_INTEQ(rc, CONFINE_E_INVALID,
+			  "R21 policy off: confine_run_start refuses (SPEC 4)");
+		TAP_STREQ(err.what, "read-only file injection refused", "R21 ... and says why");
+		confine_run_free(ir);
+		confine_request_free(req);
+	}
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	TAP_INTEQ(system(cmd), 0, "scratch removed");

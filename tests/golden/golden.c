@@ -15,6 +15,8 @@
  *   session          optional: "allow|ask|deny PATH[:ACCESS]" lines (the CLI syntax)
  *   workspace.json   optional: the workspace rule file
  *   user.json        optional: the user rule file
+ *   inject           optional: "env NAME" | "path TARGET" lines, injections of 1 byte placed
+ *                    with cf_plan_add_injections (SPEC 6); hash i is 63 zeros and i+1
  *   expected         the plan text, a line "--- bwrap", then one bwrap argument per line;
  *                    or, when the compilation must fail, "error: <what>: '<subject>': <reason>"
  */
@@ -207,6 +209,35 @@ static int load_session(struct cf_policy *p, const char *dir, struct confine_err
 	return r;
 }
 
+/* The injections of a case (SPEC 6): placed after the compilation, as run.c does. */
+static int load_injections(struct cf_plan *plan, const struct cf_host *h, const char *dir,
+			   struct confine_error *err)
+{
+	char path[2048];
+	snprintf(path, sizeof(path), "%s/inject", dir);
+	char *text = slurp(path, NULL);
+	if (!text)
+		return 0;
+	struct cf_plan_inject_in in[16];
+	char where[16][1024], hash[16][65];
+	size_t n = 0;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && n < 16;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char kind[16];
+		if (sscanf(line, "%15s %1023s", kind, where[n]) != 2)
+			continue;
+		snprintf(hash[n], sizeof(hash[n]), "%064zx", n + 1);
+		in[n] = (struct cf_plan_inject_in){
+		    .placement = !strcmp(kind, "env") ? CONFINE_INJECT_ENV : CONFINE_INJECT_PATH,
+		    .where = where[n],
+		    .hash = hash[n],
+		    .size = 1};
+		n++;
+	}
+	free(text);
+	return cf_plan_add_injections(plan, h, in, n, err);
+}
+
 static char *compile_case(const char *dir)
 {
 	struct facts f;
@@ -266,6 +297,8 @@ static char *compile_case(const char *dir)
 				 .cwd = f.cwd};
 	if (r == 0)
 		r = cf_plan_compile(&p, &m, &o, &plan, &err);
+	if (r == 0 && (r = load_injections(&plan, &host, dir, &err)) < 0)
+		cf_plan_release(&plan);
 	if (r < 0) {
 		cf_buf_addf(&out, "error: %s: '%s': %s\n", err.what, err.subject, err.reason);
 		goto out;
@@ -275,13 +308,15 @@ static char *compile_case(const char *dir)
 	cf_buf_add(&out, text ? text : "(oom)\n");
 	free(text);
 	cf_buf_add(&out, "--- bwrap\n");
-	int source[512], empty[512];
+	int source[512], empty[512], data[512];
 	for (size_t i = 0; i < plan.n_mounts && i < 512; i++) {
 		source[i] = 100 + (int)i;
 		empty[i] = 300 + (int)i;
+		data[i] = 700 + (int)i;
 	}
 	struct cf_bwrap_fds fds = {.source = source,
 				   .empty = empty,
+				   .data = data,
 				   .seccomp = plan.seccomp ? 10 : -1,
 				   .info = 11,
 				   .helper = 12,

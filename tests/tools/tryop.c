@@ -33,6 +33,10 @@
  *   caps                 CapEff of /proc/self/status                     -> OK <hex>
  *   landlock-abi         the kernel's Landlock ABI version               -> OK <n>
  *   umount PATH          umount2(PATH, 0)                                -> OK
+ *   chmod PATH MODE      chmod, MODE in octal                            -> OK
+ *   truncate PATH        truncate(PATH, 0)                               -> OK
+ *   remount-rw PATH      mount(MS_REMOUNT|MS_BIND) without MS_RDONLY     -> OK
+ *   mount-tmpfs PATH     mount a tmpfs over PATH                         -> OK
  *   sleep SECS           sleep (fractions allowed)                       -> OK
  *   daemon SECS PIDFILE  double fork + setsid; the grandchild writes its pid to PIDFILE, then
  *                        sleeps SECS; the caller prints OK once the pid file is written
@@ -666,6 +670,20 @@ int main(int argc, char **argv)
 		return op_caps();
 	if (strcmp(op, "landlock-abi") == 0 && nargs == 0)
 		return op_landlock_abi();
+	if (strcmp(op, "chmod") == 0 && nargs == 1 + 1) {
+		char *end;
+		errno = 0;
+		long mode = strtol(a[1], &end, 8);
+		if (errno || *end || mode < 0 || mode > 07777)
+			return usage();
+		return report(chmod(a[0], (mode_t)mode));
+	}
+	if (strcmp(op, "truncate") == 0 && nargs == 1)
+		return report(truncate(a[0], 0));
+	if (strcmp(op, "remount-rw") == 0 && nargs == 1)
+		return report(mount(NULL, a[0], NULL, MS_REMOUNT | MS_BIND, NULL));
+	if (strcmp(op, "mount-tmpfs") == 0 && nargs == 1)
+		return report(mount("tmpfs", a[0], "tmpfs", 0, NULL));
 	if (strcmp(op, "umount") == 0 && nargs == 1)
 		return report(umount2(a[0], 0));
 	if (strcmp(op, "sleep") == 0 && nargs == 1)

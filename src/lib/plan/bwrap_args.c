@@ -84,6 +84,21 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 			 * the namespaces of the process that opens it, not on the mount. */
 			bad |= add(out, "--ro-bind") | add(out, m->path) | add(out, m->path);
 			break;
+		case CF_MNT_INJECT:
+			/* bwrap copies the sealed memfd into its own tmpfs and binds the copy
+			 * read-only: no file of it on the host. */
+			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--ro-bind-data") |
+			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+			break;
+		case CF_MNT_INJECT_FILE:
+			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--file") |
+			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+			break;
+		case CF_MNT_INJECT_DIR:
+			snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
+			bad |= add(out, "--perms") | add(out, "0755") | add(out, "--size") |
+			       add(out, size) | add(out, "--tmpfs") | add(out, m->path);
+			break;
 		}
 	}
 	if (fds->seccomp >= 0)

@@ -57,6 +57,7 @@ void cf_plan_release(struct cf_plan *plan)
 	cf_strv_release(&plan->env_removed);
 	cf_strv_release(&plan->missing);
 	cf_strv_release(&plan->notes);
+	cf_plan_injects_release(plan);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -12,22 +12,29 @@
 #include "policy/policy.h"
 
 enum cf_mount_op {
-	CF_MNT_RO_ROOT,	   /* --ro-bind / / */
-	CF_MNT_DEV,	   /* --dev /dev */
-	CF_MNT_PROC,	   /* --proc /proc */
-	CF_MNT_TMPFS,	   /* --size N --tmpfs P: private writable temp root */
-	CF_MNT_HIDE_DIR,   /* --perms 0000 --tmpfs P, remounted read-only after its children */
-	CF_MNT_HIDE_FILE,  /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
-	CF_MNT_RO_BIND,	   /* --ro-bind-fd SRC P: read allowed, write denied */
-	CF_MNT_RW_BIND,	   /* --bind-fd SRC P: read and write allowed */
-	CF_MNT_REMOUNT_RO, /* --remount-ro P */
-	CF_MNT_RO_KERNEL,  /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
+	CF_MNT_RO_ROOT,	    /* --ro-bind / / */
+	CF_MNT_DEV,	    /* --dev /dev */
+	CF_MNT_PROC,	    /* --proc /proc */
+	CF_MNT_TMPFS,	    /* --size N --tmpfs P: private writable temp root */
+	CF_MNT_HIDE_DIR,    /* --perms 0000 --tmpfs P, remounted read-only after its children */
+	CF_MNT_HIDE_FILE,   /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
+	CF_MNT_RO_BIND,	    /* --ro-bind-fd SRC P: read allowed, write denied */
+	CF_MNT_RW_BIND,	    /* --bind-fd SRC P: read and write allowed */
+	CF_MNT_REMOUNT_RO,  /* --remount-ro P */
+	CF_MNT_RO_KERNEL,   /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
+	CF_MNT_INJECT,	    /* --perms 0444 --ro-bind-data FD P: an injection's sealed content,
+			     * a read-only mount of its own (over a host file, or in /tmp) */
+	CF_MNT_INJECT_DIR,  /* --size N --tmpfs P: a directory made for injections in a private
+			     * place, its own mount (it cannot be renamed), read-only at the end */
+	CF_MNT_INJECT_FILE, /* --perms 0444 --file FD P: an injection's sealed content copied into
+			     * an INJECT_DIR (read-only once its files are in) */
 };
 
 struct cf_mount {
 	enum cf_mount_op op;
 	char *path;
-	enum cf_kind kind; /* what the host has at path (binds and hides) */
+	enum cf_kind kind; /* what the host has at path (binds and hides; INJECT: FILE when it
+			    * is mounted over a file of the host, MISSING in a private place) */
 	uint64_t size;	   /* tmpfs size cap */
 	bool traverse;	   /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
 	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then
@@ -37,6 +44,17 @@ struct cf_mount {
 	bool guarded;	   /* a protection inside a writable area: its identity and that of its
 			    * ancestors are checked again before the command starts (R34) */
 	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
+	size_t inject;	   /* CF_MNT_INJECT, _FILE: index in plan->injects */
+};
+
+/* One injection (SPEC 6) as the plan shows it; its content stays with the executor. */
+struct cf_plan_inject {
+	enum confine_inject_placement placement;
+	char *where;  /* NAME, or TARGET */
+	char *path;   /* where the command finds it */
+	char *record; /* "env:NAME=HASH" / "path:TARGET=HASH" */
+	char hash[65];
+	uint64_t size;
 };
 
 struct cf_plan {
@@ -50,10 +68,12 @@ struct cf_plan {
 	int landlock_abi; /* what the plan relies on; 0: scoping not available (recorded) */
 	bool seccomp;
 	struct cf_strv argv;
-	struct cf_strv env;	    /* the command's final environment */
-	struct cf_strv env_removed; /* names removed by the scrub (never values) */
-	struct cf_strv missing;	    /* protected paths absent at launch: not mounted */
-	struct cf_strv notes;	    /* downgrades and rules that could not be applied */
+	struct cf_strv env;		/* the command's final environment */
+	struct cf_strv env_removed;	/* names removed by the scrub (never values) */
+	struct cf_strv missing;		/* protected paths absent at launch: not mounted */
+	struct cf_strv notes;		/* downgrades and rules that could not be applied */
+	struct cf_plan_inject *injects; /* SPEC 6, in the order of the request */
+	size_t n_injects;
 };
 
 struct cf_plan_opts {
@@ -73,6 +93,28 @@ void cf_plan_release(struct cf_plan *plan);
 int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 		    const struct cf_plan_opts *o, struct cf_plan *out, struct confine_error *err);
 
+/* One injection to place: what cf_plan_add_injections needs of it. */
+struct cf_plan_inject_in {
+	enum confine_inject_placement placement;
+	const char *where; /* NAME, or TARGET normalised (policy/inject.c validated it) */
+	const char *hash;  /* 64 hex digits */
+	uint64_t size;
+};
+
+/*
+ * Places the injections in a compiled Linux plan (plan/inject.c): each file is mounted after
+ * every other mount, so nothing shadows it; env-pointer files go under CF_INJECT_ENV_DIR, a
+ * read-only tmpfs of its own.  A fixed-path target must be an existing regular file of the
+ * host (mounted over, never changed) or lie in a private tmpfs, where missing parents become
+ * tmpfs mounts of their own; its ancestors in a writable bind are bound onto themselves so
+ * that none can be renamed.  Anything else (a parent missing on the host, a symlink on the way,
+ * a hidden path, /proc or /dev) is CONFINE_E_PLAN naming the path.  Nothing is added when n is
+ * 0.  Pure apart from host->kind.
+ */
+int cf_plan_add_injections(struct cf_plan *plan, const struct cf_host *host,
+			   const struct cf_plan_inject_in *in, size_t n, struct confine_error *err);
+void cf_plan_injects_release(struct cf_plan *plan);
+
 /* Stable text (or JSON) of the plan. Returns a malloc'd string or NULL on oom. */
 char *cf_plan_text(const struct cf_plan *plan);
 char *cf_plan_json(const struct cf_plan *plan);
@@ -82,6 +124,8 @@ struct cf_bwrap_fds {
 	int args;	   /* --args FD is not part of the vector itself */
 	const int *source; /* per mount index: O_PATH source for RO/RW binds, -1 otherwise */
 	const int *empty;  /* per mount index: an empty readable fd for HIDE_FILE, -1 otherwise */
+	const int *data;   /* per mount index: the sealed content of an INJECT mount; NULL when
+			    * the plan has none */
 	int seccomp;	   /* -1: none */
 	int info;	   /* --info-fd, -1: none */
 	int helper;	   /* the helper binary, executed as /proc/self/fd/N */

@@ -28,6 +28,7 @@
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/landlock_exec.h"
 #include "exec/linux/tee.h"
+#include "inject/run_inject.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -96,6 +97,22 @@ static bool still_there(const char *path, bool dir)
 {
 	struct stat st;
 	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) == dir;
+}
+
+/* An injection mounted over a file of the host: still a regular file, so that bwrap finds its
+ * mount point and never creates one on the host (another process could have removed it since
+ * the plan; the command has not started). */
+static int check_inject_target(const struct cf_mount *m, struct confine_error *err)
+{
+	struct stat st;
+	if (m->kind != CF_KIND_FILE)
+		return 0;
+	if (lstat(m->path, &st) == 0 && S_ISREG(st.st_mode))
+		return 0;
+	cf_err(err, CONFINE_E_SPAWN, "injection target changed", m->path,
+	       "it is no longer a regular file of the host; nothing was run");
+	cf_err_hint(err, "something removed or replaced it while confine started; run again");
+	return CONFINE_E_SPAWN;
 }
 
 static char *find_helper(void)
@@ -316,20 +333,35 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
 	struct fdlist keep = {0}; /* handed to bwrap */
-	int *source = NULL, *empty = NULL;
+	int *source = NULL, *empty = NULL, *data = NULL;
 	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1}, go[2] = {-1, -1};
 	int args_fd = -1;
 	char *helper = NULL, *args_arg = NULL, **bargv = NULL;
 	struct cf_strv args = {0};
 	int r = 0;
 
-	raise_fd_limit(plan->n_mounts + 16);
+	raise_fd_limit(plan->n_mounts + plan->n_injects + 16);
 	source = malloc(plan->n_mounts * sizeof(int));
 	empty = malloc(plan->n_mounts * sizeof(int));
+	data = plan->n_injects ? malloc(plan->n_mounts * sizeof(int)) : NULL;
 	if (!run->skip)
 		run->skip = calloc(plan->n_mounts + 1, sizeof(bool));
-	if (!source || !empty || !run->skip)
+	if (!source || !empty || !run->skip || (plan->n_injects && !data))
 		goto oom;
+	if (data) {
+		/* A fresh descriptor of each sealed memfd: bwrap reads it to the end and closes
+		 * it; another launch (skip_vanished) gets its own. */
+		r = cf_run_inject_fds(run, data, err);
+		for (size_t i = 0; i < plan->n_mounts; i++)
+			if (data[i] >= 0 && fdlist_add(&keep, data[i]) < 0) {
+				for (size_t j = i; j < plan->n_mounts; j++)
+					if (data[j] >= 0)
+						close(data[j]);
+				goto oom;
+			}
+		if (r < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		source[i] = empty[i] = -1;
@@ -340,6 +372,9 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
 				goto oom;
+		} else if (m->op == CF_MNT_INJECT) {
+			if ((r = check_inject_target(m, err)) < 0)
+				goto out;
 		} else if ((m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR) &&
 			   m->transient &&
 			   (run->skip[i] || !still_there(m->path, m->op == CF_MNT_HIDE_DIR))) {
@@ -367,7 +402,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	}
 
 	struct cf_bwrap_fds fds = {
-	    .source = source, .empty = empty, .seccomp = -1, .skip = run->skip};
+	    .source = source, .empty = empty, .data = data, .seccomp = -1, .skip = run->skip};
 	if (plan->seccomp) {
 		if ((r = cf_seccomp_build_fd(&fds.seccomp, err)) < 0)
 			goto out;
@@ -498,6 +533,7 @@ out:
 		close(args_fd);
 	free(source);
 	free(empty);
+	free(data);
 	free(helper);
 	free(args_arg);
 	free(bargv);
@@ -510,6 +546,8 @@ static int start_run(confine_run *run, struct confine_error *err)
 	int r;
 	if (run->started)
 		return cf_err(err, CONFINE_E_INVALID, "cannot start", "run", "already started");
+	if ((r = cf_run_inject_check_policy(run, err)) < 0)
+		return r;
 	if ((run->limit_pids || run->limit_mem) &&
 	    (r = cf_cgroup_create(run->limit_pids, run->limit_mem, &run->cgroup, err)) < 0)
 		return r;
