@@ -137,4 +137,17 @@ ok $? "R21 plan: ... naming the parent"
 is "$?" 125 "plan --target windows with an injection is refused"
 "$CONFINE" plan --target linux -- true >"$T/plain" 2>&1
 ok "$(grep -q -e inject "$T/plain"; [ $? -ne 0 ]; echo $?)" "R21 no injection: nothing of it in the plan"
+
+# SPEC 6, 8: the report and the audit line list env:NAME=HASH and path:TARGET=HASH, never the
+# bytes.  (A sandboxed run: where no sandbox can start, the attempt is still recorded.)
+h=$(b3sum --no-names "$T/f")
+rm -f "$T/a.log" "$T/r.json"
+(cd "$T" && "$CONFINE" run --audit "$T/a.log" --report "$T/r.json" --inject-env "F=$T/f" \
+	--inject-path "/tmp/x.toml=$T/f" -- true >/dev/null 2>&1)
+is "$(jq -r '.injections | join(" ")' "$T/a.log")" "env:F=$h path:/tmp/x.toml=$h" \
+	"R24 the audit line lists each injection by placement and BLAKE3"
+is "$(jq -r '.injections | join(" ")' "$T/r.json")" "env:F=$h path:/tmp/x.toml=$h" \
+	"R23 and so does the report"
+! grep -qF "$(cat "$T/f")" "$T/a.log" "$T/r.json"
+ok $? "neither holds the bytes"
 done_testing

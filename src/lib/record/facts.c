@@ -26,9 +26,16 @@ static void backend(struct cf_jobj *j, const confine_run *run)
 /* Injections (SPEC 6): one "env:NAME=HASH" or "path:TARGET=HASH" string per injection, never
  * the bytes or a scratch path.  The injection work (branch inject) fills this array from its
  * own state in the run; until then a run has none. */
+/* SPEC 6, 8: "env:NAME=HASH" or "path:TARGET=HASH" per injection, never the bytes and never a
+ * path of confine's own. */
 static void injections(struct cf_jobj *j, const confine_run *run)
 {
-	cf_jput(j, "injections", json_array());
+	json_t *a = json_array();
+	size_t n = 0;
+	const struct confine_injection *in = confine_run_injections(run, &n);
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(in[i].record));
+	cf_jput(j, "injections", a);
 }
 
 static void approval(struct cf_jobj *j, const confine_run *run)
