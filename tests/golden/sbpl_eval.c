@@ -10,11 +10,33 @@
 
 enum ntype { N_LIST, N_SYM, N_STR, N_RE };
 
+/* What a list is, resolved once when the profile is read (the evaluator runs often). */
+enum head {
+	H_OTHER,
+	H_LITERAL,
+	H_SUBPATH,
+	H_REGEX,
+	H_ALL,
+	H_ANY,
+	H_NOT,
+	H_REMOTE,
+	H_LOCAL,
+};
+
+/* The operations the tests ask about; a rule's operations become a mask of these. */
+static const char *const query_ops[] = {
+    "file-read-data",	   "file-write-data",  "file-read-metadata", "file-write-unlink",
+    "file-test-existence", "network-outbound", "network-bind",	     "file-map-executable",
+};
+#define N_QUERY_OPS (sizeof(query_ops) / sizeof(query_ops[0]))
+
 struct node {
 	enum ntype t;
+	enum head head;
+	unsigned ops; /* rules: the query operations it names */
+	size_t first_filter;
 	char *s;
-	regex_t re;
-	bool re_ok;
+	const regex_t *re; /* N_RE: compiled, owned by the cache below */
 	struct node **kid;
 	size_t n, cap;
 };
@@ -35,6 +57,70 @@ struct reader {
 	int depth;
 };
 
+/*
+ * Compiled regexes, shared by every profile read by this process: most regexes of a profile
+ * (the guards') are the same from one profile to the next, and the fuzz target reads
+ * thousands.  Emptied when full; a process that reads one profile compiles each regex once.
+ */
+#define CACHE_SLOTS 4096
+static struct {
+	char *key;
+	regex_t re;
+} cache[CACHE_SLOTS];
+static size_t cache_used;
+
+static size_t hash(const char *s)
+{
+	size_t h = 5381;
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
+static void cache_clear(void)
+{
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		if (cache[i].key) {
+			regfree(&cache[i].re);
+			free(cache[i].key);
+			cache[i].key = NULL;
+		}
+	cache_used = 0;
+}
+
+static const regex_t *compiled(const char *src, char *why, size_t n)
+{
+	size_t i = hash(src) % CACHE_SLOTS;
+	while (cache[i].key) {
+		if (!strcmp(cache[i].key, src))
+			return &cache[i].re;
+		i = (i + 1) % CACHE_SLOTS;
+	}
+	regex_t re;
+	int rc = regcomp(&re, src, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		regerror(rc, &re, why, n);
+		regfree(&re);
+		return NULL;
+	}
+	if (cache_used >= CACHE_SLOTS / 2) {
+		/* Only between profiles: nodes of a profile being read point into the table. */
+		regfree(&re);
+		snprintf(why, n, "too many distinct regexes in one profile");
+		return NULL;
+	}
+	char *key = strdup(src);
+	if (!key) {
+		regfree(&re);
+		snprintf(why, n, "out of memory");
+		return NULL;
+	}
+	cache[i].key = key;
+	cache[i].re = re;
+	cache_used++;
+	return &cache[i].re;
+}
+
 static void node_free(struct node *x)
 {
 	if (!x)
@@ -42,8 +128,6 @@ static void node_free(struct node *x)
 	for (size_t i = 0; i < x->n; i++)
 		node_free(x->kid[i]);
 	free(x->kid);
-	if (x->re_ok)
-		regfree(&x->re);
 	free(x->s);
 	free(x);
 }
@@ -61,6 +145,7 @@ static bool grow(void ***v, size_t *n, size_t *cap)
 	return true;
 }
 
+static void *err_at(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void *err_at(struct reader *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -123,14 +208,11 @@ static struct node *read_quoted(struct reader *r, enum ntype t)
 		return err_at(r, "NUL byte in a string");
 	}
 	if (t == N_RE) {
-		int rc = regcomp(&x->re, x->s, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char e[128];
-			regerror(rc, &x->re, e, sizeof(e));
+		char e[128];
+		if (!(x->re = compiled(x->s, e, sizeof(e)))) {
 			node_free(x);
 			return err_at(r, "regex does not compile: %s", e);
 		}
-		x->re_ok = true;
 		if (!grow((void ***)&r->p->res, &r->p->n_res, &r->p->cap_res)) {
 			node_free(x);
 			return err_at(r, "out of memory");
@@ -144,6 +226,31 @@ static struct node *read_quoted(struct reader *r, enum ntype t)
 		r->p->strs[r->p->n_strs++] = x->s;
 	}
 	return x;
+}
+
+static bool op_matches(const char *rule_op, const char *op);
+
+static void resolve(struct node *x)
+{
+	static const struct {
+		const char *name;
+		enum head h;
+	} heads[] = {
+	    {"literal", H_LITERAL}, {"subpath", H_SUBPATH}, {"regex", H_REGEX},
+	    {"require-all", H_ALL}, {"require-any", H_ANY}, {"require-not", H_NOT},
+	    {"remote", H_REMOTE},   {"local", H_LOCAL},
+	};
+	if (!x->n || x->kid[0]->t != N_SYM)
+		return;
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+		if (!strcmp(x->kid[0]->s, heads[i].name))
+			x->head = heads[i].h;
+	size_t k = 1;
+	for (; k < x->n && x->kid[k]->t == N_SYM; k++)
+		for (size_t q = 0; q < N_QUERY_OPS; q++)
+			if (op_matches(x->kid[k]->s, query_ops[q]))
+				x->ops |= 1u << q;
+	x->first_filter = k;
 }
 
 static struct node *read_node(struct reader *r)
@@ -168,6 +275,7 @@ static struct node *read_node(struct reader *r)
 			if (r->s[r->i] == ')') {
 				r->i++;
 				r->depth--;
+				resolve(x);
 				return x;
 			}
 			struct node *k = read_node(r);
@@ -206,6 +314,10 @@ static struct node *read_node(struct reader *r)
 
 struct sbpl_profile *sbpl_read(const char *text, char *why, size_t n)
 {
+	/* No profile is alive between reads in the tests' use (one at a time), so a full cache
+	 * can be emptied here. */
+	if (cache_used >= CACHE_SLOTS / 4)
+		cache_clear();
 	struct sbpl_profile *p = calloc(1, sizeof(*p));
 	why[0] = '\0';
 	if (!p) {
@@ -289,48 +401,41 @@ static bool op_matches(const char *rule_op, const char *op)
 	return n > 0 && rule_op[n - 1] == '*' && !strncmp(op, rule_op, n - 1);
 }
 
-static bool is(const struct node *x, const char *head)
-{
-	return x->t == N_LIST && x->n && x->kid[0]->t == N_SYM && !strcmp(x->kid[0]->s, head);
-}
-
 /* A path filter (literal, subpath, regex, require-*) against a path. */
 static bool path_filter(const struct node *f, const char *path)
 {
-	if (f->t != N_LIST || !f->n || f->kid[0]->t != N_SYM)
+	if (f->t != N_LIST)
 		return false;
-	const char *h = f->kid[0]->s;
-	if (!strcmp(h, "require-all")) {
+	switch (f->head) {
+	case H_ALL:
 		for (size_t i = 1; i < f->n; i++)
 			if (!path_filter(f->kid[i], path))
 				return false;
 		return true;
-	}
-	if (!strcmp(h, "require-any")) {
+	case H_ANY:
 		for (size_t i = 1; i < f->n; i++)
 			if (path_filter(f->kid[i], path))
 				return true;
 		return false;
-	}
-	if (!strcmp(h, "require-not"))
+	case H_NOT:
 		return f->n == 2 && !path_filter(f->kid[1], path);
-	if (f->n != 2)
+	case H_LITERAL:
+		return f->n == 2 && f->kid[1]->t == N_STR && !strcmp(path, f->kid[1]->s);
+	case H_SUBPATH:
+		return f->n == 2 && f->kid[1]->t == N_STR && within(path, f->kid[1]->s);
+	case H_REGEX:
+		return f->n == 2 && f->kid[1]->t == N_RE &&
+		       regexec(f->kid[1]->re, path, 0, NULL, 0) == 0;
+	default:
 		return false;
-	const struct node *a = f->kid[1];
-	if (!strcmp(h, "literal") && a->t == N_STR)
-		return !strcmp(path, a->s);
-	if (!strcmp(h, "subpath") && a->t == N_STR)
-		return within(path, a->s);
-	if (!strcmp(h, "regex") && a->t == N_RE)
-		return regexec(&a->re, path, 0, NULL, 0) == 0;
-	return false;
+	}
 }
 
 static bool filter(const struct node *f, enum sbpl_kind kind, const char *path)
 {
 	if (kind == SBPL_FILE)
 		return path_filter(f, path);
-	bool remote = is(f, "remote"), local = is(f, "local");
+	bool remote = f->head == H_REMOTE, local = f->head == H_LOCAL;
 	if (!remote && !local)
 		return false;
 	if (f->n < 2 || f->kid[1]->t != N_SYM)
@@ -352,21 +457,30 @@ static bool filter(const struct node *f, enum sbpl_kind kind, const char *path)
 bool sbpl_allows(const struct sbpl_profile *p, const char *op, enum sbpl_kind kind,
 		 const char *path)
 {
+	unsigned want = 0;
+	for (size_t q = 0; q < N_QUERY_OPS; q++)
+		if (!strcmp(op, query_ops[q]))
+			want = 1u << q;
 	bool allow = false;
 	for (size_t i = 1; i < p->n; i++) {
 		const struct node *x = p->forms[i];
-		bool a = !strcmp(x->kid[0]->s, "allow");
-		bool op_hit = false;
-		size_t k = 1;
-		for (; k < x->n && x->kid[k]->t == N_SYM; k++)
-			op_hit = op_hit || op_matches(x->kid[k]->s, op);
-		if (!op_hit)
-			continue;
-		bool hit = k == x->n;
-		for (; k < x->n && !hit; k++)
+		bool hit;
+		if (want) {
+			if (!(x->ops & want))
+				continue;
+		} else {
+			/* An operation outside the table: match the names one by one. */
+			hit = false;
+			for (size_t k = 1; k < x->first_filter; k++)
+				hit = hit || op_matches(x->kid[k]->s, op);
+			if (!hit)
+				continue;
+		}
+		hit = x->first_filter == x->n;
+		for (size_t k = x->first_filter; k < x->n && !hit; k++)
 			hit = filter(x->kid[k], kind, path);
 		if (hit)
-			allow = a;
+			allow = x->kid[0]->s[0] == 'a';
 	}
 	return allow;
 }

@@ -15,7 +15,8 @@
 
 struct sbpl_profile;
 
-/* Reads a profile; NULL with a message in `why` (size n) when it is not well formed. */
+/* Reads a profile; NULL with a message in `why` (size n) when it is not well formed.  At most
+ * one profile may be alive at a time (compiled regexes are cached between reads). */
 struct sbpl_profile *sbpl_read(const char *text, char *why, size_t n);
 void sbpl_free(struct sbpl_profile *p);
 

@@ -67,8 +67,7 @@ static int set_path(char **slot, const char *val, const char *what, struct confi
 	return 0;
 }
 
-static int add_path(struct cf_strv *v, const char *val, const char *what,
-		    struct confine_error *err)
+static int add_path(struct cf_strv *v, const char *val, const char *what, struct confine_error *err)
 {
 	char *p = NULL;
 	int r = set_path(&p, val, what, err);
@@ -226,7 +225,8 @@ int cf_mac_facts_finish(struct cf_mac_facts *f, const char *home, const char *wo
 		if (!(f->workspace = cf_path_join(f->home, "project")))
 			return cf_nomem(err);
 	}
-	if (!f->user_rules && !(f->user_rules = cf_path_join(f->home, ".config/confine/rules.json")))
+	if (!f->user_rules &&
+	    !(f->user_rules = cf_path_join(f->home, ".config/confine/rules.json")))
 		return cf_nomem(err);
 	if (!f->cwd && !(f->cwd = cf_strdup(f->workspace)))
 		return cf_nomem(err);
@@ -236,8 +236,7 @@ int cf_mac_facts_finish(struct cf_mac_facts *f, const char *home, const char *wo
 	char *tmp = f->temp.v[f->temp.n - 1];
 	memmove(&f->temp.v[1], &f->temp.v[0], (f->temp.n - 1) * sizeof(*f->temp.v));
 	f->temp.v[0] = tmp;
-	char **slots[] = {&f->home, &f->workspace, &f->cwd, &f->user_rules,
-			  &f->ssh_auth_sock_dir};
+	char **slots[] = {&f->home, &f->workspace, &f->cwd, &f->user_rules, &f->ssh_auth_sock_dir};
 	for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
 		if ((r = canon_slot(f, slots[i], err)) < 0)
 			return r;

@@ -34,11 +34,12 @@
 /* What the compiler asks a Mac.  Every path is canonical. */
 struct cf_mac_host {
 	const char *home, *workspace, *cwd, *user_rules;
-	const struct cf_strv *temp;	/* temp roots: /private/tmp first, then $TMPDIR */
-	const struct cf_strv *cache;	/* readable per-user caches */
-	const char *ssh_auth_sock_dir;	/* NULL: none */
-	bool assumed;			/* kinds were assumed, not looked at (see `unlisted`) */
-	const struct cf_mac_links *links; /* for the record in the plan; canonicalize applies them */
+	const struct cf_strv *temp;    /* temp roots: /private/tmp first, then $TMPDIR */
+	const struct cf_strv *cache;   /* readable per-user caches */
+	const char *ssh_auth_sock_dir; /* NULL: none */
+	bool assumed;		       /* kinds were assumed, not looked at (see `unlisted`) */
+	const struct cf_mac_links
+	    *links; /* for the record in the plan; canonicalize applies them */
 	/* What is at `path` (not following a final symlink). */
 	enum cf_kind (*kind)(void *ctx, const char *path);
 	/* See struct cf_resolve_ctx: on a Mac realpath(3) of the longest existing prefix, in a

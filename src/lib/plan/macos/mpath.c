@@ -168,8 +168,8 @@ int cf_mac_canon(const struct cf_mac_links *l, const char *path, char **out,
 {
 	*out = NULL;
 	if (!path || path[0] != '/')
-		return cf_err(err, CONFINE_E_INVALID, "cannot canonicalise path",
-			      path ? path : "", "it is not an absolute path");
+		return cf_err(err, CONFINE_E_INVALID, "cannot canonicalise path", path ? path : "",
+			      "it is not an absolute path");
 	char *cur = cf_path_normalize(path);
 	if (!cur)
 		return cf_nomem(err);

@@ -44,9 +44,17 @@ static const char *const mac_host_guards[] = {
 /* The system read roots (SPEC 9).  /private/var/select holds the link that /bin/sh follows to
  * pick its shell, /private/var/db/timezone the zone files behind /etc/localtime. */
 static const char *const system_roots[] = {
-    "/usr",	     "/bin",	     "/sbin",		    "/System",
-    "/Library",	     "/Applications", "/opt",		    "/dev",
-    "/private/etc", "/private/var/select", "/private/var/db/timezone",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/opt",
+    "/dev",
+    "/private/etc",
+    "/private/var/select",
+    "/private/var/db/timezone",
 };
 /* The top-level links themselves (readlink, lstat): their targets are canonical already. */
 static const char *const root_links[] = {"/etc", "/tmp", "/var"};
@@ -137,12 +145,13 @@ static int check_layer(const struct cf_ruleset *rs, struct confine_error *err)
 			continue;
 		char *shown = cf_mac_shown(x->path, strlen(x->path));
 		bool in_file = x->line > 0;
-		cf_err(err, CONFINE_E_RULES, "rule refused for the macOS profile",
-		       in_file ? x->source : (shown ? shown : "?"),
-		       "'%s': %s; a Seatbelt profile takes no quote, backslash, NUL, control "
-		       "character or invalid UTF-8 in a path, and confine refuses such a path rather "
-		       "than escape it",
-		       shown ? shown : "?", why);
+		cf_err(
+		    err, CONFINE_E_RULES, "rule refused for the macOS profile",
+		    in_file ? x->source : (shown ? shown : "?"),
+		    "'%s': %s; a Seatbelt profile takes no quote, backslash, NUL, control "
+		    "character or invalid UTF-8 in a path, and confine refuses such a path rather "
+		    "than escape it",
+		    shown ? shown : "?", why);
 		if (err && in_file) {
 			err->line = x->line;
 			err->column = x->column;
@@ -169,8 +178,8 @@ static int recanon(const struct cf_mac_host *h, struct cf_rule *x, struct confin
 	const char *rest = x->path + plen;
 	while (*rest == '/')
 		rest++;
-	char *full = *rest ? cf_asprintf("%s/%s", strcmp(canon, "/") ? canon : "", rest)
-			   : cf_strdup(canon);
+	char *full =
+	    *rest ? cf_asprintf("%s/%s", strcmp(canon, "/") ? canon : "", rest) : cf_strdup(canon);
 	size_t clen = strlen(canon);
 	free(canon);
 	if (!full)
@@ -211,10 +220,10 @@ int cf_mac_policy(const struct cf_mac_input *in, struct cf_host *ph, struct cf_p
 			r = cf_nomem(err);
 			goto fail;
 		}
-	if ((r = add_builtin(p, mac_home_guards, sizeof(mac_home_guards) / sizeof(char *),
-			     err)) < 0 ||
-	    (r = add_builtin(p, mac_host_guards, sizeof(mac_host_guards) / sizeof(char *),
-			     err)) < 0 ||
+	if ((r = add_builtin(p, mac_home_guards, sizeof(mac_home_guards) / sizeof(char *), err)) <
+		0 ||
+	    (r = add_builtin(p, mac_host_guards, sizeof(mac_host_guards) / sizeof(char *), err)) <
+		0 ||
 	    (r = check_workspace(p, h->workspace, h->home, err)) < 0)
 		goto fail;
 	const struct cf_ruleset *layers[] = {in->session, in->workspace_rules, in->user_rules};
@@ -277,7 +286,7 @@ static void put_string(struct ctx *c, const char *s)
 	cf_buf_addc(&c->b, '"');
 	cf_buf_add(&c->b, s);
 	cf_buf_addc(&c->b, '"');
-	if (!cf_strv_contains(&c->out->strings, s) && cf_strv_add(&c->out->strings, s) < 0)
+	if (cf_strv_add(&c->out->strings, s) < 0)
 		fail(c, cf_nomem(c->err));
 }
 
@@ -299,7 +308,7 @@ static void put_regex(struct ctx *c, const char *re)
 	cf_buf_add(&c->b, "#\"");
 	cf_buf_add(&c->b, re);
 	cf_buf_addc(&c->b, '"');
-	if (!cf_strv_contains(&c->out->regexes, re) && cf_strv_add(&c->out->regexes, re) < 0)
+	if (cf_strv_add(&c->out->regexes, re) < 0)
 		fail(c, cf_nomem(c->err));
 }
 
@@ -488,8 +497,7 @@ static void emit_grants(struct ctx *c)
 		comment(c, t);
 		free(t);
 		add(c, "(allow " WRITE_OPS);
-		put_filter(c, g->v[i].scope == CF_GRANT_FILE ? "literal" : "subpath",
-			   g->v[i].path);
+		put_filter(c, g->v[i].scope == CF_GRANT_FILE ? "literal" : "subpath", g->v[i].path);
 		add(c, ")\n");
 	}
 }
@@ -597,6 +605,70 @@ static void socket_filters(struct ctx *c, const char *dir)
 	}
 }
 
+/* Denies of unix sockets under the denied paths in the socket roots: the liftable host-socket
+ * guards first, then (after the sockets their lifts give back) every other one, which no lift
+ * reopens. */
+static void socket_denies(struct ctx *c, bool liftable)
+{
+	bool first = true;
+	for (int l = 0; l < CF_LAYER_FALLBACK; l++) {
+		const struct cf_ruleset *rs = &c->p.layers[l];
+		for (size_t i = 0; i < rs->n; i++) {
+			const struct cf_rule *r = &rs->v[i];
+			if (r->action == CF_ALLOW || r->glob || r->liftable != liftable ||
+			    !socket_root(c, r->path))
+				continue;
+			if (first) {
+				comment(c, liftable
+					       ? "never a host socket (R29) unless an allow below "
+						 "it gives it back"
+					       : "never a socket under a denied or guarded path");
+				add(c, "(deny network-outbound");
+				first = false;
+			}
+			add(c, " (remote unix-socket (subpath ");
+			put_string(c, r->path);
+			add(c, "))");
+		}
+	}
+	if (!first)
+		add(c, ")\n");
+}
+
+/* An allow that lifts a host-socket guard (R29) gives that socket back, as on Linux. */
+static void socket_lifts(struct ctx *c)
+{
+	bool first = true;
+	const struct cf_ruleset *g = &c->p.layers[CF_LAYER_GUARD];
+	for (size_t i = 0; i < g->n; i++) {
+		if (!g->v[i].liftable || g->v[i].endpoint || !socket_root(c, g->v[i].path))
+			continue;
+		const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_USER};
+		for (size_t k = 0; k < 2; k++) {
+			const struct cf_ruleset *rs = &c->p.layers[layers[k]];
+			for (size_t j = 0; j < rs->n; j++) {
+				const struct cf_rule *r = &rs->v[j];
+				if (r->action != CF_ALLOW || r->glob ||
+				    !cf_path_within(r->path, g->v[i].path) ||
+				    !strcmp(r->path, g->v[i].path))
+					continue;
+				if (first) {
+					comment(
+					    c, "sockets given back by an allow below a host-socket "
+					       "guard");
+					add(c, "(allow network-outbound");
+					first = false;
+				}
+				add(c, " (remote unix-socket (subpath ");
+				put_string(c, r->path);
+				add(c, "))");
+			}
+		}
+	}
+	if (!first)
+		add(c, ")\n");
+}
+
 static void emit_network(struct ctx *c)
 {
 	char port[16];
@@ -636,25 +708,9 @@ static void emit_network(struct ctx *c)
 		put_string(c, RESOLVER_SOCKET);
 		add(c, ")))\n");
 	}
-	bool first = true;
-	for (int l = 0; l < CF_LAYER_FALLBACK; l++) {
-		const struct cf_ruleset *rs = &c->p.layers[l];
-		for (size_t i = 0; i < rs->n; i++) {
-			const struct cf_rule *r = &rs->v[i];
-			if (r->action == CF_ALLOW || r->glob || !socket_root(c, r->path))
-				continue;
-			if (first) {
-				comment(c, "never a socket under a denied or guarded path");
-				add(c, "(deny network-outbound");
-				first = false;
-			}
-			add(c, " (remote unix-socket (subpath ");
-			put_string(c, r->path);
-			add(c, "))");
-		}
-	}
-	if (!first)
-		add(c, ")\n");
+	socket_denies(c, true);
+	socket_lifts(c);
+	socket_denies(c, false);
 }
 
 static void emit_injections(struct ctx *c)
@@ -709,7 +765,8 @@ static int roots(struct ctx *c)
 			const struct cf_rule *r = &rs->v[i];
 			if (r->action != CF_ALLOW || r->glob || !(r->access & CF_ACC_WRITE))
 				continue;
-			if (add_unique(&c->wroots, r->path) < 0 || add_unique(&c->rroots, r->path) < 0)
+			if (add_unique(&c->wroots, r->path) < 0 ||
+			    add_unique(&c->rroots, r->path) < 0)
 				return -1;
 		}
 	}
@@ -891,8 +948,9 @@ static void emit_unlink_guards(struct ctx *c)
 	}
 	sort_paths(&lits);
 	if (lits.n || res.n) {
-		comment(c, "directories between a writable root and a protected path: not removable "
-			   "or renamable, so that no protection can be moved away");
+		comment(c,
+			"directories between a writable root and a protected path: not removable "
+			"or renamable, so that no protection can be moved away");
 		add(c, "(deny file-write-unlink");
 		for (size_t i = 0; i < lits.n; i++)
 			put_filter(c, "literal", lits.v[i]);
@@ -931,22 +989,26 @@ static int contradictions(struct ctx *c)
 			cf_policy_decide(&c->p, x->path, CF_ACC_WRITE, &wr);
 			char a[512], b[512];
 			if (rd.action != CF_ALLOW && !strcmp(x->path, "/")) {
-				cf_err(c->err, CONFINE_E_PLAN, "cannot hide the root directory", "/",
+				cf_err(c->err, CONFINE_E_PLAN, "cannot hide the root directory",
+				       "/",
 				       "%s denies reading '/': nothing would be left to run, not "
 				       "even the command",
 				       rd.rule ? rule_where(rd.rule, a, sizeof(a)) : "a rule");
-				cf_err_hint(c->err, "deny the directories that matter (for example "
-						    "'~:read' with allows for what the command needs)");
+				cf_err_hint(c->err,
+					    "deny the directories that matter (for example "
+					    "'~:read' with allows for what the command needs)");
 				return CONFINE_E_PLAN;
 			}
 			if (rd.action != CF_ALLOW && wr.action == CF_ALLOW &&
 			    wr.layer != CF_LAYER_FALLBACK) {
-				cf_err(c->err, CONFINE_E_PLAN, "rules contradict each other", x->path,
-				       "%s allows write beneath the read-deny of %s; a path cannot "
-				       "be writable and unreadable",
-				       rule_where(wr.rule, a, sizeof(a)),
-				       rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
-				cf_err_hint(c->err, "allow read as well, or remove the write allow");
+				cf_err(
+				    c->err, CONFINE_E_PLAN, "rules contradict each other", x->path,
+				    "%s allows write beneath the read-deny of %s; a path cannot "
+				    "be writable and unreadable",
+				    rule_where(wr.rule, a, sizeof(a)),
+				    rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
+				cf_err_hint(c->err,
+					    "allow read as well, or remove the write allow");
 				return CONFINE_E_PLAN;
 			}
 		}
@@ -970,11 +1032,11 @@ static int check_injections(const struct cf_mac_input *in, struct confine_error 
 	for (size_t i = 0; i < in->n_injections; i++) {
 		const struct cf_mac_injection *j = &in->injections[i];
 		if (j->target || !j->name) {
-			cf_err(err, CONFINE_E_INVALID, "injection refused",
-			       j->target ? j->target : "",
-			       "a fixed-path injection places a file at a path of the sandbox, which "
-			       "only the Linux backend can do; on macOS the file is a scratch file "
-			       "outside the workspace");
+			cf_err(
+			    err, CONFINE_E_INVALID, "injection refused", j->target ? j->target : "",
+			    "a fixed-path injection places a file at a path of the sandbox, which "
+			    "only the Linux backend can do; on macOS the file is a scratch file "
+			    "outside the workspace");
 			cf_err_hint(err, "use --inject-env NAME=FILE and read the path from $NAME");
 			return CONFINE_E_INVALID;
 		}
@@ -1110,8 +1172,7 @@ out:
 	return r;
 }
 
-int cf_mac_exec_argv(const struct cf_mac_plan *plan, struct cf_strv *out,
-		     struct confine_error *err)
+int cf_mac_exec_argv(const struct cf_mac_plan *plan, struct cf_strv *out, struct confine_error *err)
 {
 	if (!plan->argv.n)
 		return cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
@@ -1132,7 +1193,9 @@ static int grant_canon(void *ctx, const char *path, char **out, struct confine_e
 {
 	const struct cf_mac_host *h = ctx;
 	char *abs;
-	int r = cf_mac_check_path(path[0] == '~' ? "/" : path[0] == '/' ? path : "/",
+	int r = cf_mac_check_path(path[0] == '~'   ? "/"
+				  : path[0] == '/' ? path
+						   : "/",
 				  "write target refused", err);
 	if (r < 0)
 		return r;

@@ -80,8 +80,9 @@ struct cf_mac_plan {
 	struct cf_strv env_removed; /* names removed by the scrub (never values) */
 	struct cf_strv injections;  /* "env:NAME" per injection, in order */
 	struct cf_strv notes;	    /* what the caller adds: rule files not read, ... */
-	struct cf_strv strings;	    /* every string literal of the profile, each checked (R26) */
-	struct cf_strv regexes;	    /* every regex literal of the profile */
+	struct cf_strv strings;	    /* every string literal of the profile, in order, each
+				     * checked (R26) */
+	struct cf_strv regexes;	    /* every regex literal of the profile, in order */
 };
 
 void cf_mac_plan_release(struct cf_mac_plan *plan);

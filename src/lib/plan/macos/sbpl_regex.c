@@ -45,8 +45,8 @@ static void comp(struct cf_buf *b, const char *s, size_t n, bool deny)
 			cf_buf_add(b, "[^/]*");
 		else
 			/* One UTF-8 character is one to four bytes.  An allow takes one byte, so a
-			 * multi-byte name is not opened; a deny takes up to four, so one is not left
-			 * out. */
+			 * multi-byte name is not opened; a deny takes up to four, so one is not
+			 * left out. */
 			cf_buf_add(b, deny ? "[^/][^/]?[^/]?[^/]?" : "[^/]");
 		run = i + 1;
 	}

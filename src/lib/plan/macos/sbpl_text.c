@@ -100,8 +100,8 @@ char *cf_mac_plan_text(const struct cf_mac_plan *plan)
 		cf_buf_addc(&b, ' ');
 		cf_buf_add_json(&b, plan->argv.v[i]);
 	}
-	cf_buf_addf(&b, "\nprofile (%zu bytes, %zu strings, %zu regexes):\n",
-		    strlen(plan->profile), plan->strings.n, plan->regexes.n);
+	cf_buf_addf(&b, "\nprofile (%zu bytes, %zu strings, %zu regexes):\n", strlen(plan->profile),
+		    plan->strings.n, plan->regexes.n);
 	cf_buf_add(&b, plan->profile);
 	return cf_buf_take(&b);
 }
