@@ -37,9 +37,17 @@
 /* The read posture of SPEC 9, written here again: system roots, the root directory and the
  * top-level links. */
 static const char *const roots[] = {
-    "/usr",	     "/bin",	     "/sbin",		    "/System",
-    "/Library",	     "/Applications", "/opt",		    "/dev",
-    "/private/etc", "/private/var/select", "/private/var/db/timezone",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/opt",
+    "/dev",
+    "/private/etc",
+    "/private/var/select",
+    "/private/var/db/timezone",
 };
 
 static bool within(const char *p, const char *d)
@@ -132,8 +140,8 @@ static void decide(const struct oracle *o, const char *p, bool *rd_ok, bool *wr_
 		*wr_ok = (wr.action == CF_ALLOW || write_device(p)) && rd.action == CF_ALLOW;
 	else
 		*wr_ok = wr.action == CF_ALLOW;
-	*exact = !(rd.action != CF_ALLOW && (grant || (wr.action == CF_ALLOW &&
-						       wr.layer != CF_LAYER_FALLBACK)));
+	*exact = !(rd.action != CF_ALLOW &&
+		   (grant || (wr.action == CF_ALLOW && wr.layer != CF_LAYER_FALLBACK)));
 	for (size_t i = 0; i < o->in->n_injections; i++)
 		if (!strcmp(p, o->in->injections[i].scratch)) {
 			*rd_ok = true;
@@ -355,9 +363,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		decide(&o, p, &rd, &wr, &exact);
 		bool srd = sbpl_allows(sp, "file-read-data", SBPL_FILE, p);
 		bool swr = sbpl_allows(sp, "file-write-data", SBPL_FILE, p);
-		if ((srd && !rd) || (swr && !wr) || (exact && !widened(&o, p) && (srd != rd || swr != wr)))
-			fprintf(stderr, "fuzz-sbpl: %s: profile read %d write %d, policy read %d write %d\n",
-				p, srd, swr, rd, wr);
+		if ((srd && !rd) || (swr && !wr) ||
+		    (exact && !widened(&o, p) && (srd != rd || swr != wr)))
+			fprintf(
+			    stderr,
+			    "fuzz-sbpl: %s: profile read %d write %d, policy read %d write %d\n", p,
+			    srd, swr, rd, wr);
 		CHECK(!srd || rd);
 		CHECK(!swr || wr);
 		if (exact && !widened(&o, p)) {

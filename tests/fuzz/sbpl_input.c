@@ -28,8 +28,12 @@ static int rule(struct sbpl_fuzz *f, const char *l, struct confine_error *err)
 					    : CF_LAYER_USER;
 	struct cf_rule x = {
 	    .pattern = (char *)l + 5,
-	    .access = l[2] == 'r' ? CF_ACC_READ : l[2] == 'w' ? CF_ACC_WRITE : CF_ACC_BOTH,
-	    .action = l[3] == 'a' ? CF_ALLOW : l[3] == 'k' ? CF_ASK : CF_DENY,
+	    .access = l[2] == 'r'   ? CF_ACC_READ
+		      : l[2] == 'w' ? CF_ACC_WRITE
+				    : CF_ACC_BOTH,
+	    .action = l[3] == 'a'   ? CF_ALLOW
+		      : l[3] == 'k' ? CF_ASK
+				    : CF_DENY,
 	    .layer = layer,
 	    .source = layer == CF_LAYER_SESSION ? "session" : "fuzz-rules.json",
 	    .index = (int)rs->n,
@@ -114,8 +118,9 @@ int sbpl_fuzz_decode(const uint8_t *data, size_t size, struct sbpl_fuzz *f,
 				if (s[0] == 'p')
 					f->inj[n_inj++] = (struct cf_mac_injection){.target = v};
 				else if (sp)
-					*sp = '\0', f->inj[n_inj++] = (struct cf_mac_injection){
-							.name = v, .scratch = sp + 1};
+					*sp = '\0',
+					f->inj[n_inj++] =
+					    (struct cf_mac_injection){.name = v, .scratch = sp + 1};
 			}
 			break;
 		case 'r':
