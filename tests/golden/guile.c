@@ -112,8 +112,7 @@ static void collect(const char *tmp)
 		struct sbpl_fuzz f;
 		struct confine_error err = {0};
 		struct cf_mac_plan plan;
-		if (text &&
-		    sbpl_fuzz_decode((const uint8_t *)text, strlen(text), &f, &err) == 0 &&
+		if (text && sbpl_fuzz_decode((const uint8_t *)text, strlen(text), &f, &err) == 0 &&
 		    cf_mac_plan_compile(&f.in, &plan, &err) == 0)
 			keep(name, tmp, &plan);
 		sbpl_fuzz_release(&f);
@@ -147,7 +146,8 @@ static void check_output(FILE *out)
 					it = &items[i];
 			ns = nr = bad = 0;
 		} else if (it && !strncmp(line, "S ", 2)) {
-			bool same = ns < it->plan.strings.n && !strcmp(it->plan.strings.v[ns], line + 2);
+			bool same =
+			    ns < it->plan.strings.n && !strcmp(it->plan.strings.v[ns], line + 2);
 			if (!same || !r26(line + 2)) {
 				printf("#   %s: string '%s' %s\n", it->name, line + 2,
 				       same ? "fails the R26 rule" : "is not the compiler's");
@@ -155,7 +155,8 @@ static void check_output(FILE *out)
 			}
 			ns++;
 		} else if (it && !strncmp(line, "R ", 2)) {
-			bool same = nr < it->plan.regexes.n && !strcmp(it->plan.regexes.v[nr], line + 2);
+			bool same =
+			    nr < it->plan.regexes.n && !strcmp(it->plan.regexes.v[nr], line + 2);
 			if (!same || !regex_compiles(line + 2)) {
 				printf("#   %s: regex '%s' %s\n", it->name, line + 2,
 				       same ? "does not compile" : "is not the compiler's");
@@ -192,9 +193,10 @@ int main(void)
 		if (must && !strcmp(must, "1"))
 			TAP_OK(false, "guile is installed (skipped but CONFINE_TEST_MUST_WORK=1)");
 		else
-			printf("ok %d - # SKIP GNU Guile is not installed (apt-get install guile-3.0; "
-			       "scripts/install-deps test)\n",
-			       ++tap_n);
+			printf(
+			    "ok %d - # SKIP GNU Guile is not installed (apt-get install guile-3.0; "
+			    "scripts/install-deps test)\n",
+			    ++tap_n);
 	} else {
 		struct cf_buf cmd;
 		cf_buf_init(&cmd);

@@ -61,8 +61,9 @@ static void strings(void)
 	struct confine_error err = {0};
 	TAP_INTEQ(cf_mac_check_path("/x\ny", "rule refused", &err), CONFINE_E_INVALID,
 		  "R26 a newline in a path is refused");
-	TAP_STREQ(err.subject, "/x\\x0ay", "R26 the refused path is shown without its control "
-					   "character");
+	TAP_STREQ(err.subject, "/x\\x0ay",
+		  "R26 the refused path is shown without its control "
+		  "character");
 	TAP_OK(strstr(err.reason, "rather than escape it") != NULL, "R26 the reason says why");
 	TAP_OK(cf_mac_regex_problem("^/a\\.b$") == NULL, "a regex keeps its backslashes");
 	TAP_OK(cf_mac_regex_problem("^/a\"$") != NULL, "a regex cannot hold a quote");
@@ -201,9 +202,9 @@ static void within_ws(void)
 {
 	static const struct {
 		const char *glob, *ws, *path;
-		bool match;	/* a rule above the workspace reaches this path inside it */
-		bool whole;	/* the regex covers the whole workspace */
-		bool nothing;	/* no match is possible inside the workspace */
+		bool match;   /* a rule above the workspace reaches this path inside it */
+		bool whole;   /* the regex covers the whole workspace */
+		bool nothing; /* no match is possible inside the workspace */
 	} t[] = {
 	    {"/u/**/*.db", "/u/src/app", "/u/src/app/x.db", true, false, false},
 	    {"/u/**/*.db", "/u/src/app", "/u/src/app/a/b/x.DB", true, false, false},
@@ -231,8 +232,8 @@ static void within_ws(void)
 			continue;
 		}
 		bool compiled = false, m = rx_match(re, t[i].path, &compiled);
-		TAP_OK(compiled && m == t[i].match, "glob %s inside %s %s %s (regex %s)",
-		       t[i].glob, t[i].ws, t[i].match ? "reaches" : "misses", t[i].path, re);
+		TAP_OK(compiled && m == t[i].match, "glob %s inside %s %s %s (regex %s)", t[i].glob,
+		       t[i].ws, t[i].match ? "reaches" : "misses", t[i].path, re);
 		bool whole = rx_match(re, t[i].ws, &compiled);
 		TAP_OK(whole == t[i].whole, "glob %s %s the whole workspace %s", t[i].glob,
 		       t[i].whole ? "covers" : "does not cover", t[i].ws);

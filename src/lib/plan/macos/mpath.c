@@ -92,10 +92,15 @@ int cf_mac_check_path(const char *path, const char *what, struct confine_error *
 	if (!why)
 		return 0;
 	char *shown = cf_mac_shown(path, strlen(path));
-	cf_err(err, CONFINE_E_INVALID, what, shown ? shown : "?",
-	       "%s; a Seatbelt profile takes no quote, backslash, NUL, control character or "
-	       "invalid UTF-8 in a path, and confine refuses such a path rather than escape it",
-	       why);
+	if (path[0] != '/')
+		cf_err(err, CONFINE_E_INVALID, what, shown ? shown : "?",
+		       "%s; a Seatbelt profile holds absolute paths only", why);
+	else
+		cf_err(err, CONFINE_E_INVALID, what, shown ? shown : "?",
+		       "%s; a Seatbelt profile takes no quote, backslash, NUL, control character "
+		       "or invalid UTF-8 in a path, and confine refuses such a path rather than "
+		       "escape it",
+		       why);
 	free(shown);
 	return CONFINE_E_INVALID;
 }
