@@ -55,9 +55,10 @@ static int notes(struct cf_mac_plan *plan, const struct cf_mac_facts *f, bool ha
 			return -1;
 	}
 	if (!have_facts &&
-	    cf_strv_add(&plan->notes, "the Mac's $TMPDIR (/private/var/folders/.../T) and caches "
-				      "are not known here; a run on the Mac adds them (describe "
-				      "them with 'temp PATH' and 'cache PATH' in --host-facts)") < 0)
+	    cf_strv_add(&plan->notes,
+			"the Mac's $TMPDIR (/private/var/folders/.../T) and caches "
+			"are not known here; a run on the Mac adds them (describe "
+			"them with 'temp PATH' and 'cache PATH' in --host-facts)") < 0)
 		return -1;
 	return 0;
 }

@@ -205,12 +205,14 @@ int cf_mac_policy(const struct cf_mac_input *in, struct cf_host *ph, struct cf_p
 	    .ctx = h->ctx,
 	};
 	const char *facts[] = {h->home, h->workspace, h->user_rules};
-	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
-		if (!facts[i] || (r = cf_mac_check_path(facts[i], "invalid host facts", err)) < 0)
-			return facts[i] ? r
-					: cf_err(err, CONFINE_E_INVALID, "invalid host facts", "",
-						 "the home, the workspace and the user rule file "
-						 "must be known");
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		if (!facts[i])
+			return cf_err(
+			    err, CONFINE_E_INVALID, "invalid host facts", "",
+			    "the home, the workspace and the user rule file must be known");
+		if ((r = cf_mac_check_path(facts[i], "invalid host facts", err)) < 0)
+			return r;
+	}
 	if ((r = cf_policy_init(p, ph, err)) < 0)
 		goto fail;
 	/* The fallback's write roots on a Mac: /private/tmp and $TMPDIR, canonical. */
@@ -1185,6 +1187,58 @@ int cf_mac_exec_argv(const struct cf_mac_plan *plan, struct cf_strv *out, struct
 		if (cf_strv_add(out, plan->argv.v[i]) < 0)
 			return cf_nomem(err);
 	return 0;
+}
+
+/* ---- for the executor: the probe's profile and explain ---- */
+
+int cf_mac_base_profile(char **out, struct confine_error *err)
+{
+	struct cf_mac_plan scratch = {0};
+	struct ctx c = {.out = &scratch, .err = err};
+	cf_buf_init(&c.b);
+	emit_base(&c);
+	add(&c, "(allow " WRITE_OPS);
+	put_filter(&c, "literal", "/dev/null");
+	add(&c, ")\n");
+	cf_mac_plan_release(&scratch);
+	if (c.r < 0) {
+		cf_buf_release(&c.b);
+		return c.r;
+	}
+	if (!(*out = cf_buf_take(&c.b)))
+		return cf_nomem(err);
+	return 0;
+}
+
+bool cf_mac_fallback_readable(const struct cf_mac_input *in, const struct cf_policy *p,
+			      const char *path)
+{
+	const struct cf_mac_host *h = in->host;
+	if (!strcmp(path, "/") || cf_path_within(path, h->workspace))
+		return true;
+	for (size_t i = 0; i < sizeof(root_links) / sizeof(root_links[0]); i++)
+		if (!strcmp(path, root_links[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(system_roots) / sizeof(system_roots[0]); i++)
+		if (cf_path_within(path, system_roots[i]))
+			return true;
+	for (size_t i = 0; i < p->temp_roots.n; i++)
+		if (cf_path_within(path, p->temp_roots.v[i]))
+			return true;
+	for (size_t i = 0; h->cache && i < h->cache->n; i++)
+		if (cf_path_within(path, h->cache->v[i]))
+			return true;
+	for (size_t i = 0; in->grants && i < in->grants->n; i++)
+		if (cf_path_within(path, in->grants->v[i].path))
+			return true;
+	for (int l = 0; l < CF_LAYER_FALLBACK; l++)
+		for (size_t i = 0; i < p->layers[l].n; i++) {
+			const struct cf_rule *r = &p->layers[l].v[i];
+			if (r->action == CF_ALLOW && !r->glob && (r->access & CF_ACC_WRITE) &&
+			    cf_path_within(path, r->path))
+				return true;
+		}
+	return false;
 }
 
 /* ---- approved targets ---- */

@@ -105,6 +105,17 @@ int cf_mac_policy(const struct cf_mac_input *in, struct cf_host *ph, struct cf_p
 int cf_mac_plan_compile(const struct cf_mac_input *in, struct cf_mac_plan *out,
 			struct confine_error *err);
 
+/* The fixed part of every profile (deny default, the process, IPC and device allows, the
+ * system read roots) plus a write allow of /dev/null: what the probe runs /usr/bin/true under
+ * to learn that this macOS accepts the profile's operations.  Pure. */
+int cf_mac_base_profile(char **out, struct confine_error *err);
+
+/* Whether the fallback lets the profile read `path` (the Mac's read posture of SPEC 9: the
+ * system roots, the workspace, the temp roots, the caches, write allows and grants); for
+ * explain, where the policy's fallback alone would say "allow".  Pure. */
+bool cf_mac_fallback_readable(const struct cf_mac_input *in, const struct cf_policy *p,
+			      const char *path);
+
 /* The approved targets of a request on a Mac (canonical paths; case folded when comparing). */
 int cf_mac_grants(const struct cf_mac_host *h, const char *const *args, size_t n,
 		  const char *reason, struct cf_grants *out, struct confine_error *err);
