@@ -377,6 +377,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (sbpl_allows(sp, "file-read-metadata", SBPL_FILE, p) && !srd)
 			CHECK(ancestor_of_readable(&o, p));
+		/* explain's view of the Mac's read posture is the one written here. */
+		CHECK(cf_mac_fallback_readable(&f.in, &o.p, p) == read_posture(&o, p));
 	}
 	cf_strv_release(&v);
 	oracle_release(&o);

@@ -66,7 +66,7 @@ static void check_profile(const char *name, const struct cf_mac_plan *plan, cons
 {
 	char why[256];
 	struct sbpl_profile *p = sbpl_read(plan->profile, why, sizeof(why));
-	TAP_OK(p != NULL, "macos %s: the profile reads back, every regex compiles (%s)", name,
+	TAP_OK(p != NULL, "R25 macos %s: the profile reads back, every regex compiles (%s)", name,
 	       p ? "ok" : why);
 	if (!p)
 		return;
@@ -81,7 +81,7 @@ static void check_profile(const char *name, const struct cf_mac_plan *plan, cons
 			bad++;
 		}
 	}
-	TAP_OK(bad == 0 && n > 0, "macos %s: all %zu string literals passed validation (R26)", name,
+	TAP_OK(bad == 0 && n > 0, "R26 macos %s: all %zu string literals passed validation", name,
 	       n);
 	size_t nr = sbpl_regexes(p, &v);
 	bad = 0;
@@ -110,10 +110,36 @@ static void check_profile(const char *name, const struct cf_mac_plan *plan, cons
 		}
 	}
 	if (lines.n)
-		TAP_OK(failed == 0, "macos %s: %zu of %zu decisions of the check table hold", name,
-		       lines.n - failed, lines.n);
+		TAP_OK(failed == 0, "R25 macos %s: %zu of %zu decisions of the check table hold",
+		       name, lines.n - failed, lines.n);
 	cf_strv_release(&lines);
 	sbpl_free(p);
+}
+
+/* The fixed part of every profile, which the probe runs /usr/bin/true and a denied write
+ * under on a Mac: the load-bearing rules are there, and what the probe expects of it holds. */
+static void base_profile(void)
+{
+	char *text = NULL, why[256];
+	struct confine_error err = {0};
+	TAP_INTEQ(cf_mac_base_profile(&text, &err), 0, "R25 the probe's base profile compiles");
+	struct sbpl_profile *p = text ? sbpl_read(text, why, sizeof(why)) : NULL;
+	TAP_OK(p != NULL, "R25 the base profile reads back (%s)", p ? "ok" : why);
+	if (p) {
+		TAP_OK(strstr(text, "\n(deny default)\n") && strstr(text, "\n(allow mach*)\n") &&
+			   strstr(text, "(literal \"/\")"),
+		       "R25 deny default, (allow mach*) and (literal \"/\")");
+		TAP_OK(sbpl_allows(p, "file-read-data", SBPL_FILE, "/usr/bin/true") &&
+			   sbpl_allows(p, "file-map-executable", SBPL_FILE, "/usr/lib/dyld") &&
+			   sbpl_allows(p, "file-read-data", SBPL_FILE, "/"),
+		       "the base profile reads /usr/bin/true, maps /usr/lib and reads /");
+		TAP_OK(!sbpl_allows(p, "file-write-data", SBPL_FILE,
+				    "/private/var/tmp/confine-probe-1") &&
+			   sbpl_allows(p, "file-write-data", SBPL_FILE, "/dev/null"),
+		       "the base profile refuses the probe's write and allows /dev/null");
+	}
+	sbpl_free(p);
+	free(text);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -150,7 +176,7 @@ int main(void)
 			}
 		}
 		char *want = mc_slurp(dir, "expected", NULL);
-		TAP_STREQ(got, want, "macos golden %s", names.v[i]);
+		TAP_STREQ(got, want, "R25 R26 macos golden %s", names.v[i]);
 		if (mc.ok) {
 			compiled++;
 			char *json = cf_mac_plan_json(&mc.plan);
@@ -171,6 +197,7 @@ int main(void)
 		free(want);
 	}
 	TAP_OK(compiled >= 20, "at least 20 golden profiles compile (%zu)", compiled);
+	base_profile();
 	cf_strv_release(&names);
 	return tap_done();
 }

@@ -90,8 +90,7 @@ int confine_probe_seatbelt(struct confine_probe_result *res, struct confine_erro
 		     "(--policy off runs without a sandbox)");
 		return 0;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022) ||
-	    !(st.st_mode & 0111)) {
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022) || !(st.st_mode & 0111)) {
 		fail(res, "binary_invalid",
 		     "/usr/bin/sandbox-exec is not a root-owned executable file that only root may "
 		     "change",
@@ -120,10 +119,11 @@ int confine_probe_seatbelt(struct confine_probe_result *res, struct confine_erro
 	r = run_under(base, true_cmd);
 	if (r != 0) {
 		free(base);
-		fail(res, r == -2 ? "probe_timeout" : "required_feature_missing",
-		     "sandbox-exec refused confine's profile, or /usr/bin/true did not run under it",
-		     "this macOS may not know an operation the profile names; please report the "
-		     "macOS version with the output of 'confine plan --target macos'");
+		fail(
+		    res, r == -2 ? "probe_timeout" : "required_feature_missing",
+		    "sandbox-exec refused confine's profile, or /usr/bin/true did not run under it",
+		    "this macOS may not know an operation the profile names; please report the "
+		    "macOS version with the output of 'confine plan --target macos'");
 		return 0;
 	}
 

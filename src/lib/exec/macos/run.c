@@ -115,7 +115,8 @@ static int host_facts(confine_run *run, const confine_request *req, const struct
 	if (!(run->workspace = realpath(given, NULL))) {
 		cf_err_os(err, CONFINE_E_WORKSPACE, "workspace refused", given, "realpath", errno);
 		if (errno == ENOENT)
-			cf_err_hint(err, "create the directory first or pass an existing --workspace");
+			cf_err_hint(err,
+				    "create the directory first or pass an existing --workspace");
 		return CONFINE_E_WORKSPACE;
 	}
 	struct stat st;
@@ -124,7 +125,7 @@ static int host_facts(confine_run *run, const confine_request *req, const struct
 			      "it is not a directory");
 	char *real_cwd = realpath(cwd, NULL);
 	run->cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd
-									  : cf_strdup(run->workspace);
+									: cf_strdup(run->workspace);
 	if (run->cwd != real_cwd)
 		free(real_cwd);
 
@@ -260,8 +261,7 @@ static int prepare(const confine_request *req, confine_run *run, bool plan,
 	if (r < 0 || !plan)
 		goto inputs;
 	cf_mac_snapshots_sweep(run->temp.v[run->temp.n - 1]);
-	if ((r = cf_mac_snapshots_create(req, run->temp.v[run->temp.n - 1], &run->snaps, err)) <
-	    0)
+	if ((r = cf_mac_snapshots_create(req, run->temp.v[run->temp.n - 1], &run->snaps, err)) < 0)
 		return r;
 	if (run->snaps.n && run->policy == CONFINE_POLICY_OFF)
 		return cf_err(err, CONFINE_E_INVALID, "injection refused", "--policy off",
@@ -326,8 +326,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	if (r == 0 && run->policy == CONFINE_POLICY_REQUIRED) {
 		r = confine_probe_seatbelt(&run->probe, err);
 		if (r == 0 && !run->probe.available) {
-			r = cf_err(err, CONFINE_E_BACKEND, "sandbox backend unavailable", "seatbelt",
-				   "%s [%s]", run->probe.reason, run->probe.code);
+			r = cf_err(err, CONFINE_E_BACKEND, "sandbox backend unavailable",
+				   "seatbelt", "%s [%s]", run->probe.reason, run->probe.code);
 			cf_err_hint(err, "%s", run->probe.hint);
 		}
 	}
@@ -357,12 +357,12 @@ static int find_command(const confine_run *run, struct confine_error *err)
 		char *abs = cmd[0] == '/' ? cf_strdup(cmd) : cf_path_join(run->cwd, cmd);
 		if (!abs)
 			return cf_nomem(err);
-		int r = access(abs, X_OK) == 0 ? 0
-			: errno == ENOENT      ? cf_err(err, CONFINE_E_NOTFOUND, "command not found",
-							cmd, "no such file")
-					       : cf_err_os(err, CONFINE_E_NOEXEC,
-							   "command not executable", cmd, "access",
-							   errno);
+		int r =
+		    access(abs, X_OK) == 0 ? 0
+		    : errno == ENOENT
+			? cf_err(err, CONFINE_E_NOTFOUND, "command not found", cmd, "no such file")
+			: cf_err_os(err, CONFINE_E_NOEXEC, "command not executable", cmd, "access",
+				    errno);
 		free(abs);
 		return r;
 	}
@@ -509,8 +509,8 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 		if (grace_end && (!until || grace_end < until))
 			until = grace_end;
 		run->stop = 0;
-		int r = cf_mac_wait(run->pid, until ? (until > t ? until - t : 1) : 0, &run->stop,
-				    &ws);
+		int r =
+		    cf_mac_wait(run->pid, until ? (until > t ? until - t : 1) : 0, &run->stop, &ws);
 		if (r == 1)
 			break;
 		if (r < 0) {

@@ -61,7 +61,7 @@ int cf_mac_spawn(const char *path, char *const argv[], char *const envp[], const
 	posix_spawnattr_destroy(&at);
 	if (r == 0)
 		return 0;
-	code = r == ENOENT ? CONFINE_E_NOTFOUND
+	code = r == ENOENT		       ? CONFINE_E_NOTFOUND
 	       : (r == EACCES || r == ENOEXEC) ? CONFINE_E_NOEXEC
 					       : CONFINE_E_SPAWN;
 	return cf_err_os(err, code, "cannot start the sandbox", path, "posix_spawn", r);
