@@ -143,6 +143,13 @@ static void globs(void)
 	    {"/w/*.pem", true, "/w", false},
 	    {"/w/*.pem", true, "/wx/a.pem", false},
 	    {"/w/*.pem", true, "/w/a_pem", false},
+	    /* a component is never empty: "/ *" is not "/" (a fuzzer finding) */
+	    {"/*", true, "/", false},
+	    {"/*", true, "/a", true},
+	    {"/*", false, "/", false},
+	    {"/w/*", true, "/w", false},
+	    {"/w/**/*", true, "/w", false},
+	    {"/w/**/*", true, "/w/x", true},
 	    /* '**' across components, zero included */
 	    {"/w/**/.env", true, "/w/.env", true},
 	    {"/w/**/.env", true, "/w/a/b/c/.env", true},

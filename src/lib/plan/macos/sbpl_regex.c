@@ -34,6 +34,12 @@ static void lit(struct cf_buf *b, const char *s, size_t n)
 /* One glob component: '*' any run within the component, '?' one character. */
 static void comp(struct cf_buf *b, const char *s, size_t n, bool deny)
 {
+	/* A component is never empty: "*" alone is any name, not also none (else "/ *" would
+	 * match "/" itself, which the policy's matcher does not; found by the fuzzer). */
+	if (n && strspn(s, "*") >= n) {
+		cf_buf_add(b, "[^/]+");
+		return;
+	}
 	size_t run = 0;
 	for (size_t i = 0; i <= n; i++) {
 		if (i < n && s[i] != '*' && s[i] != '?')
