@@ -30,6 +30,10 @@ int cf_mac_spawn(const char *path, char *const argv[], char *const envp[], const
  */
 int cf_mac_wait(pid_t pid, uint64_t timeout_ms, volatile int *stop, int *wstatus);
 
+/* Runs /usr/bin/true under `profile` (probe.c): 0 when sandbox-exec accepted the profile and
+ * true ran; else its status, -1 on a spawn error, -2 on a timeout. */
+int cf_mac_profile_applies(const char *profile);
+
 /* The R3 exit status of a wait status: the code, or 128+N for a signal N. */
 int cf_mac_exit_status(int wstatus);
 

@@ -54,6 +54,12 @@ static int run_under(const char *profile, const char *const *cmd)
 	return r == 0 ? -2 : -1;
 }
 
+int cf_mac_profile_applies(const char *profile)
+{
+	const char *const true_cmd[] = {"/usr/bin/true", NULL};
+	return run_under(profile, true_cmd);
+}
+
 static void set(char *dst, size_t n, const char *s)
 {
 	snprintf(dst, n, "%s", s);

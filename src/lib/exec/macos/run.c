@@ -330,6 +330,20 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 				   "seatbelt", "%s [%s]", run->probe.reason, run->probe.code);
 			cf_err_hint(err, "%s", run->probe.hint);
 		}
+		/* This run's own profile, tried once before the command: an operation or filter
+		 * this macOS does not know makes sandbox-exec refuse the profile, and that must be
+		 * confine's 125 with a reason, not an exit status the command seems to have. */
+		int k = r == 0 ? cf_mac_profile_applies(run->plan.profile) : 0;
+		if (k != 0) {
+			r = cf_err(err, CONFINE_E_BACKEND, "sandbox-exec refused the profile",
+				   "seatbelt",
+				   "/usr/bin/true did not run under this run's profile (%s %d)",
+				   k < 0 ? "error" : "status", k);
+			cf_err_hint(err,
+				    "print it with 'confine run --print-plan ...' and run "
+				    "'/usr/bin/sandbox-exec -p PROFILE /usr/bin/true' to see why; "
+				    "please report it with the macOS version");
+		}
 	}
 	if (r < 0) {
 		confine_run_free(run);

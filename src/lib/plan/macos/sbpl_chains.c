@@ -120,7 +120,7 @@ void sb_ancestors(struct sb_ctx *c)
 	sb_sort_paths(&a);
 	if (a.n) {
 		sb_comment(c, "ancestors of readable paths: metadata only (stat, not listing or "
-			   "reading), after every deny, so that paths into them resolve");
+			      "reading), after every deny, so that paths into them resolve");
 		sb_add(c, "(allow file-read-metadata file-test-existence");
 		for (size_t i = 0; i < a.n; i++)
 			sb_filter(c, "literal", a.v[i]);
@@ -227,9 +227,9 @@ void sb_unlink_guards(struct sb_ctx *c)
 	}
 	sb_sort_paths(&lits);
 	if (lits.n || res.n) {
-		sb_comment(c,
-			"directories between a writable root and a protected path: not removable "
-			"or renamable, so that no protection can be moved away");
+		sb_comment(
+		    c, "directories between a writable root and a protected path: not removable "
+		       "or renamable, so that no protection can be moved away");
 		sb_add(c, "(deny file-write-unlink");
 		for (size_t i = 0; i < lits.n; i++)
 			sb_filter(c, "literal", lits.v[i]);

@@ -280,4 +280,3 @@ int cf_mac_grants(const struct cf_mac_host *h, const char *const *args, size_t n
 	};
 	return cf_grants_validate(args, n, reason, &gh, out, err);
 }
-
