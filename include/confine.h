@@ -247,6 +247,13 @@ int confine_probe_landlock(struct confine_probe_result *result, struct confine_e
 int confine_probe_windows(struct confine_probe_result *result, struct confine_error *err);
 #endif
 
+#ifdef __APPLE__
+/* Probes the macOS backend (SPEC 9): whether /usr/bin/sandbox-exec applies a trivial profile
+ * and the fixed part of confine's own, and refuses a write that profile denies.  Touches the
+ * OS (runs sandbox-exec three times).  macOS builds only; never compiled or run by CI. */
+int confine_probe_seatbelt(struct confine_probe_result *result, struct confine_error *err);
+#endif
+
 /* ---------------------------------------------------------------------------------------- */
 /* Prepared runs: rules loaded, workspace validated, globs expanded, plan compiled.         */
 

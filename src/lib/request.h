@@ -7,7 +7,9 @@
 #include "policy/policy.h"
 #include "record/record.h"
 
-#ifndef _WIN32
+/* The Linux executor's run record; Windows (exec/windows) and macOS (exec/macos) keep their
+ * own. */
+#if !defined(_WIN32) && !defined(__APPLE__)
 #include <signal.h>
 #include <time.h>
 #include <sys/types.h>
@@ -37,8 +39,9 @@ struct confine_request {
 	struct cf_injects injects;	 /* SPEC 6, validated when added */
 };
 
-/* The Windows executor has its own struct confine_run (exec/windows/run.c). */
-#ifndef _WIN32
+/* The Windows executor has its own struct confine_run (exec/windows/run.c), and so has the
+ * macOS one (exec/macos/run.c). */
+#if !defined(_WIN32) && !defined(__APPLE__)
 struct confine_run {
 	enum confine_policy policy;
 	struct cf_host host;
