@@ -10,6 +10,9 @@
 
 enum cli_cmd { CLI_RUN, CLI_PLAN, CLI_EXPLAIN };
 
+/* explain --net: at most this many hosts in one call. */
+#define CLI_NET_EXPLAIN_MAX 64
+
 struct cli_opts {
 	confine_request *req;
 	bool print_plan;
@@ -21,6 +24,8 @@ struct cli_opts {
 	const char *timeout; /* run --timeout, as given (for messages) */
 	const char *report;  /* run --report FILE */
 	int first_operand;   /* index in argv of the command (run, plan) or paths (explain) */
+	const char *net_explain[CLI_NET_EXPLAIN_MAX]; /* explain --net HOST[:PORT], in order */
+	int n_net_explain;
 };
 
 /* Parses argv (argv[0] is the subcommand name).  Fills opts->req (created here; the caller

@@ -13,7 +13,7 @@ static const char help[] =
     "\n"
     "Print the plan compiled from the rules for a target system; run nothing.\n"
     "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
-    "--no-network, --policy, --backend.\n"
+    "--no-network, --net-allow/--net-deny, --policy, --backend.\n"
     "For --target windows, on any OS: --host-facts FILE describes the Windows host (see\n"
     "confine(1)), --home DIR its profile directory; --workspace is a Windows path.\n";
 

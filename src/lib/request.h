@@ -4,6 +4,7 @@
 #define CONFINE_REQUEST_H
 
 #include "policy/policy.h"
+#include "rules/netrules.h"
 
 #ifndef _WIN32
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <sys/types.h>
 
 #include "plan/plan.h"
+#include "net/decide.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
 #endif
@@ -28,6 +30,7 @@ struct confine_request {
 	struct cf_strv env_base;
 	bool env_base_set;
 	struct cf_env_opts env;
+	struct cf_net_rules net_session; /* --net-allow/--net-deny, in order (SPEC 12) */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c). */
@@ -77,6 +80,13 @@ struct confine_run {
 	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
 	struct confine_event *events;
 	size_t n_events;
+
+	/* network by domain (SPEC 12) */
+	struct cf_net_policy net;	      /* network rules of every layer */
+	enum confine_net_mode net_mode;	      /* what the run gets */
+	struct cf_netrun *netrun;	      /* the proxy while the command runs (net/netrun.c) */
+	struct confine_net_event *net_events; /* the proxy's decisions, after the run */
+	size_t n_net_events, net_dropped;
 };
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */

@@ -112,7 +112,8 @@ static int resolve_workspace(confine_run *run, const confine_request *req,
 /* A missing file means no rules; a file that exists but cannot be read or parsed refuses
  * the run (R6). */
 static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok,
-			  struct cf_ruleset *out, struct confine_error *err)
+			  struct cf_ruleset *out, struct cf_net_rules *net,
+			  struct confine_error *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -133,7 +134,7 @@ static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok
 			   "a rule file may hold at most 1 MiB");
 		goto out;
 	}
-	r = cf_rules_parse(text, len, path, layer, out, &diags, err);
+	r = cf_rules_parse_net(text, len, path, layer, out, net, &diags, err);
 	if (r < 0)
 		cf_err_hint(err, "run 'confine check %s' to list every error", path);
 out:
@@ -142,35 +143,62 @@ out:
 	return r;
 }
 
-static int load_layers(confine_run *run, const confine_request *req, struct confine_error *err)
+/* Path rules to the policy, network rules to run->net (SPEC 12), of one file. */
+static int load_layer_file(confine_run *run, const char *path, enum cf_layer layer, bool missing_ok,
+			   struct confine_error *err)
 {
 	struct cf_ruleset rs = {0};
+	struct cf_net_rules net = {0};
+	int r = load_rule_file(path, layer, missing_ok, &rs, &net, err);
+	if (r == 0)
+		r = cf_policy_add_rules(&run->policy_rules, layer, &rs, err);
+	if (r == 0)
+		r = cf_net_policy_add(&run->net, layer, &net, err);
+	cf_ruleset_release(&rs);
+	cf_net_rules_release(&net);
+	return r;
+}
+
+static int load_layers(confine_run *run, const confine_request *req, struct confine_error *err)
+{
 	int r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_SESSION, &req->session, err);
-	for (size_t i = 0; r == 0 && i < req->session_files.n; i++) {
-		r = load_rule_file(req->session_files.v[i], CF_LAYER_SESSION, false, &rs, err);
-		if (r == 0)
-			r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_SESSION, &rs, err);
-		cf_ruleset_release(&rs);
-	}
+	if (r == 0)
+		r = cf_net_policy_add(&run->net, CF_LAYER_SESSION, &req->net_session, err);
+	for (size_t i = 0; r == 0 && i < req->session_files.n; i++)
+		r = load_layer_file(run, req->session_files.v[i], CF_LAYER_SESSION, false, err);
 	if (r < 0)
 		return r;
 
 	char *wsfile = cf_path_join(run->workspace, ".confine/rules.json");
 	if (!wsfile)
 		return cf_nomem(err);
-	r = load_rule_file(wsfile, CF_LAYER_WORKSPACE, true, &rs, err);
+	r = load_layer_file(run, wsfile, CF_LAYER_WORKSPACE, true, err);
 	free(wsfile);
-	if (r == 0)
-		r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_WORKSPACE, &rs, err);
-	cf_ruleset_release(&rs);
 	if (r < 0)
 		return r;
+	return load_layer_file(run, run->user_rules, CF_LAYER_USER, true, err);
+}
 
-	r = load_rule_file(run->user_rules, CF_LAYER_USER, true, &rs, err);
-	if (r == 0)
-		r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_USER, &rs, err);
-	cf_ruleset_release(&rs);
-	return r;
+/* SPEC 12: the network is on, off, or by domain.  An allow rule of any layer (only the session
+ * and the user may allow) turns the mode to domains; --no-network wins over a rule file's
+ * allows, and contradicts a session --net-allow. */
+static int net_mode(confine_run *run, const confine_request *req, struct confine_error *err)
+{
+	size_t allows = cf_net_policy_allows(&run->net);
+	if (!req->network) {
+		if (cf_net_rules_allows(&run->net.layers[CF_LAYER_SESSION])) {
+			cf_err(err, CONFINE_E_INVALID, "contradicting options", "--no-network",
+			       "the session allows domains (--net-allow or a session rule file) "
+			       "and also asks for no network");
+			cf_err_hint(err, "drop --no-network to allow those domains, or drop the "
+					 "allows");
+			return CONFINE_E_INVALID;
+		}
+		run->net_mode = CONFINE_NET_OFF;
+	} else {
+		run->net_mode = allows ? CONFINE_NET_DOMAINS : CONFINE_NET_ON;
+	}
+	return 0;
 }
 
 /* One scan for every glob rule of every layer (R14); the rules are kept for the post-run
@@ -336,7 +364,9 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 	    (r = check_workspace_guards(run, req->workspace ? req->workspace : run->workspace,
 					err)) < 0)
 		return r;
-	return load_layers(run, req, err);
+	if ((r = load_layers(run, req, err)) < 0)
+		return r;
+	return net_mode(run, req, err);
 }
 
 struct confine_rules {
@@ -418,6 +448,68 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 	return 0;
 }
 
+static void net_decision_out(const struct cf_net_decision *d, const char *host, uint16_t port,
+			     struct confine_net_decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	copy_str(out->host, sizeof(out->host), host);
+	out->port = port;
+	out->action = (enum confine_action)d->action;
+	copy_str(out->layer, sizeof(out->layer), cf_layer_name(d->layer));
+	if (d->rule) {
+		out->has_rule = true;
+		copy_str(out->source, sizeof(out->source), d->rule->source);
+		copy_str(out->pattern, sizeof(out->pattern), d->rule->pattern);
+		copy_str(out->list, sizeof(out->list),
+			 d->rule->action == CF_ALLOW ? "allow" : "deny");
+		out->index = d->rule->index;
+		out->line = d->rule->line;
+		out->column = d->rule->column;
+	}
+}
+
+int confine_rules_explain_net(const confine_rules *pol, const char *host_port,
+			      struct confine_net_decision *out, struct confine_error *err)
+{
+	const confine_run *run = (const confine_run *)pol;
+	/* The same syntax as a rule without '*.': HOST, HOST:PORT, an address, [V6]:PORT. */
+	struct cf_net_rule q = {0};
+	const char *why = host_port ? cf_net_pattern_parse(host_port, strlen(host_port), &q)
+				    : "nothing to explain";
+	if (!why && q.subdomains)
+		why = "explain takes one name, not a '*.' pattern";
+	if (why) {
+		cf_err(err, CONFINE_E_INVALID, "cannot explain", host_port ? host_port : "", "%s",
+		       why);
+		cf_err_hint(err, "give a host such as github.com or github.com:22");
+		return CONFINE_E_INVALID;
+	}
+	uint16_t port = q.port ? q.port : 443;
+	struct cf_net_decision d;
+	cf_net_decide(&run->net, q.host, q.is_ip ? &q.ip : NULL, port, &d);
+	net_decision_out(&d, q.host, port, out);
+	return 0;
+}
+
+enum confine_net_mode confine_rules_net_mode(const confine_rules *pol)
+{
+	return ((const confine_run *)pol)->net_mode;
+}
+
+enum confine_net_mode confine_run_net_mode(const confine_run *run)
+{
+	return run->net_mode;
+}
+
+const struct confine_net_event *confine_run_net_events(const confine_run *run, size_t *n,
+						       size_t *dropped)
+{
+	*n = run->n_net_events;
+	if (dropped)
+		*dropped = run->net_dropped;
+	return run->net_events;
+}
+
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err)
 {
 	confine_run *run = NULL;
@@ -439,9 +531,12 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	char *real_cwd = getcwd(cwd, sizeof(cwd)) ? realpath(cwd, NULL) : NULL;
 	struct cf_plan_opts po = {
 	    .target = CONFINE_TARGET_LINUX,
-	    .network = req->network,
+	    .network = run->net_mode == CONFINE_NET_ON,
 	    .tmp_size = req->tmp_size,
 	    .cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd : NULL,
+	    .net_mode = run->net_mode,
+	    .net_allowed = cf_net_policy_allows(&run->net),
+	    .net_rules = cf_net_policy_count(&run->net),
 	};
 	r = cf_plan_compile(&run->policy_rules, &globs, &po, &run->plan, err);
 	/* Keep what the launch scan found: the post-run scan reports only what is new. */
@@ -456,6 +551,11 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
 			 &run->plan.env_removed, err);
 	if (r < 0)
+		goto out;
+	/* The proxy variables are set last, over any of the caller's (like injection pointers),
+	 * and only where the sandbox will enforce the mode: under policy off nothing listens. */
+	if (run->net_mode == CONFINE_NET_DOMAINS && run->policy == CONFINE_POLICY_REQUIRED &&
+	    (r = cf_plan_net_env(&run->plan, err)) < 0)
 		goto out;
 	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
 		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
@@ -542,6 +642,8 @@ void confine_run_free(confine_run *run)
 	cf_ruleset_release(&run->globs);
 	cf_matches_release(&run->launch);
 	cf_strv_release(&run->ipc_launch);
+	cf_net_policy_release(&run->net);
+	free(run->net_events);
 	free(run->events);
 	free(run->skip);
 	free(run->home);

@@ -295,11 +295,12 @@ const char *cf_host_normalize(const char *s, size_t n, char *out, size_t cap)
 			continue;
 		}
 		if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '_')
-			return (unsigned char)c >= 0x80
-				   ? "the name is not ASCII (write an internationalised name in its "
-				     "'xn--' form)"
-				   : "the name has a character other than letters, digits, '-', '_' "
-				     "and '.'";
+			return (unsigned char)c >= 0x80 ? "the name is not ASCII (write an "
+							  "internationalised name in its "
+							  "'xn--' form)"
+							: "the name has a character other than "
+							  "letters, digits, '-', '_' "
+							  "and '.'";
 		if (label == 0 && c == '-')
 			return "a label of the name starts with '-'";
 		if (++label > 63)

@@ -33,6 +33,8 @@ struct cf_mount {
 	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then
 			    * (bwrap would have to create it on the host's read-only root) */
 	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
+	bool net_dir;	   /* RO_BIND of confine's proxy sockets (SPEC 12): the source is the
+			    * executor's private directory, not path */
 };
 
 struct cf_plan {
@@ -46,17 +48,23 @@ struct cf_plan {
 	int landlock_abi; /* what the plan relies on; 0: scoping not available (recorded) */
 	bool seccomp;
 	struct cf_strv argv;
-	struct cf_strv env;	    /* the command's final environment */
-	struct cf_strv env_removed; /* names removed by the scrub (never values) */
-	struct cf_strv missing;	    /* protected paths absent at launch: not mounted */
-	struct cf_strv notes;	    /* downgrades and rules that could not be applied */
+	struct cf_strv env;		/* the command's final environment */
+	struct cf_strv env_removed;	/* names removed by the scrub (never values) */
+	struct cf_strv missing;		/* protected paths absent at launch: not mounted */
+	struct cf_strv notes;		/* downgrades and rules that could not be applied */
+	enum confine_net_mode net_mode; /* SPEC 12; DOMAINS also has network false */
+	size_t net_allowed, net_rules;	/* allow rules, all network rules */
 };
 
 struct cf_plan_opts {
 	enum confine_target target;
-	bool network;
+	bool network; /* the host's network (net_mode ON) */
 	uint64_t tmp_size;
 	const char *cwd;
+	/* Network by domain (SPEC 12), for every target's planner: the mode, the number of allow
+	 * rules and of all network rules. */
+	enum confine_net_mode net_mode;
+	size_t net_allowed, net_rules;
 };
 
 void cf_plan_release(struct cf_plan *plan);
@@ -68,6 +76,10 @@ void cf_plan_release(struct cf_plan *plan);
  */
 int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 		    const struct cf_plan_opts *o, struct cf_plan *out, struct confine_error *err);
+
+/* Network by domain: appends the proxy variables to plan->env, replacing any of the same name
+ * (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY in both cases, NO_PROXY=localhost,127.0.0.1).  Pure. */
+int cf_plan_net_env(struct cf_plan *plan, struct confine_error *err);
 
 /* Stable text (or JSON) of the plan. Returns a malloc'd string or NULL on oom. */
 char *cf_plan_text(const struct cf_plan *plan);

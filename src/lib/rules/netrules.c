@@ -50,7 +50,8 @@ const char *cf_net_pattern_parse(const char *s, size_t n, struct cf_net_rule *r)
 	} else {
 		const char *colon = memchr(s, ':', n);
 		const char *last = colon;
-		for (const char *c = colon; c && c < s + n; c = memchr(c + 1, ':', (size_t)(s + n - c - 1)))
+		for (const char *c = colon; c && c < s + n;
+		     c = memchr(c + 1, ':', (size_t)(s + n - c - 1)))
 			last = c;
 		if (colon && colon == last) {
 			hn = (size_t)(colon - s);

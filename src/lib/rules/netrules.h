@@ -25,12 +25,12 @@
 #define CF_NET_PATTERN_MAX (CF_HOST_MAX + 8)
 
 struct cf_net_rule {
-	char *pattern; /* as written */
+	char *pattern;		    /* as written */
 	char host[CF_HOST_MAX + 1]; /* normalised name (without "*.") or canonical address */
 	bool subdomains;	    /* "*.": names strictly below host */
 	bool is_ip;
 	struct cf_ip ip;
-	uint16_t port; /* 0: any port */
+	uint16_t port;	       /* 0: any port */
 	enum cf_action action; /* CF_ALLOW or CF_DENY */
 	enum cf_layer layer;
 	char *source;	  /* rule file path or "session" */

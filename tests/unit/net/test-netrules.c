@@ -127,7 +127,8 @@ static void test_names(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char out[CF_HOST_MAX + 1];
-		const char *why = cf_host_normalize(cases[i].in, strlen(cases[i].in), out, sizeof(out));
+		const char *why =
+		    cf_host_normalize(cases[i].in, strlen(cases[i].in), out, sizeof(out));
 		if (cases[i].out)
 			TAP_STREQ(why ? why : out, cases[i].out, "name '%s' -> '%s'", cases[i].in,
 				  cases[i].out);
@@ -231,15 +232,15 @@ static void parse_case(const char *name, const char *text, enum cf_layer layer, 
 
 static void test_file(void)
 {
-	parse_case("network only",
-		   "{\"version\": 1,\n \"network\": {\"allow\": [\"github.com\", \"*.npmjs.org\"],\n"
-		   "  \"deny\": [\"gist.github.com\"]}}",
-		   CF_LAYER_USER, 3, NULL, 0);
+	parse_case(
+	    "network only",
+	    "{\"version\": 1,\n \"network\": {\"allow\": [\"github.com\", \"*.npmjs.org\"],\n"
+	    "  \"deny\": [\"gist.github.com\"]}}",
+	    CF_LAYER_USER, 3, NULL, 0);
 	parse_case("rules and network",
 		   "{\"version\": 1, \"rules\": [], \"network\": {\"deny\": [\"x.io\"]}}",
 		   CF_LAYER_WORKSPACE, 1, NULL, 0);
-	parse_case("network empty", "{\"version\": 1, \"network\": {}}", CF_LAYER_USER, 0, NULL,
-		   0);
+	parse_case("network empty", "{\"version\": 1, \"network\": {}}", CF_LAYER_USER, 0, NULL, 0);
 	static const struct want ws_allow2[] = {
 	    {"3:13 /network/allow/0", "may deny domains but not allow them"},
 	    {"3:21 /network/allow/1", "may deny domains but not allow them"}};
@@ -288,9 +289,9 @@ static void test_file(void)
 	cf_diags_release(&d);
 	/* cf_rules_parse checks the section as well, and keeps only the path rules. */
 	static const char bad_ws[] = "{\"version\": 1, \"network\": {\"allow\": [\"x.io\"]}}";
-	TAP_INTEQ(cf_rules_parse(bad_ws, strlen(bad_ws), "f.json", CF_LAYER_WORKSPACE, &rs, &d,
-				 NULL),
-		  CONFINE_E_RULES, "cf_rules_parse refuses a workspace allow too");
+	TAP_INTEQ(
+	    cf_rules_parse(bad_ws, strlen(bad_ws), "f.json", CF_LAYER_WORKSPACE, &rs, &d, NULL),
+	    CONFINE_E_RULES, "cf_rules_parse refuses a workspace allow too");
 	cf_ruleset_release(&rs);
 	cf_diags_release(&d);
 }
@@ -320,8 +321,8 @@ static const char *decide(const struct cf_net_policy *p, const char *host, uint1
 	char norm[CF_HOST_MAX + 1];
 	bool is_ip;
 	struct cf_ip ip;
-	const char *why = cf_net_host_parse(host, strlen(host), true, norm, sizeof(norm), &is_ip,
-					    &ip);
+	const char *why =
+	    cf_net_host_parse(host, strlen(host), true, norm, sizeof(norm), &is_ip, &ip);
 	if (why)
 		return why;
 	struct cf_net_decision d;
@@ -377,8 +378,8 @@ static void test_decide(void)
 	struct cf_ip ip;
 	cf_ip_parse("127.0.0.1", 9, &ip);
 	const char *why = cf_net_address_check(&p, &ip, 80, &by, buf, sizeof(buf));
-	TAP_OK(why && strstr(why, "127.0.0.1 is a loopback address"),
-	       "127.0.0.1 refused: %s", why ? why : "-");
+	TAP_OK(why && strstr(why, "127.0.0.1 is a loopback address"), "127.0.0.1 refused: %s",
+	       why ? why : "-");
 	cf_ip_parse("127.0.0.5", 9, &ip);
 	TAP_OK(!cf_net_address_check(&p, &ip, 80, &by, buf, sizeof(buf)) && by.rule,
 	       "127.0.0.5 named by a rule: allowed");
