@@ -14,9 +14,14 @@
 #define SOCKS_URL "socks5h://127.0.0.1:" STR(CF_NET_SOCKS_PORT)
 
 static const char *const proxy_env[][2] = {
-    {"HTTP_PROXY", HTTP_URL},  {"http_proxy", HTTP_URL}, {"HTTPS_PROXY", HTTP_URL},
-    {"https_proxy", HTTP_URL}, {"ALL_PROXY", SOCKS_URL}, {"all_proxy", SOCKS_URL},
-    {"NO_PROXY", "localhost,127.0.0.1"}, {"no_proxy", "localhost,127.0.0.1"},
+    {"HTTP_PROXY", HTTP_URL},
+    {"http_proxy", HTTP_URL},
+    {"HTTPS_PROXY", HTTP_URL},
+    {"https_proxy", HTTP_URL},
+    {"ALL_PROXY", SOCKS_URL},
+    {"all_proxy", SOCKS_URL},
+    {"NO_PROXY", "localhost,127.0.0.1"},
+    {"no_proxy", "localhost,127.0.0.1"},
 };
 
 int cf_plan_net_env(struct cf_plan *plan, struct confine_error *err)
