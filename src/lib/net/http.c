@@ -198,8 +198,9 @@ static int parse_request_line(const char *buf, size_t e, struct cf_http_head *h,
 	}
 	if (tl < 7 || !ieq(target, 7, "http://")) {
 		if (target[0] == '/' || target[0] == '*') {
-			*reason = "this is confine's proxy: send an absolute URI (http://host/...) or "
-				  "CONNECT host:port";
+			*reason =
+			    "this is confine's proxy: send an absolute URI (http://host/...) or "
+			    "CONNECT host:port";
 			return 400;
 		}
 		*reason = "only http:// URLs are proxied (and CONNECT for anything else)";
@@ -225,8 +226,7 @@ static int parse_request_line(const char *buf, size_t e, struct cf_http_head *h,
 	return *reason ? 400 : 0;
 }
 
-static int parse_status_line(const char *buf, size_t e, struct cf_http_head *h,
-			     const char **reason)
+static int parse_status_line(const char *buf, size_t e, struct cf_http_head *h, const char **reason)
 {
 	if (e < 12 || memcmp(buf, "HTTP/1.", 7) || (buf[7] != '0' && buf[7] != '1') ||
 	    buf[8] != ' ' || buf[9] < '1' || buf[9] > '5' || buf[10] < '0' || buf[10] > '9' ||
@@ -249,8 +249,8 @@ int cf_http_parse(const char *buf, size_t n, bool response, struct cf_http_head 
 	int bad = response ? 502 : 400;
 	size_t next;
 	size_t e = line_end(buf, n, 0, &next);
-	int st = response ? parse_status_line(buf, e, h, reason)
-			  : parse_request_line(buf, e, h, reason);
+	int st =
+	    response ? parse_status_line(buf, e, h, reason) : parse_request_line(buf, e, h, reason);
 	if (st)
 		return st;
 	for (size_t p = next; p < n;) {

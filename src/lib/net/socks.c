@@ -31,7 +31,8 @@ static enum cf_socks_step greeting(struct cf_socks *s, const uint8_t *b, size_t 
 		static const uint8_t v4[8] = {0x00, 0x5b};
 		memcpy(reply, v4, sizeof(v4));
 		*reply_len = sizeof(v4);
-		*reason = "SOCKS4 is not supported (use socks5h://, which confine sets in ALL_PROXY)";
+		*reason =
+		    "SOCKS4 is not supported (use socks5h://, which confine sets in ALL_PROXY)";
 		return CF_SOCKS_REFUSE;
 	}
 	if (b[0] != 0x05) {
@@ -68,8 +69,7 @@ static enum cf_socks_step request(struct cf_socks *s, const uint8_t *b, size_t l
 	if (len < 5)
 		return CF_SOCKS_NEED;
 	if (b[0] != 0x05 || b[2] != 0x00)
-		return refuse(CF_SOCKS_FAILURE, reply, reply_len, reason,
-			      "not a SOCKS5 request");
+		return refuse(CF_SOCKS_FAILURE, reply, reply_len, reason, "not a SOCKS5 request");
 	size_t addr_len;
 	switch (b[3]) {
 	case 0x01:
@@ -98,9 +98,10 @@ static enum cf_socks_step request(struct cf_socks *s, const uint8_t *b, size_t l
 		return refuse(CF_SOCKS_FAILURE, reply, reply_len, reason, "port 0");
 	if (b[3] == 0x03) {
 		const char *why =
-		    addr_len == 1 ? "the name is empty"
-				  : cf_net_host_parse((const char *)a + 1, addr_len - 1, false, s->host,
-						      sizeof(s->host), &s->host_is_ip, &s->ip);
+		    addr_len == 1
+			? "the name is empty"
+			: cf_net_host_parse((const char *)a + 1, addr_len - 1, false, s->host,
+					    sizeof(s->host), &s->host_is_ip, &s->ip);
 		if (why || memchr(a + 1, '\0', addr_len - 1))
 			return refuse(CF_SOCKS_HOST_UNREACHABLE, reply, reply_len, reason,
 				      why ? why : "the name has a NUL byte");

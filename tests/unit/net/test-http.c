@@ -100,8 +100,8 @@ struct rcase {
 };
 
 static const struct rcase rcases[] = {
-    {"CONNECT github.com:443 HTTP/1.1\r\nHost: github.com:443\r\n\r\n", 0, true, "github.com",
-     443, NULL},
+    {"CONNECT github.com:443 HTTP/1.1\r\nHost: github.com:443\r\n\r\n", 0, true, "github.com", 443,
+     NULL},
     {"CONNECT GitHub.COM.:22 HTTP/1.0\r\n\r\n", 0, true, "github.com", 22, NULL},
     {"CONNECT [2001:db8::1]:443 HTTP/1.1\r\n\r\n", 0, true, "2001:db8::1", 443, NULL},
     {"CONNECT 127.0.0.5:8443 HTTP/1.1\r\n\r\n", 0, true, "127.0.0.5", 8443, NULL},
@@ -180,8 +180,9 @@ static void test_requests(void)
 
 static void test_responses(void)
 {
-	static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n"
-				 "Keep-Alive: timeout=5\r\nX-A: b\r\n\r\n";
+	static const char ok[] =
+	    "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n"
+	    "Keep-Alive: timeout=5\r\nX-A: b\r\n\r\n";
 	struct cf_http_head h;
 	const char *why;
 	TAP_INTEQ(cf_http_parse(ok, sizeof(ok) - 1, true, &h, &why), 0, "a response parses");
@@ -204,8 +205,7 @@ static void test_responses(void)
 		  "a status line without a reason phrase");
 	TAP_INTEQ(cf_http_parse("HTTP/1.1 2000 OK\r\n\r\n", 20, true, &h, &why), 502,
 		  "a bad status line: 502");
-	TAP_INTEQ(cf_http_parse("ICY 200 OK\r\n\r\n", 14, true, &h, &why), 502,
-		  "not HTTP: 502");
+	TAP_INTEQ(cf_http_parse("ICY 200 OK\r\n\r\n", 14, true, &h, &why), 502, "not HTTP: 502");
 
 	cf_buf_init(&b);
 	cf_http_error(403, "confine: denied", &b);

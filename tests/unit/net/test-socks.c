@@ -22,17 +22,16 @@ static const struct scase cases[] = {
      0xff, "git.io", 443},
     {"two methods", B(5, 2, 2, 0, 5, 1, 0, 1, 127, 0, 0, 5, 0x1f, 0x40), CF_SOCKS_READY, 0xff,
      "127.0.0.5", 8000},
-    {"ipv6", B(5, 1, 0, 5, 1, 0, 4, 0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
-	       80),
+    {"ipv6", B(5, 1, 0, 5, 1, 0, 4, 0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 80),
      CF_SOCKS_READY, 0xff, "2001:db8::1", 80},
-    {"ipv4-mapped", B(5, 1, 0, 5, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1,
-		      0, 80),
+    {"ipv4-mapped",
+     B(5, 1, 0, 5, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1, 0, 80),
      CF_SOCKS_READY, 0xff, "10.0.0.1", 80},
     {"an IPv6 literal as a name", B(5, 1, 0, 5, 1, 0, 3, 3, ':', ':', '1', 0, 80), CF_SOCKS_READY,
      0xff, "::1", 80},
-    {"address as name", B(5, 1, 0, 5, 1, 0, 3, 9, '1', '2', '7', '.', '0', '.', '0', '.', '1', 0,
-			  80),
-     CF_SOCKS_READY, 0xff, "127.0.0.1", 80},
+    {"address as name",
+     B(5, 1, 0, 5, 1, 0, 3, 9, '1', '2', '7', '.', '0', '.', '0', '.', '1', 0, 80), CF_SOCKS_READY,
+     0xff, "127.0.0.1", 80},
     {"no no-auth method", B(5, 1, 2), CF_SOCKS_REFUSE, 0xff, NULL, 0},
     {"no method at all", B(5, 0), CF_SOCKS_REFUSE, 0xff, NULL, 0},
     {"socks4", B(4, 1, 0, 80, 127, 0, 0, 1, 0), CF_SOCKS_REFUSE, 0xff, NULL, 0},
@@ -40,15 +39,14 @@ static const struct scase cases[] = {
     {"bind", B(5, 1, 0, 5, 2, 0, 1, 1, 2, 3, 4, 0, 80), CF_SOCKS_REFUSE, 0x07, NULL, 0},
     {"udp associate", B(5, 1, 0, 5, 3, 0, 1, 0, 0, 0, 0, 0, 0), CF_SOCKS_REFUSE, 0x07, NULL, 0},
     {"bad address type", B(5, 1, 0, 5, 1, 0, 9, 0, 0), CF_SOCKS_REFUSE, 0x08, NULL, 0},
-    {"bad version in the request", B(5, 1, 0, 4, 1, 0, 1, 1, 2, 3, 4, 0, 80), CF_SOCKS_REFUSE,
-     0x01, NULL, 0},
+    {"bad version in the request", B(5, 1, 0, 4, 1, 0, 1, 1, 2, 3, 4, 0, 80), CF_SOCKS_REFUSE, 0x01,
+     NULL, 0},
     {"reserved byte set", B(5, 1, 0, 5, 1, 1, 1, 1, 2, 3, 4, 0, 80), CF_SOCKS_REFUSE, 0x01, NULL,
      0},
     {"port 0", B(5, 1, 0, 5, 1, 0, 3, 1, 'a', 0, 0), CF_SOCKS_REFUSE, 0x01, NULL, 0},
     {"empty name", B(5, 1, 0, 5, 1, 0, 3, 0, 0, 80), CF_SOCKS_REFUSE, 0x04, NULL, 0},
     {"bad name", B(5, 1, 0, 5, 1, 0, 3, 3, 'a', ' ', 'b', 0, 80), CF_SOCKS_REFUSE, 0x04, NULL, 0},
-    {"NUL in name", B(5, 1, 0, 5, 1, 0, 3, 3, 'a', 0, 'b', 0, 80), CF_SOCKS_REFUSE, 0x04, NULL,
-     0},
+    {"NUL in name", B(5, 1, 0, 5, 1, 0, 3, 3, 'a', 0, 'b', 0, 80), CF_SOCKS_REFUSE, 0x04, NULL, 0},
     {"numeric name", B(5, 1, 0, 5, 1, 0, 3, 5, '1', '2', '7', '.', '1', 0, 80), CF_SOCKS_REFUSE,
      0x04, NULL, 0},
     {"incomplete", B(5, 1, 0, 5, 1, 0, 3, 6, 'g', 'i'), CF_SOCKS_NEED, 0xff, NULL, 0},
@@ -64,7 +62,7 @@ static enum cf_socks_step run(const uint8_t *b, size_t n, size_t step, struct cf
 	enum cf_socks_step r = CF_SOCKS_NEED;
 	memset(s, 0, sizeof(*s));
 	*code = 0xff;
-	for (size_t len = step; ; len += step) {
+	for (size_t len = step;; len += step) {
 		if (len > n)
 			len = n;
 		do {
@@ -88,8 +86,7 @@ int main(void)
 		if (c->code != 0xff)
 			TAP_INTEQ(code, c->code, "%s: reply code 0x%02x", c->name, c->code);
 		if (c->host && c->host[0])
-			TAP_OK(!strcmp(s.host, c->host) && s.port == c->port &&
-				   s.offset == c->n,
+			TAP_OK(!strcmp(s.host, c->host) && s.port == c->port && s.offset == c->n,
 			       "%s: %s:%u, offset %zu", c->name, s.host, s.port, s.offset);
 		uint8_t code1;
 		struct cf_socks s1;
