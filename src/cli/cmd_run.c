@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "util/util.h"
 #include "cli/cli.h"
+#include "cli/net_report.h"
 
 static const char help[] =
     "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -146,7 +147,9 @@ static int write_report(const char *file, const confine_run *run, int status,
 		cf_buf_add_json(&b, ev[i].detail);
 		cf_buf_add(&b, "}");
 	}
-	cf_buf_add(&b, "]}\n");
+	cf_buf_add(&b, "]");
+	cli_net_report_json(&b, run);
+	cf_buf_add(&b, "}\n");
 	if (b.oom) {
 		cf_buf_release(&b);
 		fprintf(stderr, "confine: cannot write the report: '%s': out of memory\n", file);
@@ -228,6 +231,7 @@ int cmd_run(int argc, char **argv)
 			"was still running after the grace period; the whole sandbox was killed\n",
 			argv[o.first_operand]);
 	report_events(run);
+	cli_net_warnings(run);
 out:
 	if (o.report && write_report(o.report, run, status, &err) < 0)
 		status = status == 0 ? CLI_EXIT_CONFINE : status;

@@ -20,6 +20,7 @@
 #include "host/ipc.h"
 #include "host/rulefile.h"
 #include "host/scan.h"
+#include "net/netrun.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -637,6 +638,7 @@ void confine_run_free(confine_run *run)
 	if (run->target_pidfd >= 0)
 		close(run->target_pidfd);
 	cf_cgroup_destroy(&run->cgroup);
+	cf_netrun_free(run->netrun);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);

@@ -15,16 +15,19 @@
 
 int cf_net_lookup(const char *name, struct cf_ip *out, size_t max, char *reason, size_t cap)
 {
-	struct addrinfo hints = {
-	    .ai_family = AF_UNSPEC,
-	    .ai_socktype = SOCK_STREAM,
-	    /* Only families this host can reach; never a numeric form (the proxy decided on a
-	     * name that is not one). */
-	    .ai_flags = AI_ADDRCONFIG,
-	}, *res = NULL;
+	struct addrinfo hints =
+			    {
+				.ai_family = AF_UNSPEC,
+				.ai_socktype = SOCK_STREAM,
+				/* Only families this host can reach; never a numeric form (the
+				 * proxy decided on a name that is not one). */
+				.ai_flags = AI_ADDRCONFIG,
+			    },
+			*res = NULL;
 	int rc = getaddrinfo(name, NULL, &hints, &res);
 	if (rc != 0) {
-		snprintf(reason, cap, "%s", rc == EAI_SYSTEM ? "the resolver failed" : gai_strerror(rc));
+		snprintf(reason, cap, "%s",
+			 rc == EAI_SYSTEM ? "the resolver failed" : gai_strerror(rc));
 		return -1;
 	}
 	size_t n = 0;
@@ -36,7 +39,8 @@ int cf_net_lookup(const char *name, struct cf_ip *out, size_t max, char *reason,
 		} else if (a->ai_family == AF_INET6) {
 			ip.family = 6;
 			memcpy(ip.b, &((struct sockaddr_in6 *)a->ai_addr)->sin6_addr, 16);
-			static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+			static const unsigned char mapped[12] = {0, 0, 0, 0, 0,	   0,
+								 0, 0, 0, 0, 0xff, 0xff};
 			if (!memcmp(ip.b, mapped, 12)) {
 				memmove(ip.b, ip.b + 12, 4);
 				memset(ip.b + 4, 0, 12);

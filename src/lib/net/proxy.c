@@ -353,8 +353,8 @@ static int add_fd(struct cf_proxy *p, int fd, struct ref *r, unsigned events)
 	return fd < 0 ? 0 : epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy,
-		 int http_fd, int socks_fd, struct cf_proxy **out, struct confine_error *err)
+int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy, int http_fd,
+		 int socks_fd, struct cf_proxy **out, struct confine_error *err)
 {
 	*out = NULL;
 	struct cf_proxy *p = calloc(1, sizeof(*p));

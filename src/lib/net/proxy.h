@@ -19,23 +19,23 @@ struct cf_proxy_config {
 	unsigned head_timeout_ms;    /* from accept to a complete request (slowloris) */
 	unsigned connect_timeout_ms; /* from the decision to an established connection */
 	unsigned idle_timeout_ms;    /* an established connection that moves no byte */
-	unsigned linger_ms;	     /* reading what a refused client still sends, after the reply */
-	unsigned resolver_threads;   /* lookups at once */
-	size_t max_events;	     /* decisions kept; the rest are counted */
+	unsigned linger_ms;	   /* reading what a refused client still sends, after the reply */
+	unsigned resolver_threads; /* lookups at once */
+	size_t max_events;	   /* decisions kept; the rest are counted */
 };
 
 #define CF_PROXY_CONFIG_DEFAULT                                                                    \
 	{                                                                                          \
-		.max_conns = 1024, .head_timeout_ms = 30000, .connect_timeout_ms = 30000,           \
-		.idle_timeout_ms = 15 * 60 * 1000, .linger_ms = 2000, .resolver_threads = 8,        \
+		.max_conns = 1024, .head_timeout_ms = 30000, .connect_timeout_ms = 30000,          \
+		.idle_timeout_ms = 15 * 60 * 1000, .linger_ms = 2000, .resolver_threads = 8,       \
 		.max_events = 4096                                                                 \
 	}
 
 struct cf_proxy_stats {
-	unsigned long accepted; /* connections accepted */
-	unsigned long active;	/* open now */
-	unsigned long peak;	/* most open at once */
-	unsigned long lookups;	/* names given to the resolver */
+	unsigned long accepted;	     /* connections accepted */
+	unsigned long active;	     /* open now */
+	unsigned long peak;	     /* most open at once */
+	unsigned long lookups;	     /* names given to the resolver */
 	unsigned long long up, down; /* bytes relayed to and from upstream servers */
 };
 
@@ -46,8 +46,8 @@ struct cf_proxy;
  * `policy` is borrowed and must stay unchanged until cf_proxy_free.  Touches the OS (epoll,
  * eventfd).
  */
-int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy,
-		 int http_fd, int socks_fd, struct cf_proxy **out, struct confine_error *err);
+int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy, int http_fd,
+		 int socks_fd, struct cf_proxy **out, struct confine_error *err);
 /* Runs the event loop on a thread of its own (every signal blocked there). */
 int cf_proxy_start(struct cf_proxy *p, struct confine_error *err);
 /* Ends the loop and closes every connection; waits for the thread.  Idempotent. */

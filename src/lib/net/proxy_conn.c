@@ -118,7 +118,8 @@ static int out_append(struct conn *c, const void *data, size_t n)
 static int out_flush(struct conn *c)
 {
 	while (c->out_off < c->out_len) {
-		ssize_t k = send(c->cfd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+		ssize_t k =
+		    send(c->cfd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
 		if (k > 0) {
 			c->out_off += (size_t)k;
 			continue;
@@ -187,11 +188,13 @@ static void rule_where(const struct cf_net_rule *r, char *buf, size_t cap)
 }
 
 /* The body of a refusal: what, the subject, why, and the remedy. */
-static void refusal_text(struct conn *c, const char *why, const char *hint, char *buf, size_t cap)
+static void refusal_text(struct conn *c, bool denied, const char *why, const char *hint, char *buf,
+			 size_t cap)
 {
 	char hp[CF_HOST_MAX + 16];
 	host_port(c, hp, sizeof(hp));
-	snprintf(buf, cap, "confine: network request denied: '%s': %s\nhint: %s\n", hp, why, hint);
+	snprintf(buf, cap, "confine: network request %s: '%s': %s\nhint: %s\n",
+		 denied ? "denied" : "failed", hp, why, hint);
 }
 
 static void deny(struct conn *c)
@@ -213,7 +216,7 @@ static void deny(struct conn *c)
 			 "(confine-rules(5))",
 			 c->host);
 	}
-	refusal_text(c, why, hint, text, sizeof(text));
+	refusal_text(c, true, why, hint, text, sizeof(text));
 	cf_proxy_record(c, "denied", NULL, why);
 	refuse(c, 403, CF_SOCKS_NOT_ALLOWED, text);
 }
@@ -222,7 +225,7 @@ static void fail(struct conn *c, const char *outcome, int status, uint8_t socks_
 		 const struct cf_ip *addr, const char *why, const char *hint)
 {
 	char text[1200];
-	refusal_text(c, why, hint, text, sizeof(text));
+	refusal_text(c, !strcmp(outcome, "address_refused"), why, hint, text, sizeof(text));
 	cf_proxy_record(c, outcome, addr, why);
 	refuse(c, status, socks_code, text);
 }
@@ -269,8 +272,8 @@ static void check_addresses(struct conn *c, const struct cf_ip *addrs, size_t n)
 		 "alone never opens a loopback, private or link-local address",
 		 a, a);
 	char text[sizeof(c->why) + 64];
-	snprintf(text, sizeof(text), "%s%s", c->is_ip ? "" : "it resolved to an address it may not reach: ",
-		 first);
+	snprintf(text, sizeof(text), "%s%s",
+		 c->is_ip ? "" : "it resolved to an address it may not reach: ", first);
 	fail(c, "address_refused", 403, CF_SOCKS_NOT_ALLOWED, &refused, text, hint);
 }
 
@@ -296,8 +299,8 @@ static void decide(struct conn *c)
 	}
 	if (!j || cf_resolver_submit(c->p->resolver, j) < 0) {
 		free(j);
-		fail(c, "resolve_failed", 502, CF_SOCKS_FAILURE, NULL, "the resolver is not available",
-		     "try again");
+		fail(c, "resolve_failed", 502, CF_SOCKS_FAILURE, NULL,
+		     "the resolver is not available", "try again");
 		return;
 	}
 	c->job = j;
@@ -467,7 +470,8 @@ static int read_resp_head(struct conn *c)
 		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			return moved;
 		if (k <= 0) {
-			/* Ended or failed before a response: a 502 if the client has seen nothing. */
+			/* Ended or failed before a response: a 502 if the client has seen nothing.
+			 */
 			if (c->u2c.pre || c->rin_len)
 				cf_proxy_close(c);
 			else
@@ -484,7 +488,9 @@ static int read_resp_head(struct conn *c)
 				break;
 			struct cf_http_head *h = malloc(sizeof(*h));
 			const char *why = "the response head is too large";
-			int st = !h ? 502 : end < 0 ? 502 : cf_http_parse(c->rin, (size_t)end, true, h, &why);
+			int st = !h	   ? 502
+				 : end < 0 ? 502
+					   : cf_http_parse(c->rin, (size_t)end, true, h, &why);
 			if (st) {
 				free(h);
 				char text[400];

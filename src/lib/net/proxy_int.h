@@ -64,7 +64,7 @@ struct conn {
 	uint16_t port;
 	struct cf_net_decision dec;
 	bool decided, recorded;
-	int64_t decided_at; /* ms since the epoch */
+	int64_t decided_at;	   /* ms since the epoch */
 	struct cf_http_head *head; /* an absolute-URI request's head, for forwarding */
 	/* resolution and connection */
 	struct cf_resolve_job *job;

@@ -40,10 +40,10 @@ int cf_net_lookup(const char *name, struct cf_ip *out, size_t max, char *reason,
 		const char *name;
 		const char *addrs[2];
 	} table[] = {
-	    {"ok.test", {SERVER_ADDR}},	       {"other.test", {SERVER_ADDR}},
-	    {"denied.test", {SERVER_ADDR}},    {"ruled.test", {SERVER_ADDR}},
-	    {"rebind.test", {"127.0.0.1"}},    {"meta.test", {"169.254.169.254"}},
-	    {"private.test", {"10.1.2.3"}},    {"multi.test", {"127.0.0.1", SERVER_ADDR}},
+	    {"ok.test", {SERVER_ADDR}},	    {"other.test", {SERVER_ADDR}},
+	    {"denied.test", {SERVER_ADDR}}, {"ruled.test", {SERVER_ADDR}},
+	    {"rebind.test", {"127.0.0.1"}}, {"meta.test", {"169.254.169.254"}},
+	    {"private.test", {"10.1.2.3"}}, {"multi.test", {"127.0.0.1", SERVER_ADDR}},
 	    {"slow.test", {SERVER_ADDR}},
 	};
 	pthread_mutex_lock(&res_lock);
@@ -387,7 +387,8 @@ static void test_decisions(void)
 	       "absolute-URI GET: the response, with Connection: close");
 	pthread_mutex_lock(&srv.lock);
 	char expect[128];
-	snprintf(expect, sizeof(expect), "GET /x?y HTTP/1.1\r\nHost: ok.test:%d\r\n", srv.http_port);
+	snprintf(expect, sizeof(expect), "GET /x?y HTTP/1.1\r\nHost: ok.test:%d\r\n",
+		 srv.http_port);
 	TAP_OK(!strncmp(srv.last_head, expect, strlen(expect)) &&
 		   strstr(srv.last_head, "User-Agent: t\r\nConnection: close\r\n\r\n") &&
 		   !strstr(srv.last_head, "evil.test") && !strstr(srv.last_head, "Proxy-"),
@@ -411,8 +412,7 @@ static void test_decisions(void)
 
 	snprintf(req, sizeof(req), "CONNECT rebind.test:%d HTTP/1.1\r\n\r\n", srv.echo_port);
 	resp = http_request(hp, req);
-	TAP_OK(strstr(resp, "403 Forbidden") &&
-		   strstr(resp, "127.0.0.1 is a loopback address") &&
+	TAP_OK(strstr(resp, "403 Forbidden") && strstr(resp, "127.0.0.1 is a loopback address") &&
 		   strstr(resp, "--net-allow 127.0.0.1"),
 	       "an allowed name that resolves to 127.0.0.1: refused");
 	snprintf(req, sizeof(req), "CONNECT meta.test:80 HTTP/1.1\r\n\r\n");
@@ -670,7 +670,8 @@ int main(void)
 		if (!strcmp(ev[i].outcome, "denied") && !strcmp(ev[i].decision.host, "ruled.test"))
 			saw_denied = ev[i].decision.has_rule &&
 				     !strcmp(ev[i].decision.pattern, "ruled.test") &&
-				     ev[i].decision.line == 7 && !strcmp(ev[i].decision.layer, "user") &&
+				     ev[i].decision.line == 7 &&
+				     !strcmp(ev[i].decision.layer, "user") &&
 				     ev[i].decision.action == CONFINE_DENY && ev[i].time_ms > 0;
 		if (!strcmp(ev[i].outcome, "connected") && !strcmp(ev[i].protocol, "socks5"))
 			saw_connected = !strcmp(ev[i].address, SERVER_ADDR) &&

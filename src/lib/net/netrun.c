@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The proxy of one run (see netrun.h).  Who can reach its sockets: the directory is 0700 and
+ * the sockets 0600, so no other user of the host (root aside, who can do anything anyway);
+ * it lives under the host's /tmp, which every sandbox sees only as its own private tmpfs, so
+ * no other sandbox finds it; inside this sandbox it is bound read-only at /dev/.confine-net,
+ * where confine-init connects to it.  The command can connect there too, and meets the same
+ * proxy and the same decisions: nothing to gain.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "net/netconst.h"
+#include "net/netrun.h"
+#include "net/proxy.h"
+#include "util/util.h"
+
+struct cf_netrun {
+	char *dir;
+	char *http_path, *socks_path;
+	int dir_fd;
+	struct cf_proxy *proxy;
+};
+
+static int listen_unix(const char *path, struct confine_error *err)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	size_t n = strlen(path);
+	if (fd < 0 || n >= sizeof(a.sun_path)) {
+		if (fd >= 0)
+			close(fd);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", path,
+				 "socket", fd < 0 ? errno : ENAMETOOLONG);
+	}
+	memcpy(a.sun_path, path, n + 1);
+	/* The directory is 0700 already; the mode of the socket itself is tightened right
+	 * after bind, without touching the process's umask (a library must not). */
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || chmod(path, 0600) < 0 ||
+	    listen(fd, 4096) < 0) {
+		int e = errno;
+		close(fd);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", path,
+				 "bind", e);
+	}
+	return fd;
+}
+
+int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
+		    struct confine_error *err)
+{
+	int r, hfd = -1, sfd = -1;
+	struct cf_netrun *n = calloc(1, sizeof(*n));
+	*out = NULL;
+	if (!n)
+		return cf_nomem(err);
+	n->dir_fd = -1;
+	n->dir = cf_strdup("/tmp/confine-net.XXXXXX");
+	if (!n->dir)
+		goto oom;
+	if (!mkdtemp(n->dir)) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", "/tmp",
+			      "mkdtemp", errno);
+		cf_err_hint(err, "confine keeps the proxy's sockets in a private directory under "
+				 "/tmp; make /tmp writable");
+		free(n->dir);
+		n->dir = NULL;
+		goto out;
+	}
+	n->http_path = cf_path_join(n->dir, CF_NET_HTTP_SOCK);
+	n->socks_path = cf_path_join(n->dir, CF_NET_SOCKS_SOCK);
+	if (!n->http_path || !n->socks_path)
+		goto oom;
+	n->dir_fd = open(n->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (n->dir_fd < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", n->dir, "open",
+			      errno);
+		goto out;
+	}
+	if ((hfd = listen_unix(n->http_path, err)) < 0 ||
+	    (sfd = listen_unix(n->socks_path, err)) < 0) {
+		r = CONFINE_E_OS;
+		goto out;
+	}
+	struct cf_proxy_config cfg = CF_PROXY_CONFIG_DEFAULT;
+	r = cf_proxy_new(&cfg, policy, hfd, sfd, &n->proxy, err);
+	hfd = sfd = -1; /* the proxy's now, whatever happened */
+	if (r == 0)
+		r = cf_proxy_start(n->proxy, err);
+	if (r < 0)
+		goto out;
+	*out = n;
+	n = NULL;
+	goto out;
+oom:
+	r = cf_nomem(err);
+out:
+	if (hfd >= 0)
+		close(hfd);
+	if (sfd >= 0)
+		close(sfd);
+	cf_netrun_free(n);
+	return r;
+}
+
+int cf_netrun_dir_fd(const struct cf_netrun *n)
+{
+	return n->dir_fd;
+}
+
+const char *cf_netrun_dir(const struct cf_netrun *n)
+{
+	return n->dir;
+}
+
+int cf_netrun_finish(struct cf_netrun *n, struct confine_net_event **events, size_t *n_events,
+		     size_t *dropped, struct confine_error *err)
+{
+	*events = NULL;
+	*n_events = *dropped = 0;
+	if (!n->proxy)
+		return 0;
+	cf_proxy_stop(n->proxy);
+	size_t k;
+	const struct confine_net_event *ev = cf_proxy_events(n->proxy, &k, dropped);
+	if (!k)
+		return 0;
+	*events = malloc(k * sizeof(**events));
+	if (!*events)
+		return cf_nomem(err);
+	memcpy(*events, ev, k * sizeof(**events));
+	*n_events = k;
+	return 0;
+}
+
+void cf_netrun_free(struct cf_netrun *n)
+{
+	if (!n)
+		return;
+	cf_proxy_free(n->proxy);
+	if (n->http_path)
+		unlink(n->http_path);
+	if (n->socks_path)
+		unlink(n->socks_path);
+	if (n->dir)
+		rmdir(n->dir);
+	if (n->dir_fd >= 0)
+		close(n->dir_fd);
+	free(n->http_path);
+	free(n->socks_path);
+	free(n->dir);
+	free(n);
+}
