@@ -60,8 +60,9 @@ void cli_net_warnings(const confine_run *run)
 		shown++;
 	}
 	if (refused) {
-		fprintf(stderr, "hint: allow a host with --net-allow HOST or in your user rule file; "
-				"'confine explain --net HOST:PORT' shows which rule decides\n");
+		fprintf(stderr,
+			"hint: allow a host with --net-allow HOST or in your user rule file; "
+			"'confine explain --net HOST:PORT' shows which rule decides\n");
 	}
 	if (dropped)
 		fprintf(stderr,
@@ -93,8 +94,9 @@ void cli_net_report_json(struct cf_buf *b, const confine_run *run)
 		if (d->has_rule) {
 			cf_buf_add(b, "{\"source\": ");
 			cf_buf_add_json(b, d->source);
-			cf_buf_addf(b, ", \"list\": \"%s\", \"index\": %d, \"line\": %d, "
-				       "\"column\": %d, \"pattern\": ",
+			cf_buf_addf(b,
+				    ", \"list\": \"%s\", \"index\": %d, \"line\": %d, "
+				    "\"column\": %d, \"pattern\": ",
 				    d->list, d->index, d->line, d->column);
 			cf_buf_add_json(b, d->pattern);
 			cf_buf_add(b, "}");

@@ -70,7 +70,8 @@ int cf_net_lookup(const char *name, struct cf_ip *out, size_t max, char *reason,
 		struct cf_ip ip;
 		if (!cf_ip_parse(first, strlen(first), &ip))
 			continue;
-		for (char *w = strtok_r(NULL, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
+		for (char *w = strtok_r(NULL, " \t\n", &save); w;
+		     w = strtok_r(NULL, " \t\n", &save))
 			if (!strcmp(w, name) && n < max)
 				out[n++] = ip;
 	}

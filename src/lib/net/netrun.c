@@ -46,8 +46,8 @@ static int listen_unix(const char *path, struct confine_error *err)
 	    listen(fd, 4096) < 0) {
 		int e = errno;
 		close(fd);
-		return cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", path,
-				 "bind", e);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", path, "bind",
+				 e);
 	}
 	return fd;
 }

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# R31 network by domain, with real clients and real servers, as root and as uid 65534:
+#  - curl through the HTTP proxy (absolute URI) and through a CONNECT tunnel to a real TLS server
+#    (openssl s_server, certificate checked end to end), curl through SOCKS5, git clone over
+#    http:// from a dumb repository served by python3 -m http.server;
+#  - an unlisted name and a name a rule denies: a 403 naming confine, the host and the rule, an
+#    entry in the --report file, and no lookup at all (the test resolver logs every name);
+#  - names that resolve to 127.0.0.1 and 169.254.169.254: refused, never connected to;
+#  - a workspace file may deny a domain, and allowing one there refuses the run (FILE:LINE);
+#  - inside: no direct TCP to an address, no UDP, no raw or packet socket, no DNS;
+#  - a lookup that hangs does not hold up another request;
+#  - the proxy's socket: unreachable for another user of the host and from a second sandbox.
+# Every server listens on 127.0.0.0/8; the made-up names resolve through the test build of
+# confine (tests/tools/testresolve.c: a hosts file, never DNS), and the proxy reaches
+# 127.0.0.5 and 127.0.0.6 only because a rule names them.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+
+if ! sandbox_ok; then
+	skip "bubblewrap is not installed on this machine"
+	done_testing
+fi
+PY=$(command -v python3 || true)
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+for tool in curl openssl git jq "$PY"; do
+	if [ -z "$tool" ] || ! command -v "$tool" >/dev/null; then
+		skip "${tool:-python3} is not installed (scripts/install-deps test installs it)"
+		done_testing
+	fi
+done
+enforce_users
+# This file's confine is the test build: the same program with the hosts-file resolver.
+cp "$FIX/confine-testresolve" "$FIX/confine"
+
+# --- servers on 127.0.0.5 (HTTP, a dumb git repository) and 127.0.0.6 (TLS) ---------------
+mkdir -p "$E/www" "$E/tls" "$E/src"
+echo hello-www >"$E/www/hello.txt"
+echo hello-tls >"$E/tls/hello.txt"
+(
+	cd "$E/src" && git init -q && echo repo-readme >README &&
+		git -c user.name=t -c user.email=t@t add README &&
+		git -c user.name=t -c user.email=t@t commit -qm init &&
+		git clone -q --bare "$E/src" "$E/www/repo.git" &&
+		git -C "$E/www/repo.git" update-server-info
+) || { ok 1 "a git repository for the dumb-HTTP clone"; done_testing; }
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$E/tls/key.pem" -out "$E/tls/cert.pem" \
+	-days 2 -subj /CN=tls.test -addext subjectAltName=DNS:tls.test >/dev/null 2>&1
+chmod -R a+rX "$E/www" "$E/tls"
+
+"$PY" -c '
+import functools, http.server, os, sys
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+srv = http.server.ThreadingHTTPServer(("127.0.0.5", 0), functools.partial(Quiet, directory=sys.argv[2]))
+with open(sys.argv[1] + ".tmp", "w") as f: f.write("%d\n" % srv.server_address[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+srv.serve_forever()
+' "$T/www.port" "$E/www" &
+bg_pids+=($!)
+(cd "$E/tls" && exec openssl s_server -WWW -accept 127.0.0.6:0 -cert cert.pem -key key.pem \
+	>"$T/tls.out" 2>&1 </dev/null) &
+bg_pids+=($!)
+for _ in $(seq 500); do
+	[ -s "$T/www.port" ] && grep -q '^ACCEPT' "$T/tls.out" 2>/dev/null && break
+	sleep 0.02
+done
+P1=$(cat "$T/www.port" 2>/dev/null)
+P2=$(sed -n 's/^ACCEPT 127\.0\.0\.6:\([0-9]*\)$/\1/p' "$T/tls.out" 2>/dev/null)
+if [ -z "$P1" ] || [ -z "$P2" ]; then
+	ok 1 "test servers started (http: '${P1:-}', tls: '${P2:-}')"
+	done_testing
+fi
+diag "HTTP on 127.0.0.5:$P1, TLS on 127.0.0.6:$P2"
+
+allow=(--net-allow www.test,tls.test,rebind.test,metadata.test,slow.test
+	--net-allow 127.0.0.5,127.0.0.6)
+
+nx() { # who confine-run-args...: cx with the test resolver's hosts file and lookup log
+	local who=$1
+	shift
+	xenv=("CONFINE_TEST_HOSTS=$E/$who.hosts" "CONFINE_TEST_RESOLVER_LOG=$E/$who.log" "${xenv[@]}")
+	cx "$who" "$@"
+}
+
+nexpect() { # who want description confine-run-args...: expect, with the test resolver's files
+	xenv=("CONFINE_TEST_HOSTS=$E/$1.hosts" "CONFINE_TEST_RESOLVER_LOG=$E/$1.log")
+	expect "$@"
+}
+nexpect_rc() {
+	xenv=("CONFINE_TEST_HOSTS=$E/$1.hosts" "CONFINE_TEST_RESOLVER_LOG=$E/$1.log")
+	expect_rc "$@"
+}
+
+net_dirs() { ls -d /tmp/confine-net.* 2>/dev/null | sort; }
+
+outside=198.51.100.7 # TEST-NET-2: never reached, there is no route inside
+resolver=$(awk '$1 == "nameserver" && $2 ~ /^[0-9.]+$/ { print $2; exit }' /etc/resolv.conf 2>/dev/null)
+
+for who in $RUN_USERS; do
+	w=$(ws "$who")
+	h=$(home "$who")
+	: >"$E/$who.log"
+	chmod 0666 "$E/$who.log"
+	# name -> address, for the test build's resolver only; slow.test's lookup waits for a file
+	# the command creates in its workspace.
+	cat >"$E/$who.hosts" <<EOF
+127.0.0.5 www.test denied.test ruled.test
+127.0.0.6 tls.test
+127.0.0.1 rebind.test
+169.254.169.254 metadata.test
+wait $w/release slow.test
+127.0.0.5 slow.test
+EOF
+	chmod 0644 "$E/$who.hosts"
+	uid=$([ "$who" = nobody ] && echo 65534 || id -u)
+
+	# --- allowed: HTTP, HTTPS through CONNECT, SOCKS5, git ---
+	expect_host "$who" "hello-www" "curl to the HTTP server on 127.0.0.5" \
+		curl -sS --noproxy '*' "http://127.0.0.5:$P1/hello.txt"
+	nexpect "$who" "hello-www" "R31 curl http:// through the proxy (absolute URI)" \
+		"${allow[@]}" -- curl -sS "http://www.test:$P1/hello.txt"
+	nexpect "$who" "hello-tls" "R31 curl https:// through a CONNECT tunnel, TLS verified end to end" \
+		"${allow[@]}" -- curl -sS --cacert "$E/tls/cert.pem" "https://tls.test:$P2/hello.txt"
+	nexpect "$who" "hello-www" "R31 curl through SOCKS5 (socks5h: the name goes to the proxy)" \
+		"${allow[@]}" -- curl -sS --proxy socks5h://127.0.0.1:1080 "http://www.test:$P1/hello.txt"
+	nexpect "$who" "repo-readme" "R31 git clone over http:// (dumb protocol)" \
+		"${allow[@]}" -- sh -c "GIT_TERMINAL_PROMPT=0 git clone -q http://www.test:$P1/repo.git clone && cat clone/README"
+	rm -rf "$w/clone"
+	n=$(grep -cx www.test "$E/$who.log")
+	[ "$n" -ge 3 ]
+	ok $? "$who: the allowed name was looked up on the host, once per connection ($n)"
+
+	# --- denied: a 403 that names confine and the remedy, a report entry, no lookup ---
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- \
+		curl -sS -w '%{http_code}' "http://denied.test:$P1/hello.txt"
+	case $out in
+	*"confine: network request denied: 'denied.test:$P1': no rule allows it"*"--net-allow denied.test"*403)
+		ok 0 "$who: R31 an unlisted name: 403 naming confine, the host and the remedy" ;;
+	*) ok 1 "$who: R31 an unlisted name: 403 naming confine, the host and the remedy (got: $out)" ;;
+	esac
+	is "$(jq -r '[.network.mode] + [.network.decisions[] | select(.host == "denied.test") |
+		.protocol, .decision, .layer, (.rule | tostring), .outcome, (.port | tostring)] | join(" ")' \
+		"$h/report.json" 2>&1)" "domains http ask fallback null denied $P1" \
+		"$who: R31 the report records the decision: host, port, ask, fallback, denied"
+	is "$(jq -r '.network.decisions[0].time_ms > 1600000000000' "$h/report.json" 2>&1)" true \
+		"$who: the decision has its time"
+	case $err in
+	*"confine: network request denied: 'denied.test:$P1'"*"(1 time)"*) ok 0 "$who: and confine says so after the run" ;;
+	*) ok 1 "$who: and confine says so after the run (stderr: $err)" ;;
+	esac
+	nexpect_rc "$who" 56 "R31 https:// to an unlisted name: the CONNECT is refused (curl 56)" \
+		"${allow[@]}" -- curl -sS "https://denied.test:$P2/"
+	nexpect_rc "$who" 97 "R31 SOCKS5 to an unlisted name: refused (curl 97)" \
+		"${allow[@]}" -- curl -sS --proxy socks5h://127.0.0.1:1080 "http://denied.test:$P1/"
+	is "$(grep -c denied.test "$E/$who.log")" 0 "$who: R31 a denied name never reached the resolver"
+
+	# --- rebinding: allowed names that resolve to loopback and to the metadata address ---
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- sh -c \
+		"curl -sS http://rebind.test:$P1/hello.txt; curl -sS http://metadata.test/latest/meta-data/"
+	case $out in
+	*"'rebind.test:$P1'"*"127.0.0.1 is a loopback address"*"'metadata.test:80'"*"169.254.169.254 is a link-local address"*)
+		ok 0 "$who: R31 names resolving to 127.0.0.1 and 169.254.169.254: refused" ;;
+	*) ok 1 "$who: R31 names resolving to 127.0.0.1 and 169.254.169.254: refused (got: $out)" ;;
+	esac
+	is "$(jq -r '[.network.decisions[] | .decision + " " + .outcome + " " + .address] | join(", ")' \
+		"$h/report.json" 2>&1)" \
+		"allow address_refused 127.0.0.1, allow address_refused 169.254.169.254" \
+		"$who: the report: allowed by name, refused by address, never connected"
+
+	# --- layers: the user file allows, the workspace file denies (and may not allow) ---
+	mkdir -p "$h/.config/confine"
+	printf '{"version": 1, "network": {"allow": ["ruled.test"]}}\n' >"$h/.config/confine/rules.json"
+	[ "$who" = nobody ] && chown -R 65534:65534 "$h/.config"
+	nexpect "$who" "hello-www" "R31 a user-file allow (the mode is domains without --net-allow)" \
+		--net-allow 127.0.0.5 -- curl -sS "http://ruled.test:$P1/hello.txt"
+	printf '{"version": 1, "rules": [],\n "network": {\n  "deny": ["ruled.test"]}}\n' >"$w/.confine/rules.json"
+	nx "$who" --net-allow 127.0.0.5 -- curl -sS "http://ruled.test:$P1/hello.txt"
+	case $out in
+	*"denied by rule 'ruled.test' ($w/.confine/rules.json:3:12, workspace layer)"*)
+		ok 0 "$who: R31 a workspace deny beats the user file's allow, and the 403 names it" ;;
+	*) ok 1 "$who: R31 a workspace deny beats the user file's allow, and the 403 names it (got: $out)" ;;
+	esac
+	rm -f "$h/.config/confine/rules.json"
+	printf '{"version": 1, "rules": [],\n "network": {\n  "allow": ["evil.test"]}}\n' >"$w/.confine/rules.json"
+	nexpect_rc "$who" 125 "R31 a workspace allow refuses the run" "${allow[@]}" -- true
+	case $err in
+	*"$w/.confine/rules.json' (line 3, column 13): /network/allow/0: \"evil.test\": a workspace rule file may deny domains but not allow them"*)
+		ok 0 "$who: with FILE, LINE, COLUMN and pointer" ;;
+	*) ok 1 "$who: with FILE, LINE, COLUMN and pointer (stderr: $err)" ;;
+	esac
+	echo '{"version": 1, "rules": []}' >"$w/.confine/rules.json"
+	[ "$who" = nobody ] && chown 65534:65534 "$w/.confine/rules.json"
+
+	# --- inside: nothing but the proxy ---
+	nexpect "$who" "ECONNREFUSED" "R31 direct TCP to the server's address (own network namespace)" \
+		"${allow[@]}" -- "$TRYOP" connect-tcp 127.0.0.5 "$P1"
+	nexpect "$who" "ENETUNREACH" "R31 direct TCP to an outside address" \
+		"${allow[@]}" -- "$TRYOP" connect-tcp "$outside" 443
+	nexpect "$who" "ENETUNREACH" "R31 UDP to an outside address" \
+		"${allow[@]}" -- "$TRYOP" connect-udp "$outside" 53
+	if [ -n "$resolver" ] && [ "${resolver#127.}" = "$resolver" ]; then
+		nexpect "$who" "ENETUNREACH" "R31 a DNS datagram to the host's resolver $resolver" \
+			"${allow[@]}" -- "$TRYOP" connect-udp "$resolver" 53
+	else
+		nexpect "$who" "OK" "R31 no outside resolver here: 127.0.0.53 is the sandbox's own loopback" \
+			"${allow[@]}" -- "$TRYOP" connect-udp 127.0.0.53 53
+	fi
+	nexpect_rc "$who" 1 "R31 the C library's resolver finds nothing (no DNS inside)" \
+		"${allow[@]}" -- "$TRYOP" getaddrinfo www.test
+	is "$out" EAI_AGAIN "$who: getaddrinfo: EAI_AGAIN (no name server reachable)"
+	nexpect "$who" "EPERM" "R31 a raw IP socket" "${allow[@]}" -- "$TRYOP" raw-socket
+	nexpect "$who" "EPERM" "R31 a packet socket" "${allow[@]}" -- "$TRYOP" packet-socket
+	nexpect "$who" "OK" "the relay listens on the sandbox's own 127.0.0.1:3128" \
+		"${allow[@]}" -- "$TRYOP" connect-tcp 127.0.0.1 3128
+
+	# --- a lookup that hangs holds up nothing else ---
+	# slow.test's lookup blocks until release exists in the workspace.  Inside: start it, wait until the
+	# host's resolver has it, make another request (which must complete), then release it.
+	rm -f "$w/release"
+	nx "$who" "${allow[@]}" -- sh -c "
+		curl -sS http://slow.test:$P1/hello.txt >slow.out 2>&1 &
+		i=0; until grep -qx slow.test $E/$who.log || [ \$i -ge 1000 ]; do sleep 0.01; i=\$((i+1)); done
+		curl -sS http://www.test:$P1/hello.txt >fast.out 2>&1
+		touch release
+		wait; cat fast.out slow.out"
+	rm -f "$w/release"
+	is "$out" "$(printf 'hello-www\nhello-www')" \
+		"$who: R31 a request completes while another name's lookup hangs; that one follows"
+	rm -f "$w/slow.out" "$w/fast.out"
+
+	# --- the proxy's socket: another host user and a second sandbox cannot reach it ---
+	before=$(net_dirs)
+	mkfifo "$w/hold"
+	[ "$who" = nobody ] && chown 65534:65534 "$w/hold"
+	xenv=()
+	cx_bg "$who" --net-allow www.test -- sh -c 'echo up >up; cat hold >/dev/null'
+	for _ in $(seq 500); do [ -s "$w/up" ] && break; sleep 0.02; done
+	dir=$(comm -13 <(echo "$before") <(net_dirs) | head -n 1)
+	if [ -n "$dir" ] && [ -S "$dir/http.sock" ]; then
+		is "$(stat -c '%a %u' "$dir") $(stat -c '%a %u' "$dir/http.sock")" "700 $uid 600 $uid" \
+			"$who: the proxy's directory is 0700 and its socket 0600, the caller's"
+		expect_host "$who" OK "the owner reaches the socket on the host (control)" \
+			"$TRYOP" connect-unix "$dir/http.sock"
+		if [ "$(id -u)" = 0 ]; then
+			is "$(setpriv --reuid=65533 --regid=65533 --clear-groups "$TRYOP" connect-unix "$dir/http.sock")" \
+				EACCES "$who: R31 another user of the host (uid 65533) cannot reach the proxy's socket"
+		else
+			skip "$who: not root: no other user to try the proxy's socket as"
+		fi
+		nexpect "$who" ENOENT "R31 a second sandbox does not see the proxy's socket" \
+			-- "$TRYOP" connect-unix "$dir/http.sock"
+		nexpect "$who" ENOENT "R31 nor does a second network-by-domain sandbox" \
+			--net-allow www.test -- "$TRYOP" connect-unix "$dir/http.sock"
+	else
+		ok 1 "$who: the long-running sandbox's proxy directory appeared (before: $before; now: $(net_dirs))"
+	fi
+	timeout 10 sh -c 'echo done >"$1"' sh "$w/hold"
+	wait_pid "$BGPID" 30
+	is "$WAITRC" 0 "$who: the long-running sandbox ended"
+	is "$(net_dirs)" "$before" "$who: its proxy directory is gone after the run"
+	rm -f "$w/hold" "$w/up"
+done
+
+kill_bg
+done_testing
