@@ -184,6 +184,18 @@ static void accept_one(struct relay *r, int lfd, const char *sock)
 	accepting(r, false);
 }
 
+/* Everything still open, when the command has ended (pid 1 exits next). */
+static void relay_end(struct relay *r)
+{
+	while (r->n)
+		conn_close(r, r->conns[r->n - 1]);
+	while (r->free_list) {
+		struct rconn *c = r->free_list;
+		r->free_list = c->next_free;
+		free(c);
+	}
+}
+
 /* Reaps every child; returns true with *status when `child` has ended. */
 static bool reap(pid_t child, int *status)
 {
@@ -235,10 +247,12 @@ int cf_relay_run(int http_l, int socks_l, const sigset_t *set, pid_t child)
 			if (x->what == R_SIG) {
 				struct signalfd_siginfo si;
 				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-					if (si.ssi_signo != SIGCHLD)
+					if (si.ssi_signo != SIGCHLD) {
 						kill(child, (int)si.ssi_signo);
-					else if (reap(child, &status))
+					} else if (reap(child, &status)) {
+						relay_end(&r);
 						return status;
+					}
 				}
 			} else if (x->what == R_HTTP) {
 				accept_one(&r, http_l, http_sock);
