@@ -156,9 +156,10 @@ struct confine_probe_result {
 	char read_protection[64];
 	char write_protection[64];
 	char network_isolation[64];
-	char syscall_filter[96];   /* the seccomp filter of SPEC 3.1 */
-	char process_scoping[128]; /* abstract unix sockets and signals (Landlock ABI >= 6) */
-	char resource_limits[96];  /* --limit pids=,mem= (a cgroup confine can create) */
+	char syscall_filter[96];     /* the seccomp filter of SPEC 3.1 */
+	char process_scoping[128];   /* abstract unix sockets and signals (Landlock ABI >= 6) */
+	char resource_limits[96];    /* --limit pids=,mem= (a cgroup confine can create) */
+	char network_by_domain[160]; /* --net-allow: confine's proxy (SPEC 12) */
 };
 
 /* Probes the Linux bubblewrap backend.  Touches the OS: searches PATH (absolute entries outside

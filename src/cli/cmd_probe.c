@@ -75,6 +75,8 @@ static void print_json(const struct confine_probe_result *r)
 	cf_buf_add_json(&b, r->process_scoping);
 	cf_buf_add(&b, ", \"resource_limits\": ");
 	cf_buf_add_json(&b, r->resource_limits);
+	cf_buf_add(&b, ", \"network_by_domain\": ");
+	cf_buf_add_json(&b, r->network_by_domain);
 	cf_buf_add(&b, "}}]}\n");
 	if (b.oom)
 		fputs("confine: out of memory\n", stderr);
@@ -102,6 +104,7 @@ static void print_text(const struct confine_probe_result *r)
 	printf("syscall filter:     %s\n", r->syscall_filter);
 	printf("process scoping:    %s\n", r->process_scoping);
 	printf("resource limits:    %s\n", r->resource_limits);
+	printf("network by domain:  %s\n", r->network_by_domain);
 }
 
 int cmd_probe(int argc, char **argv)
