@@ -149,8 +149,14 @@ static void accept_one(struct relay *r, int lfd, const char *sock)
 {
 	while (r->n < MAX_CONNS) {
 		int t = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (t < 0)
+		if (t < 0) {
+			/* Out of descriptors: wait for a connection to end rather than spin on a
+			 * listener that stays readable. */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				accepting(r, false);
 			return;
+		}
 		int u = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		struct sockaddr_un a = {.sun_family = AF_UNIX};
 		memcpy(a.sun_path, sock, strlen(sock) + 1);

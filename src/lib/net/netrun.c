@@ -7,13 +7,16 @@
  * where confine-init connects to it.  The command can connect there too, and meets the same
  * proxy and the same decisions: nothing to gain.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "net/netconst.h"
@@ -52,6 +55,55 @@ static int listen_unix(const char *path, struct confine_error *err)
 	return fd;
 }
 
+/* Whether the socket at path has no listener any more (a confine that was killed). */
+static bool dead_socket(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	size_t n = strlen(path);
+	if (n >= sizeof(a.sun_path))
+		return false;
+	memcpy(a.sun_path, path, n + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	bool dead = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 && errno == ECONNREFUSED;
+	close(fd);
+	return dead;
+}
+
+/*
+ * The directories a killed confine left behind: ours (owner and mode), older than a minute
+ * (one being set up right now has an unbound socket for a moment), and whose socket nobody
+ * listens on.  Best effort: nothing here can fail the run.
+ */
+static void sweep_stale(void)
+{
+	DIR *d = opendir("/tmp");
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "confine-net.", 12))
+			continue;
+		char dir[64], http[96], socks[96];
+		if (snprintf(dir, sizeof(dir), "/tmp/%s", e->d_name) >= (int)sizeof(dir))
+			continue;
+		struct stat st;
+		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 07777) != 0700 || now - st.st_mtime < 60)
+			continue;
+		snprintf(http, sizeof(http), "%s/" CF_NET_HTTP_SOCK, dir);
+		snprintf(socks, sizeof(socks), "%s/" CF_NET_SOCKS_SOCK, dir);
+		if (!dead_socket(http))
+			continue;
+		unlink(http);
+		unlink(socks);
+		rmdir(dir);
+	}
+	closedir(d);
+}
+
 int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
 		    struct confine_error *err)
 {
@@ -61,6 +113,7 @@ int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
 	if (!n)
 		return cf_nomem(err);
 	n->dir_fd = -1;
+	sweep_stale();
 	n->dir = cf_strdup("/tmp/confine-net.XXXXXX");
 	if (!n->dir)
 		goto oom;

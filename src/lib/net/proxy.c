@@ -218,8 +218,16 @@ static void accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind)
 {
 	while (p->n_conns < p->cfg.max_conns) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return; /* EAGAIN, or a connection that went away before it was taken */
+		if (fd < 0) {
+			/* Out of descriptors or memory: wait for a connection to end instead of
+			 * spinning on a listener that stays readable.  EAGAIN, or a connection
+			 * that went away before it was taken: nothing to do. */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				listen_interest(p,
+						false); /* back at the next sweep at the latest */
+			return;
+		}
 		struct conn *c = calloc(1, sizeof(*c));
 		if (c && p->n_conns == p->cap_conns) {
 			size_t cap = p->cap_conns ? p->cap_conns * 2 : 64;
@@ -305,7 +313,8 @@ static void *loop(void *arg)
 	uint64_t next_sweep = cf_proxy_now() + interval;
 	for (;;) {
 		uint64_t now = cf_proxy_now();
-		int tmo = p->n_conns ? (now >= next_sweep ? 0 : (int)(next_sweep - now)) : -1;
+		bool sweeping = p->n_conns || !p->listening;
+		int tmo = sweeping ? (now >= next_sweep ? 0 : (int)(next_sweep - now)) : -1;
 		int n = epoll_wait(p->ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), tmo);
 		if (n < 0 && errno != EINTR)
 			break;
@@ -336,6 +345,8 @@ static void *loop(void *arg)
 		now = cf_proxy_now();
 		if (now >= next_sweep) {
 			sweep(p, now);
+			if (!p->listening && p->n_conns < p->cfg.max_conns)
+				listen_interest(p, true);
 			next_sweep = now + interval;
 		}
 		free_closed(p);
