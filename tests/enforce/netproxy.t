@@ -58,20 +58,142 @@ os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 srv.serve_forever()
 ' "$T/www.port" "$E/www" &
 bg_pids+=($!)
+# An echo server for the tunnels of the hostile clients below: asyncio, so that 1,000
+# connections at once are nothing to it.
+"$PY" -c '
+import asyncio, os, sys
+async def echo(r, w):
+    try:
+        while True:
+            b = await r.read(65536)
+            if not b:
+                break
+            w.write(b)
+            await w.drain()
+        w.write_eof()
+    except Exception:
+        pass
+    finally:
+        w.close()
+async def main():
+    srv = await asyncio.start_server(echo, "127.0.0.7", 0, backlog=4096)
+    with open(sys.argv[1] + ".tmp", "w") as f: f.write("%d\n" % srv.sockets[0].getsockname()[1])
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    await srv.serve_forever()
+asyncio.run(main())
+' "$T/echo.port" &
+bg_pids+=($!)
 (cd "$E/tls" && exec openssl s_server -WWW -accept 127.0.0.6:0 -cert cert.pem -key key.pem \
 	>"$T/tls.out" 2>&1 </dev/null) &
 bg_pids+=($!)
 for _ in $(seq 500); do
-	[ -s "$T/www.port" ] && grep -q '^ACCEPT' "$T/tls.out" 2>/dev/null && break
+	[ -s "$T/www.port" ] && [ -s "$T/echo.port" ] && grep -q '^ACCEPT' "$T/tls.out" 2>/dev/null && break
 	sleep 0.02
 done
 P1=$(cat "$T/www.port" 2>/dev/null)
 P2=$(sed -n 's/^ACCEPT 127\.0\.0\.6:\([0-9]*\)$/\1/p' "$T/tls.out" 2>/dev/null)
-if [ -z "$P1" ] || [ -z "$P2" ]; then
+P3=$(cat "$T/echo.port" 2>/dev/null)
+if [ -z "$P1" ] || [ -z "$P2" ] || [ -z "$P3" ]; then
 	ok 1 "test servers started (http: '${P1:-}', tls: '${P2:-}')"
 	done_testing
 fi
-diag "HTTP on 127.0.0.5:$P1, TLS on 127.0.0.6:$P2"
+diag "HTTP on 127.0.0.5:$P1, TLS on 127.0.0.6:$P2, echo on 127.0.0.7:$P3"
+
+# Hostile clients inside the sandbox, through confine-init's relay and the proxy: each check
+# prints one line.  An ordinary request is made while each kind of abuse is going on.
+cat >"$E/hostile.py" <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+def conn():
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=20)
+    return s
+def head(s):
+    b = b""
+    while b"\r\n\r\n" not in b:
+        k = s.recv(65536)
+        if not k:
+            break
+        b += k
+    return b
+def tunnel(msg=b"ping"):
+    s = conn()
+    s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n\r\n" % port)
+    ok = head(s).startswith(b"HTTP/1.1 200 ")
+    s.sendall(msg)
+    got = b""
+    while len(got) < len(msg):
+        k = s.recv(65536)
+        if not k:
+            break
+        got += k
+    s.close()
+    return ok and got == msg
+def status(s):
+    return head(s).split(b" ")[1].decode() if s else "?"
+out = []
+# 1,000 parallel tunnels, each relaying its own message.
+socks = []
+for i in range(1000):
+    s = conn()
+    s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n\r\n" % port)
+    socks.append(s)
+ok = sum(head(s).startswith(b"HTTP/1.1 200 ") for s in socks)
+out.append("parallel-200 %d" % ok)
+out.append("ordinary-during-parallel %s" % tunnel())
+good = 0
+for i, s in enumerate(socks):
+    m = b"m%d" % i
+    s.sendall(m)
+    got = b""
+    while len(got) < len(m):
+        k = s.recv(64)
+        if not k:
+            break
+        got += k
+    good += got == m
+    s.close()
+out.append("parallel-echo %d" % good)
+# A 1 MB request line.
+s = conn()
+s.settimeout(20)
+try:
+    s.sendall(b"GET http://www.test/" + b"a" * (1 << 20) + b" HTTP/1.1\r\n\r\n")
+except OSError:
+    pass
+out.append("long-line %s" % status(s))
+s.close()
+# A header flood.
+s = conn()
+try:
+    s.sendall(b"GET http://www.test/ HTTP/1.1\r\n" + b"".join(b"X-%d: y\r\n" % i for i in range(5000)))
+except OSError:
+    pass
+out.append("header-flood %s" % status(s))
+s.close()
+# Slowloris: 50 heads that never end; an ordinary request meanwhile.
+slow = [conn() for _ in range(50)]
+for s in slow:
+    s.sendall(b"GET http://www.test/ HTTP/1.1\r\nX-")
+out.append("ordinary-during-slowloris %s" % tunnel())
+for s in slow:
+    s.close()
+# Half-closed: the tunnel passes the end of file on, after the echo.
+s = conn()
+s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n\r\n" % port)
+head(s)
+s.sendall(b"last words")
+s.shutdown(socket.SHUT_WR)
+got = b""
+while True:
+    k = s.recv(65536)
+    if not k:
+        break
+    got += k
+out.append("half-close %s" % (got == b"last words"))
+s.close()
+print("\n".join(out))
+PY
+chmod 0644 "$E/hostile.py"
 
 allow=(--net-allow www.test,tls.test,rebind.test,metadata.test,slow.test
 	--net-allow 127.0.0.5,127.0.0.6)
@@ -108,6 +230,7 @@ for who in $RUN_USERS; do
 127.0.0.5 www.test denied.test ruled.test
 127.0.0.6 tls.test
 127.0.0.1 rebind.test
+127.0.0.7 echo.test
 169.254.169.254 metadata.test
 wait $w/release slow.test
 127.0.0.5 slow.test
@@ -228,6 +351,16 @@ EOF
 	is "$out" "$(printf 'hello-www\nhello-www')" \
 		"$who: R31 a request completes while another name's lookup hangs; that one follows"
 	rm -f "$w/slow.out" "$w/fast.out"
+
+	# --- hostile clients through the relay: no crash, no blocking of other connections ---
+	nexpect "$who" "parallel-200 1000
+ordinary-during-parallel True
+parallel-echo 1000
+long-line 414
+header-flood 431
+ordinary-during-slowloris True
+half-close True" "R31 1,000 parallel tunnels, a 1 MB request line, a header flood, slowloris, half-close" \
+		--net-allow echo.test,127.0.0.7,www.test -- "$PY" "$E/hostile.py" "$P3"
 
 	# --- the proxy's socket: another host user and a second sandbox cannot reach it ---
 	before=$(net_dirs)
