@@ -11,7 +11,7 @@
  * with the command's status (128+N for death by signal N).  When pid 1 exits the kernel kills
  * everything else in the namespace, so no daemon outlives the command (R4).  With
  * --net-relay (network by domain, SPEC 12) it also listens on 127.0.0.1:3128 and :1080 and
- * relays each connection to confine's proxy (relay.c), in the same loop.
+ * hands each connection over to confine's proxy (relay.c), in the same loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -175,11 +175,16 @@ int main(int argc, char **argv)
 
 	/* The relay's listeners exist before READY, so the command can connect at once.  They
 	 * are close-on-exec: the command gets none of them. */
-	int http_l = -1, socks_l = -1;
+	int http_l = -1, socks_l = -1, handoff = -1;
 	if (relay && ((http_l = cf_relay_listen(CF_NET_HTTP_PORT)) < 0 ||
 		      (socks_l = cf_relay_listen(CF_NET_SOCKS_PORT)) < 0)) {
 		report(status_fd, CF_HELPER_FAIL, errno,
 		       "cannot listen on 127.0.0.1 for the network proxy");
+		return 125;
+	}
+	if (relay && (handoff = cf_relay_connect()) < 0) {
+		report(status_fd, CF_HELPER_FAIL, errno,
+		       "cannot reach confine's network proxy at " CF_NET_DIR);
 		return 125;
 	}
 
@@ -223,7 +228,7 @@ int main(int argc, char **argv)
 	}
 	close(status_fd);
 	if (relay)
-		return cf_relay_run(http_l, socks_l, &set, child);
+		return cf_relay_run(http_l, socks_l, handoff, &set, child);
 
 	for (;;) {
 		siginfo_t si;

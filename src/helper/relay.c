@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * confine-init's relay (SPEC 12): in the sandbox's own network namespace, pid 1 listens on
- * 127.0.0.1:3128 (HTTP proxy) and 127.0.0.1:1080 (SOCKS5) and carries each connection to
- * confine's proxy on the host through the unix sockets bound at /dev/.confine-net.  It adds no
- * process: the same event loop takes the signals pid 1 forwards and reaps the orphans.  It
- * decides nothing; the proxy does.  A connection is relayed with two pumps (splice through a
- * pipe, back-pressure, half-close passed on).
+ * 127.0.0.1:3128 (HTTP proxy) and 127.0.0.1:1080 (SOCKS5) and hands each connection it accepts
+ * over to confine's proxy on the host, through the handoff socket bound at
+ * /dev/.confine-net/proxy.sock: one message per connection, the kind and the socket itself
+ * (SCM_RIGHTS).  No byte of the traffic passes through pid 1 and it keeps nothing per
+ * connection: the proxy reads and writes the command's socket directly.  It adds no process:
+ * the same loop takes the signals pid 1 forwards and reaps the orphans.  It decides nothing;
+ * the proxy does.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -22,37 +24,8 @@
 
 #include "helper/relay.h"
 #include "net/netconst.h"
-#include "net/pump.h"
 
-#define MAX_CONNS 1024
-
-enum { R_SIG, R_HTTP, R_SOCKS, R_TCP, R_UNIX };
-
-struct rconn;
-struct rref {
-	int what;
-	struct rconn *c;
-};
-
-struct rconn {
-	struct rref tref, uref;
-	int tfd, ufd;
-	unsigned tev, uev;
-	struct cf_pump up, down; /* tcp -> unix, unix -> tcp */
-	bool closed;
-	struct rconn *next_free;
-	size_t slot;
-};
-
-struct relay {
-	int ep;
-	struct rconn *conns[MAX_CONNS];
-	size_t n;
-	struct rconn *free_list;
-	bool accepting;
-	struct rref r_http, r_socks;
-	int http_l, socks_l;
-};
+enum { R_SIG, R_HTTP, R_SOCKS, R_HANDOFF };
 
 int cf_relay_listen(int port)
 {
@@ -72,134 +45,129 @@ int cf_relay_listen(int port)
 	return fd;
 }
 
-static void interest(struct relay *r, int fd, struct rref *ref, unsigned *cur, unsigned want)
+int cf_relay_connect(void)
 {
-	if (*cur == want)
-		return;
-	struct epoll_event ev = {.events = want, .data.ptr = ref};
-	epoll_ctl(r->ep, *cur == ~0u ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
-	*cur = want;
-}
-
-static void accepting(struct relay *r, bool on)
-{
-	if (r->accepting == on)
-		return;
-	r->accepting = on;
-	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.ptr = &r->r_http};
-	epoll_ctl(r->ep, EPOLL_CTL_MOD, r->http_l, &ev);
-	ev.data.ptr = &r->r_socks;
-	epoll_ctl(r->ep, EPOLL_CTL_MOD, r->socks_l, &ev);
-}
-
-static void conn_close(struct relay *r, struct rconn *c)
-{
-	if (c->closed)
-		return;
-	c->closed = true;
-	close(c->tfd);
-	close(c->ufd);
-	cf_pump_release(&c->up);
-	cf_pump_release(&c->down);
-	r->conns[c->slot] = r->conns[--r->n];
-	r->conns[c->slot]->slot = c->slot;
-	c->next_free = r->free_list;
-	r->free_list = c;
-	accepting(r, true);
-}
-
-static void update(struct relay *r, struct rconn *c)
-{
-	unsigned tev = 0, uev = 0;
-	if (cf_pump_wants_read(&c->up))
-		tev |= EPOLLIN;
-	if (cf_pump_wants_write(&c->up))
-		uev |= EPOLLOUT;
-	if (cf_pump_wants_read(&c->down))
-		uev |= EPOLLIN;
-	if (cf_pump_wants_write(&c->down))
-		tev |= EPOLLOUT;
-	interest(r, c->tfd, &c->tref, &c->tev, tev);
-	interest(r, c->ufd, &c->uref, &c->uev, uev);
-}
-
-static void progress(struct relay *r, struct rconn *c, uint32_t ev)
-{
-	int moved = 0;
-	for (int round = 0; round < 8; round++) {
-		int a = cf_pump_step(&c->up, c->tfd, c->ufd);
-		int b = cf_pump_step(&c->down, c->ufd, c->tfd);
-		if (a < 0 || b < 0 || (c->up.shut && c->down.shut)) {
-			conn_close(r, c);
-			return;
-		}
-		if (!a && !b)
-			break;
-		moved = 1;
+	static const char path[] = CF_NET_DIR "/" CF_NET_HANDOFF_SOCK;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	memcpy(a.sun_path, path, sizeof(path));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
 	}
-	/* A hang-up with nothing left to move: the other side is gone. */
-	if (!moved && (ev & (EPOLLHUP | EPOLLERR))) {
-		conn_close(r, c);
-		return;
-	}
-	update(r, c);
+	return fd;
 }
 
-static void accept_one(struct relay *r, int lfd, const char *sock)
+struct relay {
+	int ep, handoff, http_l, socks_l;
+	int pending; /* an accepted connection the handoff socket had no room for, or -1 */
+	char pending_kind;
+	bool listening;
+};
+
+static void set(struct relay *r, int fd, int what, unsigned events)
 {
-	while (r->n < MAX_CONNS) {
-		int t = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (t < 0) {
-			/* Out of descriptors: wait for a connection to end rather than spin on a
-			 * listener that stays readable. */
+	struct epoll_event ev = {.events = events, .data.u32 = (uint32_t)what};
+	epoll_ctl(r->ep, EPOLL_CTL_MOD, fd, &ev);
+}
+
+/* Listen, or wait for room in the handoff socket: never both (back-pressure: connections wait
+ * in the listen backlog while the proxy is busy). */
+static void listen_on(struct relay *r, bool on)
+{
+	r->listening = on;
+	set(r, r->http_l, R_HTTP, on ? EPOLLIN : 0);
+	set(r, r->socks_l, R_SOCKS, on ? EPOLLIN : 0);
+	set(r, r->handoff, R_HANDOFF, on ? 0 : EPOLLOUT);
+}
+
+/* Returns 1 when handed over, 0 when the handoff socket is full, -1 when it is broken. */
+static int hand_over(struct relay *r, int fd, char kind)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	struct iovec iov = {.iov_base = &kind, .iov_len = 1};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ctl.buf,
+			   .msg_controllen = sizeof(ctl.buf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(r->handoff, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == 1) {
+		close(fd); /* the proxy holds it now */
+		return 1;
+	}
+	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+}
+
+static void proxy_gone(struct relay *r)
+{
+	/* Without the proxy nothing can be reached: the command is refused at once rather than
+	 * left waiting in a backlog nobody reads. */
+	if (r->pending >= 0)
+		close(r->pending);
+	r->pending = -1;
+	epoll_ctl(r->ep, EPOLL_CTL_DEL, r->handoff, NULL);
+	epoll_ctl(r->ep, EPOLL_CTL_DEL, r->http_l, NULL);
+	epoll_ctl(r->ep, EPOLL_CTL_DEL, r->socks_l, NULL);
+	close(r->http_l);
+	close(r->socks_l);
+	r->http_l = r->socks_l = -1;
+}
+
+static void accept_all(struct relay *r, int lfd, char kind)
+{
+	while (r->http_l >= 0) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			/* Out of descriptors: wait for room at the proxy instead of spinning. */
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 			    errno == ENOMEM)
-				accepting(r, false);
+				listen_on(r, false);
 			return;
 		}
-		int u = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		struct sockaddr_un a = {.sun_family = AF_UNIX};
-		memcpy(a.sun_path, sock, strlen(sock) + 1);
-		struct rconn *c = u >= 0 ? calloc(1, sizeof(*c)) : NULL;
-		/* A unix connect completes at once or fails: EAGAIN means the proxy's backlog is
-		 * full, and the client is better told by a reset than kept waiting. */
-		if (!c || connect(u, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-		    cf_pump_init(&c->up) < 0) {
-			free(c);
-			if (u >= 0)
-				close(u);
-			close(t);
-			continue;
+		int h = hand_over(r, fd, kind);
+		if (h < 0) {
+			close(fd);
+			proxy_gone(r);
+			return;
 		}
-		if (cf_pump_init(&c->down) < 0) {
-			cf_pump_release(&c->up);
-			free(c);
-			close(u);
-			close(t);
-			continue;
+		if (h == 0) {
+			r->pending = fd;
+			r->pending_kind = kind;
+			listen_on(r, false);
+			return;
 		}
-		c->tfd = t;
-		c->ufd = u;
-		c->tev = c->uev = ~0u;
-		c->tref = (struct rref){R_TCP, c};
-		c->uref = (struct rref){R_UNIX, c};
-		c->slot = r->n;
-		r->conns[r->n++] = c;
-		update(r, c);
 	}
-	accepting(r, false);
 }
 
-/* Everything still open, when the command has ended (pid 1 exits next). */
-static void relay_end(struct relay *r)
+static void flush_pending(struct relay *r, uint32_t events)
 {
-	while (r->n)
-		conn_close(r, r->conns[r->n - 1]);
-	while (r->free_list) {
-		struct rconn *c = r->free_list;
-		r->free_list = c->next_free;
-		free(c);
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		proxy_gone(r);
+		return;
 	}
+	if (r->pending >= 0) {
+		int h = hand_over(r, r->pending, r->pending_kind);
+		if (h < 0) {
+			proxy_gone(r);
+			return;
+		}
+		if (h == 0)
+			return;
+		r->pending = -1;
+	}
+	listen_on(r, true);
 }
 
 /* Reaps every child; returns true with *status when `child` has ended. */
@@ -222,63 +190,61 @@ static bool reap(pid_t child, int *status)
 	return ended;
 }
 
-int cf_relay_run(int http_l, int socks_l, const sigset_t *set, pid_t child)
+int cf_relay_run(int http_l, int socks_l, int handoff, const sigset_t *set_, pid_t child)
 {
-	struct relay r = {.http_l = http_l, .socks_l = socks_l, .accepting = true};
-	r.r_http = (struct rref){R_HTTP, NULL};
-	r.r_socks = (struct rref){R_SOCKS, NULL};
-	struct rref r_sig = {R_SIG, NULL};
-	int sfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
-	r.ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = {.events = EPOLLIN};
+	struct relay r = {.http_l = http_l, .socks_l = socks_l, .handoff = handoff, .pending = -1};
 	int status = 125;
+	int sfd = signalfd(-1, set_, SFD_CLOEXEC | SFD_NONBLOCK);
+	r.ep = epoll_create1(EPOLL_CLOEXEC);
 	if (sfd < 0 || r.ep < 0)
 		goto fallback;
-	ev.data.ptr = &r_sig;
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = R_SIG};
 	epoll_ctl(r.ep, EPOLL_CTL_ADD, sfd, &ev);
-	ev.data.ptr = &r.r_http;
+	ev = (struct epoll_event){.events = EPOLLIN, .data.u32 = R_HTTP};
 	epoll_ctl(r.ep, EPOLL_CTL_ADD, http_l, &ev);
-	ev.data.ptr = &r.r_socks;
+	ev = (struct epoll_event){.events = EPOLLIN, .data.u32 = R_SOCKS};
 	epoll_ctl(r.ep, EPOLL_CTL_ADD, socks_l, &ev);
-	static const char http_sock[] = CF_NET_DIR "/" CF_NET_HTTP_SOCK;
-	static const char socks_sock[] = CF_NET_DIR "/" CF_NET_SOCKS_SOCK;
-	/* The command may have ended before the loop: its SIGCHLD is pending in the signalfd. */
+	ev = (struct epoll_event){.events = 0, .data.u32 = R_HANDOFF};
+	epoll_ctl(r.ep, EPOLL_CTL_ADD, handoff, &ev);
+	r.listening = true;
+	/* A command that ended before the loop started: its SIGCHLD waits in the signalfd. */
 	for (;;) {
-		struct epoll_event evs[64];
-		int n = epoll_wait(r.ep, evs, 64, -1);
+		struct epoll_event evs[16];
+		int n = epoll_wait(r.ep, evs, 16, -1);
 		if (n < 0 && errno != EINTR)
 			goto fallback;
 		for (int i = 0; i < n; i++) {
-			struct rref *x = evs[i].data.ptr;
-			if (x->what == R_SIG) {
+			switch (evs[i].data.u32) {
+			case R_SIG: {
 				struct signalfd_siginfo si;
 				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-					if (si.ssi_signo != SIGCHLD) {
+					if (si.ssi_signo != SIGCHLD)
 						kill(child, (int)si.ssi_signo);
-					} else if (reap(child, &status)) {
-						relay_end(&r);
+					else if (reap(child, &status))
 						return status;
-					}
 				}
-			} else if (x->what == R_HTTP) {
-				accept_one(&r, http_l, http_sock);
-			} else if (x->what == R_SOCKS) {
-				accept_one(&r, socks_l, socks_sock);
-			} else if (!x->c->closed) {
-				progress(&r, x->c, evs[i].events);
+				break;
 			}
-		}
-		while (r.free_list) {
-			struct rconn *c = r.free_list;
-			r.free_list = c->next_free;
-			free(c);
+			case R_HTTP:
+				if (r.listening)
+					accept_all(&r, r.http_l, CF_NET_HANDOFF_HTTP);
+				break;
+			case R_SOCKS:
+				if (r.listening)
+					accept_all(&r, r.socks_l, CF_NET_HANDOFF_SOCKS);
+				break;
+			case R_HANDOFF:
+				if (r.http_l >= 0)
+					flush_pending(&r, evs[i].events);
+				break;
+			}
 		}
 	}
 fallback:
 	/* No event loop: no relay, but pid 1's other duties hold. */
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(set, &si);
+		int sig = sigwaitinfo(set_, &si);
 		if (sig < 0)
 			continue;
 		if (sig != SIGCHLD)

@@ -39,6 +39,7 @@
  *   selfkill SIG         raise(SIG) with the default disposition (prints SURVIVED, exit 1, if
  *                        the process is still alive afterwards)
  *   exit N               exit(N)
+ *   connect-seqpacket PATH  AF_UNIX SOCK_SEQPACKET connect                -> OK
  *   raw-socket           socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)         -> OK
  *   packet-socket        socket(AF_PACKET, SOCK_RAW, 0)                  -> OK
  *   getaddrinfo NAME     the C library's resolver            -> OK <first IPv4> | EAI_<name>
@@ -360,7 +361,7 @@ static int op_getaddrinfo(const char *name)
 	return 0;
 }
 
-static int op_connect_unix(const char *path)
+static int op_connect_unix(const char *path, int type)
 {
 	struct sockaddr_un sa;
 	memset(&sa, 0, sizeof(sa));
@@ -374,7 +375,7 @@ static int op_connect_unix(const char *path)
 		sa.sun_path[0] = '\0';
 		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
 	}
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return report(-1);
 	int rc = connect(fd, (struct sockaddr *)&sa, len);
@@ -576,7 +577,9 @@ int main(int argc, char **argv)
 	if (strcmp(op, "connect-udp") == 0 && nargs == 2)
 		return op_connect_udp(a[0], a[1]);
 	if (strcmp(op, "connect-unix") == 0 && nargs == 1)
-		return op_connect_unix(a[0]);
+		return op_connect_unix(a[0], SOCK_STREAM);
+	if (strcmp(op, "connect-seqpacket") == 0 && nargs == 1)
+		return op_connect_unix(a[0], SOCK_SEQPACKET);
 	if (strcmp(op, "raw-socket") == 0 && nargs == 0)
 		return op_raw_socket(AF_INET);
 	if (strcmp(op, "packet-socket") == 0 && nargs == 0)

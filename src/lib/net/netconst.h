@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Where the network-by-domain proxy is reached inside the sandbox (SPEC 12): shared by the plan
- * (pure), the executor and confine-init, which relays 127.0.0.1:PORT to confine's proxy
- * sockets.  The ports are fixed: the sandbox has a network namespace of its own, so they are
- * always free, and the plan is the same on every run.
+ * (pure), the executor and confine-init, which listens on 127.0.0.1:PORT and hands every
+ * connection over to confine's proxy through its socket.  The ports are fixed: the sandbox has a
+ * network namespace of its own, so they are always free, and the plan is the same on every run.
  */
 #ifndef CONFINE_NET_NETCONST_H
 #define CONFINE_NET_NETCONST_H
@@ -13,7 +13,10 @@
 /* The directory of the proxy's sockets inside the sandbox: in the sandbox's own /dev (a tmpfs
  * bwrap makes, read-only once set up), so that no mount point is ever needed on the host. */
 #define CF_NET_DIR "/dev/.confine-net"
-#define CF_NET_HTTP_SOCK "http.sock"
-#define CF_NET_SOCKS_SOCK "socks.sock"
+/* The proxy's handoff socket (SOCK_SEQPACKET): confine-init hands each connection it accepts
+ * over to the proxy, one message each: 'H' or 'S' and the socket itself (SCM_RIGHTS). */
+#define CF_NET_HANDOFF_SOCK "proxy.sock"
+#define CF_NET_HANDOFF_HTTP 'H'
+#define CF_NET_HANDOFF_SOCKS 'S'
 
 #endif

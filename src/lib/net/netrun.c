@@ -4,8 +4,9 @@
  * the sockets 0600, so no other user of the host (root aside, who can do anything anyway);
  * it lives under the host's /tmp, which every sandbox sees only as its own private tmpfs, so
  * no other sandbox finds it; inside this sandbox it is bound read-only at /dev/.confine-net,
- * where confine-init connects to it.  The command can connect there too, and meets the same
- * proxy and the same decisions: nothing to gain.
+ * where confine-init connects to it.  The command can connect there too, and can hand over
+ * only connections it already holds, to the same proxy and the same decisions: nothing to
+ * gain.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,14 +27,14 @@
 
 struct cf_netrun {
 	char *dir;
-	char *http_path, *socks_path;
+	char *path; /* the handoff socket */
 	int dir_fd;
 	struct cf_proxy *proxy;
 };
 
 static int listen_unix(const char *path, struct confine_error *err)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	size_t n = strlen(path);
 	if (fd < 0 || n >= sizeof(a.sun_path)) {
@@ -63,7 +64,7 @@ static bool dead_socket(const char *path)
 	if (n >= sizeof(a.sun_path))
 		return false;
 	memcpy(a.sun_path, path, n + 1);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
 	bool dead = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 && errno == ECONNREFUSED;
@@ -86,19 +87,17 @@ static void sweep_stale(void)
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, "confine-net.", 12))
 			continue;
-		char dir[64], http[96], socks[96];
+		char dir[64], sock[96];
 		if (snprintf(dir, sizeof(dir), "/tmp/%s", e->d_name) >= (int)sizeof(dir))
 			continue;
 		struct stat st;
 		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 		    (st.st_mode & 07777) != 0700 || now - st.st_mtime < 60)
 			continue;
-		snprintf(http, sizeof(http), "%s/" CF_NET_HTTP_SOCK, dir);
-		snprintf(socks, sizeof(socks), "%s/" CF_NET_SOCKS_SOCK, dir);
-		if (!dead_socket(http))
+		snprintf(sock, sizeof(sock), "%s/" CF_NET_HANDOFF_SOCK, dir);
+		if (!dead_socket(sock))
 			continue;
-		unlink(http);
-		unlink(socks);
+		unlink(sock);
 		rmdir(dir);
 	}
 	closedir(d);
@@ -107,7 +106,7 @@ static void sweep_stale(void)
 int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
 		    struct confine_error *err)
 {
-	int r, hfd = -1, sfd = -1;
+	int r, hfd = -1;
 	struct cf_netrun *n = calloc(1, sizeof(*n));
 	*out = NULL;
 	if (!n)
@@ -126,9 +125,8 @@ int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
 		n->dir = NULL;
 		goto out;
 	}
-	n->http_path = cf_path_join(n->dir, CF_NET_HTTP_SOCK);
-	n->socks_path = cf_path_join(n->dir, CF_NET_SOCKS_SOCK);
-	if (!n->http_path || !n->socks_path)
+	n->path = cf_path_join(n->dir, CF_NET_HANDOFF_SOCK);
+	if (!n->path)
 		goto oom;
 	n->dir_fd = open(n->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (n->dir_fd < 0) {
@@ -136,14 +134,13 @@ int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
 			      errno);
 		goto out;
 	}
-	if ((hfd = listen_unix(n->http_path, err)) < 0 ||
-	    (sfd = listen_unix(n->socks_path, err)) < 0) {
+	if ((hfd = listen_unix(n->path, err)) < 0) {
 		r = CONFINE_E_OS;
 		goto out;
 	}
 	struct cf_proxy_config cfg = CF_PROXY_CONFIG_DEFAULT;
-	r = cf_proxy_new(&cfg, policy, hfd, sfd, &n->proxy, err);
-	hfd = sfd = -1; /* the proxy's now, whatever happened */
+	r = cf_proxy_new(&cfg, policy, -1, -1, hfd, &n->proxy, err);
+	hfd = -1; /* the proxy's now, whatever happened */
 	if (r == 0)
 		r = cf_proxy_start(n->proxy, err);
 	if (r < 0)
@@ -156,8 +153,6 @@ oom:
 out:
 	if (hfd >= 0)
 		close(hfd);
-	if (sfd >= 0)
-		close(sfd);
 	cf_netrun_free(n);
 	return r;
 }
@@ -197,16 +192,13 @@ void cf_netrun_free(struct cf_netrun *n)
 	if (!n)
 		return;
 	cf_proxy_free(n->proxy);
-	if (n->http_path)
-		unlink(n->http_path);
-	if (n->socks_path)
-		unlink(n->socks_path);
+	if (n->path)
+		unlink(n->path);
 	if (n->dir)
 		rmdir(n->dir);
 	if (n->dir_fd >= 0)
 		close(n->dir_fd);
-	free(n->http_path);
-	free(n->socks_path);
+	free(n->path);
 	free(n->dir);
 	free(n);
 }

@@ -11,8 +11,8 @@
 
 struct cf_netrun;
 
-/* Creates /tmp/confine-net.XXXXXX (0700) with http.sock and socks.sock (0600) and starts the
- * proxy over them.  `policy` is borrowed until cf_netrun_free.  Touches the OS. */
+/* Creates /tmp/confine-net.XXXXXX (0700) with the handoff socket proxy.sock (0600) and starts
+ * the proxy over it.  `policy` is borrowed until cf_netrun_free.  Touches the OS. */
 int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
 		    struct confine_error *err);
 /* An O_PATH descriptor of the directory, for bwrap's --ro-bind-fd (owned by the netrun). */

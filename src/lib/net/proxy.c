@@ -14,6 +14,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -169,6 +170,17 @@ static void listen_interest(struct cf_proxy *p, bool on)
 		ev.data.ptr = &p->r_socks;
 		epoll_ctl(p->ep, EPOLL_CTL_MOD, p->socks_fd, &ev);
 	}
+	/* Handed-over connections wait in the handoff socket's queue the same way; the sender
+	 * then stops taking new ones (back-pressure).  Out of epoll meanwhile, not only without
+	 * EPOLLIN: a hang-up would be reported all the same, again and again. */
+	for (size_t i = 0; i < p->n_handoffs; i++) {
+		struct handoff *h = p->handoffs[i];
+		struct epoll_event hev = {.events = EPOLLIN, .data.ptr = &h->ref};
+		if (on && !h->in_epoll)
+			h->in_epoll = epoll_ctl(p->ep, EPOLL_CTL_ADD, h->fd, &hev) == 0;
+		else if (!on && h->in_epoll)
+			h->in_epoll = epoll_ctl(p->ep, EPOLL_CTL_DEL, h->fd, NULL) != 0;
+	}
 }
 
 void cf_proxy_close(struct conn *c)
@@ -181,11 +193,17 @@ void cf_proxy_close(struct conn *c)
 		c->job->owner = NULL; /* dropped when the lookup is done */
 		c->job = NULL;
 	}
-	/* close() takes a descriptor out of epoll (none is duplicated). */
-	if (c->cfd >= 0)
+	/* Out of epoll first: close() alone removes a registration only when the last reference
+	 * to the open file goes, and a handed-over socket may still be open in confine-init (or
+	 * in flight) for a moment: its events would then name freed memory. */
+	if (c->cfd >= 0) {
+		epoll_ctl(p->ep, EPOLL_CTL_DEL, c->cfd, NULL);
 		close(c->cfd);
-	if (c->ufd >= 0)
+	}
+	if (c->ufd >= 0) {
+		epoll_ctl(p->ep, EPOLL_CTL_DEL, c->ufd, NULL);
 		close(c->ufd);
+	}
 	c->cfd = c->ufd = -1;
 	for (size_t i = 0; i < p->n_conns; i++) {
 		if (p->conns[i] == c) {
@@ -206,12 +224,64 @@ void cf_proxy_close(struct conn *c)
 
 static void free_closed(struct cf_proxy *p)
 {
+	while (p->free_handoffs) {
+		struct handoff *h = p->free_handoffs;
+		p->free_handoffs = h->next_free;
+		free(h);
+	}
 	while (p->free_list) {
 		struct conn *c = p->free_list;
 		p->free_list = c->next_free;
 		cf_conn_release(c);
 		free(c);
 	}
+}
+
+/* A client connection (non-blocking) becomes a connection of the proxy; false when there was
+ * no memory (the descriptor is closed). */
+static bool new_conn(struct cf_proxy *p, int fd, enum conn_kind kind)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	if (c && p->n_conns == p->cap_conns) {
+		size_t cap = p->cap_conns ? p->cap_conns * 2 : 64;
+		struct conn **v = realloc(p->conns, cap * sizeof(*v));
+		if (!v) {
+			free(c);
+			c = NULL;
+		} else {
+			p->conns = v;
+			p->cap_conns = cap;
+		}
+	}
+	if (!c) {
+		close(fd);
+		return false;
+	}
+	c->p = p;
+	c->cfd = fd;
+	c->ufd = -1;
+	c->cev = c->uev = ~0u;
+	c->cref = (struct ref){W_CLIENT, c, NULL};
+	c->uref = (struct ref){W_UPSTREAM, c, NULL};
+	c->kind = kind;
+	c->proto = kind == K_SOCKS ? "socks5" : "http";
+	c->st = S_HEAD;
+	c->deadline = cf_proxy_now() + p->cfg.head_timeout_ms;
+	cf_buf_init(&c->resp_pre);
+	p->conns[p->n_conns++] = c;
+	pthread_mutex_lock(&p->lock);
+	p->stats.accepted++;
+	p->stats.active = p->n_conns;
+	if (p->n_conns > p->stats.peak)
+		p->stats.peak = p->n_conns;
+	pthread_mutex_unlock(&p->lock);
+	cf_proxy_update(c);
+	return true;
+}
+
+static bool out_of_descriptors(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
 }
 
 static void accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind)
@@ -222,49 +292,115 @@ static void accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind)
 			/* Out of descriptors or memory: wait for a connection to end instead of
 			 * spinning on a listener that stays readable.  EAGAIN, or a connection
 			 * that went away before it was taken: nothing to do. */
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			    errno == ENOMEM)
+			if (out_of_descriptors(errno))
 				listen_interest(p,
 						false); /* back at the next sweep at the latest */
 			return;
 		}
-		struct conn *c = calloc(1, sizeof(*c));
-		if (c && p->n_conns == p->cap_conns) {
-			size_t cap = p->cap_conns ? p->cap_conns * 2 : 64;
-			struct conn **v = realloc(p->conns, cap * sizeof(*v));
-			if (!v) {
-				free(c);
-				c = NULL;
-			} else {
-				p->conns = v;
-				p->cap_conns = cap;
-			}
-		}
-		if (!c) {
-			close(fd);
+		if (!new_conn(p, fd, kind))
 			return;
-		}
-		c->p = p;
-		c->cfd = fd;
-		c->ufd = -1;
-		c->cev = c->uev = ~0u;
-		c->cref = (struct ref){W_CLIENT, c};
-		c->uref = (struct ref){W_UPSTREAM, c};
-		c->kind = kind;
-		c->proto = kind == K_SOCKS ? "socks5" : "http";
-		c->st = S_HEAD;
-		c->deadline = cf_proxy_now() + p->cfg.head_timeout_ms;
-		cf_buf_init(&c->resp_pre);
-		p->conns[p->n_conns++] = c;
-		pthread_mutex_lock(&p->lock);
-		p->stats.accepted++;
-		p->stats.active = p->n_conns;
-		if (p->n_conns > p->stats.peak)
-			p->stats.peak = p->n_conns;
-		pthread_mutex_unlock(&p->lock);
-		cf_proxy_update(c);
 	}
 	/* At the bound: the rest wait in the backlog until a connection ends. */
+	listen_interest(p, false);
+}
+
+/* Closes a handoff connection; freed after the round, like a connection. */
+static void close_handoff(struct cf_proxy *p, struct handoff *h)
+{
+	if (h->in_epoll)
+		epoll_ctl(p->ep, EPOLL_CTL_DEL, h->fd, NULL);
+	close(h->fd);
+	h->fd = -1;
+	for (size_t i = 0; i < p->n_handoffs; i++) {
+		if (p->handoffs[i] == h) {
+			p->handoffs[i] = p->handoffs[--p->n_handoffs];
+			break;
+		}
+	}
+	h->next_free = p->free_handoffs;
+	p->free_handoffs = h;
+}
+
+static void accept_handoff(struct cf_proxy *p)
+{
+	for (;;) {
+		int fd = accept4(p->handoff_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		struct handoff *h =
+		    p->n_handoffs < CF_PROXY_MAX_HANDOFFS ? calloc(1, sizeof(*h)) : NULL;
+		struct epoll_event ev = {.events = EPOLLIN};
+		if (h) {
+			h->fd = fd;
+			h->ref = (struct ref){W_HANDOFF, NULL, h};
+			ev.data.ptr = &h->ref;
+		}
+		if (!h || (p->listening && epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev) < 0)) {
+			free(h);
+			close(fd);
+			continue;
+		}
+		h->in_epoll = p->listening;
+		p->handoffs[p->n_handoffs++] = h;
+	}
+}
+
+/* A handed-over descriptor must be a connected TCP socket (IPv4 or IPv6); anything else is
+ * closed.  Whoever can reach the handoff socket can only hand over what it already holds. */
+static bool tcp_connection(int fd)
+{
+	struct stat st;
+	int v = 0;
+	socklen_t l = sizeof(v);
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) < 0 || v != SOCK_STREAM)
+		return false;
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) < 0 || (v != AF_INET && v != AF_INET6))
+		return false;
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 || v)
+		return false;
+	return true;
+}
+
+static void read_handoff(struct cf_proxy *p, struct handoff *h)
+{
+	while (p->n_conns < p->cfg.max_conns) {
+		char kind;
+		union {
+			struct cmsghdr align;
+			char buf[CMSG_SPACE(sizeof(int))];
+		} ctl;
+		struct iovec iov = {.iov_base = &kind, .iov_len = 1};
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = ctl.buf,
+				   .msg_controllen = sizeof(ctl.buf)};
+		/* One descriptor per message; more are closed by the kernel (MSG_CTRUNC). */
+		ssize_t k = recvmsg(h->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return;
+		if (k <= 0) {
+			close_handoff(p, h);
+			return;
+		}
+		int fd = -1;
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+		if (fd < 0)
+			continue;
+		if ((kind != 'H' && kind != 'S') || !tcp_connection(fd) ||
+		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+			close(fd);
+			continue;
+		}
+		if (!new_conn(p, fd, kind == 'S' ? K_SOCKS : K_HTTP))
+			return;
+	}
 	listen_interest(p, false);
 }
 
@@ -329,6 +465,13 @@ static void *loop(void *arg)
 			case W_LISTEN_SOCKS:
 				accept_all(p, p->socks_fd, K_SOCKS);
 				break;
+			case W_LISTEN_HANDOFF:
+				accept_handoff(p);
+				break;
+			case W_HANDOFF:
+				if (r->h->fd >= 0)
+					read_handoff(p, r->h);
+				break;
 			case W_RESOLVER:
 				resolved(p);
 				break;
@@ -354,6 +497,8 @@ static void *loop(void *arg)
 out:
 	while (p->n_conns)
 		cf_proxy_close(p->conns[p->n_conns - 1]);
+	while (p->n_handoffs)
+		close_handoff(p, p->handoffs[p->n_handoffs - 1]);
 	free_closed(p);
 	return NULL;
 }
@@ -365,23 +510,23 @@ static int add_fd(struct cf_proxy *p, int fd, struct ref *r, unsigned events)
 }
 
 int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy, int http_fd,
-		 int socks_fd, struct cf_proxy **out, struct confine_error *err)
+		 int socks_fd, int handoff_fd, struct cf_proxy **out, struct confine_error *err)
 {
 	*out = NULL;
+	int lfds[] = {http_fd, socks_fd, handoff_fd};
 	struct cf_proxy *p = calloc(1, sizeof(*p));
 	if (!p) {
-		if (http_fd >= 0)
-			close(http_fd);
-		if (socks_fd >= 0)
-			close(socks_fd);
+		for (size_t i = 0; i < 3; i++)
+			if (lfds[i] >= 0)
+				close(lfds[i]);
 		return cf_nomem(err);
 	}
 	p->ep = -1;
 	/* accept4 must never block the loop, whatever the caller made. */
-	if (http_fd >= 0)
-		fcntl(http_fd, F_SETFL, fcntl(http_fd, F_GETFL) | O_NONBLOCK);
-	if (socks_fd >= 0)
-		fcntl(socks_fd, F_SETFL, fcntl(socks_fd, F_GETFL) | O_NONBLOCK);
+	for (size_t i = 0; i < 3; i++)
+		if (lfds[i] >= 0)
+			fcntl(lfds[i], F_SETFL, fcntl(lfds[i], F_GETFL) | O_NONBLOCK);
+	p->handoff_fd = handoff_fd;
 	p->cfg = *cfg;
 	if (!p->cfg.max_conns)
 		p->cfg.max_conns = 1;
@@ -389,10 +534,11 @@ int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *
 	p->http_fd = http_fd;
 	p->socks_fd = socks_fd;
 	p->wake_fd = -1;
-	p->r_http = (struct ref){W_LISTEN_HTTP, NULL};
-	p->r_socks = (struct ref){W_LISTEN_SOCKS, NULL};
-	p->r_wake = (struct ref){W_WAKE, NULL};
-	p->r_resolver = (struct ref){W_RESOLVER, NULL};
+	p->r_http = (struct ref){W_LISTEN_HTTP, NULL, NULL};
+	p->r_socks = (struct ref){W_LISTEN_SOCKS, NULL, NULL};
+	p->r_handoff = (struct ref){W_LISTEN_HANDOFF, NULL, NULL};
+	p->r_wake = (struct ref){W_WAKE, NULL, NULL};
+	p->r_resolver = (struct ref){W_RESOLVER, NULL, NULL};
 	pthread_mutex_init(&p->lock, NULL);
 	/* Each connection holds up to six descriptors (two sockets, two pipes); the rest of
 	 * the process keeps a margin. */
@@ -416,6 +562,7 @@ int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *
 	    cf_resolver_new(p->cfg.resolver_threads, &p->resolver, &p->resolver_fd) < 0 ||
 	    add_fd(p, p->http_fd, &p->r_http, EPOLLIN) < 0 ||
 	    add_fd(p, p->socks_fd, &p->r_socks, EPOLLIN) < 0 ||
+	    add_fd(p, p->handoff_fd, &p->r_handoff, EPOLLIN) < 0 ||
 	    add_fd(p, p->wake_fd, &p->r_wake, EPOLLIN) < 0 ||
 	    add_fd(p, p->resolver_fd, &p->r_resolver, EPOLLIN) < 0) {
 		int e = errno;
@@ -484,6 +631,8 @@ void cf_proxy_free(struct cf_proxy *p)
 		close(p->http_fd);
 	if (p->socks_fd >= 0)
 		close(p->socks_fd);
+	if (p->handoff_fd >= 0)
+		close(p->handoff_fd);
 	if (p->wake_fd >= 0)
 		close(p->wake_fd);
 	if (p->ep >= 0)

@@ -42,12 +42,16 @@ struct cf_proxy_stats {
 struct cf_proxy;
 
 /*
- * A proxy over two listening sockets (unix or TCP; either may be -1), which it takes over.
+ * A proxy over its listening sockets, which it takes over (any may be -1): `http_fd` and
+ * `socks_fd` are stream sockets whose clients speak HTTP or SOCKS5; `handoff_fd` is a
+ * SOCK_SEQPACKET unix socket where each message hands over one client connection: one byte,
+ * 'H' (HTTP) or 'S' (SOCKS5), with the connected TCP socket as SCM_RIGHTS.  This is how
+ * confine-init passes the command's connections on without relaying a byte itself.
  * `policy` is borrowed and must stay unchanged until cf_proxy_free.  Touches the OS (epoll,
  * eventfd).
  */
 int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy, int http_fd,
-		 int socks_fd, struct cf_proxy **out, struct confine_error *err);
+		 int socks_fd, int handoff_fd, struct cf_proxy **out, struct confine_error *err);
 /* Runs the event loop on a thread of its own (every signal blocked there). */
 int cf_proxy_start(struct cf_proxy *p, struct confine_error *err);
 /* Ends the loop and closes every connection; waits for the thread.  Idempotent. */

@@ -133,8 +133,10 @@ static int out_flush(struct conn *c)
 
 static void close_upstream(struct conn *c)
 {
-	if (c->ufd >= 0)
+	if (c->ufd >= 0) {
+		epoll_ctl(c->p->ep, EPOLL_CTL_DEL, c->ufd, NULL);
 		close(c->ufd);
+	}
 	c->ufd = -1;
 	c->uev = ~0u;
 }

@@ -12,14 +12,35 @@
 #include "net/resolver.h"
 #include "net/socks.h"
 
-enum ref_what { W_LISTEN_HTTP, W_LISTEN_SOCKS, W_WAKE, W_RESOLVER, W_CLIENT, W_UPSTREAM };
+enum ref_what {
+	W_LISTEN_HTTP,
+	W_LISTEN_SOCKS,
+	W_LISTEN_HANDOFF,
+	W_HANDOFF,
+	W_WAKE,
+	W_RESOLVER,
+	W_CLIENT,
+	W_UPSTREAM
+};
 
 struct conn;
+struct handoff;
 /* What an epoll event points at. */
 struct ref {
 	enum ref_what what;
 	struct conn *c;
+	struct handoff *h;
 };
+
+/* A connection to the handoff socket: each message is one byte ('H' HTTP, 'S' SOCKS5) and the
+ * client's connection itself (SCM_RIGHTS). */
+struct handoff {
+	int fd; /* -1 once closed */
+	struct ref ref;
+	bool in_epoll;
+	struct handoff *next_free;
+};
+#define CF_PROXY_MAX_HANDOFFS 16
 
 enum conn_kind { K_HTTP, K_SOCKS };
 enum conn_state {
@@ -87,8 +108,11 @@ struct conn {
 struct cf_proxy {
 	struct cf_proxy_config cfg;
 	const struct cf_net_policy *policy;
-	int ep, wake_fd, http_fd, socks_fd, resolver_fd;
-	struct ref r_http, r_socks, r_wake, r_resolver;
+	int ep, wake_fd, http_fd, socks_fd, handoff_fd, resolver_fd;
+	struct ref r_http, r_socks, r_handoff, r_wake, r_resolver;
+	struct handoff *handoffs[CF_PROXY_MAX_HANDOFFS];
+	size_t n_handoffs;
+	struct handoff *free_handoffs; /* closed in this round */
 	bool listening;
 	struct cf_resolver *resolver;
 	pthread_t thread;

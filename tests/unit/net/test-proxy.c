@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -336,7 +337,7 @@ static struct cf_proxy *start_proxy(const struct cf_proxy_config *cfg, int *http
 	int hl = listen_on("127.0.0.1", http_port), sl = listen_on("127.0.0.1", socks_port);
 	struct cf_proxy *p = NULL;
 	struct confine_error err = {0};
-	if (cf_proxy_new(cfg, &policy, hl, sl, &p, &err) < 0 || cf_proxy_start(p, &err) < 0) {
+	if (cf_proxy_new(cfg, &policy, hl, sl, -1, &p, &err) < 0 || cf_proxy_start(p, &err) < 0) {
 		printf("# %s: %s\n", err.what, err.reason);
 		exit(1);
 	}
@@ -596,6 +597,115 @@ static void test_parallel(void)
 			close(fds[i]);
 }
 
+static bool send_fd(int sock, char kind, int fd)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	struct iovec iov = {.iov_base = &kind, .iov_len = 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (fd >= 0) {
+		m.msg_control = ctl.buf;
+		m.msg_controllen = sizeof(ctl.buf);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1;
+}
+
+/* A TCP connection as confine-init hands it over: the accepted end goes to the proxy through
+ * the handoff socket, the test keeps the client end. */
+static int handed_over(int handoff, char kind)
+{
+	int lp, l = listen_on("127.0.0.1", &lp);
+	int client = connect_port(lp);
+	int accepted = accept(l, NULL, NULL);
+	close(l);
+	if (!send_fd(handoff, kind, accepted)) {
+		close(client);
+		client = -1;
+	}
+	close(accepted);
+	return client;
+}
+
+/* The handoff socket (how confine-init passes connections on): connections handed over are
+ * served; anything that is not a connected TCP socket is closed and changes nothing. */
+static void test_handoff(void)
+{
+	char dir[] = "/tmp/confine-test-handoff.XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "mkdtemp");
+		return;
+	}
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/proxy.sock", dir);
+	int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 16) < 0) {
+		TAP_OK(0, "handoff socket: %s", strerror(errno));
+		return;
+	}
+	struct cf_proxy_config cfg = CF_PROXY_CONFIG_DEFAULT;
+	struct cf_proxy *p = NULL;
+	struct confine_error err = {0};
+	if (cf_proxy_new(&cfg, &policy, -1, -1, l, &p, &err) < 0 || cf_proxy_start(p, &err) < 0) {
+		TAP_OK(0, "proxy over a handoff socket: %s", err.reason);
+		return;
+	}
+	int h = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	TAP_INTEQ(connect(h, (struct sockaddr *)&a, sizeof(a)), 0,
+		  "connected to the handoff socket");
+
+	/* Not connections: a pipe, a UDP socket, a listening socket, no descriptor, a bad kind. */
+	int pp[2];
+	if (pipe(pp) < 0)
+		return;
+	send_fd(h, 'H', pp[0]);
+	int udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	send_fd(h, 'H', udp);
+	int lp, lst = listen_on("127.0.0.1", &lp);
+	send_fd(h, 'S', lst);
+	send_fd(h, 'H', -1);
+	int bad = handed_over(h, 'X');
+	close(pp[0]);
+	close(udp);
+	close(lst);
+
+	char buf[4096], req[128];
+	int c = handed_over(h, 'H');
+	snprintf(req, sizeof(req), "CONNECT ok.test:%d HTTP/1.1\r\n\r\n", srv.echo_port);
+	send_all(c, req, strlen(req));
+	recv_until(c, buf, sizeof(buf), "\r\n\r\n", 10000);
+	TAP_OK(!strncmp(buf, "HTTP/1.1 200 ", 13), "a connection handed over as 'H' speaks HTTP");
+	send_all(c, "ping", 4);
+	TAP_OK(recv_until(c, buf, sizeof(buf), "ping", 10000) == 4, "and its tunnel works");
+	close(c);
+	uint8_t greet[] = {5, 1, 0};
+	c = handed_over(h, 'S');
+	send_all(c, greet, sizeof(greet));
+	recv_until(c, buf, 3, NULL, 10000);
+	TAP_OK(buf[0] == 5 && buf[1] == 0, "a connection handed over as 'S' speaks SOCKS5");
+	close(c);
+	pp[1] = pp[1] >= 0 ? pp[1] : -1;
+	struct pollfd pf = {.fd = bad, .events = POLLIN};
+	TAP_OK(poll(&pf, 1, 5000) == 1 && recv(bad, buf, 1, 0) == 0,
+	       "one handed over with an unknown kind is closed");
+	close(bad);
+	close(pp[1]);
+	struct cf_proxy_stats st;
+	cf_proxy_stats(p, &st);
+	TAP_INTEQ(st.accepted, 2, "only the two TCP connections became connections");
+	close(h);
+	cf_proxy_free(p);
+	unlink(a.sun_path);
+	rmdir(dir);
+}
+
 /* The bound: with room for 4, a fifth waits in the backlog until one ends. */
 static void test_bound(void)
 {
@@ -688,6 +798,7 @@ int main(void)
 	cf_proxy_free(p);
 
 	test_bound();
+	test_handoff();
 	srv_stop(&srv);
 	cf_net_policy_release(&policy);
 	return tap_done();
