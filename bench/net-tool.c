@@ -59,8 +59,9 @@ static int serve(const char *addr, const char *portfile)
 			unsigned long long n;
 			if (sscanf(buf, "GET /bytes/%llu ", &n) == 1) {
 				char h[128];
-				int hl = snprintf(h, sizeof(h),
-						  "HTTP/1.1 200 OK\r\nContent-Length: %llu\r\n\r\n", n);
+				int hl =
+				    snprintf(h, sizeof(h),
+					     "HTTP/1.1 200 OK\r\nContent-Length: %llu\r\n\r\n", n);
 				send(c, h, (size_t)hl, MSG_NOSIGNAL);
 				while (n) {
 					size_t part = n < sizeof(block) ? n : sizeof(block);
@@ -108,13 +109,15 @@ static int latency(int n, const char *host, int port, int proxy)
 		}
 		char buf[512];
 		if (proxy) {
-			int l = snprintf(buf, sizeof(buf), "CONNECT %s:%d HTTP/1.1\r\n\r\n", host, port);
+			int l = snprintf(buf, sizeof(buf), "CONNECT %s:%d HTTP/1.1\r\n\r\n", host,
+					 port);
 			send(s, buf, (size_t)l, 0);
 			size_t got = 0;
 			while (got < 4 || memcmp(buf + got - 4, "\r\n\r\n", 4)) {
 				ssize_t k = recv(s, buf + got, 1, 0);
 				if (k <= 0 || ++got == sizeof(buf)) {
-					fprintf(stderr, "net-tool: the proxy refused: %.*s\n", (int)got, buf);
+					fprintf(stderr, "net-tool: the proxy refused: %.*s\n",
+						(int)got, buf);
 					return 1;
 				}
 			}
@@ -137,7 +140,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "serve"))
 		return serve(argv[2], argv[3]);
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "latency"))
-		return latency(atoi(argv[2]), argv[3], atoi(argv[4]), argc == 6 ? atoi(argv[5]) : 0);
+		return latency(atoi(argv[2]), argv[3], atoi(argv[4]),
+			       argc == 6 ? atoi(argv[5]) : 0);
 	fprintf(stderr, "usage: net-tool serve ADDR PORTFILE | latency N HOST PORT [PROXYPORT]\n");
 	return 2;
 }

@@ -107,7 +107,12 @@ static int hand_over(struct relay *r, int fd, char kind)
 		close(fd); /* the proxy holds it now */
 		return 1;
 	}
-	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+	/* Full, or too many descriptors in flight for this user (ETOOMANYREFS): the proxy is
+	 * taking them; try again when there is room. */
+	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ETOOMANYREFS ||
+		       errno == ENOBUFS
+		   ? 0
+		   : -1;
 }
 
 static void proxy_gone(struct relay *r)
