@@ -17,8 +17,11 @@ int cf_pump_init(struct cf_pump *p)
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0) {
 		p->pipe_r = fds[0];
 		p->pipe_w = fds[1];
+		int sz = fcntl(fds[0], F_GETPIPE_SZ);
+		p->cap = sz > 0 ? (size_t)sz : CF_PUMP_BUF;
 		return 0;
 	}
+	p->cap = CF_PUMP_BUF;
 	/* Out of descriptors or over the pipe quota: a buffer does the same, with a copy. */
 	p->buf = malloc(CF_PUMP_BUF);
 	return p->buf ? 0 : -1;
@@ -39,7 +42,7 @@ void cf_pump_release(struct cf_pump *p)
  * bytes already in the pipe are taken along. */
 static int fall_back(struct cf_pump *p)
 {
-	char *b = malloc(CF_PUMP_BUF);
+	char *b = malloc(p->queued > CF_PUMP_BUF ? p->queued : CF_PUMP_BUF);
 	if (!b)
 		return -1;
 	size_t got = 0;
@@ -56,6 +59,7 @@ static int fall_back(struct cf_pump *p)
 	p->off = 0;
 	p->queued = got;
 	p->full = false;
+	p->cap = CF_PUMP_BUF;
 	return 0;
 }
 
@@ -67,10 +71,17 @@ static bool transient(int e)
 static int step_splice(struct cf_pump *p, int src, int dst)
 {
 	int moved = 0;
+	if (!p->grown && p->moved >= CF_PUMP_BULK) {
+		/* Best effort: over the pipe quota the pipe simply stays as it is. */
+		p->grown = true;
+		int sz = fcntl(p->pipe_w, F_SETPIPE_SZ, (int)CF_PUMP_BULK_PIPE);
+		if (sz > 0)
+			p->cap = (size_t)sz;
+	}
 	for (int rounds = 0; rounds < 16; rounds++) {
 		bool progress = false;
-		if (!p->eof && !p->full && p->queued < CF_PUMP_BUF) {
-			ssize_t k = splice(src, NULL, p->pipe_w, NULL, CF_PUMP_BUF - p->queued,
+		if (!p->eof && !p->full && p->queued < p->cap) {
+			ssize_t k = splice(src, NULL, p->pipe_w, NULL, p->cap - p->queued,
 					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (k > 0) {
 				p->queued += (size_t)k;
@@ -177,7 +188,7 @@ bool cf_pump_wants_read(const struct cf_pump *p)
 {
 	if (p->eof || p->shut)
 		return false;
-	return p->pipe_r >= 0 ? !p->full && p->queued < CF_PUMP_BUF : p->queued == 0;
+	return p->pipe_r >= 0 ? !p->full && p->queued < p->cap : p->queued == 0;
 }
 
 bool cf_pump_wants_write(const struct cf_pump *p)

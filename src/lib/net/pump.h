@@ -15,9 +15,16 @@
 #include <stddef.h>
 
 #define CF_PUMP_BUF 65536
+/* A pump that has moved CF_PUMP_BULK bytes is a bulk transfer: its pipe grows to
+ * CF_PUMP_BULK_PIPE, so that each wake-up moves more.  Only then: a thousand idle tunnels keep
+ * 64 KiB pipes (and within the per-user pipe quota). */
+#define CF_PUMP_BULK (4u << 20)
+#define CF_PUMP_BULK_PIPE (1u << 20)
 
 struct cf_pump {
 	int pipe_r, pipe_w; /* -1 in buffer mode */
+	size_t cap;	    /* what the pipe or the buffer holds */
+	bool grown;	    /* the pipe was enlarged for a bulk transfer */
 	size_t queued;	    /* bytes in the pipe or the buffer */
 	char *buf;	    /* buffer mode */
 	size_t off;	    /* buffer mode: where the queued bytes start */
