@@ -8,8 +8,7 @@
  *   (check)    each address: refused when special (loopback, private, link-local...) or
  *              denied, unless a rule names it
  *   S_CONNECT  non-blocking connects, address after address
- *   S_RELAY    both ways; an absolute-URI request first goes out rewritten and its response
- *              head comes back rewritten (Connection: close)
+ *   S_RELAY    both ways (proxy_relay.c)
  *   S_REPLY    a refusal (a 403 naming the rule, a SOCKS5 reply code), then S_LINGER
  */
 #include <errno.h>
@@ -36,16 +35,6 @@ static int64_t wall_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void dir_release(struct dir *d)
-{
-	free(d->pre);
-	d->pre = NULL;
-	d->pre_off = d->pre_len = 0;
-	if (d->pump_on)
-		cf_pump_release(&d->pump);
-	d->pump_on = false;
-}
-
 void cf_conn_release(struct conn *c)
 {
 	free(c->in);
@@ -53,52 +42,11 @@ void cf_conn_release(struct conn *c)
 	free(c->head);
 	free(c->out);
 	cf_buf_release(&c->resp_pre);
-	dir_release(&c->c2u);
-	dir_release(&c->u2c);
+	cf_dir_release(&c->c2u);
+	cf_dir_release(&c->u2c);
 }
 
-/* Appends to what a direction sends first (compacting what was sent). */
-static int dir_append(struct dir *d, const void *data, size_t n)
-{
-	if (!n)
-		return 0;
-	size_t left = d->pre_len - d->pre_off;
-	char *v = malloc(left + n);
-	if (!v)
-		return -1;
-	if (left)
-		memcpy(v, d->pre + d->pre_off, left);
-	memcpy(v + left, data, n);
-	free(d->pre);
-	d->pre = v;
-	d->pre_off = 0;
-	d->pre_len = left + n;
-	return 0;
-}
-
-/* Sends what is queued in d->pre to fd.  Returns 1 when bytes went, 0 when none could, -1 on
- * error. */
-static int dir_flush(struct dir *d, int fd)
-{
-	int moved = 0;
-	while (d->pre_off < d->pre_len) {
-		ssize_t k = send(fd, d->pre + d->pre_off, d->pre_len - d->pre_off, MSG_NOSIGNAL);
-		if (k > 0) {
-			d->pre_off += (size_t)k;
-			moved = 1;
-			continue;
-		}
-		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-			return moved;
-		return -1;
-	}
-	free(d->pre);
-	d->pre = NULL;
-	d->pre_off = d->pre_len = 0;
-	return moved;
-}
-
-static int out_append(struct conn *c, const void *data, size_t n)
+int cf_conn_out_append(struct conn *c, const void *data, size_t n)
 {
 	size_t left = c->out_len - c->out_off;
 	char *v = malloc(left + n + 1);
@@ -131,7 +79,7 @@ static int out_flush(struct conn *c)
 	return 0;
 }
 
-static void close_upstream(struct conn *c)
+void cf_conn_close_upstream(struct conn *c)
 {
 	if (c->ufd >= 0) {
 		epoll_ctl(c->p->ep, EPOLL_CTL_DEL, c->ufd, NULL);
@@ -143,22 +91,22 @@ static void close_upstream(struct conn *c)
 
 /* Ends the connection with a refusal: an HTTP error response (status and text) or a SOCKS5
  * reply code, sent before anything else of the relay; then linger. */
-static void refuse(struct conn *c, int status, uint8_t socks_code, const char *text)
+void cf_conn_refuse(struct conn *c, int status, uint8_t socks_code, const char *text)
 {
-	close_upstream(c);
-	dir_release(&c->c2u);
-	dir_release(&c->u2c);
+	cf_conn_close_upstream(c);
+	cf_dir_release(&c->c2u);
+	cf_dir_release(&c->u2c);
 	c->resp_head = false;
 	int r = 0;
 	if (c->kind == K_SOCKS) {
 		uint8_t reply[10];
 		if (c->socks.phase >= 1)
-			r = out_append(c, reply, cf_socks_reply(socks_code, reply));
+			r = cf_conn_out_append(c, reply, cf_socks_reply(socks_code, reply));
 	} else {
 		struct cf_buf b;
 		cf_buf_init(&b);
 		cf_http_error(status, text, &b);
-		r = b.oom ? -1 : out_append(c, b.s, b.len);
+		r = b.oom ? -1 : cf_conn_out_append(c, b.s, b.len);
 		cf_buf_release(&b);
 	}
 	if (r < 0 || c->out_off == c->out_len) {
@@ -220,7 +168,7 @@ static void deny(struct conn *c)
 	}
 	refusal_text(c, true, why, hint, text, sizeof(text));
 	cf_proxy_record(c, "denied", NULL, why);
-	refuse(c, 403, CF_SOCKS_NOT_ALLOWED, text);
+	cf_conn_refuse(c, 403, CF_SOCKS_NOT_ALLOWED, text);
 }
 
 static void fail(struct conn *c, const char *outcome, int status, uint8_t socks_code,
@@ -229,7 +177,7 @@ static void fail(struct conn *c, const char *outcome, int status, uint8_t socks_
 	char text[1200];
 	refusal_text(c, !strcmp(outcome, "address_refused"), why, hint, text, sizeof(text));
 	cf_proxy_record(c, outcome, addr, why);
-	refuse(c, status, socks_code, text);
+	cf_conn_refuse(c, status, socks_code, text);
 }
 
 static void try_next(struct conn *c);
@@ -340,8 +288,6 @@ static uint8_t socks_code_of(int e)
 	return CF_SOCKS_FAILURE;
 }
 
-static void relay_start(struct conn *c, const struct cf_ip *a);
-
 static void connect_failed(struct conn *c, int e)
 {
 	char why[300], a[CF_IP_TEXT];
@@ -382,7 +328,7 @@ static void try_next(struct conn *c)
 		if (connect(fd, (struct sockaddr *)&ss, sl) == 0) {
 			c->ufd = fd;
 			c->uev = ~0u;
-			relay_start(c, a);
+			cf_relay_start(c, a);
 			return;
 		}
 		if (errno == EINPROGRESS) {
@@ -395,181 +341,6 @@ static void try_next(struct conn *c)
 		close(fd);
 	}
 	connect_failed(c, e);
-}
-
-static int relay_progress(struct conn *c);
-
-static void relay_start(struct conn *c, const struct cf_ip *a)
-{
-	cf_proxy_record(c, "connected", a, "");
-	int r = 0;
-	if (c->kind == K_HTTP && !c->head->connect) {
-		struct cf_buf b;
-		cf_buf_init(&b);
-		cf_http_forward_request(c->in, c->head, &b);
-		r = b.oom ? -1 : dir_append(&c->c2u, b.s, b.len);
-		cf_buf_release(&b);
-		c->resp_head = true;
-	} else if (c->kind == K_HTTP) {
-		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-		r = dir_append(&c->u2c, ok, sizeof(ok) - 1);
-	} else {
-		uint8_t reply[10];
-		size_t n = cf_socks_reply(CF_SOCKS_OK, reply);
-		/* A method reply still queued goes first. */
-		if (c->out_off < c->out_len)
-			r = dir_append(&c->u2c, c->out + c->out_off, c->out_len - c->out_off);
-		if (r == 0)
-			r = dir_append(&c->u2c, reply, n);
-	}
-	/* What the client sent after its request (a TLS hello that did not wait for the
-	 * reply) goes out after the forwarded head. */
-	if (r == 0 && c->in_len > c->body_off)
-		r = dir_append(&c->c2u, c->in + c->body_off, c->in_len - c->body_off);
-	if (r == 0 && cf_pump_init(&c->c2u.pump) < 0)
-		r = -1;
-	c->c2u.pump_on = r == 0;
-	if (r == 0 && cf_pump_init(&c->u2c.pump) < 0)
-		r = -1;
-	c->u2c.pump_on = r == 0;
-	free(c->in);
-	free(c->head);
-	free(c->out);
-	c->in = c->out = NULL;
-	c->head = NULL;
-	c->in_len = c->in_cap = c->out_len = c->out_off = 0;
-	if (r < 0) {
-		cf_proxy_close(c);
-		return;
-	}
-	c->c2u.pump.eof = c->c_eof;
-	c->st = S_RELAY;
-	c->deadline = cf_proxy_now() + c->p->cfg.idle_timeout_ms;
-	if (relay_progress(c) >= 0)
-		cf_proxy_update(c);
-}
-
-/* Reads the upstream response head of an absolute-URI request; forwards 1xx heads at once and
- * the final one rewritten.  Returns 1 when bytes moved, 0 when none, -1 when the connection
- * was ended. */
-static int read_resp_head(struct conn *c)
-{
-	int moved = 0;
-	while (c->resp_head) {
-		if (c->rin_len == c->rin_cap) {
-			size_t cap = c->rin_cap ? c->rin_cap * 2 : 4096;
-			if (cap > CF_HTTP_MAX_HEAD + 1)
-				cap = CF_HTTP_MAX_HEAD + 1;
-			char *v = cap > c->rin_cap ? realloc(c->rin, cap) : NULL;
-			if (!v) {
-				cf_proxy_close(c);
-				return -1;
-			}
-			c->rin = v;
-			c->rin_cap = cap;
-		}
-		ssize_t k = recv(c->ufd, c->rin + c->rin_len, c->rin_cap - c->rin_len, 0);
-		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-			return moved;
-		if (k <= 0) {
-			/* Ended or failed before a response: a 502 if the client has seen nothing.
-			 */
-			if (c->u2c.pre || c->rin_len)
-				cf_proxy_close(c);
-			else
-				refuse(c, 502, 0,
-				       "confine: network request failed: the server closed the "
-				       "connection without a response\n");
-			return -1;
-		}
-		moved = 1;
-		c->rin_len += (size_t)k;
-		for (;;) {
-			int end = cf_http_scan(&c->rscan, c->rin, c->rin_len);
-			if (end == 0)
-				break;
-			struct cf_http_head *h = malloc(sizeof(*h));
-			const char *why = "the response head is too large";
-			int st = !h	   ? 502
-				 : end < 0 ? 502
-					   : cf_http_parse(c->rin, (size_t)end, true, h, &why);
-			if (st) {
-				free(h);
-				char text[400];
-				snprintf(text, sizeof(text),
-					 "confine: network request failed: %s\n", why);
-				refuse(c, 502, 0, text);
-				return -1;
-			}
-			struct cf_buf b;
-			cf_buf_init(&b);
-			cf_http_forward_response(c->rin, h, &b);
-			bool final = h->status >= 200 || h->status == 101;
-			free(h);
-			if (final)
-				cf_buf_addn(&b, c->rin + end, c->rin_len - (size_t)end);
-			int r = b.oom ? -1 : dir_append(&c->u2c, b.s, b.len);
-			cf_buf_release(&b);
-			if (r < 0) {
-				cf_proxy_close(c);
-				return -1;
-			}
-			memmove(c->rin, c->rin + end, c->rin_len - (size_t)end);
-			c->rin_len -= (size_t)end;
-			memset(&c->rscan, 0, sizeof(c->rscan));
-			if (final) {
-				c->resp_head = false;
-				free(c->rin);
-				c->rin = NULL;
-				c->rin_len = c->rin_cap = 0;
-				return 1;
-			}
-		}
-	}
-	return moved;
-}
-
-/* Moves what can be moved both ways.  Returns 1 when something moved, 0 when nothing, -1
- * when the connection was ended (closed or refused). */
-static int relay_progress(struct conn *c)
-{
-	int any = 0;
-	for (int round = 0; round < 8; round++) {
-		int moved = 0, r;
-		/* client -> upstream */
-		if ((r = dir_flush(&c->c2u, c->ufd)) < 0)
-			goto broken;
-		moved |= r;
-		if (!c->c2u.pre && (r = cf_pump_step(&c->c2u.pump, c->cfd, c->ufd)) < 0)
-			goto broken;
-		moved |= !c->c2u.pre ? r : 0;
-		/* upstream -> client */
-		if (c->resp_head) {
-			if ((r = read_resp_head(c)) < 0)
-				return -1;
-			moved |= r;
-		}
-		if ((r = dir_flush(&c->u2c, c->cfd)) < 0)
-			goto broken;
-		moved |= r;
-		if (!c->resp_head && !c->u2c.pre &&
-		    (r = cf_pump_step(&c->u2c.pump, c->ufd, c->cfd)) < 0)
-			goto broken;
-		moved |= !c->resp_head && !c->u2c.pre ? r : 0;
-		if (c->c2u.pump.shut && c->u2c.pump.shut) {
-			cf_proxy_close(c);
-			return -1;
-		}
-		any |= moved;
-		if (!moved)
-			break;
-	}
-	if (any)
-		c->deadline = cf_proxy_now() + c->p->cfg.idle_timeout_ms;
-	return any;
-broken:
-	cf_proxy_close(c);
-	return -1;
 }
 
 static bool grow_in(struct conn *c, size_t max)
@@ -598,7 +369,7 @@ static void got_http_head(struct conn *c, size_t n)
 		char text[400];
 		snprintf(text, sizeof(text), "confine: bad proxy request: %s\n",
 			 why ? why : "out of memory");
-		refuse(c, st, 0, text);
+		cf_conn_refuse(c, st, 0, text);
 		return;
 	}
 	c->proto = c->head->connect ? "connect" : "http";
@@ -614,7 +385,8 @@ static void read_http(struct conn *c)
 {
 	for (;;) {
 		if (!grow_in(c, CF_HTTP_MAX_HEAD + 1)) {
-			refuse(c, 431, 0, "confine: bad proxy request: the head is too large\n");
+			cf_conn_refuse(c, 431, 0,
+				       "confine: bad proxy request: the head is too large\n");
 			return;
 		}
 		ssize_t k = recv(c->cfd, c->in + c->in_len, c->in_cap - c->in_len, 0);
@@ -627,12 +399,13 @@ static void read_http(struct conn *c)
 		c->in_len += (size_t)k;
 		int end = cf_http_scan(&c->scan, c->in, c->in_len);
 		if (end < 0) {
-			refuse(c, -end, 0,
-			       -end == 414   ? "confine: bad proxy request: the request line is "
-					       "longer than 8 KiB\n"
-			       : -end == 431 ? "confine: bad proxy request: the head is larger "
-					       "than 64 KiB or has more than 100 header lines\n"
-					     : "confine: bad proxy request: malformed head\n");
+			cf_conn_refuse(
+			    c, -end, 0,
+			    -end == 414	  ? "confine: bad proxy request: the request line is "
+					    "longer than 8 KiB\n"
+			    : -end == 431 ? "confine: bad proxy request: the head is larger "
+					    "than 64 KiB or has more than 100 header lines\n"
+					  : "confine: bad proxy request: malformed head\n");
 			return;
 		}
 		if (end > 0) {
@@ -666,14 +439,14 @@ static void read_socks(struct conn *c)
 			if (s == CF_SOCKS_NEED)
 				break;
 			if (s == CF_SOCKS_SEND) {
-				if (out_append(c, reply, rl) < 0 || out_flush(c) < 0) {
+				if (cf_conn_out_append(c, reply, rl) < 0 || out_flush(c) < 0) {
 					cf_proxy_close(c);
 					return;
 				}
 				continue;
 			}
 			if (s == CF_SOCKS_REFUSE) {
-				if (rl == 0 || out_append(c, reply, rl) < 0) {
+				if (rl == 0 || cf_conn_out_append(c, reply, rl) < 0) {
 					cf_proxy_close(c);
 					return;
 				}
@@ -735,7 +508,7 @@ void cf_conn_client(struct conn *c, uint32_t ev)
 		}
 		break;
 	case S_RELAY: {
-		int r = relay_progress(c);
+		int r = cf_relay_progress(c);
 		if (r < 0)
 			return;
 		/* A hang-up with nothing left to move: the client is gone. */
@@ -776,12 +549,12 @@ void cf_conn_upstream(struct conn *c, uint32_t ev)
 		if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
 			e = errno;
 		if (e == 0) {
-			relay_start(c, &c->addrs[c->next_addr - 1]);
+			cf_relay_start(c, &c->addrs[c->next_addr - 1]);
 			return;
 		}
 		if (e == EINPROGRESS || e == EALREADY)
 			return;
-		close_upstream(c);
+		cf_conn_close_upstream(c);
 		if (c->next_addr < c->n_addrs)
 			try_next(c);
 		else
@@ -790,7 +563,7 @@ void cf_conn_upstream(struct conn *c, uint32_t ev)
 	}
 	if (c->st != S_RELAY)
 		return;
-	int r = relay_progress(c);
+	int r = cf_relay_progress(c);
 	if (r < 0)
 		return;
 	if (r == 0 && (ev & (EPOLLHUP | EPOLLERR))) {
@@ -805,8 +578,9 @@ void cf_conn_timeout(struct conn *c)
 	switch (c->st) {
 	case S_HEAD:
 		if (c->kind == K_HTTP)
-			refuse(c, 408, 0,
-			       "confine: bad proxy request: the request did not arrive in time\n");
+			cf_conn_refuse(
+			    c, 408, 0,
+			    "confine: bad proxy request: the request did not arrive in time\n");
 		else
 			cf_proxy_close(c);
 		return;

@@ -136,10 +136,21 @@ void cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *ad
 		     const char *detail);
 
 /* proxy_conn.c */
+void cf_conn_refuse(struct conn *c, int status, uint8_t socks_code, const char *text);
+void cf_conn_close_upstream(struct conn *c);
+int cf_conn_out_append(struct conn *c, const void *data, size_t n);
 void cf_conn_client(struct conn *c, uint32_t events);
 void cf_conn_upstream(struct conn *c, uint32_t events);
 void cf_conn_resolved(struct conn *c, struct cf_resolve_job *job);
 void cf_conn_timeout(struct conn *c);
 void cf_conn_release(struct conn *c);
+
+/* proxy_relay.c */
+void cf_dir_release(struct dir *d);
+/* Connected to `a`: the relay starts (and the decision is recorded as connected). */
+void cf_relay_start(struct conn *c, const struct cf_ip *a);
+/* Moves what can be moved both ways: 1 when something moved, 0 when nothing, -1 when the
+ * connection was ended (closed or refused). */
+int cf_relay_progress(struct conn *c);
 
 #endif
