@@ -143,9 +143,10 @@ static int read_resp_head(struct conn *c)
 			if (c->u2c.pre || c->rin_len)
 				cf_proxy_close(c);
 			else
-				cf_conn_refuse(c, 502, 0,
-				       "confine: network request failed: the server closed the "
-				       "connection without a response\n");
+				cf_conn_refuse(
+				    c, 502, 0,
+				    "confine: network request failed: the server closed the "
+				    "connection without a response\n");
 			return -1;
 		}
 		moved = 1;
@@ -237,4 +238,3 @@ broken:
 	cf_proxy_close(c);
 	return -1;
 }
-

@@ -256,7 +256,7 @@ static char *http_request(int proxy_port, const char *req)
 			close(fd);
 		return "";
 	}
-	recv_until(fd, buf, sizeof(buf), NULL, 10000);
+	recv_until(fd, buf, sizeof(buf), NULL, 30000);
 	close(fd);
 	return buf;
 }
@@ -270,9 +270,9 @@ static bool tunnel_echo(int proxy_port, const char *target)
 		return false;
 	snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target);
 	bool ok = send_all(fd, req, strlen(req)) &&
-		  recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 10000) &&
+		  recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 30000) &&
 		  !strncmp(buf, "HTTP/1.1 200 ", 13) && send_all(fd, "ping", 4) &&
-		  recv_until(fd, buf, sizeof(buf), "ping", 10000) && !strcmp(buf, "ping");
+		  recv_until(fd, buf, sizeof(buf), "ping", 30000) && !strcmp(buf, "ping");
 	close(fd);
 	return ok;
 }
@@ -300,7 +300,7 @@ static int socks_connect(int port, const char *name, int dport, uint8_t cmd, uin
 	size_t got = 0;
 	while (got < 12) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (poll(&p, 1, 10000) <= 0)
+		if (poll(&p, 1, 30000) <= 0)
 			break;
 		ssize_t k = recv(fd, buf + got, 12 - got, 0);
 		if (k <= 0)
@@ -442,7 +442,7 @@ static void test_decisions(void)
 	int fd = socks_connect(sp, "ok.test", srv.echo_port, 1, &code);
 	char buf[64];
 	TAP_INTEQ(code, 0, "SOCKS5 CONNECT to an allowed name: success");
-	TAP_OK(send_all(fd, "ping", 4) && recv_until(fd, buf, sizeof(buf), "ping", 10000) == 4,
+	TAP_OK(send_all(fd, "ping", 4) && recv_until(fd, buf, sizeof(buf), "ping", 30000) == 4,
 	       "and the tunnel works");
 	close(fd);
 	close(socks_connect(sp, "denied.test", srv.echo_port, 1, &code));
@@ -470,7 +470,7 @@ static void test_hostile(void)
 			break;
 		sent += (size_t)k;
 	}
-	recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 10000);
+	recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 30000);
 	TAP_OK(!strncmp(buf, "HTTP/1.1 414 ", 13), "a 1 MB request line: 414 (%zu bytes sent)",
 	       sent);
 	close(fd);
@@ -484,7 +484,7 @@ static void test_hostile(void)
 		cf_buf_addf(&b, "X-Flood-%d: %d\r\n", i, i);
 	fd = connect_port(hp);
 	send_all(fd, b.s, b.len);
-	recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 10000);
+	recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 30000);
 	TAP_OK(!strncmp(buf, "HTTP/1.1 431 ", 13), "5000 header lines: 431");
 	close(fd);
 	cf_buf_release(&b);
@@ -521,17 +521,17 @@ static void test_hostile(void)
 	fd = connect_port(hp);
 	send_all(fd, req, strlen(req));
 	shutdown(fd, SHUT_WR);
-	recv_until(fd, buf, sizeof(buf), NULL, 10000);
+	recv_until(fd, buf, sizeof(buf), NULL, 30000);
 	TAP_OK(strstr(buf, "200 OK") && strstr(buf, "hello"),
 	       "a client that half-closes after its request still gets the response");
 	close(fd);
 	snprintf(req, sizeof(req), "CONNECT ok.test:%d HTTP/1.1\r\n\r\n", srv.echo_port);
 	fd = connect_port(hp);
 	send_all(fd, req, strlen(req));
-	recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 10000);
+	recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 30000);
 	send_all(fd, "last words", 10);
 	shutdown(fd, SHUT_WR);
-	recv_until(fd, buf, sizeof(buf), NULL, 10000);
+	recv_until(fd, buf, sizeof(buf), NULL, 30000);
 	TAP_STREQ(buf, "last words",
 		  "a tunnel passes the half-close on: the echo, then end of file");
 	close(fd);
@@ -558,7 +558,7 @@ static void test_hostile(void)
 	slow_released = true;
 	pthread_cond_broadcast(&res_cond);
 	pthread_mutex_unlock(&res_lock);
-	recv_until(sfd, buf, sizeof(buf), "\r\n\r\n", 10000);
+	recv_until(sfd, buf, sizeof(buf), "\r\n\r\n", 30000);
 	TAP_OK(!strncmp(buf, "HTTP/1.1 200 ", 13), "the slow lookup's connection is made after it");
 	close(sfd);
 }
@@ -578,7 +578,7 @@ static void test_parallel(void)
 	TAP_INTEQ(opened, N, "1,000 connections opened and asked");
 	int tunnels = 0;
 	for (int i = 0; i < N; i++)
-		if (fds[i] >= 0 && recv_until(fds[i], buf, sizeof(buf), "\r\n\r\n", 20000) &&
+		if (fds[i] >= 0 && recv_until(fds[i], buf, sizeof(buf), "\r\n\r\n", 30000) &&
 		    !strncmp(buf, "HTTP/1.1 200 ", 13))
 			tunnels++;
 	TAP_INTEQ(tunnels, N, "1,000 tunnels established at once");
@@ -588,7 +588,7 @@ static void test_parallel(void)
 		char msg[16];
 		int n = snprintf(msg, sizeof(msg), "m%d", i);
 		if (send_all(fds[i], msg, (size_t)n) &&
-		    recv_until(fds[i], buf, sizeof(buf), msg, 10000) == (size_t)n)
+		    recv_until(fds[i], buf, sizeof(buf), msg, 30000) == (size_t)n)
 			echoed++;
 	}
 	TAP_INTEQ(echoed, N, "each of them relays");
@@ -680,15 +680,18 @@ static void test_handoff(void)
 	int c = handed_over(h, 'H');
 	snprintf(req, sizeof(req), "CONNECT ok.test:%d HTTP/1.1\r\n\r\n", srv.echo_port);
 	send_all(c, req, strlen(req));
-	recv_until(c, buf, sizeof(buf), "\r\n\r\n", 10000);
+	recv_until(c, buf, sizeof(buf), "\r\n\r\n", 30000);
 	TAP_OK(!strncmp(buf, "HTTP/1.1 200 ", 13), "a connection handed over as 'H' speaks HTTP");
 	send_all(c, "ping", 4);
-	TAP_OK(recv_until(c, buf, sizeof(buf), "ping", 10000) == 4, "and its tunnel works");
+	size_t got = recv_until(c, buf, sizeof(buf), "ping", 30000);
+	TAP_OK(got == 4, "and its tunnel works");
+	if (got != 4)
+		printf("# got %zu bytes: '%s'\n", got, buf);
 	close(c);
 	uint8_t greet[] = {5, 1, 0};
 	c = handed_over(h, 'S');
 	send_all(c, greet, sizeof(greet));
-	recv_until(c, buf, 3, NULL, 10000);
+	recv_until(c, buf, 3, NULL, 30000);
 	TAP_OK(buf[0] == 5 && buf[1] == 0, "a connection handed over as 'S' speaks SOCKS5");
 	close(c);
 	pp[1] = pp[1] >= 0 ? pp[1] : -1;
@@ -734,7 +737,7 @@ static void test_bound(void)
 	cf_proxy_stats(p, &st);
 	TAP_INTEQ(st.active, 4, "and is not accepted");
 	close(idle[0]);
-	recv_until(fifth, buf, sizeof(buf), "\r\n\r\n", 10000);
+	recv_until(fifth, buf, sizeof(buf), "\r\n\r\n", 30000);
 	TAP_OK(!strncmp(buf, "HTTP/1.1 200 ", 13), "once one ends, the fifth is served");
 	close(fifth);
 	for (int i = 1; i < 4; i++)
