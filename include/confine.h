@@ -38,6 +38,7 @@ enum confine_code {
 	CONFINE_E_NOTFOUND = -10, /* the command was not found */
 	CONFINE_E_NOEXEC = -11,	  /* the command was found but is not executable */
 	CONFINE_E_LIMIT = -12,	  /* a size or count limit was exceeded */
+	CONFINE_E_APPROVAL = -13, /* an escalation or write grant was not approved (SPEC 7) */
 };
 
 /* Caller-owned, fixed size, so that it can still report out-of-memory. */
@@ -104,6 +105,21 @@ void confine_request_set_network(confine_request *req, bool enabled);
  * leaves the request unchanged.  Pure. */
 int confine_request_set_policy(confine_request *req, enum confine_policy policy,
 			       struct confine_error *err);
+/* The Linux backend (SPEC 3.3): AUTO (the default) uses bubblewrap when its probe passes and
+ * falls back to Landlock when it does not (confine_run_fallback_note says so); BWRAP refuses
+ * instead of falling back; LANDLOCK never tries bubblewrap.  A value outside the enum is
+ * CONFINE_E_INVALID and leaves the request unchanged.  Pure. */
+enum confine_backend {
+	CONFINE_BACKEND_AUTO = 0,
+	CONFINE_BACKEND_BWRAP = 1,
+	CONFINE_BACKEND_LANDLOCK = 2,
+};
+int confine_request_set_backend(confine_request *req, enum confine_backend backend,
+				struct confine_error *err);
+/* Reads "auto", "bwrap" or "landlock" (trimmed, case-insensitive).  Returns 1 and sets *out
+ * for a valid value, 0 otherwise.  Pure. */
+int confine_backend_parse(const char *text, enum confine_backend *out);
+
 /* Size cap of the private /tmp in bytes (default 1 GiB). */
 void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
 
@@ -133,6 +149,54 @@ int confine_request_env_pass(confine_request *req, const char *pattern, struct c
 int confine_request_env_unset(confine_request *req, const char *pattern, struct confine_error *err);
 void confine_request_env_clear(confine_request *req, bool clear);
 
+/* Read-only file injection (SPEC 6, R21): content the command can read but nobody -- the
+ * command, its children, another process of the user -- can change between the host's check and
+ * the command's read. */
+enum confine_inject_placement {
+	/* env-pointer: confine chooses where the file lives (on Linux under a read-only directory
+	 * of the sandbox's private /tmp) and sets the variable NAME to its path, last, so that it
+	 * wins over every other setting of NAME. */
+	CONFINE_INJECT_ENV = 0,
+	/* fixed-path: the file appears at the absolute path TARGET inside the sandbox (Linux
+	 * only).  TARGET must be an existing regular file of the host (confine mounts over it and
+	 * never changes it), or lie in the sandbox's private /tmp; see README "File injection". */
+	CONFINE_INJECT_PATH = 1,
+};
+
+/* Limits of SPEC 6, checked by confine_request_add_injection. */
+#define CONFINE_INJECT_MAX_BYTES (8u * 1024 * 1024)  /* per injection */
+#define CONFINE_INJECT_MAX_TOTAL (16u * 1024 * 1024) /* all injections of a request */
+#define CONFINE_INJECT_MAX_COUNT 128
+
+/* Adds an injection: `len` bytes at `data` (copied; data may be NULL when len is 0), placed
+ * as `placement` says at `where`: the variable NAME for CONFINE_INJECT_ENV, the path TARGET for
+ * CONFINE_INJECT_PATH.  Everything is checked here, before any file system work, and a refused
+ * injection leaves the request unchanged:
+ *  - CONFINE_E_INVALID: NAME not [A-Za-z_][A-Za-z0-9_]* or a loader, interpreter or shell
+ *    variable (LD_*, DYLD_*, PATH, NODE_OPTIONS, PYTHONPATH, BASH_ENV, ENV, ...; compared
+ *    case-insensitively); TARGET not absolute, with a ".." component, a NUL or control
+ *    character, "/" itself, inside /tmp/.confine-inject (the env-pointer directory), beneath or
+ *    above another injected file, or the same as an earlier one after normalising ".", "//"
+ *    and a trailing "/"; a NAME given twice; an unknown placement; NULL data with len > 0;
+ *  - CONFINE_E_LIMIT: more than CONFINE_INJECT_MAX_BYTES, CONFINE_INJECT_MAX_TOTAL in all,
+ *    more than CONFINE_INJECT_MAX_COUNT injections, or a TARGET longer than 4095 bytes;
+ *  - CONFINE_E_NOMEM.
+ * The message names the offending value.  Placement on the system is decided by
+ * confine_run_prepare: CONFINE_E_PLAN, naming the path, for a target whose file or parent
+ * would have to be created on the host, a symlink on the way, a target a rule hides, or one in
+ * /proc or /dev; the Windows backend refuses every injection (CONFINE_E_INVALID).  A request with
+ * injections is refused by confine_run_start under policy off (SPEC 4).  Pure. */
+int confine_request_add_injection(confine_request *req, enum confine_inject_placement placement,
+				  const char *where, const void *data, size_t len,
+				  struct confine_error *err);
+/* The same with `where` given as `where_len` bytes, for bindings whose strings carry a length:
+ * an embedded NUL is refused (CONFINE_E_INVALID) instead of silently cutting the value.  Pure. */
+int confine_request_add_injection_n(confine_request *req, enum confine_inject_placement placement,
+				    const char *where, size_t where_len, const void *data,
+				    size_t len, struct confine_error *err);
+/* The policy the request carries (the default, or the last confine_request_set_policy). Pure. */
+enum confine_policy confine_request_policy(const confine_request *req);
+
 /* Reads CONFINE_SANDBOX_POLICY-style text: "required" or "off", trimmed, case-insensitive.
  * Returns 1 and sets *out for a valid value; returns 0 and sets *out = REQUIRED for anything
  * else (the caller warns).  Pure. */
@@ -159,6 +223,7 @@ struct confine_probe_result {
 	char syscall_filter[96];     /* the seccomp filter of SPEC 3.1 */
 	char process_scoping[128];   /* abstract unix sockets and signals (Landlock ABI >= 6) */
 	char resource_limits[96];    /* --limit pids=,mem= (a cgroup confine can create) */
+	char not_provided[1024];     /* what the backend cannot give, "; "-separated ("" none) */
 	char network_by_domain[160]; /* --net-allow: confine's proxy (SPEC 12) */
 };
 
@@ -169,11 +234,25 @@ struct confine_probe_result {
 int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
 			struct confine_probe_result *result, struct confine_error *err);
 
+/* Probes the Linux landlock backend (SPEC 3.3): the kernel's Landlock ABI (at least
+ * CONFINE_LANDLOCK_MIN_ABI), seccomp, and whether confine can create a cgroup.  Codes:
+ * available, landlock_unavailable, landlock_abi_too_old, seccomp_unavailable.  not_provided
+ * lists what this backend cannot give.  Touches the OS (no process is started). */
+#define CONFINE_LANDLOCK_MIN_ABI 3
+int confine_probe_landlock(struct confine_probe_result *result, struct confine_error *err);
+
 #ifdef _WIN32
 /* Probes the Windows backend (SPEC 10): whether this user can build the write-restricted
  * token.  read_protection and network_isolation are "not provided" whatever the answer.
  * Touches the OS (builds a token and closes it).  Windows builds only. */
 int confine_probe_windows(struct confine_probe_result *result, struct confine_error *err);
+#endif
+
+#ifdef __APPLE__
+/* Probes the macOS backend (SPEC 9): whether /usr/bin/sandbox-exec applies a trivial profile
+ * and the fixed part of confine's own, and refuses a write that profile denies.  Touches the
+ * OS (runs sandbox-exec three times).  macOS builds only; never compiled or run by CI. */
+int confine_probe_seatbelt(struct confine_probe_result *result, struct confine_error *err);
 #endif
 
 /* ---------------------------------------------------------------------------------------- */
@@ -182,8 +261,9 @@ int confine_probe_windows(struct confine_probe_result *result, struct confine_er
 typedef struct confine_run confine_run;
 
 /* Prepares a run: validates the workspace, loads the rule files, gathers host facts, probes
- * the backend (when the policy is required) and compiles the plan.  Touches the OS (reads
- * files, stats paths, may run the probe).  On failure *out is NULL. */
+ * the backend (when the policy is required) and compiles the plan.  Injections (SPEC 6) are
+ * placed in the plan and their contents sealed into memfds (see confine_run_injections).
+ * Touches the OS (reads files, stats paths, may run the probe).  On failure *out is NULL. */
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err);
 void confine_run_free(confine_run *run);
 
@@ -192,8 +272,8 @@ void confine_run_free(confine_run *run);
 int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err);
 
 /* Starts the prepared command.  Touches the OS: forks and execs bwrap (or the command itself
- * under policy off).  Returns once the sandbox is launched; the command may still fail to
- * start (see confine_run_wait). */
+ * under policy off; a run with injections is refused then, CONFINE_E_INVALID, SPEC 4).  Returns
+ * once the sandbox is launched; the command may still fail to start (see confine_run_wait). */
 int confine_run_start(confine_run *run, struct confine_error *err);
 
 /* Forwards a signal to the sandboxed command (SIGINT, SIGTERM, SIGHUP, SIGQUIT).  SIGTERM,
@@ -221,6 +301,12 @@ struct confine_decision {
 	char source[1024]; /* rule file path, "builtin" or "session" */
 	int index, line, column;
 	char pattern[4096];
+	/* R10b: where both rule files match, the stricter decision wins: a workspace allow that
+	 * the user file's deny or ask outranked is named here (has_outranked). */
+	bool has_outranked;
+	char outranked_source[1024];
+	int outranked_index, outranked_line, outranked_column;
+	char outranked_pattern[4096];
 };
 
 typedef struct confine_rules confine_rules;
@@ -236,15 +322,37 @@ int confine_rules_explain(const confine_rules *r, const char *path, enum confine
 
 /* Post-run report events (SPEC 7.3, R23), computed when confine_run_wait returns. */
 struct confine_event {
-	char kind[40];	  /* "missing_protected_created", "dynamic_glob_created",
-			   * "missing_protected_scan_failed", "dynamic_glob_scan_failed" */
-	char path[4096];  /* the path concerned ("" for a scan failure) */
-	char rule[4096];  /* the pattern that protects it, as written */
-	char detail[512]; /* a scan failure's reason; "" otherwise */
+	char kind[40];	   /* "missing_protected_created", "dynamic_glob_created",
+			    * "protected_created_disabled" (something the host acts on later,
+			    * created where it was missing, renamed aside: detail is the new
+			    * name), "protected_created_kept" (the same, but it could not be
+			    * renamed: detail says why), "ipc_endpoint_created",
+			    * "unreadable_directory_skipped", "missing_protected_scan_failed",
+			    * "dynamic_glob_scan_failed", "ipc_endpoint_scan_failed" */
+	char path[4096];   /* the path concerned ("" for a scan failure) */
+	char rule[4096];   /* the pattern that protects it, as written */
+	char detail[4160]; /* a reason or a new name; "" otherwise */
 };
 
 /* The events of the last run; valid until confine_run_free.  Pure. */
 const struct confine_event *confine_run_events(const confine_run *run, size_t *n);
+
+/* One injection of a prepared run (SPEC 6), in the order the request added them. */
+struct confine_injection {
+	enum confine_inject_placement placement;
+	const char *where;  /* NAME, or TARGET normalised */
+	const char *path;   /* where the command finds the file inside the sandbox */
+	const char *blake3; /* BLAKE3 of the content: 64 lower-case hex digits */
+	const char *record; /* "env:NAME=HASH" or "path:TARGET=HASH": what the audit log and the
+			     * report list (never the bytes, never a host path) */
+	uint64_t size;	    /* bytes */
+};
+
+/* The injections of a prepared run; the hashes were computed by confine_run_prepare from the
+ * sealed copy the sandbox will see (Linux: a memfd sealed against writes, growing and
+ * shrinking).  The array and its strings are owned by the run and valid until
+ * confine_run_free; *n is 0 (and the result NULL) when there are none.  Pure. */
+const struct confine_injection *confine_run_injections(const confine_run *run, size_t *n);
 
 /* Whether the last wait ended because the timeout expired.  Pure. */
 bool confine_run_timed_out(const confine_run *run);
@@ -253,8 +361,127 @@ bool confine_run_timed_out(const confine_run *run);
  * forwarded signal, and confine killed the sandbox.  Pure. */
 bool confine_run_killed_after_grace(const confine_run *run);
 
+/* The backend a prepared run uses: "bwrap", "landlock", or "none" (policy off).  Pure. */
+const char *confine_run_backend(const confine_run *run);
+/* When the backend was AUTO and bubblewrap's probe failed: one line naming the probe code and
+ * what the landlock backend gives up (for the caller to show); NULL otherwise.  Pure. */
+const char *confine_run_fallback_note(const confine_run *run);
+
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */
 bool confine_run_status_from_command(const confine_run *run);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Approvals (SPEC 7): escalation and write grants, each approved once through a card.       */
+/*
+ * A host builds the card for a request (confine_card_new), shows it to its user, and on
+ * approval sets the card's digest as the request's receipt.  Preparing a run with an
+ * escalation or grants refuses it (CONFINE_E_APPROVAL) unless the receipt is the digest of
+ * exactly this request: the same argv, program, cwd, workspace, --env assignments, targets and
+ * reason.  Nothing is stored: an approval is good for the run that presents it, and a rule, a
+ * tier or a file never changes.
+ */
+
+/* Run the command once outside the OS sandbox (SPEC 7.1): no rule, guard or override applies
+ * to it.  Pure. */
+void confine_request_set_escalate(confine_request *req, bool escalate);
+/* A write target "PATH:file" or "PATH:subtree" (SPEC 7.2), relative paths from the current
+ * directory; validated with the others when the card or the run is prepared.  Approved, each
+ * becomes a write allow of exactly that path in the session layer for this one run.  Pure. */
+int confine_request_add_write_grant(confine_request *req, const char *target,
+				    struct confine_error *err);
+/* Why the command needs the write targets: shown on the card, part of the digest.  Pure. */
+int confine_request_set_grant_reason(confine_request *req, const char *reason,
+				     struct confine_error *err);
+/* The digest of the approved card: 64 hexadecimal digits.  Pure. */
+int confine_request_set_receipt(confine_request *req, const char *digest,
+				struct confine_error *err);
+/* The request id that the card, the report and the audit line carry: 1 to 64 characters of
+ * [A-Za-z0-9._:-].  Unset, each card and each run gets a random one.  Pure. */
+int confine_request_set_id(confine_request *req, const char *id, struct confine_error *err);
+
+#define CONFINE_CARD_MAX_TARGETS 8
+
+struct confine_card_target {
+	const char *path;  /* canonical */
+	const char *scope; /* "file" or "subtree" */
+};
+
+/* An approval card.  Every string is owned by the card and valid until confine_card_free. */
+struct confine_card {
+	int version;	   /* 1 */
+	const char *kind;  /* "escalate" or "write_grant" */
+	const char *title; /* from the kind, the program's name and the targets; never from
+			    * free text.  Characters that could spoof a line are escaped */
+	size_t argc;
+	const char *const *argv; /* exact */
+	const char *program;	 /* absolute path of the executable argv[0] names */
+	const char *cwd;	 /* canonical */
+	const char *workspace;	 /* canonical */
+	const char *where;	 /* "outside the sandbox, this once" or "inside the sandbox, this
+				  * once, with write access to the targets" */
+	const char *guards;	 /* whether the guards apply, in words */
+	size_t n_targets;	 /* at most CONFINE_CARD_MAX_TARGETS, every one listed */
+	const struct confine_card_target *targets;
+	const char *reason; /* "" for an escalation */
+	size_t n_env;
+	const char *const *env; /* the request's own NAME=VALUE assignments */
+	char request_id[65];
+	char encoding[32]; /* "confine-request-v1": what the digest is taken over */
+	char digest[65];   /* SHA-256 of the canonical request, lower-case hex */
+};
+
+/* Builds the card for a request with an escalation (the default) or write grants: validates
+ * the workspace and the targets, looks up the program.  Touches the OS (reads rule files,
+ * stats paths, searches PATH). */
+int confine_card_new(const confine_request *req, struct confine_card **out,
+		     struct confine_error *err);
+void confine_card_free(struct confine_card *card);
+/* The card as one JSON object (the struct's fields, same names), caller-owned.  Pure. */
+int confine_card_json(const struct confine_card *card, char **out, struct confine_error *err);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Audit log (SPEC 8) and post-run report (SPEC 7.3).                                        */
+
+/* Appends one JSON line per spawn attempt of this request to FILE, on every exit path.  The
+ * file is opened now (O_APPEND|O_CLOEXEC|O_NOFOLLOW, created 0600, a regular file), so that
+ * every later failure is recorded, and it is hidden from the sandbox (read and write denied,
+ * even inside the workspace).  Each line is written with one write(2).  Touches the OS. */
+int confine_request_set_audit_file(confine_request *req, const char *file,
+				   struct confine_error *err);
+/* The report file: opened and truncated now (O_NOFOLLOW, created 0600, a regular file), before
+ * the command can run, and write-denied inside the sandbox.  Touches the OS. */
+int confine_request_set_report_file(confine_request *req, const char *file,
+				    struct confine_error *err);
+/* Look at the command's stderr for denial paths (confine_run_denied_paths) even without a
+ * report or audit file.  Pure. */
+void confine_request_set_denial_scan(confine_request *req, bool on);
+
+/* Writes the audit line of a spawn attempt that ends before confine_run_prepare (an invalid
+ * argument the caller found), with outcome "failed" and the error.  Does nothing without an
+ * audit file.  Touches the OS. */
+int confine_request_audit_refusal(const confine_request *req, int status,
+				  const struct confine_error *why, struct confine_error *err);
+
+/* The post-run report as one JSON object (SPEC 7.3), caller-owned: run may be NULL when
+ * prepare failed; `why` is the error that ended the run (code 0: none).  Touches the OS only to
+ * canonicalise denial paths. */
+int confine_report_json(const confine_request *req, const confine_run *run, int status,
+			const struct confine_error *why, char **out, struct confine_error *err);
+/* Writes that report to the report file of the request.  Touches the OS. */
+int confine_request_write_report(const confine_request *req, const confine_run *run, int status,
+				 const struct confine_error *why, struct confine_error *err);
+
+/* Up to five unique absolute paths named on denial lines of the command's stderr ("Permission
+ * denied", "Operation not permitted", "Read-only file system"), for display only: the command
+ * wrote them.  Valid until confine_run_free.  Pure. */
+const char *const *confine_run_denied_paths(const confine_run *run, size_t *n);
+
+/* The policy digest: SHA-256 (hex) of the compiled plan's text as `confine run --print-plan`
+ * prints it; "" when no sandbox applies (policy off, escalation).  Pure. */
+const char *confine_run_policy_digest(const confine_run *run);
+
+/* The request id of the run.  Pure. */
+const char *confine_run_id(const confine_run *run);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Network by domain (SPEC 12, R31).                                                          */

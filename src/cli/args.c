@@ -134,6 +134,21 @@ static bool opt_is(const char *arg, const char *name, const char **inline_value)
 	return false;
 }
 
+const char *cli_find_option(int argc, char **argv, const char *name)
+{
+	size_t n = strlen(name);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--") || a[0] != '-')
+			return NULL;
+		if (!strncmp(a, name, n) && a[n] == '=')
+			return a + n + 1;
+		if (!strcmp(a, name))
+			return i + 1 < argc ? argv[i + 1] : NULL;
+	}
+	return NULL;
+}
+
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 	      struct confine_error *err)
 {
@@ -208,9 +223,12 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			o->policy_given = true;
 		} else if (opt_is(a, "--backend", &v)) {
 			VALUE();
-			if (strcmp(v, "auto") && strcmp(v, "bwrap"))
+			enum confine_backend b;
+			if (!confine_backend_parse(v, &b))
 				return cf_err(err, CONFINE_E_INVALID, "invalid --backend", v,
-					      "this build knows 'auto' and 'bwrap'");
+					      "this build knows 'auto', 'bwrap' and 'landlock'");
+			confine_request_set_backend(o->req, b, NULL); /* valid: parsed above */
+			o->backend_given = true;
 		} else if (opt_is(a, "--json", &v) && !v) {
 			o->json = true;
 		} else if (cmd == CLI_PLAN && opt_is(a, "--target", &v)) {
@@ -219,7 +237,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 		} else if (cmd == CLI_EXPLAIN && opt_is(a, "--access", &v)) {
 			VALUE();
 			o->access = v;
-		} else if (cmd == CLI_RUN && opt_is(a, "--env", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--env", &v)) {
 			VALUE();
 			const char *eq = strchr(v, '=');
 			if (!eq)
@@ -232,28 +250,28 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			free(name);
 			if (r < 0)
 				return r;
-		} else if (cmd == CLI_RUN && opt_is(a, "--pass-env", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--pass-env", &v)) {
 			VALUE();
 			if ((r = confine_request_env_pass(o->req, v, err)) < 0)
 				return r;
-		} else if (cmd == CLI_RUN && opt_is(a, "--unset-env", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--unset-env", &v)) {
 			VALUE();
 			if ((r = confine_request_env_unset(o->req, v, err)) < 0)
 				return r;
-		} else if (cmd == CLI_RUN && !strcmp(a, "--clearenv")) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && !strcmp(a, "--clearenv")) {
 			confine_request_env_clear(o->req, true);
-		} else if (cmd == CLI_RUN && opt_is(a, "--tmp-size", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--tmp-size", &v)) {
 			VALUE();
 			uint64_t size;
 			if (cli_parse_size(v, &size) < 0)
 				return cf_err(err, CONFINE_E_INVALID, "invalid --tmp-size", v,
 					      "expected a positive size such as 512M or 2G");
 			confine_request_set_tmp_size(o->req, size);
-		} else if (cmd == CLI_RUN && opt_is(a, "--limit", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--limit", &v)) {
 			VALUE();
 			if ((r = parse_limits(o->req, v, err)) < 0)
 				return r;
-		} else if (cmd == CLI_RUN && opt_is(a, "--timeout", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--timeout", &v)) {
 			VALUE();
 			char *end;
 			errno = 0;
@@ -265,14 +283,59 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			uint64_t ms = (uint64_t)(secs * 1000.0 + 0.5);
 			confine_request_set_timeout(o->req, ms ? ms : 1);
 			o->timeout = v;
-		} else if (cmd == CLI_RUN && opt_is(a, "--report", &v)) {
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--report", &v)) {
 			VALUE();
 			if (!*v)
 				return cf_err(err, CONFINE_E_INVALID, "invalid --report", v,
 					      "expected a file name");
 			o->report = v;
+		} else if (cmd != CLI_EXPLAIN &&
+			   (opt_is(a, "--inject-env", &v) || opt_is(a, "--inject-path", &v))) {
+			VALUE();
+#ifdef _WIN32
+			return cf_err(err, CONFINE_E_INVALID, "not available on Windows", a,
+				      "read-only file injection is not implemented by the Windows "
+				      "backend");
+#endif
+			if (o->n_inject == CONFINE_INJECT_MAX_COUNT)
+				return cf_err(err, CONFINE_E_LIMIT, "too many injections", v,
+					      "at most %d injections per run",
+					      CONFINE_INJECT_MAX_COUNT);
+			if (!strchr(v, '='))
+				return cf_err(err, CONFINE_E_INVALID, "invalid arguments", v,
+					      "%s expects %s=FILE", a,
+					      a[9] == 'p' ? "TARGET" : "NAME");
+			o->inject_path[o->n_inject] = a[9] == 'p';
+			o->inject[o->n_inject++] = v;
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
 			o->print_plan = true;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--audit", &v)) {
+			VALUE();
+			if (!*v)
+				return cf_err(err, CONFINE_E_INVALID, "invalid --audit", v,
+					      "expected a file name");
+			o->audit = v;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && !strcmp(a, "--escalate")) {
+			o->escalate = true;
+			confine_request_set_escalate(o->req, true);
+		} else if (cmd == CLI_RUN && opt_is(a, "--receipt", &v)) {
+			VALUE();
+			if ((r = confine_request_set_receipt(o->req, v, err)) < 0)
+				return r;
+			o->receipt = true;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--grant-write", &v)) {
+			VALUE();
+			if ((r = confine_request_add_write_grant(o->req, v, err)) < 0)
+				return r;
+			o->grants = true;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--reason", &v)) {
+			VALUE();
+			if ((r = confine_request_set_grant_reason(o->req, v, err)) < 0)
+				return r;
+		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--request-id", &v)) {
+			VALUE();
+			if ((r = confine_request_set_id(o->req, v, err)) < 0)
+				return r;
 		} else {
 			return cf_err(err, CONFINE_E_INVALID, "unknown option", a,
 				      "not an option of 'confine %s'", argv[0]);

@@ -8,7 +8,7 @@
 
 #include "confine.h"
 
-enum cli_cmd { CLI_RUN, CLI_PLAN, CLI_EXPLAIN };
+enum cli_cmd { CLI_RUN, CLI_PLAN, CLI_EXPLAIN, CLI_CARD };
 
 /* explain --net: at most this many hosts in one call. */
 #define CLI_NET_EXPLAIN_MAX 64
@@ -19,19 +19,33 @@ struct cli_opts {
 	bool json;
 	bool help;
 	bool policy_given;
+	bool backend_given;  /* --backend (else CONFINE_BACKEND) */
 	const char *target;  /* plan --target */
 	const char *access;  /* explain --access */
 	const char *timeout; /* run --timeout, as given (for messages) */
 	const char *report;  /* run --report FILE */
+	const char *audit;   /* run --audit FILE */
+	bool escalate;	     /* run --escalate (card: the default) */
+	bool receipt;	     /* run --receipt DIGEST was given */
+	bool grants;	     /* --grant-write was given */
 	int first_operand;   /* index in argv of the command (run, plan) or paths (explain) */
 	const char *net_explain[CLI_NET_EXPLAIN_MAX]; /* explain --net HOST[:PORT], in order */
 	int n_net_explain;
+	/* --inject-env NAME=FILE / --inject-path TARGET=FILE (run, plan), as given: the files
+	 * are read by cli_load_injections, after every injection was validated. */
+	const char *inject[CONFINE_INJECT_MAX_COUNT];
+	bool inject_path[CONFINE_INJECT_MAX_COUNT];
+	size_t n_inject;
 };
 
 /* Parses argv (argv[0] is the subcommand name).  Fills opts->req (created here; the caller
  * frees it).  Returns 0, or a negative code with err filled. */
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *opts,
 	      struct confine_error *err);
+
+/* The value of option `name` ("--audit") among the options before the command, or NULL:
+ * for recording an attempt whose arguments do not parse. */
+const char *cli_find_option(int argc, char **argv, const char *name);
 
 /* Parses a size with an optional K, M or G suffix (powers of 1024). */
 int cli_parse_size(const char *s, uint64_t *out);

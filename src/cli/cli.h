@@ -25,6 +25,10 @@ enum cli_cmd;
 bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,
 	       const char *missing_operand, struct cli_opts *o, int *status);
 
+/* Applies CONFINE_BACKEND unless --backend was given; a bad value is a usage error (false,
+ * *status set).  cli_begin does it. */
+bool cli_apply_backend_env(struct cli_opts *o, const char *cmd, int *status);
+
 /* Applies CONFINE_SANDBOX_POLICY unless --policy was given; warns about a bad value (R19). */
 void cli_apply_policy_env(struct cli_opts *o);
 
@@ -33,5 +37,9 @@ int cmd_probe(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_card(int argc, char **argv);
+
+/* The approval card as text, for a person (cmd_card.c). */
+void cli_print_card(FILE *f, const struct confine_card *card);
 
 #endif

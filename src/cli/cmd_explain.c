@@ -38,6 +38,11 @@ static void print_text(const struct confine_decision *d)
 		printf("  %s:%d:%d  %s\n", d->source, d->line, d->column, d->pattern);
 	else
 		printf("  %s rule %d  %s\n", d->source, d->index, d->pattern);
+	if (d->has_outranked)
+		printf("  outranked: %s:%d:%d  %s allows it, but a workspace file never lifts a %s "
+		       "of the user file (R10b)\n",
+		       d->outranked_source, d->outranked_line, d->outranked_column,
+		       d->outranked_pattern, action_name(d->action));
 }
 
 static void print_json(const struct confine_decision *d, bool first)
@@ -56,7 +61,16 @@ static void print_json(const struct confine_decision *d, bool first)
 		cf_buf_add_json(&b, d->source);
 		cf_buf_addf(&b, ", \"index\": %d, \"line\": %d, \"pattern\": ", d->index, d->line);
 		cf_buf_add_json(&b, d->pattern);
-		cf_buf_add(&b, "}}");
+		cf_buf_add(&b, "}");
+		if (d->has_outranked) {
+			cf_buf_add(&b, ", \"outranked\": {\"layer\": \"workspace\", \"source\": ");
+			cf_buf_add_json(&b, d->outranked_source);
+			cf_buf_addf(&b, ", \"index\": %d, \"line\": %d, \"pattern\": ",
+				    d->outranked_index, d->outranked_line);
+			cf_buf_add_json(&b, d->outranked_pattern);
+			cf_buf_add(&b, "}");
+		}
+		cf_buf_add(&b, "}");
 	}
 	char *s = cf_buf_take(&b);
 	if (s)

@@ -6,6 +6,8 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/inject.h"
+#include "cli/plan_macos.h"
 #include "cli/plan_windows.h"
 
 static const char help[] =
@@ -13,9 +15,13 @@ static const char help[] =
     "\n"
     "Print the plan compiled from the rules for a target system; run nothing.\n"
     "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
-    "--no-network, --net-allow/--net-deny, --policy, --backend.\n"
+    "--no-network, --net-allow/--net-deny, --policy, --backend, --inject-env, --inject-path\n"
+    "(linux).\n"
     "For --target windows, on any OS: --host-facts FILE describes the Windows host (see\n"
-    "confine(1)), --home DIR its profile directory; --workspace is a Windows path.\n";
+    "confine(1)), --home DIR its profile directory; --workspace is a Windows path.\n"
+    "For --target macos, on any OS: the Seatbelt profile; --host-facts FILE describes the\n"
+    "Mac (see confine(1)), --home DIR its home (default /Users/$USER, said so in the plan);\n"
+    "--workspace is a path on the Mac.  Compiled and tested on Linux; never run on a Mac.\n";
 
 int cmd_plan(int argc, char **argv)
 {
@@ -35,17 +41,32 @@ int cmd_plan(int argc, char **argv)
 		status = cli_usage_error("plan", "--target is required (linux, macos or windows)");
 		goto out;
 	}
+	if (o.n_inject && strcmp(o.target, "linux")) {
+		status = cli_usage_error("plan", "--inject-env and --inject-path are planned for "
+						 "--target linux only");
+		goto out;
+	}
 	if (!strcmp(o.target, "windows")) {
 		status = cli_plan_windows(&o, &win, o.first_operand < argc);
 		goto out;
 	}
+	if (!strcmp(o.target, "macos")) {
+		status = cli_plan_macos(&o, &win, o.first_operand < argc);
+		goto out;
+	}
 #ifdef _WIN32
-	status = cli_usage_error("plan", "the Windows build compiles plans for --target windows");
+	status = cli_usage_error("plan", "the Windows build compiles plans for --target windows "
+					 "and --target macos");
+	goto out;
+#endif
+#ifdef __APPLE__
+	status = cli_usage_error("plan", "the macOS build compiles plans for --target macos and "
+					 "--target windows");
 	goto out;
 #endif
 	if (win.facts || win.home) {
-		status =
-		    cli_usage_error("plan", "--host-facts and --home go with --target windows");
+		status = cli_usage_error(
+		    "plan", "--host-facts and --home go with --target windows or --target macos");
 		goto out;
 	}
 	if (strcmp(o.target, "linux")) {
@@ -61,6 +82,10 @@ int cmd_plan(int argc, char **argv)
 			cli_report(&err);
 			goto out;
 		}
+	}
+	if (cli_load_injections(&o, false, &err) < 0) {
+		cli_report(&err);
+		goto out;
 	}
 	/* A plan is data: it needs no working backend. */
 	confine_request_set_policy(o.req, CONFINE_POLICY_OFF, NULL);

@@ -2,8 +2,8 @@
 /*
  * `confine probe`: which sandbox backends work here, with the stable codes of SPEC 3.2 (R18).
  *
- * --json prints one object, {"backends": [ {...}, ... ]}, one entry per backend of this OS (only
- * "bwrap" on Linux today), so that a second backend adds an entry instead of changing the shape.
+ * --json prints one object, {"backends": [ {...}, ... ]}, one entry per backend of this OS
+ * ("bwrap" and "landlock" on Linux).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +16,20 @@
 static const char usage[] =
     "usage: confine probe [--json] [--no-cache] [-w|--workspace DIR]\n"
     "\n"
-    "Checks whether the sandbox backend works on this machine and prints a stable code:\n"
-    "available, binary_missing, path_rejected, binary_invalid, version_unreadable,\n"
+    "Checks whether each sandbox backend works on this machine and prints a stable code.\n"
+    "bwrap: available, binary_missing, path_rejected, binary_invalid, version_unreadable,\n"
     "version_too_old, required_feature_missing, user_namespace_disabled,\n"
     "proc_mount_restricted, probe_timeout, probe_failed, binary_identity_changed.\n"
+    "landlock (minimum Landlock ABI 6): available, landlock_unavailable,\n"
+    "landlock_abi_too_old, seccomp_unavailable.\n"
     "\n"
     "  --json            print {\"backends\": [{\"backend\", \"available\", \"code\", \"path\",\n"
     "                    \"version\", \"reason\", \"hint\", \"cached\", \"landlock_abi\", "
     "\"seccomp\",\n"
     "                    \"cgroup\", \"guarantees\": {\"read_protection\", \"write_protection\",\n"
     "                    \"network_isolation\", \"syscall_filter\", \"process_scoping\",\n"
-    "                    \"resource_limits\"}}]}; path, version, reason and hint are null\n"
-    "                    when unknown\n"
+    "                    \"resource_limits\"}, \"not_provided\": [...]}, ...]}; path,\n"
+    "                    version, reason and hint are null when unknown\n"
     "  --no-cache        probe now instead of trusting a success of the last 300 s\n"
     "  -w, --workspace DIR\n"
     "                    a bwrap inside DIR is never used (default: the current directory,\n"
@@ -44,11 +46,31 @@ static void json_str_or_null(struct cf_buf *b, const char *s)
 		cf_buf_add(b, "null");
 }
 
-static void print_json(const struct confine_probe_result *r)
+static void add_json(struct cf_buf *b, const struct confine_probe_result *r);
+
+/* {"backends": [bwrap, landlock]}: one entry per backend of this OS. */
+static void print_json(const struct confine_probe_result *r, size_t n)
 {
 	struct cf_buf b;
 	cf_buf_init(&b);
-	cf_buf_add(&b, "{\"backends\": [{\"backend\": ");
+	cf_buf_add(&b, "{\"backends\": [");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			cf_buf_add(&b, ", ");
+		add_json(&b, &r[i]);
+	}
+	cf_buf_add(&b, "]}\n");
+	if (b.oom)
+		fputs("confine: out of memory\n", stderr);
+	else
+		fputs(b.s, stdout);
+	cf_buf_release(&b);
+}
+
+static void add_json(struct cf_buf *b_, const struct confine_probe_result *r)
+{
+	struct cf_buf b = *b_;
+	cf_buf_add(&b, "{\"backend\": ");
 	cf_buf_add_json(&b, r->backend);
 	cf_buf_addf(&b, ", \"available\": %s, \"code\": ", r->available ? "true" : "false");
 	cf_buf_add_json(&b, r->code);
@@ -77,12 +99,21 @@ static void print_json(const struct confine_probe_result *r)
 	cf_buf_add_json(&b, r->resource_limits);
 	cf_buf_add(&b, ", \"network_by_domain\": ");
 	cf_buf_add_json(&b, r->network_by_domain);
-	cf_buf_add(&b, "}}]}\n");
-	if (b.oom)
-		fputs("confine: out of memory\n", stderr);
-	else
-		fputs(b.s, stdout);
-	cf_buf_release(&b);
+	cf_buf_add(&b, "}, \"not_provided\": [");
+	/* "; "-separated in the struct; an array here. */
+	const char *p = r->not_provided;
+	for (bool first = true; *p; first = false) {
+		const char *end = strstr(p, "; ");
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char item[1024];
+		snprintf(item, sizeof(item), "%.*s", (int)len, p);
+		if (!first)
+			cf_buf_add(&b, ", ");
+		cf_buf_add_json(&b, item);
+		p += len + (end ? 2 : 0);
+	}
+	cf_buf_add(&b, "]}");
+	*b_ = b;
 }
 
 static void print_text(const struct confine_probe_result *r)
@@ -105,6 +136,8 @@ static void print_text(const struct confine_probe_result *r)
 	printf("process scoping:    %s\n", r->process_scoping);
 	printf("resource limits:    %s\n", r->resource_limits);
 	printf("network by domain:  %s\n", r->network_by_domain);
+	if (r->not_provided[0])
+		printf("not provided:       %s\n", r->not_provided);
 }
 
 int cmd_probe(int argc, char **argv)
@@ -142,23 +175,40 @@ int cmd_probe(int argc, char **argv)
 		cwd = getcwd(NULL, 0);
 		workspace = cwd;
 	}
-	int rc = confine_probe_bwrap(getenv("PATH"), workspace, use_cache, &r, &err);
+	struct confine_probe_result all[2];
+	int rc = confine_probe_bwrap(getenv("PATH"), workspace, use_cache, &all[0], &err);
+	if (rc == 0)
+		rc = confine_probe_landlock(&all[1], &err);
 	if (rc < 0) {
 		cli_report(&err);
 		goto out;
 	}
-	if (json)
-		print_json(&r);
-	else
-		print_text(&r);
-	if (!r.available) {
-		fflush(stdout);
+	if (json) {
+		print_json(all, 2);
+	} else {
+		print_text(&all[0]);
+		putchar('\n');
+		print_text(&all[1]);
+	}
+	fflush(stdout);
+	bool any = false;
+	for (int i = 0; i < 2; i++) {
+		r = all[i];
+		any = any || r.available;
+		if (r.available)
+			continue;
 		fprintf(stderr, "confine: sandbox backend unavailable: '%s': %s [%s]\n", r.backend,
 			r.reason, r.code);
 		if (r.hint[0])
 			fprintf(stderr, "hint: %s\n", r.hint);
 	}
-	status = r.available ? 0 : 1;
+	/* What `run --backend auto` would do, in one line. */
+	if (!json && any)
+		printf("\nauto: %s\n",
+		       all[0].available ? "bwrap"
+					: "landlock (bwrap is unavailable; see what landlock does "
+					  "not provide above)");
+	status = any ? 0 : 1;
 out:
 	free(cwd);
 	return status;

@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "util/util.h"
 #include "cli/cli.h"
+#include "cli/inject.h"
 #include "cli/net_report.h"
 
 static const char help[] =
@@ -33,10 +34,12 @@ static const char help[] =
     "                             namespace and reaches only these hosts, through confine's\n"
     "                             HTTP and SOCKS5 proxy (D: example.com, *.example.com, an\n"
     "                             address; each with an optional :PORT).  Unlisted hosts are\n"
-    "                             denied and reported\n"
+    "                             denied and reported (bwrap backend)\n"
     "  --net-deny D[,D...]        deny these hosts (checked before the allows)\n"
     "  --policy required|off      'off' runs without a sandbox (also CONFINE_SANDBOX_POLICY)\n"
-    "  --backend auto|bwrap       Linux backend\n"
+    "  --backend auto|bwrap|landlock\n"
+    "                             Linux backend (also CONFINE_BACKEND); auto falls back to\n"
+    "                             landlock when bwrap cannot run, saying what is weaker\n"
     "  --env NAME=VALUE           set a variable\n"
     "  --pass-env PATTERN         keep matching variables even if they look secret\n"
     "  --unset-env PATTERN        remove matching variables\n"
@@ -46,6 +49,23 @@ static const char help[] =
     "                             of memory, through a cgroup; refused where the host does\n"
     "                             not let confine create one (see 'confine probe')\n"
     "  --timeout SECONDS          kill the whole sandbox after SECONDS (status 137)\n"
+    "  --report FILE              write the post-run report (JSON) to FILE\n"
+    "  --audit FILE               append one JSON line per spawn attempt to FILE (also\n"
+    "                             CONFINE_AUDIT); FILE is hidden from the sandbox\n"
+    "\n"
+    "approvals (SPEC 7; 'confine card' prints the card and its digest):\n"
+    "  --escalate                 run COMMAND once outside the sandbox: no rule or guard\n"
+    "                             applies.  Needs --receipt, or a typed 'yes' on a terminal\n"
+    "  --grant-write PATH:file|subtree  write access to an existing file or directory tree\n"
+    "                             for this run only (at most 8; needs --reason and approval)\n"
+    "  --reason TEXT              why the command needs the write targets\n"
+    "  --receipt DIGEST           the digest of the approved card of exactly this request\n"
+    "  --request-id ID            the id the card, the report and the audit line carry\n"
+    "  --inject-env NAME=FILE     read-only file injection: FILE's content (as read now) in\n"
+    "                             a sealed file of the sandbox, its path in $NAME (set last)\n"
+    "  --inject-path TARGET=FILE  read-only file injection at TARGET inside the sandbox: over\n"
+    "                             an existing file of the host (never changed), or in /tmp\n"
+    "                             (at most 128 injections, 8 MiB each, 16 MiB in all)\n"
     "\n"
     "signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the command.  After a\n"
     "SIGTERM, SIGHUP, SIGQUIT or a second SIGINT the command has 5 seconds to end; then the\n"
@@ -77,6 +97,26 @@ static void report_events(const confine_run *run)
 			    "did not exist at launch, so rule '%s' could not protect it while the "
 			    "command ran\nhint: inspect it; from the next run on it is protected\n",
 			    e[i].path, e[i].rule);
+		else if (!strcmp(e[i].kind, "protected_created_disabled"))
+			fprintf(stderr,
+				"confine: warning: protected path created during the run: '%s': "
+				"it did not exist at launch, and the host would act on it later "
+				"(rule '%s'), so it was renamed to '%s'\nhint: inspect it; if you "
+				"asked the command to create it, move it back yourself\n",
+				e[i].path, e[i].rule, e[i].detail);
+		else if (!strcmp(e[i].kind, "protected_created_kept"))
+			fprintf(stderr,
+				"confine: warning: protected path created during the run: '%s': "
+				"the host would act on it later (rule '%s'), and %s\nhint: inspect "
+				"it and remove it before you run git or confine here again\n",
+				e[i].path, e[i].rule, e[i].detail);
+		else if (!strcmp(e[i].kind, "unreadable_directory_skipped"))
+			fprintf(
+			    stderr,
+			    "confine: warning: directory skipped by the glob scan: '%s': %s\n"
+			    "hint: make it readable again (chmod u+rx) if the command should see "
+			    "it\n",
+			    e[i].path, e[i].detail);
 		else if (!strcmp(e[i].kind, "dynamic_glob_created"))
 			fprintf(
 			    stderr,
@@ -103,72 +143,53 @@ static void report_events(const confine_run *run)
 	}
 }
 
-/*
- * --report FILE (SPEC 7.3): written after the run, whatever happened, so that a host can tell
- * a 125 of confine's from a 125 of the command's.  Opened with O_NOFOLLOW and created 0600: a
- * symlink planted at FILE (by the command, if FILE is in the workspace) is refused.
- */
-static int write_report(const char *file, const confine_run *run, int status,
-			const struct confine_error *err)
+/* The approval of an escalation or write grant on a terminal (SPEC 7.1): the card, then a
+ * typed "yes".  The answer is read from the terminal that is standard input, one line. */
+static int approve_on_terminal(struct cli_opts *o, const char *cmd, struct confine_error *err)
 {
-	struct cf_buf b;
-	size_t n = 0;
-	const struct confine_event *ev = run ? confine_run_events(run, &n) : NULL;
-	bool from_command = run && confine_run_status_from_command(run);
-	cf_buf_init(&b);
-	cf_buf_addf(&b, "{\"version\": \"%s\", \"exit_status\": %d, \"status_from\": \"%s\"",
-		    CONFINE_VERSION, status, from_command ? "command" : "confine");
-	cf_buf_addf(&b, ", \"timed_out\": %s",
-		    run && confine_run_timed_out(run) ? "true" : "false");
-	cf_buf_add(&b, ", \"error\": ");
-	if (err->code) {
-		cf_buf_addf(&b, "{\"code\": %d, \"kind\": \"%s\", \"what\": ", err->code,
-			    confine_strerror(err->code));
-		cf_buf_add_json(&b, err->what);
-		cf_buf_add(&b, ", \"subject\": ");
-		cf_buf_add_json(&b, err->subject);
-		cf_buf_add(&b, ", \"reason\": ");
-		cf_buf_add_json(&b, err->reason);
-		cf_buf_add(&b, ", \"hint\": ");
-		cf_buf_add_json(&b, err->hint);
-		cf_buf_add(&b, "}");
-	} else {
-		cf_buf_add(&b, "null");
+	struct confine_card *card = NULL;
+	char line[64];
+	int r = confine_card_new(o->req, &card, err);
+	if (r < 0)
+		return r;
+	fputc('\n', stderr);
+	cli_print_card(stderr, card);
+	fprintf(stderr, "\nType yes to approve this request once, anything else to refuse: ");
+	fflush(stderr);
+	ssize_t n;
+	do
+		n = read(0, line, sizeof(line) - 1);
+	while (n < 0 && errno == EINTR);
+	line[n > 0 ? n : 0] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	if (strcmp(line, "yes")) {
+		r = cf_err(err, CONFINE_E_APPROVAL, "not approved", cmd,
+			   "the answer was not 'yes'; nothing was run");
+	} else if ((r = confine_request_set_receipt(o->req, card->digest, err)) == 0) {
+		/* The run carries the id of the card that was approved. */
+		r = confine_request_set_id(o->req, card->request_id, err);
 	}
-	cf_buf_add(&b, ", \"events\": [");
-	for (size_t i = 0; i < n; i++) {
-		cf_buf_add(&b, i ? ", {\"kind\": " : "{\"kind\": ");
-		cf_buf_add_json(&b, ev[i].kind);
-		cf_buf_add(&b, ", \"path\": ");
-		cf_buf_add_json(&b, ev[i].path);
-		cf_buf_add(&b, ", \"rule\": ");
-		cf_buf_add_json(&b, ev[i].rule);
-		cf_buf_add(&b, ", \"detail\": ");
-		cf_buf_add_json(&b, ev[i].detail);
-		cf_buf_add(&b, "}");
-	}
-	cf_buf_add(&b, "]");
-	cli_net_report_json(&b, run);
-	cf_buf_add(&b, "}\n");
-	if (b.oom) {
-		cf_buf_release(&b);
-		fprintf(stderr, "confine: cannot write the report: '%s': out of memory\n", file);
-		return -1;
-	}
-	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	ssize_t k = fd >= 0 ? write(fd, b.s, b.len) : -1;
-	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	bool whole = k == (ssize_t)b.len;
-	cf_buf_release(&b);
-	if (!whole) {
-		fprintf(stderr, "confine: cannot write the report: '%s': %s\n", file,
-			k < 0 ? strerror(e) : "short write");
-		if (e == ELOOP)
-			fprintf(stderr, "hint: the report path is a symlink; name a new file\n");
-		return -1;
-	}
+	confine_card_free(card);
+	return r;
+}
+
+/* Opens the records the run keeps (SPEC 7.3, 8) before anything can run; the audit log also
+ * when the arguments did not parse, so that the refusal is recorded. */
+static int open_records(struct cli_opts *o, int argc, char **argv, bool parsed,
+			struct confine_error *err)
+{
+	const char *audit = parsed ? o->audit : cli_find_option(argc, argv, "--audit");
+	const char *env = getenv("CONFINE_AUDIT");
+	int r = 0;
+	if (!audit && env && *env)
+		audit = env;
+	if (!o->req || (parsed && o->print_plan))
+		return 0;
+	if (audit && (r = confine_request_set_audit_file(o->req, audit, err)) < 0)
+		return r;
+	if (parsed && o->report &&
+	    (r = confine_request_set_report_file(o->req, o->report, err)) < 0)
+		return r;
 	return 0;
 }
 
@@ -179,19 +200,61 @@ int cmd_run(int argc, char **argv)
 	confine_run *run = NULL;
 	int status = CLI_EXIT_CONFINE, r;
 
-	if (!cli_begin(CLI_RUN, argc, argv, help, "no command given", &o, &status))
-		goto out;
-	if (o.json && !o.print_plan) {
-		status = cli_usage_error("run", "--json goes with --print-plan");
+	r = cli_parse(CLI_RUN, argc, argv, &o, &err);
+	if (r == 0 && o.help) {
+		fputs(help, stdout);
+		status = 0;
 		goto out;
 	}
+	struct confine_error rec_err = {0};
+	if (open_records(&o, argc, argv, r == 0, &rec_err) < 0) {
+		cli_report(&rec_err);
+		if (r == 0)
+			goto out;
+	}
+	if (r < 0) {
+		cli_report(&err);
+		fprintf(stderr, "hint: see 'confine run --help'\n");
+		goto refused;
+	}
+	if (o.first_operand >= argc) {
+		cf_err(&err, CONFINE_E_INVALID, "invalid arguments", "run", "no command given");
+		status = cli_usage_error("run", "no command given");
+		goto refused;
+	}
+	if (o.json && !o.print_plan) {
+		cf_err(&err, CONFINE_E_INVALID, "invalid arguments", "run",
+		       "--json goes with --print-plan");
+		status = cli_usage_error("run", "--json goes with --print-plan");
+		goto refused;
+	}
 	cli_apply_policy_env(&o);
+	if (!cli_apply_backend_env(&o, "run", &status)) {
+		cf_err(&err, CONFINE_E_INVALID, "invalid arguments", "CONFINE_BACKEND",
+		       "not a backend");
+		goto refused;
+	}
+	if (cli_load_injections(&o, true, &err) < 0) {
+		cli_report(&err);
+		goto refused;
+	}
+	if ((o.escalate || o.grants) && !o.receipt && !o.print_plan && isatty(0) && isatty(2) &&
+	    approve_on_terminal(&o, argv[o.first_operand], &err) < 0) {
+		cli_report(&err);
+		goto refused;
+	}
 
 	r = confine_run_prepare(o.req, &run, &err);
 	if (r < 0) {
 		cli_report(&err);
+		status = r == CONFINE_E_NOTFOUND ? 127
+			 : r == CONFINE_E_NOEXEC ? 126
+						 : CLI_EXIT_CONFINE;
 		goto out;
 	}
+	/* SPEC 3.3: the degradation is said, once, before anything runs. */
+	if (confine_run_fallback_note(run))
+		fprintf(stderr, "confine: warning: %s\n", confine_run_fallback_note(run));
 	if (o.print_plan) {
 		char *text = NULL;
 		if (confine_run_plan_text(run, o.json, &text, &err) < 0) {
@@ -232,9 +295,19 @@ int cmd_run(int argc, char **argv)
 			argv[o.first_operand]);
 	report_events(run);
 	cli_net_warnings(run);
+	goto out;
+refused:
+	/* An attempt that never reached the library's prepare is recorded all the same (R24). */
+	if (o.req)
+		confine_request_audit_refusal(o.req, status, &err, NULL);
 out:
-	if (o.report && write_report(o.report, run, status, &err) < 0)
-		status = status == 0 ? CLI_EXIT_CONFINE : status;
+	if (o.req) {
+		struct confine_error werr = {0};
+		if (confine_request_write_report(o.req, run, status, &err, &werr) < 0) {
+			cli_report(&werr);
+			status = status == 0 ? CLI_EXIT_CONFINE : status;
+		}
+	}
 	current = NULL;
 	confine_run_free(run);
 	confine_request_free(o.req);

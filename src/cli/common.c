@@ -41,5 +41,24 @@ bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,
 		*status = cli_usage_error(argv[0], "%s", missing_operand);
 		return false;
 	}
+	return cli_apply_backend_env(o, argv[0], status);
+}
+
+bool cli_apply_backend_env(struct cli_opts *o, const char *cmd, int *status)
+{
+	/* CONFINE_BACKEND (SPEC 1) when --backend is not given.  A value that is not a backend
+	 * is refused: read as auto it could turn a "bwrap or nothing" setting into a fallback. */
+	const char *bv = getenv("CONFINE_BACKEND");
+	enum confine_backend b;
+	if (!o->backend_given && bv) {
+		if (!confine_backend_parse(bv, &b)) {
+			*status = cli_usage_error(cmd,
+						  "CONFINE_BACKEND is '%s': expected 'auto', "
+						  "'bwrap' or 'landlock'",
+						  bv);
+			return false;
+		}
+		confine_request_set_backend(o->req, b, NULL);
+	}
 	return true;
 }

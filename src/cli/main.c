@@ -16,6 +16,8 @@ static const char usage[] =
     "  check [--workspace DIR] [FILE...]     validate rule files\n"
     "  plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
     "                                        print the compiled plan, run nothing\n"
+    "  card [OPTIONS] [--json] -- COMMAND... the approval card and digest of an escalation\n"
+    "                                        or write grant\n"
     "\n"
     "`confine COMMAND --help` describes each command's options.\n";
 
@@ -44,6 +46,10 @@ int main(int argc, char **argv)
 		return cmd_explain(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return cmd_check(argc - 1, argv + 1);
+#ifndef _WIN32
+	if (!strcmp(cmd, "card"))
+		return cmd_card(argc - 1, argv + 1);
+#endif
 	fprintf(stderr, "confine: unknown command: '%s'\nhint: run 'confine --help' for the list\n",
 		cmd);
 	return CLI_EXIT_CONFINE;

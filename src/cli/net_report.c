@@ -1,22 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* What `confine run` says about the network-by-domain proxy's decisions (SPEC 12): a summary
- * of what was refused on stderr after the run, and every decision in the --report file. */
+ * of what was refused, on stderr after the run (the report and the audit line hold every
+ * decision: record/facts.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/net_report.h"
-
-static const char *action_name(enum confine_action a)
-{
-	return a == CONFINE_ALLOW ? "allow" : a == CONFINE_ASK ? "ask" : "deny";
-}
-
-static const char *mode_name(enum confine_net_mode m)
-{
-	return m == CONFINE_NET_DOMAINS ? "domains" : m == CONFINE_NET_OFF ? "off" : "on";
-}
 
 static void target(const struct confine_net_event *e, char *buf, size_t cap)
 {
@@ -69,47 +60,4 @@ void cli_net_warnings(const confine_run *run)
 			"confine: network: %zu more decisions were not kept (the report keeps "
 			"%zu)\n",
 			dropped, n);
-}
-
-void cli_net_report_json(struct cf_buf *b, const confine_run *run)
-{
-	size_t n, dropped;
-	const struct confine_net_event *ev = run ? confine_run_net_events(run, &n, &dropped) : NULL;
-	if (!run)
-		n = dropped = 0;
-	cf_buf_addf(b, ", \"network\": {\"mode\": \"%s\", \"dropped\": %zu, \"decisions\": [",
-		    run ? mode_name(confine_run_net_mode(run)) : "on", dropped);
-	for (size_t i = 0; i < n; i++) {
-		const struct confine_net_event *e = &ev[i];
-		const struct confine_net_decision *d = &e->decision;
-		cf_buf_addf(b, "%s{\"time_ms\": %lld, \"protocol\": ", i ? ", " : "",
-			    (long long)e->time_ms);
-		cf_buf_add_json(b, e->protocol);
-		cf_buf_add(b, ", \"host\": ");
-		cf_buf_add_json(b, d->host);
-		cf_buf_addf(b, ", \"port\": %u, \"decision\": \"%s\", \"layer\": ", d->port,
-			    action_name(d->action));
-		cf_buf_add_json(b, d->layer);
-		cf_buf_add(b, ", \"rule\": ");
-		if (d->has_rule) {
-			cf_buf_add(b, "{\"source\": ");
-			cf_buf_add_json(b, d->source);
-			cf_buf_addf(b,
-				    ", \"list\": \"%s\", \"index\": %d, \"line\": %d, "
-				    "\"column\": %d, \"pattern\": ",
-				    d->list, d->index, d->line, d->column);
-			cf_buf_add_json(b, d->pattern);
-			cf_buf_add(b, "}");
-		} else {
-			cf_buf_add(b, "null");
-		}
-		cf_buf_add(b, ", \"outcome\": ");
-		cf_buf_add_json(b, e->outcome);
-		cf_buf_add(b, ", \"address\": ");
-		cf_buf_add_json(b, e->address);
-		cf_buf_add(b, ", \"detail\": ");
-		cf_buf_add_json(b, e->detail);
-		cf_buf_add(b, "}");
-	}
-	cf_buf_add(b, "]}");
 }

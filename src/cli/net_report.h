@@ -8,7 +8,5 @@
 
 /* After the run, on stderr: each refused host once, with the reason and how often. */
 void cli_net_warnings(const confine_run *run);
-/* Appends `, "network": {"mode": ..., "dropped": N, "decisions": [...]}` (run may be NULL). */
-void cli_net_report_json(struct cf_buf *b, const confine_run *run);
 
 #endif

@@ -44,7 +44,7 @@ int cli_win_host_options(int *argc, char **argv, struct cli_win_host *h)
 	return 0;
 }
 
-static char *read_facts(const char *file, struct confine_error *err)
+char *cli_read_facts(const char *file, struct confine_error *err)
 {
 	FILE *f = fopen(file, "rb");
 	struct cf_buf b;
@@ -98,7 +98,7 @@ int cli_plan_windows(const struct cli_opts *o, const struct cli_win_host *h, boo
 		goto out;
 	}
 #endif
-	if (h->facts && !(facts = read_facts(h->facts, &err))) {
+	if (h->facts && !(facts = cli_read_facts(h->facts, &err))) {
 		cli_report(&err);
 		goto out;
 	}

@@ -15,6 +15,9 @@ struct cli_win_host {
  * parser sees them (options end at "--").  Returns 0, or -1 after a usage message. */
 int cli_win_host_options(int *argc, char **argv, struct cli_win_host *h);
 
+/* The text of a host-facts file (at most 1 MiB), malloc'd; NULL with err filled. */
+char *cli_read_facts(const char *file, struct confine_error *err);
+
 /* Prints the Windows plan of the parsed request; returns the exit status.  On Windows without
  * --host-facts or --home, the plan of this host (as `run --print-plan`). */
 int cli_plan_windows(const struct cli_opts *o, const struct cli_win_host *h, bool has_command);

@@ -68,6 +68,13 @@ int cmd_run(int argc, char **argv)
 		status = cli_usage_error("run", "--json goes with --print-plan");
 		goto out;
 	}
+	const char *audit_env = getenv("CONFINE_AUDIT");
+	if (o.audit || (audit_env && *audit_env) || o.escalate || o.grants || o.receipt) {
+		status =
+		    cli_usage_error("run", "--audit (CONFINE_AUDIT), --escalate, --grant-write and "
+					   "--receipt are not in the Windows build yet");
+		goto out;
+	}
 	if (o.report) {
 		status = cli_usage_error("run", "--report is not in the Windows build yet");
 		goto out;

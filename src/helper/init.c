@@ -2,7 +2,8 @@
 /*
  * confine-init: pid 1 inside the sandbox (bwrap --as-pid-1).
  *
- *   confine-init --status-fd N --stderr-fd M [--landlock] [--net-relay] -- COMMAND [ARG...]
+ *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--landlock] [--net-relay] -- COMMAND
+ *                [ARG...]
  *
  * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
  * reach the user as confine's messages), checks that it holds no capability, sets
@@ -65,18 +66,27 @@ static int holds_capabilities(void)
 	return 0;
 }
 
-/* Closes every descriptor from `from` on except `keep` (-1: none).  close_range where the
- * kernel has it (5.9; CLOEXEC 5.11), else one close per possible descriptor: either way no
- * descriptor of the host survives.  Returns 0 or -1 with errno. */
-static int close_from(int from, int keep, bool cloexec)
+/* Closes (or marks close-on-exec) every descriptor from 3 on except the ones in keep[] (-1:
+ * unused slots).  close_range where the kernel has it (5.9; CLOEXEC 5.11), else one close per
+ * possible descriptor: either way no descriptor of the host survives.  Returns 0 or -1 with
+ * errno. */
+static int close_from(const int keep_in[2], bool cloexec)
 {
 	unsigned flags = cloexec ? CLOSE_RANGE_CLOEXEC : 0;
-	int lo = from, rc = 0;
-	if (keep >= from) {
-		if (keep > from)
-			rc = (int)syscall(SYS_close_range, (unsigned)from, (unsigned)keep - 1,
+	int keep[2] = {keep_in[0], keep_in[1]};
+	if (keep[0] > keep[1]) {
+		int t = keep[0];
+		keep[0] = keep[1];
+		keep[1] = t;
+	}
+	int lo = 3, rc = 0;
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		if (keep[k] < lo)
+			continue;
+		if (keep[k] > lo)
+			rc = (int)syscall(SYS_close_range, (unsigned)lo, (unsigned)keep[k] - 1,
 					  flags);
-		lo = keep + 1;
+		lo = keep[k] + 1;
 	}
 	if (rc == 0)
 		rc = (int)syscall(SYS_close_range, (unsigned)lo, ~0U, flags);
@@ -87,8 +97,8 @@ static int close_from(int from, int keep, bool cloexec)
 	long max = sysconf(_SC_OPEN_MAX);
 	if (max < 0 || max > 1 << 20)
 		max = 1 << 20;
-	for (int fd = from; fd < max; fd++) {
-		if (fd == keep)
+	for (int fd = 3; fd < max; fd++) {
+		if (fd == keep[0] || fd == keep[1])
 			continue;
 		if (cloexec)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -106,7 +116,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	int status_fd = -1, stderr_fd = -1, i;
+	int status_fd = -1, stderr_fd = -1, go_fd = -1, i;
 	int landlock = 0, relay = 0;
 
 	for (i = 1; i < argc; i++) {
@@ -114,6 +124,8 @@ int main(int argc, char **argv)
 			status_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--stderr-fd") && i + 1 < argc)
 			stderr_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--go-fd") && i + 1 < argc)
+			go_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--landlock"))
 			landlock = 1;
 		else if (!strcmp(argv[i], "--net-relay"))
@@ -145,7 +157,7 @@ int main(int argc, char **argv)
 	/* Nothing of the host stays open in pid 1: the descriptor it was executed from (an
 	 * O_PATH of the installed confine-init), whatever bwrap left.  Only 0-2 and the status
 	 * pipe remain. */
-	if (close_from(3, status_fd, false) < 0) {
+	if (close_from((int[2]){status_fd, go_fd}, false) < 0) {
 		report(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
 		return 125;
 	}
@@ -202,6 +214,18 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, &old);
 
 	report(status_fd, CF_HELPER_READY, abi, NULL);
+	if (go_fd >= 0) {
+		/* confine checks that every protection landed where the plan put it (R34) and
+		 * says go; anything else (EOF: it killed the sandbox) ends here. */
+		char go = 0;
+		ssize_t k;
+		do
+			k = read(go_fd, &go, 1);
+		while (k < 0 && errno == EINTR);
+		if (k != 1 || go != 'g')
+			return 125;
+		close(go_fd);
+	}
 
 	pid_t child = fork();
 	if (child < 0) {
@@ -217,7 +241,7 @@ int main(int argc, char **argv)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* Nothing but 0, 1 and 2 reaches the command; the status pipe stays open only
 		 * until exec succeeds. */
-		if (close_from(3, -1, true) < 0) {
+		if (close_from((int[2]){-1, -1}, true) < 0) {
 			report(status_fd, CF_HELPER_EXEC_FAIL, errno, "close_range");
 			_exit(126);
 		}

@@ -5,10 +5,15 @@
  * protected while the command ran.  After the command, confine looks again and reports each
  * such creation, so the host can act on it; the next run protects it.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "host/ipc.h"
 #include "host/scan.h"
@@ -84,6 +89,8 @@ static int detect_endpoints(confine_run *run)
 		cf_policy_decide(&run->policy_rules, now.v[i], CF_ACC_READ, &rd);
 		if (rd.action == CF_ALLOW && rd.layer != CF_LAYER_FALLBACK)
 			continue; /* allowed by a rule: the sandbox could reach it on purpose */
+		if (rd.rule && rd.rule->group && !left_out(run, rd.rule->path))
+			continue; /* inside a directory hidden as a whole at launch */
 		r = add_event(run, "ipc_endpoint_created", now.v[i], NULL,
 			      "bound or created on the host while the command ran, so it was not "
 			      "hidden");
@@ -91,6 +98,70 @@ static int detect_endpoints(confine_run *run)
 out:
 	cf_strv_release(&now);
 	return r;
+}
+
+/*
+ * R30: a protection of something the host acts on later (git's configuration, confine's rule
+ * files) that was missing at launch could not be mounted; if the command created it, it is
+ * renamed aside now, before the user's next `git status` or the next run reads it.  The parent
+ * is opened without following symlinks and the rename never replaces anything.  Returns 0 and
+ * the new name, or -1 with errno.
+ */
+static int defuse(const char *path, char *moved, size_t cap)
+{
+	char *parent = cf_path_dirname(path);
+	const char *name = strrchr(path, '/');
+	if (!parent || !name || !name[1]) {
+		free(parent);
+		errno = EINVAL;
+		return -1;
+	}
+	name++;
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	int dfd = (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how));
+	if (dfd < 0 && errno == ENOSYS)
+		dfd = open(parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = -1, e = errno;
+	for (int i = 0; dfd >= 0 && i < 100; i++) {
+		char to[512];
+		if (i == 0)
+			snprintf(to, sizeof(to), "%s.confine-disabled", name);
+		else
+			snprintf(to, sizeof(to), "%s.confine-disabled-%d", name, i + 1);
+		if (syscall(SYS_renameat2, dfd, name, dfd, to, RENAME_NOREPLACE) == 0) {
+			snprintf(moved, cap, "%s/%s", parent, to);
+			rc = 0;
+			break;
+		}
+		e = errno;
+		if (e != EEXIST)
+			break;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(parent);
+	errno = e;
+	return rc;
+}
+
+/* A missing protected path that now exists: defused (R30) or reported. */
+static int created(confine_run *run, const char *p)
+{
+	struct cf_decision d;
+	cf_policy_decide(&run->policy_rules, p, CF_ACC_WRITE, &d);
+	/* Without a sandbox (policy off, an approved escalation) the command did what the
+	 * operator let it do: reported, never undone. */
+	if (!d.rule || !d.rule->defuse || d.action == CF_ALLOW ||
+	    run->policy != CONFINE_POLICY_REQUIRED)
+		return add_event(run, "missing_protected_created", p, protecting_rule(run, p),
+				 NULL);
+	char moved[4096 + 64];
+	if (defuse(p, moved, sizeof(moved)) == 0)
+		return add_event(run, "protected_created_disabled", p, d.rule->pattern, moved);
+	char detail[256];
+	snprintf(detail, sizeof(detail), "it could not be renamed aside: %s", strerror(errno));
+	return add_event(run, "protected_created_kept", p, d.rule->pattern, detail);
 }
 
 int cf_run_detect(confine_run *run)
@@ -104,12 +175,31 @@ int cf_run_detect(confine_run *run)
 	if (run->policy == CONFINE_POLICY_REQUIRED && (r = detect_endpoints(run)) < 0)
 		return r;
 
+	/* A link to a protection (~/.gitconfig -> dotfiles/gitconfig) that the command replaced:
+	 * the host would follow the new one. */
+	for (size_t i = 0; run->policy == CONFINE_POLICY_REQUIRED && i < run->linked.n && r == 0;
+	     i++) {
+		const struct cf_ident *id = &run->linked.v[i];
+		if (cf_ident_same(id) || lstat(id->path, &st) < 0)
+			continue;
+		const struct cf_strv *rules = &run->policy_rules.linked_rules;
+		const char *rule = i < rules->n ? rules->v[i] : "";
+		char moved[4096 + 64];
+		if (defuse(id->path, moved, sizeof(moved)) == 0)
+			r = add_event(run, "protected_created_disabled", id->path, rule, moved);
+		else
+			r = add_event(run, "protected_created_kept", id->path, rule,
+				      "it replaced a symlink and could not be renamed aside");
+	}
 	for (size_t i = 0; i < run->plan.missing.n && r == 0; i++) {
 		const char *p = run->plan.missing.v[i];
 		if (lstat(p, &st) == 0)
-			r = add_event(run, "missing_protected_created", p, protecting_rule(run, p),
-				      NULL);
+			r = created(run, p);
 	}
+	for (size_t i = 0; i < run->launch.skipped.n && r == 0; i++)
+		r = add_event(run, "unreadable_directory_skipped", run->launch.skipped.v[i], NULL,
+			      "the glob scan could not read it, so it was hidden from the "
+			      "command");
 	if (r < 0 || !run->globs.n)
 		return r;
 
@@ -128,6 +218,11 @@ int cf_run_detect(confine_run *run)
 			r = add_event(run, "dynamic_glob_created", m->path,
 				      run->globs.v[m->rule].pattern, NULL);
 	}
+	for (size_t i = 0; i < now.skipped.n && r == 0; i++)
+		if (!cf_strv_contains(&run->launch.skipped, now.skipped.v[i]))
+			r = add_event(run, "unreadable_directory_skipped", now.skipped.v[i], NULL,
+				      "made unreadable during the run: the next run hides it "
+				      "without looking inside");
 out:
 	cf_matches_release(&now);
 	return r;

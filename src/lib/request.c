@@ -2,6 +2,7 @@
 /* The public request object: a plain record of what the caller asked for.  Pure. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "request.h"
 #include "util/util.h"
@@ -18,6 +19,7 @@ int confine_request_new(confine_request **out, struct confine_error *err)
 	r->network = true;
 	r->policy = CONFINE_POLICY_REQUIRED;
 	r->kill_grace_ms = DEFAULT_KILL_GRACE_MS;
+	cf_request_record_init(&r->record);
 	*out = r;
 	return 0;
 }
@@ -34,6 +36,8 @@ void confine_request_free(confine_request *r)
 	cf_strv_release(&r->env_base);
 	cf_env_opts_release(&r->env);
 	cf_net_rules_release(&r->net_session);
+	cf_request_record_release(&r->record);
+	cf_injects_release(&r->injects);
 	free(r);
 }
 
@@ -179,6 +183,26 @@ void confine_request_env_clear(confine_request *r, bool clear)
 	r->env.clear = clear;
 }
 
+int confine_request_add_injection(confine_request *r, enum confine_inject_placement placement,
+				  const char *where, const void *data, size_t len,
+				  struct confine_error *err)
+{
+	return cf_injects_add(&r->injects, placement, where, where ? strlen(where) : 0, data, len,
+			      err);
+}
+
+int confine_request_add_injection_n(confine_request *r, enum confine_inject_placement placement,
+				    const char *where, size_t where_len, const void *data,
+				    size_t len, struct confine_error *err)
+{
+	return cf_injects_add(&r->injects, placement, where, where_len, data, len, err);
+}
+
+enum confine_policy confine_request_policy(const confine_request *r)
+{
+	return r->policy;
+}
+
 int confine_policy_parse(const char *text, enum confine_policy *out)
 {
 	*out = CONFINE_POLICY_REQUIRED;
@@ -195,6 +219,36 @@ int confine_policy_parse(const char *text, enum confine_policy *out)
 		*out = CONFINE_POLICY_OFF;
 		return 1;
 	}
+	return 0;
+}
+
+int confine_request_set_backend(confine_request *r, enum confine_backend backend,
+				struct confine_error *err)
+{
+	if (backend != CONFINE_BACKEND_AUTO && backend != CONFINE_BACKEND_BWRAP &&
+	    backend != CONFINE_BACKEND_LANDLOCK)
+		return cf_err(err, CONFINE_E_INVALID, "invalid backend", "backend",
+			      "the backend must be auto, bwrap or landlock");
+	r->backend = backend;
+	return 0;
+}
+
+int confine_backend_parse(const char *text, enum confine_backend *out)
+{
+	static const char *const names[] = {"auto", "bwrap", "landlock"};
+	*out = CONFINE_BACKEND_AUTO;
+	if (!text)
+		return 0;
+	while (*text == ' ' || *text == '\t')
+		text++;
+	size_t n = strlen(text);
+	while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\n'))
+		n--;
+	for (size_t i = 0; i < 3; i++)
+		if (n == strlen(names[i]) && !strncasecmp(text, names[i], n)) {
+			*out = (enum confine_backend)i;
+			return 1;
+		}
 	return 0;
 }
 

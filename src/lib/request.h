@@ -3,18 +3,24 @@
 #ifndef CONFINE_REQUEST_H
 #define CONFINE_REQUEST_H
 
+#include "policy/inject.h"
 #include "policy/policy.h"
 #include "rules/netrules.h"
+#include "record/record.h"
 
-#ifndef _WIN32
+/* The Linux executor's run record; Windows (exec/windows) and macOS (exec/macos) keep their
+ * own. */
+#if !defined(_WIN32) && !defined(__APPLE__)
 #include <signal.h>
 #include <time.h>
 #include <sys/types.h>
 
 #include "plan/plan.h"
 #include "net/decide.h"
+#include "plan/landlock/ll_plan.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
+#include "exec/linux/settle.h"
 #endif
 
 struct confine_request {
@@ -31,17 +37,34 @@ struct confine_request {
 	bool env_base_set;
 	struct cf_env_opts env;
 	struct cf_net_rules net_session; /* --net-allow/--net-deny, in order (SPEC 12) */
+	enum confine_backend backend;	 /* SPEC 3.3: auto, bwrap or landlock */
+	struct cf_request_record record; /* approvals, audit log, report (record/) */
+	struct cf_injects injects;	 /* SPEC 6, validated when added */
 };
 
-/* The Windows executor has its own struct confine_run (exec/windows/run.c). */
-#ifndef _WIN32
+/* The Windows executor has its own struct confine_run (exec/windows/run.c), and so has the
+ * macOS one (exec/macos/run.c). */
+#if !defined(_WIN32) && !defined(__APPLE__)
 struct confine_run {
 	enum confine_policy policy;
 	struct cf_host host;
 	char *home, *workspace, *tmpdir, *runtime_dir, *ssh_dir, *user_rules;
-	char *pw_home, *pw_name, *pw_user_rules; /* the password database's, when not $HOME */
+	char *pw_home, *pw_name, *pw_user_rules;      /* the password database's, when not $HOME */
+	char *config_dir, *pw_config_dir, *cache_dir; /* confine's own state (R30) */
+	struct cf_strv git_guards;		      /* host/git.h */
 	struct cf_policy policy_rules;
 	struct cf_plan plan;
+	bool plan_network; /* what the plan is made with (cf_run_plan) */
+	uint64_t plan_tmp_size;
+	char *plan_cwd;		   /* canonical cwd inside the workspace, or NULL */
+	struct cf_strv unreadable; /* directories the scan could not read, hidden (R14) */
+	struct cf_idents idents;   /* what the setup is checked against (R34) */
+	struct cf_idents linked;   /* symlinks to defused protections, as at launch (R30) */
+	int replans;		   /* plans made again because the sandbox did not settle */
+	char *unsettled;	   /* the path that changed during the setup, or NULL */
+	int go_w;		   /* write end of the helper's go pipe, -1 when none */
+	time_t launch_time;	   /* when bwrap was last started (residue, R34) */
+	bool globs_collected;	   /* run->globs holds every glob rule */
 	struct confine_probe_result probe;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	struct cf_cgroup cgroup;
@@ -78,6 +101,7 @@ struct confine_run {
 	struct cf_ruleset globs;   /* every glob rule, as scanned at launch */
 	struct cf_matches launch;  /* what the launch scan found */
 	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
+	struct cf_strv ipc_groups; /* directories of nothing but endpoints (cf_host_ipc_groups) */
 	struct confine_event *events;
 	size_t n_events;
 
@@ -87,10 +111,48 @@ struct confine_run {
 	struct cf_netrun *netrun;	      /* the proxy while the command runs (net/netrun.c) */
 	struct confine_net_event *net_events; /* the proxy's decisions, after the run */
 	size_t n_net_events, net_dropped;
+	/* the landlock backend (SPEC 3.3) */
+	enum confine_backend backend; /* what runs: BWRAP or LANDLOCK (AUTO resolved) */
+	struct cf_ll_plan ll;	      /* the Landlock plan when backend is LANDLOCK */
+	char *run_tmp;		      /* its per-run TMPDIR, removed by confine_run_free */
+	bool run_tmp_made;	      /* run_tmp exists (made by mkdtemp) and is ours to remove */
+	char *fallback_note;	      /* auto fell back to landlock: the one line to say */
+	struct confine_probe_result ll_probe;
+	struct cf_run_record record; /* approvals, audit log, report (record/) */
+	/* read-only file injection (SPEC 6; inject/run_inject.c) */
+	struct cf_plan_inject_in *inject_in; /* what the plan needs (cf_run_inject_inputs) */
+	char (*inject_hash)[65];
+	char **inject_where;
+	size_t n_inject_in;
+	int *inject_fds;		       /* per plan injection: its sealed memfd */
+	size_t n_inject_fds;		       /* how many of them are open */
+	struct confine_injection *inject_info; /* what confine_run_injections returns */
 };
+
+/* The scan, the plan and the identities of a run (run.c).  Touches the OS. */
+int cf_run_plan(confine_run *run, struct confine_error *err);
+/* Removes the landlock backend's per-run TMPDIR and everything in it, without following a
+ * symlink (landlock_exec.c).  Touches the OS. */
+void cf_ll_remove_run_tmp(confine_run *run);
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);
+
+/* Approvals, report and audit log (record/).  Touches the OS. */
+/* Copies what a record needs from the request into a new run; 0 or CONFINE_E_NOMEM. */
+int cf_run_record_init(confine_run *run, const confine_request *req);
+void cf_run_record_release(confine_run *run);
+/* After the policy is loaded: validates the write grants (SPEC 7.2) and puts them first in the
+ * session layer, and hides the audit log and the report file (overrides). */
+int cf_record_policy(confine_run *run, const confine_request *req, struct confine_error *err);
+/* After the environment is built: builds the card of an escalation or grant, checks the
+ * receipt, and turns an approved escalation into a direct run. */
+int cf_record_approve(confine_run *run, const confine_request *req, struct confine_error *err);
+/* Writes the audit line of this attempt (once; later calls do nothing).  `run` may be a run
+ * that failed to prepare. */
+void cf_audit_attempt(confine_run *run, int status, const struct confine_error *why);
+/* The policy digest, computed once the plan is compiled. */
+void cf_record_digest(confine_run *run);
 #endif
 
 #endif

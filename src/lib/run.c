@@ -16,11 +16,15 @@
 
 #include "exec/linux/harden.h"
 #include "host/canon.h"
+#include "host/git.h"
 #include "host/hostfs.h"
 #include "host/ipc.h"
 #include "host/rulefile.h"
 #include "host/scan.h"
+#include "host/ll_listing.h"
 #include "net/netrun.h"
+#include "exec/linux/cgroup.h"
+#include "inject/run_inject.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -207,22 +211,118 @@ static int net_mode(confine_run *run, const confine_request *req, struct confine
 static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_error *err)
 {
 	int r = 0;
-	for (int l = 0; l < CF_LAYER_FALLBACK && r == 0; l++) {
+	for (int l = 0; l < CF_LAYER_FALLBACK && r == 0 && !run->globs_collected; l++) {
 		const struct cf_ruleset *rs = &run->policy_rules.layers[l];
 		for (size_t i = 0; i < rs->n && r == 0; i++)
 			if (rs->v[i].glob)
 				r = cf_ruleset_add(&run->globs, &rs->v[i], err);
 	}
+	run->globs_collected = true;
 	if (r == 0 && run->globs.n) {
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
 		r = cf_scan_globs(&run->globs, &b, m, err);
-		if (r < 0)
+		if (r < 0 && err && !err->hint[0])
 			cf_err_hint(err,
 				    "every match is protected by a mount of its own, within the "
 				    "budgets of a scan; narrow your own glob rules, or move files "
 				    "that match the built-in ones (such as **/*.pem) out of the "
 				    "workspace; nothing was run");
 	}
+	return r;
+}
+
+/* How often a plan is made again because the workspace changed under it (R34). */
+#define REPLANS 3
+
+/*
+ * The scan and the plan (R14, R13, R33), and the identities the setup is checked against
+ * later (R34).  When a glob match changed between the scan and the plan (another process is
+ * renaming directories), all of it is done again, a bounded number of times.  Called by
+ * prepare, and by the executor when the sandbox did not settle; the command's argv and
+ * environment move over to the new plan.
+ */
+int cf_run_plan(confine_run *run, struct confine_error *err)
+{
+	struct cf_matches globs = {0};
+	struct cf_plan plan = {0};
+	struct cf_idents ids = {0};
+	char *changed = NULL;
+	int r = 0;
+	for (int attempt = 0;; attempt++) {
+		free(changed);
+		changed = NULL;
+		cf_matches_release(&globs);
+		cf_idents_release(&ids);
+		cf_plan_release(&plan);
+		if ((r = expand_globs(run, &globs, err)) < 0)
+			goto out;
+		/* Directories found unreadable now are hidden from here on. */
+		struct cf_strv fresh = {0};
+		for (size_t i = 0; i < globs.skipped.n && r == 0; i++)
+			if (!cf_strv_contains(&run->unreadable, globs.skipped.v[i]) &&
+			    (cf_strv_add(&fresh, globs.skipped.v[i]) < 0 ||
+			     cf_strv_add(&run->unreadable, globs.skipped.v[i]) < 0))
+				r = cf_nomem(err);
+		if (r == 0)
+			r = cf_policy_add_unreadable(&run->policy_rules, &fresh, err);
+		cf_strv_release(&fresh);
+		if (r < 0)
+			goto out;
+		struct cf_plan_opts po = {
+		    .target = CONFINE_TARGET_LINUX,
+		    .network = run->plan_network && run->net_mode == CONFINE_NET_ON,
+		    .tmp_size = run->plan_tmp_size,
+		    .cwd = run->plan_cwd,
+		    .net_mode = run->net_mode,
+		    .net_allowed = cf_net_policy_allows(&run->net),
+		    .net_rules = cf_net_policy_count(&run->net),
+		};
+		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0 ||
+		    (r = cf_run_inject_place(run, &plan, err)) < 0)
+			goto out;
+		r = cf_idents_record(&plan, &globs, &ids, &changed);
+		if (r < 0) {
+			r = cf_nomem(err);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		if (attempt + 1 >= REPLANS) {
+			r = cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing", changed,
+				   "it changed between the scan and the start of the sandbox, %d "
+				   "times in a row",
+				   REPLANS);
+			cf_err_hint(err, "another process (a second sandbox?) is renaming "
+					 "directories in the workspace; run the command again when "
+					 "it has finished; nothing was run");
+			goto out;
+		}
+	}
+	/* The command and its environment stay; the rest is the new plan. */
+	plan.argv = run->plan.argv;
+	plan.env = run->plan.env;
+	plan.env_removed = run->plan.env_removed;
+	memset(&run->plan.argv, 0, sizeof(run->plan.argv));
+	memset(&run->plan.env, 0, sizeof(run->plan.env));
+	memset(&run->plan.env_removed, 0, sizeof(run->plan.env_removed));
+	cf_plan_release(&run->plan);
+	run->plan = plan;
+	memset(&plan, 0, sizeof(plan));
+	cf_idents_release(&run->idents);
+	run->idents = ids;
+	memset(&ids, 0, sizeof(ids));
+	/* Keep what the launch scan found: the post-run scan reports only what is new. */
+	cf_matches_release(&run->launch);
+	run->launch = globs;
+	memset(&globs, 0, sizeof(globs));
+	free(run->skip);
+	run->skip = NULL;
+	r = 0;
+out:
+	free(changed);
+	cf_matches_release(&globs);
+	cf_idents_release(&ids);
+	cf_plan_release(&plan);
 	return r;
 }
 
@@ -256,6 +356,19 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 		run->user_rules = cf_path_join(run->home, ".config/confine/rules.json");
 	if (!run->runtime_dir || !run->user_rules)
 		return cf_nomem(err);
+	/* Confine's own directories (R30): the one holding the user rule file, and the cache. */
+	run->config_dir = cf_path_dirname(run->user_rules);
+	if (run->pw_user_rules && !(run->pw_config_dir = cf_path_dirname(run->pw_user_rules)))
+		return cf_nomem(err);
+	v = env_get(env, "XDG_CACHE_HOME");
+	run->cache_dir = v && v[0] == '/' ? cf_path_join(v, "confine")
+					  : cf_path_join(run->home, ".cache/confine");
+	if (!run->config_dir || !run->cache_dir)
+		return cf_nomem(err);
+	int r = cf_host_git_guards(run->workspace, run->home, env_get(env, "XDG_CONFIG_HOME"),
+				   &run->git_guards, err);
+	if (r < 0)
+		return r;
 
 	run->host = (struct cf_host){
 	    .home = run->home,
@@ -267,6 +380,10 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .runtime_dir = run->runtime_dir,
 	    .ssh_auth_sock_dir = run->ssh_dir,
 	    .user_rules_file = run->user_rules,
+	    .config_dir = run->config_dir,
+	    .pw_config_dir = run->pw_config_dir,
+	    .cache_dir = run->cache_dir,
+	    .git_guards = &run->git_guards,
 	    .uid = uid,
 	    .landlock_abi = cf_landlock_abi(),
 	    .seccomp = cf_seccomp_available(),
@@ -320,6 +437,7 @@ static confine_run *run_new(const confine_request *req)
 	run->pid = -1;
 	run->status_fd = run->err_fd = run->info_fd = -1;
 	run->wake_r = run->wake_w = -1;
+	run->go_w = -1;
 	run->policy = req->policy;
 	run->limit_pids = req->limit_pids;
 	run->limit_mem = req->limit_mem;
@@ -330,7 +448,12 @@ static confine_run *run_new(const confine_request *req)
 		free(run);
 		return NULL;
 	}
+
 	run->cgroup = (struct cf_cgroup)CF_CGROUP_INIT;
+	if (cf_run_record_init(run, req) < 0) {
+		confine_run_free(run);
+		return NULL;
+	}
 	return run;
 }
 
@@ -361,13 +484,90 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 	    (r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0 ||
 	    (r = cf_host_ipc_endpoints(run->workspace, run->runtime_dir, &run->ipc_launch, err)) <
 		0 ||
-	    (r = cf_policy_add_endpoints(&run->policy_rules, &run->ipc_launch, err)) < 0 ||
+	    (r = cf_host_ipc_groups(&run->ipc_launch, &run->ipc_groups, err)) < 0 ||
 	    (r = check_workspace_guards(run, req->workspace ? req->workspace : run->workspace,
-					err)) < 0)
+					err)) < 0 ||
+	    (r = load_layers(run, req, err)) < 0 ||
+	    (r = cf_policy_add_endpoints(&run->policy_rules, &run->ipc_launch, &run->ipc_groups,
+					 err)) < 0)
 		return r;
-	if ((r = load_layers(run, req, err)) < 0)
+	if ((r = net_mode(run, req, err)) < 0)
 		return r;
-	return net_mode(run, req, err);
+	/* Confine's own records hidden, write grants in the session layer (record/). */
+	return cf_record_policy(run, req, err);
+}
+
+/*
+ * R30: a rule file that does not exist yet must not be creatable by the command.  Confine's
+ * own directories are write-deny overrides, which protect them when they exist; when one is
+ * missing but the command could create it (its nearest existing ancestor is writable in the
+ * sandbox, say under --allow ~/.config:write), confine creates it now, 0700, so that the
+ * override holds it read-only.  Where it cannot, the run is refused rather than left
+ * plantable.
+ */
+static int keep_state_dir(confine_run *run, const char *dir, struct confine_error *err)
+{
+	struct stat st;
+	if (!dir || lstat(dir, &st) == 0)
+		return 0;
+	char *a = cf_strdup(dir);
+	int r = 0;
+	while (a && strcmp(a, "/") && lstat(a, &st) < 0) {
+		char *up = cf_path_dirname(a);
+		free(a);
+		a = up;
+	}
+	if (!a)
+		return cf_nomem(err);
+	struct cf_decision wr;
+	cf_policy_decide(&run->policy_rules, a, CF_ACC_WRITE, &wr);
+	if (wr.action != CF_ALLOW || !S_ISDIR(st.st_mode))
+		goto out; /* the sandbox cannot create anything there either */
+	for (size_t i = 0; i < run->policy_rules.temp_roots.n; i++)
+		if (cf_path_within(a, run->policy_rules.temp_roots.v[i]))
+			goto out; /* a private tmpfs inside: nothing reaches the host */
+	if (st.st_uid != geteuid()) {
+		r = cf_err(err, CONFINE_E_WORKSPACE, "cannot protect confine's own directory", dir,
+			   "it does not exist, the sandbox could create it (and plant rules the "
+			   "next run would obey), and '%s' belongs to another user",
+			   a);
+		cf_err_hint(err, "create '%s' yourself, or do not allow writing to '%s'", dir, a);
+		goto out;
+	}
+	/* Each missing component, from the existing ancestor down. */
+	size_t at = strlen(a);
+	char *path = cf_strdup(dir);
+	if (!path) {
+		r = cf_nomem(err);
+		goto out;
+	}
+	while (r == 0 && path[at]) {
+		char *slash = strchr(path + at + 1, '/');
+		if (slash)
+			*slash = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+			r = cf_err_os(err, CONFINE_E_OS, "cannot protect confine's own directory",
+				      path, "mkdir", errno);
+			cf_err_hint(err, "create '%s' yourself, or do not allow writing to '%s'",
+				    dir, a);
+		}
+		at = strlen(path);
+		if (slash)
+			*slash = '/';
+	}
+	free(path);
+out:
+	free(a);
+	return r;
+}
+
+static int keep_state_dirs(confine_run *run, struct confine_error *err)
+{
+	int r;
+	if ((r = keep_state_dir(run, run->config_dir, err)) < 0 ||
+	    (r = keep_state_dir(run, run->pw_config_dir, err)) < 0)
+		return r;
+	return keep_state_dir(run, run->cache_dir, err);
 }
 
 struct confine_rules {
@@ -446,7 +646,206 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 		out->line = d.rule->line;
 		out->column = d.rule->column;
 	}
+	if (d.outranked) {
+		out->has_outranked = true;
+		copy_str(out->outranked_source, sizeof(out->outranked_source), d.outranked->source);
+		copy_str(out->outranked_pattern, sizeof(out->outranked_pattern),
+			 d.outranked->pattern);
+		out->outranked_index = d.outranked->index;
+		out->outranked_line = d.outranked->line;
+		out->outranked_column = d.outranked->column;
+	}
 	return 0;
+}
+
+/* The per-run TMPDIR of the landlock backend: a fresh directory under the host's /tmp. */
+static int make_run_tmp(confine_run *run, bool real, struct confine_error *err)
+{
+	if (!real) {
+		run->run_tmp = cf_strdup("/tmp/confine-run.XXXXXX");
+		return run->run_tmp ? 0 : cf_nomem(err);
+	}
+	char tmpl[] = "/tmp/confine-run.XXXXXX";
+	if (!mkdtemp(tmpl))
+		return cf_err_os(err, CONFINE_E_OS, "cannot create the run's temp directory",
+				 "/tmp/confine-run.XXXXXX", "mkdtemp", errno);
+	run->run_tmp_made = true;
+	run->run_tmp = cf_strdup(tmpl);
+	return run->run_tmp ? 0 : cf_nomem(err);
+}
+
+/* TMPDIR of the command: the run's own directory (SPEC 3.3). */
+static int set_tmpdir(struct cf_strv *env, const char *dir, struct confine_error *err)
+{
+	char *v = cf_asprintf("TMPDIR=%s", dir);
+	if (!v)
+		return cf_nomem(err);
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], "TMPDIR=", 7)) {
+			free(env->v[i]);
+			env->v[i] = v;
+			return 0;
+		}
+	return cf_strv_take(env, v) < 0 ? cf_nomem(err) : 0;
+}
+
+/* The Landlock plan: the directories it splits are listed first (host facts), then it is
+ * compiled (SPEC 3.3). */
+static int plan_landlock(confine_run *run, const confine_request *req, bool real,
+			 struct confine_error *err)
+{
+	struct cf_strv dirs = {0};
+	struct cf_ll_listings listings = {0};
+	int r;
+	if ((r = make_run_tmp(run, real, err)) < 0)
+		return r;
+	struct cf_ll_opts lo = {
+	    .network = req->network,
+	    .run_tmp = run->run_tmp,
+	    .cgroup = run->limit_pids || run->limit_mem || cf_cgroup_available(),
+	};
+	if ((r = cf_ll_plan_dirs(&run->policy_rules, &run->launch, &lo, &dirs, err)) < 0 ||
+	    (r = cf_host_ll_listings(&dirs, &listings, err)) < 0)
+		goto out;
+	lo.listings = &listings;
+	if ((r = cf_ll_plan_compile(&run->policy_rules, &run->launch, &lo, &run->ll, err)) < 0)
+		goto out;
+	r = set_tmpdir(&run->plan.env, run->run_tmp, err);
+out:
+	cf_strv_release(&dirs);
+	cf_ll_listings_release(&listings);
+	return r;
+}
+
+static bool reaps(const struct cf_ll_plan *ll)
+{
+	for (size_t i = 0; i < ll->not_provided.n; i++)
+		if (!strncmp(ll->not_provided.v[i], "daemon reaping", 14))
+			return false;
+	return true;
+}
+
+/* Why bwrap was not used, for the messages of the fallback (a static buffer). */
+static const char *bwrap_why(const confine_run *run)
+{
+	static char why[700];
+	snprintf(why, sizeof(why), "%s (%s)",
+		 run->probe.reason[0] ? run->probe.reason : "the probe failed", run->probe.code);
+	return why;
+}
+
+static int landlock_refused(confine_run *run, const char *bwrap_why, struct confine_error *err)
+{
+	const char *why = run->ll.refusal ? run->ll.refusal : run->ll_probe.reason;
+	if (bwrap_why)
+		cf_err(err, CONFINE_E_BACKEND, "sandbox unavailable", "bwrap, landlock",
+		       "bwrap: %s; landlock: %s (%s)", bwrap_why, why, run->ll_probe.code);
+	else
+		cf_err(err, CONFINE_E_BACKEND, "sandbox unavailable", "landlock", "%s (%s)", why,
+		       run->ll_probe.code);
+	cf_err_hint(err,
+		    "%s; or set CONFINE_SANDBOX_POLICY=off to run without a sandbox (an explicit "
+		    "choice)",
+		    run->ll_probe.hint[0] ? run->ll_probe.hint
+					  : "run 'confine probe' for the cause and the remedy");
+	return CONFINE_E_BACKEND;
+}
+
+/*
+ * SPEC 3.3: bwrap when its probe passes; under auto, landlock when it does not (with one line
+ * naming the probe code and what is weaker); an explicit bwrap refuses instead.  Under policy
+ * off nothing is probed: the backend only decides which plan `plan` and --print-plan show.
+ * The probes run before the plan (they may create confine's cache directory, which the plan
+ * then protects as it is, R30); the Landlock plan is made after the scan (plan_backend).
+ */
+static int choose_backend(confine_run *run, const confine_request *req, struct confine_error *err)
+{
+	int r;
+	bool required = run->policy == CONFINE_POLICY_REQUIRED;
+	run->backend = req->backend == CONFINE_BACKEND_LANDLOCK ? CONFINE_BACKEND_LANDLOCK
+								: CONFINE_BACKEND_BWRAP;
+	if (!required)
+		return 0;
+	if (req->backend != CONFINE_BACKEND_LANDLOCK) {
+		if (req->backend == CONFINE_BACKEND_BWRAP)
+			return probe_backend(run, req, err);
+		r = confine_probe_bwrap(getenv("PATH"), run->workspace, true, &run->probe, err);
+		if (r < 0)
+			return r;
+		if (run->probe.available) {
+			run->bwrap = cf_strdup(run->probe.path);
+			return run->bwrap ? 0 : cf_nomem(err);
+		}
+		run->backend = CONFINE_BACKEND_LANDLOCK;
+	}
+	if ((r = confine_probe_landlock(&run->ll_probe, err)) < 0)
+		return r;
+	if (!run->ll_probe.available)
+		return landlock_refused(
+		    run, req->backend == CONFINE_BACKEND_AUTO ? bwrap_why(run) : NULL, err);
+	return 0;
+}
+
+/* The Landlock plan, once the scan and the bwrap-style plan exist (SPEC 3.3). */
+static int plan_backend(confine_run *run, const confine_request *req, struct confine_error *err)
+{
+	int r;
+	bool required = run->policy == CONFINE_POLICY_REQUIRED;
+	if (run->backend != CONFINE_BACKEND_LANDLOCK)
+		return 0;
+	if (req->injects.n && required) {
+		/* The injections are mounts of the bwrap plan: the landlock backend has no mount
+		 * namespace to put them in, and a pointer to a file that is not there is worse
+		 * than a refusal. */
+		r = cf_err(err, CONFINE_E_BACKEND, "read-only file injection refused", "landlock",
+			   "the landlock backend cannot inject files yet (SPEC 6 needs a mount "
+			   "namespace or a snapshot file; neither is built for it)");
+		cf_err_hint(err, "use the bwrap backend (--backend bwrap) where user namespaces "
+				 "work, or run without --inject-env/--inject-path");
+		return r;
+	}
+	if (run->net_mode == CONFINE_NET_DOMAINS && required) {
+		/* SPEC 12 on this backend needs Landlock's TCP connect rules limited to the
+		 * proxy's port and a per-run secret in the proxy URL (nothing else on that port
+		 * may help); neither exists yet, and a run that claims network by domain while
+		 * the network is open or shut is worse than a refusal. */
+		r = cf_err(err, CONFINE_E_BACKEND, "network by domain refused", "landlock",
+			   "the landlock backend cannot restrict the network by domain yet (its "
+			   "proxy is built for the bwrap backend's network namespace)");
+		cf_err_hint(err, "use the bwrap backend (--backend bwrap) where user namespaces "
+				 "work, or run without --net-allow (and without network allows in "
+				 "the user rule file)");
+		return r;
+	}
+	if ((r = plan_landlock(run, req, required, err)) < 0 || !required)
+		return r;
+	bool fallback = req->backend == CONFINE_BACKEND_AUTO;
+	if (run->ll.refusal)
+		return landlock_refused(run, fallback ? bwrap_why(run) : NULL, err);
+	if (fallback) {
+		run->fallback_note = cf_asprintf(
+		    "bwrap unavailable (%s): falling back to the landlock backend, which is "
+		    "weaker: "
+		    "names of hidden paths stay visible, denied writes fail with EACCES instead of "
+		    "EROFS, host processes are visible, /tmp is not private (TMPDIR is a per-run "
+		    "directory)%s; --backend bwrap refuses instead",
+		    run->probe.code, reaps(&run->ll) ? "" : ", no daemon reaping");
+		if (!run->fallback_note)
+			return cf_nomem(err);
+	}
+	return 0;
+}
+
+const char *confine_run_backend(const confine_run *run)
+{
+	if (run->policy == CONFINE_POLICY_OFF)
+		return "none";
+	return run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock" : "bwrap";
+}
+
+const char *confine_run_fallback_note(const confine_run *run)
+{
+	return run->fallback_note;
 }
 
 static void net_decision_out(const struct cf_net_decision *d, const char *host, uint16_t port,
@@ -516,47 +915,32 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	confine_run *run = NULL;
 	struct cf_strv env_base = {0};
 	const struct cf_strv *env;
-	struct cf_matches globs = {0};
+	struct confine_error local = {0};
 	int r = 0;
 
+	/* Every failure is recorded in the audit log (record/audit.c): it needs the error even
+	 * when the caller does not. */
+	if (!err)
+		err = &local;
 	*out = NULL;
-	if (!req->argv.n)
-		return cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
-	if (!(run = run_new(req)))
-		return cf_nomem(err);
+	if (!req->argv.n) {
+		r = cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
+		confine_request_audit_refusal(req, 125, err, NULL);
+		return r;
+	}
+	if (!(run = run_new(req))) {
+		r = cf_nomem(err);
+		confine_request_audit_refusal(req, 125, err, NULL);
+		return r;
+	}
 	if ((r = base_env(req, &env_base, &env, err)) < 0 ||
-	    (r = load_policy(run, req, env, err)) < 0 || (r = expand_globs(run, &globs, err)) < 0)
+	    (r = load_policy(run, req, env, err)) < 0)
 		goto out;
-
-	char cwd[PATH_MAX];
-	char *real_cwd = getcwd(cwd, sizeof(cwd)) ? realpath(cwd, NULL) : NULL;
-	struct cf_plan_opts po = {
-	    .target = CONFINE_TARGET_LINUX,
-	    .network = run->net_mode == CONFINE_NET_ON,
-	    .tmp_size = req->tmp_size,
-	    .cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd : NULL,
-	    .net_mode = run->net_mode,
-	    .net_allowed = cf_net_policy_allows(&run->net),
-	    .net_rules = cf_net_policy_count(&run->net),
-	};
-	r = cf_plan_compile(&run->policy_rules, &globs, &po, &run->plan, err);
-	/* Keep what the launch scan found: the post-run scan reports only what is new. */
-	run->launch = globs;
-	memset(&globs, 0, sizeof(globs));
-	free(real_cwd);
-	if (r < 0)
+	/* An escalation or grant needs the receipt of exactly this request (SPEC 7); an approved
+	 * escalation runs without the sandbox from here on. */
+	if ((r = cf_record_approve(run, req, err)) < 0)
 		goto out;
-	for (size_t i = 0; i < req->argv.n; i++)
-		if (cf_strv_add(&run->plan.argv, req->argv.v[i]) < 0)
-			goto oom;
-	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
-			 &run->plan.env_removed, err);
-	if (r < 0)
-		goto out;
-	/* The proxy variables are set last, over any of the caller's (like injection pointers),
-	 * and only where the sandbox will enforce the mode: under policy off nothing listens. */
-	if (run->net_mode == CONFINE_NET_DOMAINS && run->policy == CONFINE_POLICY_REQUIRED &&
-	    (r = cf_plan_net_env(&run->plan, err)) < 0)
+	if ((r = cf_run_inject_inputs(run, req, err)) < 0)
 		goto out;
 	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
 		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
@@ -572,15 +956,51 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			    "choice)");
 		goto out;
 	}
-	if (run->policy == CONFINE_POLICY_REQUIRED && (r = probe_backend(run, req, err)) < 0)
+	if ((r = choose_backend(run, req, err)) < 0)
 		goto out;
+	if ((r = keep_state_dirs(run, err)) < 0)
+		goto out;
+
+	char cwd[PATH_MAX];
+	char *real_cwd = getcwd(cwd, sizeof(cwd)) ? realpath(cwd, NULL) : NULL;
+	run->plan_network = req->network;
+	run->plan_tmp_size = req->tmp_size;
+	if (real_cwd && cf_path_within(real_cwd, run->workspace))
+		run->plan_cwd = real_cwd;
+	else
+		free(real_cwd);
+	if ((r = cf_run_plan(run, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < req->argv.n; i++)
+		if (cf_strv_add(&run->plan.argv, req->argv.v[i]) < 0)
+			goto oom;
+	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
+			 &run->plan.env_removed, err);
+	/* The proxy variables (SPEC 12) over any of the caller's, only where the sandbox will
+	 * enforce the mode: under policy off or an escalation nothing listens. */
+	if (r == 0 && run->net_mode == CONFINE_NET_DOMAINS &&
+	    run->policy == CONFINE_POLICY_REQUIRED)
+		r = cf_plan_net_env(&run->plan, err);
+	/* After the environment: the pointer variables are set last (SPEC 5). */
+	if (r < 0 || (r = cf_run_inject_seal(run, req, err)) < 0 ||
+	    (r = plan_backend(run, req, err)) < 0)
+		goto out;
+	/* Protections reached through a symlink: the link is checked after the run (events.c). */
+	if (cf_idents_record_paths(&run->policy_rules.linked, &run->linked) < 0)
+		goto oom;
+	cf_record_digest(run);
 	*out = run;
 	run = NULL;
 	goto out;
 oom:
 	r = cf_nomem(err);
 out:
-	cf_matches_release(&globs);
+	if (run && r < 0)
+		cf_audit_attempt(run,
+				 r == CONFINE_E_NOTFOUND ? 127
+				 : r == CONFINE_E_NOEXEC ? 126
+							 : 125,
+				 err);
 	cf_strv_release(&env_base);
 	confine_run_free(run);
 	return r;
@@ -588,9 +1008,15 @@ out:
 
 /* The plan text with the seccomp filter's rules under its "seccomp: on" line (the plan itself
  * is pure; the filter is the executor's). */
+static char *with_filter(const struct cf_plan *plan, char *text);
+
 static char *text_with_filter(const struct cf_plan *plan)
 {
-	char *text = cf_plan_text(plan);
+	return with_filter(plan, cf_plan_text(plan));
+}
+
+static char *with_filter(const struct cf_plan *plan, char *text)
+{
 	const char *at = text && plan->seccomp ? strstr(text, "seccomp: on\n") : NULL;
 	if (!at)
 		return text;
@@ -617,7 +1043,11 @@ static char *text_with_filter(const struct cf_plan *plan)
 
 int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err)
 {
-	*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
+	if (run->backend == CONFINE_BACKEND_LANDLOCK)
+		*out = json ? cf_ll_full_json(&run->plan, &run->ll)
+			    : with_filter(&run->plan, cf_ll_full_text(&run->plan, &run->ll));
+	else
+		*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
 	return *out ? 0 : cf_nomem(err);
 }
 
@@ -635,17 +1065,27 @@ void confine_run_free(confine_run *run)
 		close(run->wake_r);
 	if (run->wake_w >= 0)
 		close(run->wake_w);
+	if (run->go_w >= 0)
+		close(run->go_w);
+	free(run->unsettled);
 	if (run->target_pidfd >= 0)
 		close(run->target_pidfd);
+	cf_run_record_release(run);
 	cf_cgroup_destroy(&run->cgroup);
 	cf_netrun_free(run->netrun);
+	cf_net_policy_release(&run->net);
+	free(run->net_events);
+	cf_ll_remove_run_tmp(run);
+	cf_ll_plan_release(&run->ll);
+	free(run->run_tmp);
+	free(run->fallback_note);
+	cf_run_inject_release(run);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);
 	cf_matches_release(&run->launch);
 	cf_strv_release(&run->ipc_launch);
-	cf_net_policy_release(&run->net);
-	free(run->net_events);
+	cf_strv_release(&run->ipc_groups);
 	free(run->events);
 	free(run->skip);
 	free(run->home);
@@ -657,6 +1097,14 @@ void confine_run_free(confine_run *run)
 	free(run->runtime_dir);
 	free(run->ssh_dir);
 	free(run->user_rules);
+	free(run->plan_cwd);
+	cf_strv_release(&run->unreadable);
+	cf_idents_release(&run->idents);
+	cf_idents_release(&run->linked);
+	free(run->config_dir);
+	free(run->pw_config_dir);
+	free(run->cache_dir);
+	cf_strv_release(&run->git_guards);
 	free(run->bwrap);
 	free(run->helper);
 	free(run);

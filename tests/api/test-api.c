@@ -134,6 +134,114 @@ int main(void)
 		  "CONFINE_POLICY_OFF is accepted");
 	confine_request_free(bad);
 
+	/* SPEC 7 through the API: a card as a struct and as JSON, its digest as the receipt. */
+	confine_request *esc = NULL;
+	struct confine_card *card = NULL;
+	char home_env[600];
+	snprintf(home_env, sizeof(home_env), "HOME=%s", home);
+	const char *env[] = {base_env[0], home_env, NULL};
+	const char *argv6[] = {"cat", key};
+	memset(&err, 0, sizeof(err));
+	rc = confine_request_new(&esc, &err);
+	if (rc == 0)
+		rc = confine_request_set_argv(esc, 2, argv6, &err);
+	if (rc == 0)
+		rc = confine_request_set_workspace(esc, ws, &err);
+	if (rc == 0)
+		rc = confine_request_set_environment(esc, env, &err);
+	confine_request_set_escalate(esc, true);
+	if (rc == 0)
+		rc = confine_card_new(esc, &card, &err);
+	TAP_INTEQ(rc, 0, "R22 confine_card_new builds the card of an escalation (%s)", err.reason);
+	TAP_OK(card && card->argc == 2 && !strcmp(card->argv[1], key) &&
+		   !strcmp(card->where, "outside the sandbox, this once") &&
+		   strlen(card->digest) == 64 && !strcmp(card->kind, "escalate"),
+	       "the struct: exact argv, where, kind, a 64-digit digest");
+	char *json = NULL;
+	bool has_json =
+	    card && confine_card_json(card, &json, &err) == 0 && strstr(json, card->digest);
+	TAP_OK(has_json, "the same card as JSON");
+	free(json);
+	confine_run *er = NULL;
+	rc = confine_run_prepare(esc, &er, &err);
+	TAP_INTEQ(rc, CONFINE_E_APPROVAL, "R22 without a receipt: CONFINE_E_APPROVAL");
+	TAP_INTEQ(confine_request_set_receipt(esc, "123", &err), CONFINE_E_INVALID,
+		  "a receipt that is not 64 hex digits is refused");
+	memset(&err, 0, sizeof(err));
+	if (card && confine_request_set_receipt(esc, card->digest, &err) == 0 &&
+	    confine_request_set_helper(esc, CONFINE_TEST_HELPER_DIR "/confine-init", &err) == 0)
+		rc = confine_run_prepare(esc, &er, &err);
+	TAP_INTEQ(rc, 0, "R22 with the card's digest as the receipt the run is prepared (%s)",
+		  err.reason);
+	TAP_OK(er && !strcmp(confine_run_policy_digest(er), ""),
+	       "an escalation has no policy digest (no sandbox applies)");
+	confine_run_free(er);
+	confine_card_free(card);
+	confine_request_free(esc);
+	/* Read-only file injection (SPEC 6, R21) through the API: the hash is readable from the
+	 * prepared run, the command reads the bytes at the path in its variable, and policy off
+	 * refuses to start. */
+	{
+		const char *const argv7[] = {"sh", "-c", "test \"$(cat \"$S\")\" = abc"};
+		const char *abc =
+		    "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85";
+		confine_request *req = NULL;
+		confine_run *ir = NULL;
+		memset(&err, 0, sizeof(err));
+		char home_env7[600];
+		snprintf(home_env7, sizeof(home_env7), "HOME=%s", home);
+		const char *env7[] = {base_env[0], home_env7, NULL};
+		rc = confine_request_new(&req, &err);
+		if (rc == 0)
+			rc = confine_request_set_argv(req, 3, argv7, &err);
+		if (rc == 0)
+			rc = confine_request_set_workspace(req, ws, &err);
+		if (rc == 0)
+			rc = confine_request_set_environment(req, env7, &err);
+		if (rc == 0)
+			rc = confine_request_set_helper(
+			    req, CONFINE_TEST_HELPER_DIR "/confine-init", &err);
+		if (rc == 0)
+			rc = confine_request_add_injection(req, CONFINE_INJECT_ENV, "S", "abc", 3,
+							   &err);
+		if (rc == 0)
+			rc = confine_run_prepare(req, &ir, &err);
+		TAP_INTEQ(rc, 0, "R21 a run with an injection is prepared (%s)", err.reason);
+		size_t n_in = 0;
+		const struct confine_injection *in = ir ? confine_run_injections(ir, &n_in) : NULL;
+		TAP_INTEQ(n_in, 1, "R21 confine_run_injections: one");
+		if (in && n_in == 1) {
+			TAP_STREQ(in[0].blake3, abc, "R21 its BLAKE3");
+			char rec[128];
+			snprintf(rec, sizeof(rec), "env:S=%s", abc);
+			TAP_STREQ(in[0].record, rec, "R21 its record env:NAME=HASH");
+			TAP_STREQ(in[0].path, "/tmp/.confine-inject/S", "R21 its path");
+			TAP_INTEQ(in[0].size, 3, "R21 its size");
+		}
+		if (rc == 0)
+			rc = confine_run_start(ir, &err);
+		if (rc == 0)
+			rc = confine_run_wait(ir, &status, &err);
+		TAP_OK(rc == 0 && status == 0,
+		       "R21 the command read the injected bytes (rc %d, "
+		       "status %d, %s)",
+		       rc, status, err.reason);
+		confine_run_free(ir);
+		ir = NULL;
+
+		memset(&err, 0, sizeof(err));
+		rc = confine_request_set_policy(req, CONFINE_POLICY_OFF, &err);
+		if (rc == 0)
+			rc = confine_run_prepare(req, &ir, &err);
+		TAP_INTEQ(rc, 0, "R21 policy off: the run is prepared (its plan can be shown)");
+		rc = ir ? confine_run_start(ir, &err) : -1;
+		TAP_INTEQ(rc, CONFINE_E_INVALID,
+			  "R21 policy off: confine_run_start refuses (SPEC 4)");
+		TAP_STREQ(err.what, "read-only file injection refused", "R21 ... and says why");
+		confine_run_free(ir);
+		confine_request_free(req);
+	}
+
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	TAP_INTEQ(system(cmd), 0, "scratch removed");
 	return tap_done();

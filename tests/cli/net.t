@@ -84,6 +84,16 @@ out=$("$CONFINE" run --no-network --net-allow a.io -- true 2>&1)
 is "$?" 125 "--no-network with --net-allow: exit 125"
 ok "$(grep -q "^confine: contradicting options: '--no-network'" <<<"$out"; echo $?)" "and says why"
 
+# Where the proxy does not exist, network by domain is refused, not pretended.
+out=$("$CONFINE" run --backend landlock --net-allow a.io -- true 2>&1)
+is "$?" 125 "--net-allow on the landlock backend: exit 125"
+ok "$(grep -q "^confine: network by domain refused: 'landlock'" <<<"$out"; echo $?)" \
+	"and says why (got: $(head -n 1 <<<"$out"))"
+out=$("$CONFINE" run --escalate --net-allow a.io -- true 2>&1 </dev/null)
+is "$?" 125 "--escalate with --net-allow: exit 125"
+ok "$(grep -q "'--net-allow': an escalation runs outside the sandbox" <<<"$out"; echo $?)" \
+	"and says why (got: $(head -n 1 <<<"$out"))"
+
 # check: the network section, every error with its position; a workspace may not allow.
 cat >"$WS/.confine/rules.json" <<'J'
 {"version": 1,

@@ -11,12 +11,14 @@ unset CONFINE_SANDBOX_POLICY
 export XDG_CACHE_HOME=$T/cache
 NOBWRAP=/nonexistent   # a PATH without bwrap: the probe answers binary_missing
 
+# "No working backend": bwrap missing, and the landlock fallback of SPEC 3.3 excluded by
+# CONFINE_BACKEND=bwrap (auto would run the command under landlock; checked at the end).
 run_nobwrap() { # policy-env-value, confine run arguments...
   local pol=$1; shift
   if [ "$pol" = "<unset>" ]; then
-    env -u CONFINE_SANDBOX_POLICY PATH=$NOBWRAP "$CONFINE" run "$@"
+    env -u CONFINE_SANDBOX_POLICY CONFINE_BACKEND=bwrap PATH=$NOBWRAP "$CONFINE" run "$@"
   else
-    env CONFINE_SANDBOX_POLICY="$pol" PATH=$NOBWRAP "$CONFINE" run "$@"
+    env CONFINE_SANDBOX_POLICY="$pol" CONFINE_BACKEND=bwrap PATH=$NOBWRAP "$CONFINE" run "$@"
   fi
 }
 
@@ -97,7 +99,7 @@ is "$st" 125 "R19 --policy bogus is a usage error (exit 125)"
 if [ -x /usr/bin/bwrap ]; then
   mkdir -m 0755 "$T/ws/bin"
   cp /usr/bin/bwrap "$T/ws/bin/bwrap"
-  env PATH="$T/ws/bin" CONFINE_SANDBOX_POLICY=required "$CONFINE" run -- /bin/true 2>"$T/err"
+  env CONFINE_BACKEND=bwrap PATH="$T/ws/bin" CONFINE_SANDBOX_POLICY=required "$CONFINE" run -- /bin/true 2>"$T/err"
   st=$?
   is "$st" 125 "R19 a planted bwrap only: exit 125"
   ok "$(grep -q 'path_rejected' "$T/err"; echo $?)" "R19 ... with path_rejected"
@@ -108,7 +110,7 @@ fi
 
 # The same as uid 65534.
 mkdir -m 0755 "$T/home" && chown 65534:65534 "$T/home"
-as_nobody env -u XDG_CACHE_HOME HOME="$T/home" PATH=$NOBWRAP CONFINE_SANDBOX_POLICY=required \
+as_nobody env -u XDG_CACHE_HOME HOME="$T/home" CONFINE_BACKEND=bwrap PATH=$NOBWRAP CONFINE_SANDBOX_POLICY=required \
   "$FIX/confine" run -- /bin/true 2>"$T/err"; st=$?
 is "$st" 125 "R19 uid 65534: required without a backend: exit 125"
 ok "$(grep -q 'binary_missing' "$T/err"; echo $?)" "R19 uid 65534: the probe's code"
@@ -117,4 +119,14 @@ out=$(as_nobody env -u XDG_CACHE_HOME HOME="$T/home" PATH=$NOBWRAP CONFINE_SANDB
 is "$st,$out" "0,hi" "R19 uid 65534: off runs the command"
 is "$(cat "$T/err")" "" "R19 uid 65534: off prints nothing"
 
+# SPEC 3.3: under auto (the default backend) a missing bwrap falls back to landlock when the
+# kernel has it, with one line naming the probe code; required still means sandboxed.
+if "$CONFINE" probe --json 2>/dev/null | jq -e '.backends[] | select(.backend == "landlock") | .available' >/dev/null; then
+  out=$(env -u CONFINE_BACKEND PATH=$NOBWRAP "$CONFINE" run -- /bin/echo ran 2>"$T/err2")
+  is "$out" ran "SPEC 3.3 auto without bwrap: the command runs under landlock"
+  is "$(grep -c '^confine: warning: bwrap unavailable (binary_missing): falling back to the landlock backend' "$T/err2")" 1 \
+    "SPEC 3.3 auto without bwrap: one line names the probe code and the fallback"
+else
+  skip "SPEC 3.3 auto fallback: the landlock backend is not available here"
+fi
 done_testing

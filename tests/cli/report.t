@@ -32,9 +32,30 @@ is "$(stat -c %a "$T/r3.json")" 600 "the report is created 0600"
 
 echo secret >"$T/target"
 ln -s "$T/target" "$T/r4.json"
-"$CONFINE" run --report "$T/r4.json" -- true 2>"$T/err"
-is "$?" 125 "a symlink at the report path: the run reports failure"
+rm -f "$T/ran"
+"$CONFINE" run --report "$T/r4.json" -- touch "$T/ran" 2>"$T/err"
+is "$?" 125 "a symlink at the report path: the run is refused"
 is "$(cat "$T/target")" secret "the symlink's target is untouched"
-grep -q "^confine: cannot write the report: '$T/r4.json': Too many levels of symbolic links" "$T/err"
+grep -q "^confine: cannot open the report file: '$T/r4.json': Too many levels of symbolic links" "$T/err"
 ok $? "and says why"
+test -e "$T/ran"
+is "$?" 1 "R30 the report is opened before the command could start: nothing ran"
+
+# The command tries to swap a directory of the report path for a symlink, or to replace the
+# report itself: the report is a write-denied mount and its directory is pinned (R30, R33), and
+# it was opened before the command started anyway.
+mkdir -p "$T/w/out" "$T/elsewhere"
+echo keep >"$T/elsewhere/r5.json"
+(cd "$T/w" && "$CONFINE" run --report "$T/w/out/r5.json" -- sh -c \
+	'mv out out.old 2>/dev/null && ln -s '"$T"'/elsewhere out; s1=$?
+	 mv out/r5.json out/x 2>/dev/null; s2=$?
+	 rm -f out/r5.json 2>/dev/null; s3=$?
+	 echo x >out/r5.json 2>/dev/null; s4=$?
+	 echo "$s1 $s2 $s3 $s4"' >"$T/out" 2>"$T/err")
+is "$?" 0 "a run that tries to move the report away"
+is "$(cat "$T/out")" "1 1 1 2" "renaming its directory, renaming it, removing it and writing it all fail"
+is "$(cat "$T/elsewhere/r5.json")" keep "the file elsewhere is untouched"
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["exit_status"]==0 else 1)' "$T/w/out/r5.json"
+ok $? "the report is where it was asked for"
+is "$(ls -A "$T/w")" out "nothing else was left in the workspace"
 done_testing

@@ -66,65 +66,93 @@ for who in $RUN_USERS; do
 	is "$rc" 0 "$who: keyctl blocked outside: the sandbox still starts"
 done
 
-# R4: the grace period.  The command traps the signal and carries on.
-# bg_under WHO N PREFIX(N words) CONFINE-RUN-ARGS: confine in the background, started through
-# PREFIX (nothing, or denysys RULES --); BGPID is confine's pid (every wrapper execs).
+# R4: the grace period.  The command traps the signal and carries on.  The cases of one user run
+# at the same time (each waits out a grace period of 5 s, or 8 s to show that one SIGINT does
+# not end the sandbox), each with its own files.
+# bg_under WHO TAG N PREFIX(N words) CONFINE-RUN-ARGS: confine in the background, started
+# through PREFIX (nothing, or denysys RULES --), output in $E/bg-TAG.out and .err; BGPID is
+# confine's pid (every wrapper execs).
 bg_under() {
-	local who=$1 n=$2
-	shift 2
+	local who=$1 tag=$2 n=$3
+	shift 3
 	local -a pre=("${@:1:n}") envv as=()
 	shift "$n"
 	mapfile -t envv < <(_env "$who")
 	[ "$who" = nobody ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	(cd "$(ws "$who")" && exec "${as[@]}" "${pre[@]}" env -i "${envv[@]}" "$FIX/confine" run "$@" \
-		>"$E/bg.out" 2>"$E/bg.err" </dev/null) &
+		>"$E/bg-$tag.out" 2>"$E/bg-$tag.err" </dev/null) &
 	BGPID=$!
 	bg_pids+=("$BGPID")
 }
 
+cases="TERM:TERM HUP:HUP INT:INT,INT INT:INT TERM:TERM:nopidfd"
 for who in $RUN_USERS; do
 	w=$(ws "$who")
-	for case in TERM:TERM HUP:HUP INT:INT,INT INT:INT TERM:TERM:nopidfd; do
+	declare -A pid=() mark=() started=() t0=()
+	k=0
+	for case in $cases; do
+		k=$((k + 1))
 		IFS=: read -r trap sigs mode <<<"$case"
-		marker=0.2$$$RANDOM
+		mark[$k]=0.2$k$$$RANDOM
 		pre=()
 		[ "$mode" = nopidfd ] && pre=("$DENY" pidfd_open=ENOSYS --)
-		rm -f "$w/trapped"
-		bg_under "$who" "${#pre[@]}" "${pre[@]}" -- sh -c \
-			"trap 'echo trapped >>$w/trapped' $trap; while :; do '$TRYOP' sleep $marker; done"
-		if ! wait_for_proc "$TRYOP sleep $marker" 30; then
-			wait_pid "$BGPID" 5
-			ok 1 "$who: $case: the command never started ($WAITRC: $(head -c 300 "$E/bg.err"))"
-			continue
+		rm -f "$w/trapped$k"
+		bg_under "$who" "$k" "${#pre[@]}" "${pre[@]}" -- sh -c \
+			"trap 'echo trapped >>$w/trapped$k' $trap; while :; do '$TRYOP' sleep ${mark[$k]}; done"
+		pid[$k]=$BGPID
+	done
+	k=0
+	for case in $cases; do
+		k=$((k + 1))
+		started[$k]=0
+		if wait_for_proc "$TRYOP sleep ${mark[$k]}" 30; then
+			started[$k]=1
+		else
+			wait_pid "${pid[$k]}" 5
+			ok 1 "$who: $case: the command never started ($WAITRC: $(head -c 300 "$E/bg-$k.err"))"
 		fi
-		start=$SECONDS
+	done
+	k=0
+	for case in $cases; do
+		k=$((k + 1))
+		[ "${started[$k]}" = 1 ] || continue
+		IFS=: read -r trap sigs mode <<<"$case"
 		for s in ${sigs//,/ }; do
-			rm -f "$w/trapped"
-			kill -s "$s" "$BGPID"
+			rm -f "$w/trapped$k"
+			kill -s "$s" "${pid[$k]}"
 			# the command's trap has run before the next signal goes
 			for ((i = 0; i < 1500; i++)); do
-				[ -s "$w/trapped" ] && break
+				[ -s "$w/trapped$k" ] && break
 				sleep 0.02
 			done
 		done
-		ok "$([ -s "$w/trapped" ] && echo 0 || echo 1)" "$who: $case: the command caught SIG${sigs##*,}"
+		t0[$k]=$SECONDS
+		ok "$([ -s "$w/trapped$k" ] && echo 0 || echo 1)" "$who: $case: the command caught SIG${sigs##*,}"
+	done
+	k=0
+	for case in $cases; do
+		k=$((k + 1))
+		[ "${started[$k]}" = 1 ] || continue
+		IFS=: read -r trap sigs mode <<<"$case"
 		if [ "$sigs" = INT ]; then
 			# One SIGINT: the command handled it and goes on; confine must not kill it.
-			wait_pid "$BGPID" 8
+			left=$((8 - (SECONDS - t0[$k])))
+			wait_pid "${pid[$k]}" $((left > 1 ? left : 1))
 			is "$WAITRC" timeout "$who: R4 one SIGINT that the command handles: the sandbox goes on"
-			wait_gone "$TRYOP sleep $marker" 5
+			wait_gone "$TRYOP sleep ${mark[$k]}" 5
 			ok $? "$who: ... and it dies with confine (no orphan)"
 			continue
 		fi
-		wait_pid "$BGPID" 30
+		wait_pid "${pid[$k]}" 30
 		is "$WAITRC" 137 "$who: R4 SIG${sigs//,/ + SIG} caught by the command${mode:+ ($mode)}: the sandbox is killed after the grace period (137)"
-		el=$((SECONDS - start))
+		el=$((SECONDS - t0[$k]))
 		ok $((el >= 4 && el < 25 ? 0 : 1)) "$who: $case: killed after about 5 s (took ${el}s)"
-		grep -q "command did not end" "$E/bg.err"
+		grep -q "command did not end" "$E/bg-$k.err"
 		ok $? "$who: $case: confine says why it killed the sandbox"
-		wait_gone "$TRYOP sleep $marker" 5
+		wait_gone "$TRYOP sleep ${mark[$k]}" 5
 		ok $? "$who: $case: nothing of the sandbox is left"
 	done
+	unset pid mark started t0
 done
 kill_bg
 done_testing

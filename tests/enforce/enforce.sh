@@ -11,7 +11,9 @@
 #   E, TRYOP            the scratch directory and the tryop the sandboxed command runs
 #                       ($E/bin/tryop; $E/bin holds the tools the command runs)
 #   USERS               the users the cases run as: "root nobody" (or "self" when not root)
-#   home WHO, ws WHO    WHO's fake home and workspace (ws = home/proj)
+#   home WHO, ws WHO    WHO's fake home and workspace (ws = home/proj); ws/out holds nothing
+#                       protected, so that the landlock backend does not split it (a new file
+#                       at the workspace root is refused there: the root is split)
 #   cx WHO ARGS...      `confine run ARGS...` as WHO from WHO's workspace, in a controlled
 #                       environment (env -i + PATH HOME USER LOGNAME SHELL LANG TERM + $xenv);
 #                       sets $out (stdout), $rc, $err (stderr)
@@ -22,6 +24,23 @@
 #   sandbox_ok          0 when this machine can run a sandbox at all (else the .t skips)
 #   enforce_users       creates the fixtures and sets RUN_USERS
 #   enforce_begin       sandbox_ok (else skip the file) + enforce_users: the start of a .t
+
+# The backend under test (SPEC 3.3): bwrap by default; tests/run runs the suite a second time
+# with CONFINE_TEST_BACKEND=landlock.  One test body for both: where the backends differ, the
+# difference is asserted (bk), and what only bwrap can do says so (bwrap_only) and asserts the
+# landlock equivalent instead.
+BACKEND=${CONFINE_TEST_BACKEND:-bwrap}
+LL=0
+[ "$BACKEND" = landlock ] && LL=1
+# bk BWRAP-VALUE LANDLOCK-VALUE: the expectation for the backend under test.
+bk() { if [ "$LL" = 1 ]; then printf '%s' "$2"; else printf '%s' "$1"; fi; }
+# bwrap_only REASON: 0 under bwrap; under landlock prints why the check is bwrap's alone and
+# returns 1, so that `bwrap_only ... || landlock-check` asserts the landlock equivalent.
+bwrap_only() {
+	[ "$LL" = 1 ] || return 0
+	diag "landlock: bwrap-specific check replaced: $*"
+	return 1
+}
 
 case $T in
 /tmp/*) E=$(mktemp -d /var/tmp/confine-enforce.XXXXXX) ;;
@@ -80,6 +99,7 @@ _env() { # who: the controlled environment, one NAME=VALUE per word
 	u=$(_uname "$1")
 	printf '%s\n' "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$(home "$1")" "USER=$u" \
 		"LOGNAME=$u" "SHELL=/bin/sh" "LANG=C.UTF-8" "TERM=dumb"
+	[ -n "${CONFINE_TEST_BACKEND:-}" ] && printf '%s\n' "CONFINE_BACKEND=$CONFINE_TEST_BACKEND"
 	# A sanitizer build (CI) keeps its settings: ASan otherwise zeroes RLIMIT_CORE in every
 	# tool it starts, host controls included.
 	local v
@@ -151,7 +171,7 @@ setup_user() { # who
 	h=$(home "$who")
 	w=$(ws "$who")
 	mkdir -p "$h/.ssh" "$h/.aws/proj" "$h/.config/autostart" "$h/.config/gh" \
-		"$w/x" "$w/sub" "$w/.git/hooks" "$w/.confine"
+		"$w/x" "$w/sub" "$w/.git/hooks" "$w/.confine" "$w/out"
 	chmod 0755 "$E/$who" "$h" "$w"
 	chmod 0700 "$h/.ssh"
 	echo ssh-secret >"$h/.ssh/id_ed25519"
@@ -181,7 +201,7 @@ setup_user() { # who
 # under CONFINE_TEST_MUST_WORK=1), else create the fixtures and RUN_USERS.
 enforce_begin() {
 	if ! sandbox_ok; then
-		skip "bubblewrap is not installed on this machine"
+		skip "$(bk "bubblewrap is not installed on this machine" "the landlock backend is not available here (confine probe)")"
 		done_testing
 	fi
 	enforce_users
@@ -190,12 +210,18 @@ enforce_begin() {
 # Can this machine run a sandbox at all?  bwrap missing is a property of the machine (a skip,
 # which CONFINE_TEST_MUST_WORK=1 turns into a failure); anything else is the product's to pass.
 sandbox_ok() {
+	if [ "$LL" = 1 ]; then
+		"$FIX/confine" probe --json 2>/dev/null |
+			jq -e '.backends[] | select(.backend == "landlock") | .available' >/dev/null
+		return
+	fi
 	command -v bwrap >/dev/null 2>&1 || [ -x /usr/bin/bwrap ]
 }
 
 # Unprivileged user namespaces, needed for the uid 65534 runs.
 userns_ok() {
 	[ "$(id -u)" != 0 ] && return 0
+	[ "$LL" = 1 ] && return 0 # no namespaces
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		bwrap --unshare-user --ro-bind / / true >/dev/null 2>&1
 }

@@ -70,8 +70,9 @@ for who in $RUN_USERS; do
 	# caller's own PWD (a bogus value here) must not pass.
 	xenv=("${secrets[@]}" LC_CTYPE=C.UTF-8 LC_ALL=C TZ=UTC EDITOR=vi PWD=/caller-pwd)
 	cx "$who" --clearenv -- "$TRYOP" env
-	is "$(echo "$out" | grep -vx PWD | sort | tr '\n' ' ')" "HOME LANG LC_ALL LC_CTYPE LOGNAME PATH SHELL TERM TZ USER " \
-		"$who: R20 --clearenv keeps exactly the basic set of the caller's variables"
+	# landlock adds its per-run TMPDIR (SPEC 3.3).
+	is "$(echo "$out" | grep -vx PWD | sort | tr '\n' ' ')" "HOME LANG LC_ALL LC_CTYPE LOGNAME PATH SHELL TERM $(bk "" "TMPDIR ")TZ USER " \
+		"$who: R20 --clearenv keeps exactly the basic set of the caller's variables$(bk "" " (and landlock's TMPDIR)")"
 	xenv=(PWD=/caller-pwd)
 	cx "$who" --clearenv -- "$TRYOP" getenv PWD
 	[ "$out" = UNSET ] || [ "$out" = "OK $(ws "$who")" ]

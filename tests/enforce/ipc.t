@@ -90,21 +90,38 @@ for who in $RUN_USERS; do
 		|| true
 	[ "$who" = nobody ] && is "$out" EACCES "$who: (the root-only one is also 0600)"
 
-	# A socket bound on the host while the command runs: reported after the run.
-	rm -f "$w/go" "$w/started" /run/daemon/late.sock
-	cx_bg "$who" -- sh -c "touch '$w/started'; while [ ! -e '$w/go' ]; do '$TRYOP' sleep 0.02 >/dev/null; done"
+	# /run/daemon holds nothing but endpoints: it is hidden as one mount (a host with hundreds
+	# of sockets would otherwise pay a mount each), so its names are gone too.
+	expect "$who" EACCES "R29 a directory of nothing but endpoints is hidden as a whole" \
+		-- "$TRYOP" readdir /run/daemon
+	cx "$who" --print-plan -- true
+	is "$(grep -c '/run/daemon' <<<"$out")" 2 "$who: one hide (and its remount) for /run/daemon, not one per endpoint"
+	mkdir -p /run/mixed && echo 1 >/run/mixed/pid
+	listen root /run/mixed/m.sock 0666
+	expect "$who" "EACCES OK" "R29 in a directory with other files the endpoints are hidden one by one" \
+		-- sh -c "echo \$('$TRYK' unix-connect /run/mixed/m.sock) \$('$TRYOP' read /run/mixed/pid)"
+
+	# A socket bound on the host while the command runs: one in a directory hidden as a whole
+	# cannot be reached; one beside other files is reported after the run.
+	rm -f "$w/go" "$w/started" /run/daemon/late.sock /run/mixed/late.sock
+	cx_bg "$who" -- sh -c "touch '$w/started'; while [ ! -e '$w/go' ]; do '$TRYOP' sleep 0.02 >/dev/null; done; '$TRYK' unix-connect /run/daemon/late.sock"
 	for ((i = 0; i < 3000; i++)); do
 		[ -e "$w/started" ] && break
 		sleep 0.02
 	done
 	listen root /run/daemon/late.sock 0666
+	listen root /run/mixed/late.sock 0666
 	touch "$w/go"
 	wait_pid "$BGPID" 60
-	is "$WAITRC" 0 "$who: the run with a late socket ends normally"
-	grep -q "host socket or FIFO created during the run: '/run/daemon/late.sock'" "$E/bg.err"
-	ok $? "$who: R29 a socket bound during the run is reported after it"
-	expect "$who" EACCES "R29 ... and hidden from the next run on" -- "$TRYK" unix-connect /run/daemon/late.sock
+	is "$WAITRC" 0 "$who: the run with late sockets ends normally"
+	is "$(cat "$E/bg.out")" EACCES "$who: R29 a socket bound during the run in a hidden directory is unreachable"
+	grep -q "host socket or FIFO created during the run: '/run/mixed/late.sock'" "$E/bg.err"
+	ok $? "$who: R29 a socket bound during the run beside other files is reported after it"
+	! grep -q "created during the run: '/run/daemon/late.sock'" "$E/bg.err"
+	ok $? "$who: ... and the unreachable one is not"
+	expect "$who" EACCES "R29 ... and hidden from the next run on" -- "$TRYK" unix-connect /run/mixed/late.sock
 	kill_bg
+	rm -rf /run/mixed
 
 	# A short-lived service: its socket comes and goes while sandboxes start.  A socket that
 	# vanishes between the sweep and bwrap's mount must never fail a launch (the launch is

@@ -255,19 +255,22 @@ EOF
 	ok $? "$who: the allowed name was looked up on the host, once per connection ($n)"
 
 	# --- denied: a 403 that names confine and the remedy, a report entry, no lookup ---
-	nx "$who" "${allow[@]}" --report "$h/report.json" -- \
+	rm -f "$h/audit.log"
+	nx "$who" "${allow[@]}" --report "$h/report.json" --audit "$h/audit.log" -- \
 		curl -sS -w '%{http_code}' "http://denied.test:$P1/hello.txt"
 	case $out in
 	*"confine: network request denied: 'denied.test:$P1': no rule allows it"*"--net-allow denied.test"*403)
 		ok 0 "$who: R31 an unlisted name: 403 naming confine, the host and the remedy" ;;
 	*) ok 1 "$who: R31 an unlisted name: 403 naming confine, the host and the remedy (got: $out)" ;;
 	esac
-	is "$(jq -r '[.network.mode] + [.network.decisions[] | select(.host == "denied.test") |
-		.protocol, .decision, .layer, (.rule | tostring), .outcome, (.port | tostring)] | join(" ")' \
-		"$h/report.json" 2>&1)" "domains http ask fallback null denied $P1" \
+	q='[.network] + [.network_decisions[] | select(.host == "denied.test") |
+		.protocol, .decision, .layer, (.rule | tostring), .outcome, (.port | tostring)] | join(" ")'
+	is "$(jq -r "$q" "$h/report.json" 2>&1)" "domains http ask fallback null denied $P1" \
 		"$who: R31 the report records the decision: host, port, ask, fallback, denied"
-	is "$(jq -r '.network.decisions[0].time_ms > 1600000000000' "$h/report.json" 2>&1)" true \
+	is "$(jq -r '.network_decisions[0].time_ms > 1600000000000' "$h/report.json" 2>&1)" true \
 		"$who: the decision has its time"
+	is "$(tail -n 1 "$h/audit.log" | jq -r "$q" 2>&1)" "domains http ask fallback null denied $P1" \
+		"$who: R24 R31 and so does the audit line"
 	case $err in
 	*"confine: network request denied: 'denied.test:$P1'"*"(1 time)"*) ok 0 "$who: and confine says so after the run" ;;
 	*) ok 1 "$who: and confine says so after the run (stderr: $err)" ;;
@@ -286,7 +289,7 @@ EOF
 		ok 0 "$who: R31 names resolving to 127.0.0.1 and 169.254.169.254: refused" ;;
 	*) ok 1 "$who: R31 names resolving to 127.0.0.1 and 169.254.169.254: refused (got: $out)" ;;
 	esac
-	is "$(jq -r '[.network.decisions[] | .decision + " " + .outcome + " " + .address] | join(", ")' \
+	is "$(jq -r '[.network_decisions[] | .decision + " " + .outcome + " " + .address] | join(", ")' \
 		"$h/report.json" 2>&1)" \
 		"allow address_refused 127.0.0.1, allow address_refused 169.254.169.254" \
 		"$who: the report: allowed by name, refused by address, never connected"

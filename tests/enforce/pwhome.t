@@ -48,14 +48,24 @@ for who in $RUN_USERS; do
 	ph=$out
 	pwx "$TRYOP" cat "$pwfile/.ssh/id_ed25519"
 	is "$out" "OK pw-ssh-secret" "$who: the password database's home ($ph) holds a key readable without confine (control)"
-	pwx "$FIX/confine" run -- "$TRYOP" cat "$pwfile/.ssh/id_ed25519"
-	is "$out" EACCES "$who: R9 ~$who/.ssh of the password database is hidden while HOME=$h"
-	pwx "$FIX/confine" run -- "$TRYOP" cat "$pwfile/.pgpass"
-	is "$out" EACCES "$who: R9 ~$who/.pgpass of the password database is hidden"
-	pwx "$FIX/confine" run -- "$TRYOP" cat "$pwfile/notes.txt"
-	is "$out" "OK pw-notes" "$who: an ordinary file there stays readable"
-	pwx "$FIX/confine" run -- "$TRYOP" cat "$h/.ssh/id_ed25519"
-	is "$out" EACCES "$who: the guards of \$HOME still apply"
+	if [ "$LL" = 1 ] && [ "$who" = root ]; then
+		# The fixture binds $pw over /root: the same directory is also $pw, a sibling the
+		# landlock backend would grant read (its rules follow inodes, not names).  Such an
+		# alias is refused, never run.
+		pwx "$FIX/confine" run -- "$TRYOP" cat "$pwfile/.ssh/id_ed25519"
+		is "$rc:$out" "125:" "$who: landlock: ~root/.ssh reachable through a bind mount of its home elsewhere: refused (125)"
+		case $err in *"protected path reachable by another path"*"$pw"*) ok 0 "$who: ... and the message names the alias" ;;
+		*) ok 1 "$who: ... and the message names the alias (got: $err)" ;; esac
+	else
+		pwx "$FIX/confine" run -- "$TRYOP" cat "$pwfile/.ssh/id_ed25519"
+		is "$out" EACCES "$who: R9 ~$who/.ssh of the password database is hidden while HOME=$h"
+		pwx "$FIX/confine" run -- "$TRYOP" cat "$pwfile/.pgpass"
+		is "$out" EACCES "$who: R9 ~$who/.pgpass of the password database is hidden"
+		pwx "$FIX/confine" run -- "$TRYOP" cat "$pwfile/notes.txt"
+		is "$out" "OK pw-notes" "$who: an ordinary file there stays readable"
+		pwx "$FIX/confine" run -- "$TRYOP" cat "$h/.ssh/id_ed25519"
+		is "$out" EACCES "$who: the guards of \$HOME still apply"
+	fi
 	pwx "$FIX/confine" run --workspace "$pwfile" -- true
 	is "$rc" 125 "$who: R1 the password database's home is refused as a workspace"
 	case $err in *"home directory"*) ok 0 "$who: ... and the message says why" ;;

@@ -8,12 +8,16 @@
  *                      runtime PATH | ssh-sock-dir PATH | landlock N | seccomp 0|1 |
  *                      pw-home PATH (the password database's home, user "root") |
  *                      network on|off | tmp-size N |
- *                      dir PATH | file PATH | other PATH | symlink PATH TARGET
+ *                      dir PATH | file PATH | other PATH | symlink PATH TARGET |
+ *                      git-guard PATH (what host/git.c would report; without any, the
+ *                      guards of a plain WORKSPACE/.git directory)
  *                    parents of listed paths exist as directories.
  *   session          optional: "allow|ask|deny PATH[:ACCESS]" lines (the CLI syntax), and
  *                    "net-allow|net-deny PATTERN" lines (--net-allow, --net-deny)
  *   workspace.json   optional: the workspace rule file
  *   user.json        optional: the user rule file
+ *   inject           optional: "env NAME" | "path TARGET" lines, injections of 1 byte placed
+ *                    with cf_plan_add_injections (SPEC 6); hash i is 63 zeros and i+1
  *   (network rules of any of them make the mode "domains" as confine run does: SPEC 12)
  *   expected         the plan text, a line "--- bwrap", then one bwrap argument per line;
  *                    or, when the compilation must fail, "error: <what>: '<subject>': <reason>"
@@ -35,6 +39,7 @@
 
 struct facts {
 	struct fakefs fs;
+	struct cf_strv git_guards;
 	char *home, *workspace, *cwd, *tmpdir, *runtime, *sshdir, *pw_home;
 	unsigned uid;
 	int landlock;
@@ -100,6 +105,11 @@ static void load_facts(const char *dir, struct facts *f)
 			f->network = strcmp(a, "off") != 0;
 		else if (!strcmp(key, "tmp-size"))
 			f->tmp_size = strtoull(a, NULL, 10);
+		else if (!strcmp(key, "git-guard"))
+			cf_strv_add(&f->git_guards, a);
+		else if (!strcmp(key, "run-tmp") || !strcmp(key, "cgroup") ||
+			 !strcmp(key, "unlistable"))
+			continue; /* the Landlock cases' own facts (landlock.c) */
 		else
 			fakefs_add(&f->fs, a,
 				   !strcmp(key, "dir")	   ? CF_KIND_DIR
@@ -114,6 +124,7 @@ static void load_facts(const char *dir, struct facts *f)
 static void free_facts(struct facts *f)
 {
 	fakefs_clear(&f->fs);
+	cf_strv_release(&f->git_guards);
 	free(f->home);
 	free(f->workspace);
 	free(f->cwd);
@@ -221,6 +232,35 @@ static int load_session(struct cf_policy *p, const char *dir, struct confine_err
 	return r;
 }
 
+/* The injections of a case (SPEC 6): placed after the compilation, as run.c does. */
+static int load_injections(struct cf_plan *plan, const struct cf_host *h, const char *dir,
+			   struct confine_error *err)
+{
+	char path[2048];
+	snprintf(path, sizeof(path), "%s/inject", dir);
+	char *text = slurp(path, NULL);
+	if (!text)
+		return 0;
+	struct cf_plan_inject_in in[16];
+	char where[16][1024], hash[16][65];
+	size_t n = 0;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && n < 16;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char kind[16];
+		if (sscanf(line, "%15s %1023s", kind, where[n]) != 2)
+			continue;
+		snprintf(hash[n], sizeof(hash[n]), "%064zx", n + 1);
+		in[n] = (struct cf_plan_inject_in){
+		    .placement = !strcmp(kind, "env") ? CONFINE_INJECT_ENV : CONFINE_INJECT_PATH,
+		    .where = where[n],
+		    .hash = hash[n],
+		    .size = 1};
+		n++;
+	}
+	free(text);
+	return cf_plan_add_injections(plan, h, in, n, err);
+}
+
 static char *compile_case(const char *dir)
 {
 	struct facts f;
@@ -235,6 +275,13 @@ static char *compile_case(const char *dir)
 	user_file = cf_asprintf("%s/.config/confine/rules.json", f.home ? f.home : "/home/u");
 	char *pw_user_file =
 	    f.pw_home ? cf_asprintf("%s/.config/confine/rules.json", f.pw_home) : NULL;
+	const char *home = f.home ? f.home : "/home/u";
+	const char *ws = f.workspace ? f.workspace : "/home/u/ws";
+	char *config_dir = cf_asprintf("%s/.config/confine", home);
+	char *pw_config_dir = f.pw_home ? cf_asprintf("%s/.config/confine", f.pw_home) : NULL;
+	char *cache_dir = cf_asprintf("%s/.cache/confine", home);
+	if (!f.git_guards.n)
+		cf_git_plain_guards(ws, &f.git_guards, NULL);
 	struct cf_host host = {
 	    .home = f.home ? f.home : "/home/u",
 	    .pw_home = f.pw_home,
@@ -245,6 +292,10 @@ static char *compile_case(const char *dir)
 	    .runtime_dir = f.runtime,
 	    .ssh_auth_sock_dir = f.sshdir,
 	    .user_rules_file = user_file,
+	    .config_dir = config_dir,
+	    .pw_config_dir = pw_config_dir,
+	    .cache_dir = cache_dir,
+	    .git_guards = &f.git_guards,
 	    .uid = f.uid,
 	    .landlock_abi = f.landlock,
 	    .seccomp = f.seccomp,
@@ -275,6 +326,8 @@ static char *compile_case(const char *dir)
 				 .net_rules = cf_net_policy_count(&net)};
 	if (r == 0)
 		r = cf_plan_compile(&p, &m, &o, &plan, &err);
+	if (r == 0 && (r = load_injections(&plan, &host, dir, &err)) < 0)
+		cf_plan_release(&plan);
 	if (r < 0) {
 		cf_buf_addf(&out, "error: %s: '%s': %s\n", err.what, err.subject, err.reason);
 		goto out;
@@ -284,18 +337,21 @@ static char *compile_case(const char *dir)
 	cf_buf_add(&out, text ? text : "(oom)\n");
 	free(text);
 	cf_buf_add(&out, "--- bwrap\n");
-	int source[512], empty[512];
+	int source[512], empty[512], data[512];
 	for (size_t i = 0; i < plan.n_mounts && i < 512; i++) {
 		source[i] = 100 + (int)i;
 		empty[i] = 300 + (int)i;
+		data[i] = 700 + (int)i;
 	}
 	struct cf_bwrap_fds fds = {.source = source,
 				   .empty = empty,
+				   .data = data,
 				   .seccomp = plan.seccomp ? 10 : -1,
 				   .info = 11,
 				   .helper = 12,
 				   .status = 13,
-				   .stderr_fd = 14};
+				   .stderr_fd = 14,
+				   .go = 15};
 	struct cf_strv argv = {0};
 	if (cf_bwrap_argv(&plan, &fds, &argv, &err) == 0)
 		for (size_t i = 0; i < argv.n; i++)
@@ -311,9 +367,13 @@ out:
 	free_facts(&f);
 	free(user_file);
 	free(pw_user_file);
+	free(config_dir);
+	free(pw_config_dir);
+	free(cache_dir);
 	return cf_buf_take(&out);
 }
 
+#ifndef GOLDEN_NO_MAIN
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -353,3 +413,4 @@ int main(void)
 	cf_strv_release(&names);
 	return tap_done();
 }
+#endif

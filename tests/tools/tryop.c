@@ -33,6 +33,10 @@
  *   caps                 CapEff of /proc/self/status                     -> OK <hex>
  *   landlock-abi         the kernel's Landlock ABI version               -> OK <n>
  *   umount PATH          umount2(PATH, 0)                                -> OK
+ *   chmod PATH MODE      chmod, MODE in octal                            -> OK
+ *   truncate PATH        truncate(PATH, 0)                               -> OK
+ *   remount-rw PATH      mount(MS_REMOUNT|MS_BIND) without MS_RDONLY     -> OK
+ *   mount-tmpfs PATH     mount a tmpfs over PATH                         -> OK
  *   sleep SECS           sleep (fractions allowed)                       -> OK
  *   daemon SECS PIDFILE  double fork + setsid; the grandchild writes its pid to PIDFILE, then
  *                        sleeps SECS; the caller prints OK once the pid file is written
@@ -43,7 +47,16 @@
  *   raw-socket           socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)         -> OK
  *   packet-socket        socket(AF_PACKET, SOCK_RAW, 0)                  -> OK
  *   getaddrinfo NAME     the C library's resolver            -> OK <first IPv4> | EAI_<name>
+ *   openat DIR REL       open DIR with O_PATH, then openat(dirfd, REL, O_RDONLY), read a byte
+ *                                                                        -> OK
+ *   socket DOMAIN TYPE   socket(2); DOMAIN inet|inet6|unix|netlink|packet, TYPE
+ *                        stream|dgram|raw                                -> OK
+ *   socketpair           socketpair(AF_UNIX, SOCK_STREAM)                -> OK
+ *   ptrace PID           PTRACE_SEIZE then detach                        -> OK
+ *   waitfile PATH SECS   wait until PATH exists                          -> OK | ETIMEDOUT
  */
+#include <linux/netlink.h>
+#include <sys/ptrace.h>
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -148,6 +161,72 @@ static int parse_secs(const char *s, struct timespec *ts)
 	ts->tv_sec = (time_t)d;
 	ts->tv_nsec = (long)((d - (double)ts->tv_sec) * 1e9);
 	return 0;
+}
+
+static int op_openat(const char *dir, const char *rel)
+{
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return report(-1);
+	int fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	int e = errno;
+	close(dfd);
+	if (fd < 0) {
+		errno = e;
+		return report(-1);
+	}
+	char c;
+	ssize_t n = read(fd, &c, 1);
+	e = errno;
+	close(fd);
+	errno = e;
+	return report(n < 0 ? -1 : 0);
+}
+
+static int op_socket(const char *domain, const char *type)
+{
+	int d = !strcmp(domain, "inet")	     ? AF_INET
+		: !strcmp(domain, "inet6")   ? AF_INET6
+		: !strcmp(domain, "unix")    ? AF_UNIX
+		: !strcmp(domain, "netlink") ? AF_NETLINK
+		: !strcmp(domain, "packet")  ? AF_PACKET
+					     : -1;
+	int t = !strcmp(type, "stream")	 ? SOCK_STREAM
+		: !strcmp(type, "dgram") ? SOCK_DGRAM
+		: !strcmp(type, "raw")	 ? SOCK_RAW
+					 : -1;
+	if (d < 0 || t < 0)
+		return usage();
+	int proto = d == AF_INET && t == SOCK_RAW ? IPPROTO_ICMP
+		    : d == AF_NETLINK		  ? NETLINK_ROUTE
+						  : 0;
+	int fd = socket(d, t | SOCK_CLOEXEC, proto);
+	if (fd < 0)
+		return report(-1);
+	close(fd);
+	return report(0);
+}
+
+static int op_ptrace(long pid)
+{
+	if (ptrace(PTRACE_SEIZE, (pid_t)pid, NULL, NULL) < 0)
+		return report(-1);
+	ptrace(PTRACE_DETACH, (pid_t)pid, NULL, NULL);
+	return report(0);
+}
+
+static int op_waitfile(const char *path, const struct timespec *limit)
+{
+	struct timespec tick = {0, 10 * 1000 * 1000};
+	long ticks = limit->tv_sec * 100 + limit->tv_nsec / 10000000;
+	struct stat st;
+	for (long i = 0; i <= ticks; i++) {
+		if (lstat(path, &st) == 0)
+			return report(0);
+		nanosleep(&tick, NULL);
+	}
+	errno = ETIMEDOUT;
+	return report(-1);
 }
 
 static int op_read(const char *path)
@@ -539,6 +618,29 @@ int main(int argc, char **argv)
 	/* Unbuffered output: what was printed before a signal death still reaches the test. */
 	setvbuf(stdout, NULL, _IONBF, 0);
 
+	if (strcmp(op, "openat") == 0 && nargs == 2)
+		return op_openat(a[0], a[1]);
+	if (strcmp(op, "socket") == 0 && nargs == 2)
+		return op_socket(a[0], a[1]);
+	if (strcmp(op, "socketpair") == 0 && nargs == 0) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			return report(-1);
+		close(sv[0]);
+		close(sv[1]);
+		return report(0);
+	}
+	if (strcmp(op, "ptrace") == 0 && nargs == 1) {
+		if (parse_int(a[0], 1, 1L << 30, &n) < 0)
+			return usage();
+		return op_ptrace(n);
+	}
+	if (strcmp(op, "waitfile") == 0 && nargs == 2) {
+		struct timespec ts;
+		if (parse_secs(a[1], &ts) < 0)
+			return usage();
+		return op_waitfile(a[0], &ts);
+	}
 	if (strcmp(op, "read") == 0 && nargs == 1)
 		return op_read(a[0]);
 	if (strcmp(op, "cat") == 0 && nargs == 1)
@@ -615,6 +717,20 @@ int main(int argc, char **argv)
 		return op_caps();
 	if (strcmp(op, "landlock-abi") == 0 && nargs == 0)
 		return op_landlock_abi();
+	if (strcmp(op, "chmod") == 0 && nargs == 1 + 1) {
+		char *end;
+		errno = 0;
+		long mode = strtol(a[1], &end, 8);
+		if (errno || *end || mode < 0 || mode > 07777)
+			return usage();
+		return report(chmod(a[0], (mode_t)mode));
+	}
+	if (strcmp(op, "truncate") == 0 && nargs == 1)
+		return report(truncate(a[0], 0));
+	if (strcmp(op, "remount-rw") == 0 && nargs == 1)
+		return report(mount(NULL, a[0], NULL, MS_REMOUNT | MS_BIND, NULL));
+	if (strcmp(op, "mount-tmpfs") == 0 && nargs == 1)
+		return report(mount("tmpfs", a[0], "tmpfs", 0, NULL));
 	if (strcmp(op, "umount") == 0 && nargs == 1)
 		return report(umount2(a[0], 0));
 	if (strcmp(op, "sleep") == 0 && nargs == 1)

@@ -490,6 +490,30 @@ static void cmdline_checks(void)
 	}
 }
 
+/* SPEC 6: the Windows backend has no read-only file injection; a request with one is refused
+ * when it is prepared, never run without it. */
+static void inject_checks(void)
+{
+	confine_request *req = NULL;
+	confine_run *run = NULL;
+	struct confine_error err = {0};
+	const char *argv[] = {"cmd", "/c", "exit 0"};
+	int r = confine_request_new(&req, &err);
+	if (r == 0)
+		r = confine_request_set_argv(req, 3, argv, &err);
+	if (r == 0)
+		r = confine_request_add_injection(req, CONFINE_INJECT_ENV, "SETTINGS", "x", 1,
+						  &err);
+	TAP_INTEQ(r, 0, "R21 an injection is a valid request on Windows too");
+	if (r == 0)
+		r = confine_run_prepare(req, &run, &err);
+	TAP_INTEQ(r, CONFINE_E_INVALID, "R21 the Windows backend refuses a run with an injection");
+	TAP_STREQ(err.what, "not available on Windows", "R21 ... and says so");
+	TAP_OK(run == NULL, "R21 ... no run was prepared");
+	confine_run_free(run);
+	confine_request_free(req);
+}
+
 int wmain(int argc, wchar_t **argv);
 int wmain(int argc, wchar_t **argv)
 {
@@ -513,6 +537,7 @@ int wmain(int argc, wchar_t **argv)
 	job_checks(cap);
 	write_checks();
 	cmdline_checks();
+	inject_checks();
 
 	free(cap);
 	free(cap2);

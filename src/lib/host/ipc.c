@@ -191,6 +191,67 @@ static int cmp_path(const void *a, const void *b)
 	return cf_path_cmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether the directory holds nothing but sockets and FIFOs (and at least one entry). */
+static bool only_endpoints(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	bool only = true;
+	size_t n = 0;
+	struct dirent *de;
+	while (only && (de = readdir(d))) {
+		const char *name = de->d_name;
+		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+			continue;
+		unsigned char t = de->d_type;
+		if (t == DT_UNKNOWN) {
+			struct stat st;
+			t = fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? DT_UNKNOWN
+			    : S_ISSOCK(st.st_mode)				  ? DT_SOCK
+			    : S_ISFIFO(st.st_mode)				  ? DT_FIFO
+										  : DT_REG;
+		}
+		only = t == DT_SOCK || t == DT_FIFO;
+		n++;
+	}
+	closedir(d);
+	return only && n > 0;
+}
+
+int cf_host_ipc_groups(const struct cf_strv *endpoints, struct cf_strv *out,
+		       struct confine_error *err)
+{
+	for (size_t i = 0; i < endpoints->n;) {
+		const char *slash = strrchr(endpoints->v[i], '/');
+		size_t dl = slash ? (size_t)(slash - endpoints->v[i]) : 0;
+		size_t j = i + 1;
+		/* Sorted parent first: the endpoints of one directory are contiguous. */
+		while (j < endpoints->n && !strncmp(endpoints->v[j], endpoints->v[i], dl) &&
+		       endpoints->v[j][dl] == '/' && !strchr(endpoints->v[j] + dl + 1, '/'))
+			j++;
+		if (j - i >= 2 && dl > 0) {
+			char *dir = cf_strndup(endpoints->v[i], dl);
+			if (!dir)
+				return cf_nomem(err);
+			/* Never a root of its own: /run and /var/run hold more than sockets. */
+			if (strcmp(dir, "/run") && strcmp(dir, "/var/run") && only_endpoints(dir)) {
+				if (cf_strv_take(out, dir) < 0)
+					return cf_nomem(err);
+			} else {
+				free(dir);
+			}
+		}
+		i = j;
+	}
+	return 0;
+}
+
 int cf_host_ipc_endpoints(const char *workspace, const char *skip, struct cf_strv *out,
 			  struct confine_error *err)
 {

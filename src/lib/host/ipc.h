@@ -18,4 +18,14 @@
 int cf_host_ipc_endpoints(const char *workspace, const char *skip, struct cf_strv *out,
 			  struct confine_error *err);
 
+/*
+ * The directories among the parents of `endpoints` (sorted, as above) that hold nothing but
+ * sockets and FIFOs, at least two of which are endpoints: each can be hidden as one mount
+ * instead of a mount per socket (bubblewrap's cost grows with the square of its mounts; a host
+ * with 500 bound sockets took a second per launch).  Appended sorted to `out`.  0 or
+ * CONFINE_E_NOMEM.
+ */
+int cf_host_ipc_groups(const struct cf_strv *endpoints, struct cf_strv *out,
+		       struct confine_error *err);
+
 #endif

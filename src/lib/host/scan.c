@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -155,7 +156,8 @@ static enum cf_kind kind_of(int dirfd, const char *name, unsigned char type)
 	return cf_kind_of_mode(st.st_mode);
 }
 
-static int add_match(struct walker *w, enum cf_kind kind, size_t rule)
+/* st: the match's identity (NULL: unknown), compared again before the command starts (R34). */
+static int add_match(struct walker *w, enum cf_kind kind, size_t rule, const struct stat *st)
 {
 	if (w->nmatches >= w->budget->max_matches) {
 		cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
@@ -166,18 +168,51 @@ static int add_match(struct walker *w, enum cf_kind kind, size_t rule)
 	w->nmatches++;
 	if (cf_matches_add(w->out, w->path.s, kind, rule) < 0)
 		return cf_nomem(w->err);
+	if (st) {
+		w->out->v[w->out->n - 1].dev = (uint64_t)st->st_dev;
+		w->out->v[w->out->n - 1].ino = (uint64_t)st->st_ino;
+	}
 	return 0;
 }
 
 static int walk(struct walker *w, int fd, int depth);
 
+/* The directory right below the scan's root on the way to w->path: the tree responsible. */
+static void top_below_root(const struct walker *w, char *out, size_t cap)
+{
+	size_t rl = strlen(w->root);
+	const char *rest = w->path.s + rl;
+	while (*rest == '/')
+		rest++;
+	size_t n = strcspn(rest, "/");
+	snprintf(out, cap, "%.*s", (int)(rest - w->path.s + n), w->path.s);
+}
+
+/* An unreadable directory is skipped and recorded (R14): the plan hides it.  Returns 0, or
+ * CONFINE_E_NOMEM. */
+static int skip_unreadable(struct walker *w)
+{
+	if (!cf_strv_contains(&w->out->skipped, w->path.s) &&
+	    cf_strv_add(&w->out->skipped, w->path.s) < 0)
+		return cf_nomem(w->err);
+	return 0;
+}
+
 /* Opens the directory `name` below dirfd without following a symlink and walks it. */
 static int descend(struct walker *w, int dirfd, const char *name, int depth)
 {
-	if (depth > w->budget->max_depth)
-		return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
-			      "the scan of '%s' went deeper than %d directories (the depth budget)",
-			      w->root, w->budget->max_depth);
+	if (depth > w->budget->max_depth) {
+		char top[4096];
+		top_below_root(w, top, sizeof(top));
+		cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", top,
+		       "the tree under it is deeper than %d directories (the depth budget of the "
+		       "scan of '%s'), at '%s'",
+		       w->budget->max_depth, w->root, w->path.s);
+		cf_err_hint(w->err,
+			    "remove that tree or move it out of the workspace (a command may have "
+			    "made it to stop later runs); nothing was run");
+		return CONFINE_E_SCAN;
+	}
 	if (over_time(w))
 		return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
 			      "the scan of '%s' took more than %g s (the time budget)", w->root,
@@ -187,6 +222,8 @@ static int descend(struct walker *w, int dirfd, const char *name, int depth)
 		/* Gone, or swapped for a symlink or a file since readdir: nothing to walk. */
 		if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
 			return 0;
+		if (errno == EACCES || errno == EPERM)
+			return skip_unreadable(w);
 		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
 				 w->path.s, "openat", errno);
 	}
@@ -257,8 +294,10 @@ static int walk(struct walker *w, int fd, int depth)
 			rc = cf_nomem(w->err);
 			break;
 		}
+		struct stat st;
+		bool known = w->matched.n && fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		for (size_t i = 0; i < w->matched.n && rc == 0; i++)
-			rc = add_match(w, kind, w->pats[w->matched.v[i]].rule);
+			rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, known ? &st : NULL);
 		if (rc == 0 && next->n && kind == CF_KIND_DIR)
 			rc = descend(w, dirfd(d), name, depth + 1);
 		w->path.len = base;
@@ -378,7 +417,7 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 					    : S_ISLNK(st.st_mode) ? CF_KIND_SYMLINK
 								  : CF_KIND_OTHER;
 			for (size_t i = 0; i < w->matched.n && rc == 0; i++)
-				rc = add_match(w, kind, w->pats[w->matched.v[i]].rule);
+				rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, &st);
 			if (rc)
 				return rc;
 		}
@@ -389,6 +428,11 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 	if (fd < 0) {
 		/* A missing root is not an error: there is nothing to protect there yet. */
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			return 0;
+		if ((errno == EACCES || errno == EPERM) &&
+		    !cf_strv_contains(&w->out->skipped, root))
+			return cf_strv_add(&w->out->skipped, root) < 0 ? cf_nomem(w->err) : 0;
+		if (errno == EACCES || errno == EPERM)
 			return 0;
 		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
 				 root, "open", errno);

@@ -25,8 +25,9 @@ struct cf_scan_budget {
  * (or nested) share one walk.  Each existing path that a pattern matches is appended with its
  * kind and the index of the rule; a directory that matches is not descended for that pattern
  * (everything below it is covered already).  Symlinks are reported (kind CF_KIND_SYMLINK) but
- * never followed.  A missing root is not an error.  An unreadable directory below a root, or a
- * budget exceeded, fails with CONFINE_E_SCAN naming the path and the budget.
+ * never followed.  A missing root is not an error; an unreadable directory (EACCES) is skipped
+ * and listed in out->skipped.  A budget exceeded fails with CONFINE_E_SCAN naming the path and
+ * the budget (for the depth: the directory below the root that holds the deep tree).
  */
 int cf_scan_globs(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
 		  struct cf_matches *out, struct confine_error *err);

@@ -84,6 +84,21 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 			 * the namespaces of the process that opens it, not on the mount. */
 			bad |= add(out, "--ro-bind") | add(out, m->path) | add(out, m->path);
 			break;
+		case CF_MNT_INJECT:
+			/* bwrap copies the sealed memfd into its own tmpfs and binds the copy
+			 * read-only: no file of it on the host. */
+			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--ro-bind-data") |
+			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+			break;
+		case CF_MNT_INJECT_FILE:
+			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--file") |
+			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+			break;
+		case CF_MNT_INJECT_DIR:
+			snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
+			bad |= add(out, "--perms") | add(out, "0755") | add(out, "--size") |
+			       add(out, size) | add(out, "--tmpfs") | add(out, m->path);
+			break;
 		}
 	}
 	if (fds->seccomp >= 0)
@@ -100,6 +115,8 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 	snprintf(helper, sizeof(helper), "/proc/self/fd/%d", fds->helper);
 	bad |= add(out, "--") | add(out, helper) | add(out, "--status-fd") |
 	       addfd(out, fds->status) | add(out, "--stderr-fd") | addfd(out, fds->stderr_fd);
+	if (fds->go >= 0)
+		bad |= add(out, "--go-fd") | addfd(out, fds->go);
 	if (plan->landlock_abi >= 6)
 		bad |= add(out, "--landlock");
 	/* SPEC 12: confine-init relays 127.0.0.1 of the sandbox to the proxy's sockets. */

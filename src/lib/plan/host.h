@@ -9,9 +9,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "confine.h"
 #include "rules/rules.h"
+#include "util/util.h"
 
 enum cf_kind {
 	CF_KIND_MISSING = 0,
@@ -25,12 +27,17 @@ enum cf_kind {
 struct cf_match {
 	char *path; /* absolute */
 	enum cf_kind kind;
-	size_t rule; /* index of the matching rule in the ruleset given to the scan */
+	size_t rule;	   /* index of the matching rule in the ruleset given to the scan */
+	uint64_t dev, ino; /* its identity when the scan met it; 0: unknown */
 };
 
 struct cf_matches {
 	struct cf_match *v;
 	size_t n, cap;
+	/* Directories the scan could not read (EACCES): skipped, never a reason to refuse every
+	 * later run (R14).  The plan hides them, so the sandbox cannot read them either, even
+	 * where it could chmod them back. */
+	struct cf_strv skipped;
 };
 void cf_matches_release(struct cf_matches *m);
 int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, size_t rule);
@@ -48,6 +55,11 @@ struct cf_host {
 	const char *user_rules_file;	/* path of the user rule file */
 	const char *pw_user_rules_file; /* the one under pw_home (another run with the real HOME
 					 * reads it); NULL when pw_home is */
+	const char *config_dir;		/* confine's own configuration directory
+					 * ($XDG_CONFIG_HOME/confine), holding the user rule file */
+	const char *pw_config_dir;	/* the one under pw_home; NULL when pw_home is */
+	const char *cache_dir;		/* confine's cache directory ($XDG_CACHE_HOME/confine) */
+	const struct cf_strv *git_guards; /* what the host's git reads or runs (host/git.h) */
 	unsigned uid;
 	int landlock_abi; /* 0: none */
 	bool seccomp;	  /* the kernel accepts seccomp filters */

@@ -10,6 +10,7 @@ void cf_matches_release(struct cf_matches *m)
 	for (size_t i = 0; i < m->n; i++)
 		free(m->v[i].path);
 	free(m->v);
+	cf_strv_release(&m->skipped);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -30,6 +30,7 @@ struct cand {
 	bool temp_root;
 	bool from_rule; /* written by a user (session, workspace or user layer) */
 	bool endpoint;	/* a host IPC endpoint (R29): may vanish before bwrap mounts it */
+	bool pin;	/* an ancestor of a protection in a writable area (R33) */
 };
 
 #define KIND_UNKNOWN ((enum cf_kind)100)
@@ -57,6 +58,7 @@ void cf_plan_release(struct cf_plan *plan)
 	cf_strv_release(&plan->env_removed);
 	cf_strv_release(&plan->missing);
 	cf_strv_release(&plan->notes);
+	cf_plan_injects_release(plan);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -240,8 +242,45 @@ struct stack_entry {
 	size_t mount; /* index of the mount that set the state */
 };
 
-int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
-		    const struct cf_plan_opts *o, struct cf_plan *out, struct confine_error *err)
+/*
+ * R33: a mount follows its directory when the directory is renamed, so a protection on a/b
+ * moves away with `mv a a.old`, and the command can make a fresh, unprotected a/b for the host
+ * to use later.  A mount point cannot be renamed (EBUSY), so every ancestor of a protection
+ * that could be renamed (its parent is writable host content) is bound onto itself.  Called
+ * when the protection at `path` is planned, with the stack of mounted ancestors.
+ */
+static int note_pins(const char *path, const struct stack_entry *stack, size_t depth,
+		     struct cf_strv *pins)
+{
+	char *a = cf_path_dirname(path);
+	while (a && strcmp(a, "/")) {
+		char *parent = cf_path_dirname(a);
+		if (!parent)
+			break;
+		enum state st = S_RO;
+		bool mounted = false;
+		for (size_t k = depth; k-- > 0;) {
+			if (!strcmp(stack[k].path, a))
+				mounted = true;
+			if (cf_path_within(parent, stack[k].path)) {
+				st = stack[k].state;
+				break;
+			}
+		}
+		if (st == S_RW && !mounted && !cf_strv_contains(pins, a) &&
+		    cf_strv_add(pins, a) < 0)
+			break;
+		free(a);
+		a = parent;
+	}
+	bool ok = a != NULL;
+	free(a);
+	return ok ? 0 : CONFINE_E_NOMEM;
+}
+
+static int compile_once(const struct cf_policy *p, const struct cf_matches *globs,
+			const struct cf_plan_opts *o, const struct cf_strv *pins_in,
+			struct cf_strv *pins_out, struct cf_plan *out, struct confine_error *err)
 {
 	const struct cf_host *h = p->host;
 	struct cand *cands = NULL;
@@ -288,7 +327,16 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 	for (size_t i = 0; i < p->temp_roots.n; i++)
 		if (add_cand(&cands, &n, &cap, p->temp_roots.v[i], CF_KIND_DIR, true, false) < 0)
 			goto oom;
+	for (size_t i = 0; pins_in && i < pins_in->n; i++) {
+		if (add_cand(&cands, &n, &cap, pins_in->v[i], KIND_UNKNOWN, false, false) < 0)
+			goto oom;
+		cands[n - 1].pin = true;
+	}
 	qsort(cands, n, sizeof(*cands), cand_cmp);
+	/* Duplicates sort next to each other and the first is kept: it carries the pin. */
+	for (size_t i = n; i-- > 1;)
+		if (!strcmp(cands[i].path, cands[i - 1].path))
+			cands[i - 1].pin |= cands[i].pin;
 
 	stack = calloc(n + 1, sizeof(*stack));
 	hides = calloc(n + 1 + N_KERNEL_MASKS, sizeof(*hides));
@@ -396,19 +444,30 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 			want = can_write ? S_RW : S_RO;
 		bool hidden_already =
 		    inherited == S_HIDDEN && (want == S_HIDDEN || want == S_HIDDEN_FILE);
-		if (want == inherited || hidden_already)
+		bool pin = c->pin && want == S_RW && inherited == S_RW && kind == CF_KIND_DIR;
+		if ((want == inherited || hidden_already) && !pin)
 			continue;
 
 		enum cf_mount_op op = want == S_HIDDEN	      ? CF_MNT_HIDE_DIR
 				      : want == S_HIDDEN_FILE ? CF_MNT_HIDE_FILE
 				      : want == S_RO	      ? CF_MNT_RO_BIND
 							      : CF_MNT_RW_BIND;
-		char *why = why_text(&rd, &wr);
+		char *why = pin ? cf_strdup("pinned: an ancestor of a protected path cannot be "
+					    "renamed (R33)")
+				: why_text(&rd, &wr);
 		if (!why)
 			goto oom;
 		if ((r = add_mount(out, op, c->path, kind, 0, why, err)) < 0)
 			goto out;
 		out->mounts[out->n_mounts - 1].transient = c->endpoint;
+		out->mounts[out->n_mounts - 1].pin = pin;
+		/* A protection inside writable host content: pinned ancestors (R33), checked
+		 * again before the command starts (R34). */
+		if (!pin && want != S_RW && inherited == S_RW) {
+			out->mounts[out->n_mounts - 1].guarded = true;
+			if (pins_out && note_pins(c->path, stack, depth, pins_out) < 0)
+				goto oom;
+		}
 		if (op == CF_MNT_HIDE_DIR)
 			hides[n_hides++] = out->n_mounts - 1;
 		if (kind == CF_KIND_DIR || want == S_HIDDEN_FILE)
@@ -441,5 +500,19 @@ out:
 	free(hides);
 	if (r < 0)
 		cf_plan_release(out);
+	return r;
+}
+
+int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
+		    const struct cf_plan_opts *o, struct cf_plan *out, struct confine_error *err)
+{
+	struct cf_strv pins = {0};
+	int r = compile_once(p, globs, o, NULL, &pins, out, err);
+	if (r == 0 && pins.n) {
+		/* The pins change no decision, so a second pass with them is the final plan. */
+		cf_plan_release(out);
+		r = compile_once(p, globs, o, &pins, NULL, out, err);
+	}
+	cf_strv_release(&pins);
 	return r;
 }

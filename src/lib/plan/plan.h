@@ -12,29 +12,51 @@
 #include "policy/policy.h"
 
 enum cf_mount_op {
-	CF_MNT_RO_ROOT,	   /* --ro-bind / / */
-	CF_MNT_DEV,	   /* --dev /dev */
-	CF_MNT_PROC,	   /* --proc /proc */
-	CF_MNT_TMPFS,	   /* --size N --tmpfs P: private writable temp root */
-	CF_MNT_HIDE_DIR,   /* --perms 0000 --tmpfs P, remounted read-only after its children */
-	CF_MNT_HIDE_FILE,  /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
-	CF_MNT_RO_BIND,	   /* --ro-bind-fd SRC P: read allowed, write denied */
-	CF_MNT_RW_BIND,	   /* --bind-fd SRC P: read and write allowed */
-	CF_MNT_REMOUNT_RO, /* --remount-ro P */
-	CF_MNT_RO_KERNEL,  /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
+	CF_MNT_RO_ROOT,	    /* --ro-bind / / */
+	CF_MNT_DEV,	    /* --dev /dev */
+	CF_MNT_PROC,	    /* --proc /proc */
+	CF_MNT_TMPFS,	    /* --size N --tmpfs P: private writable temp root */
+	CF_MNT_HIDE_DIR,    /* --perms 0000 --tmpfs P, remounted read-only after its children */
+	CF_MNT_HIDE_FILE,   /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
+	CF_MNT_RO_BIND,	    /* --ro-bind-fd SRC P: read allowed, write denied */
+	CF_MNT_RW_BIND,	    /* --bind-fd SRC P: read and write allowed */
+	CF_MNT_REMOUNT_RO,  /* --remount-ro P */
+	CF_MNT_RO_KERNEL,   /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
+	CF_MNT_INJECT,	    /* --perms 0444 --ro-bind-data FD P: an injection's sealed content,
+			     * a read-only mount of its own (over a host file, or in /tmp) */
+	CF_MNT_INJECT_DIR,  /* --size N --tmpfs P: a directory made for injections in a private
+			     * place, its own mount (it cannot be renamed), read-only at the end */
+	CF_MNT_INJECT_FILE, /* --perms 0444 --file FD P: an injection's sealed content copied into
+			     * an INJECT_DIR (read-only once its files are in) */
 };
 
 struct cf_mount {
 	enum cf_mount_op op;
 	char *path;
-	enum cf_kind kind; /* what the host has at path (binds and hides) */
+	enum cf_kind kind; /* what the host has at path (binds and hides; INJECT: FILE when it
+			    * is mounted over a file of the host, MISSING in a private place) */
 	uint64_t size;	   /* tmpfs size cap */
 	bool traverse;	   /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
 	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then
 			    * (bwrap would have to create it on the host's read-only root) */
+	bool pin;	   /* RW_BIND of a directory onto itself (R33): an ancestor of a
+			    * protection inside a writable area, so that it cannot be renamed */
+	bool guarded;	   /* a protection inside a writable area: its identity and that of its
+			    * ancestors are checked again before the command starts (R34) */
 	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
 	bool net_dir;	   /* RO_BIND of confine's proxy sockets (SPEC 12): the source is the
 			    * executor's private directory, not path */
+	size_t inject;	   /* CF_MNT_INJECT, _FILE: index in plan->injects */
+};
+
+/* One injection (SPEC 6) as the plan shows it; its content stays with the executor. */
+struct cf_plan_inject {
+	enum confine_inject_placement placement;
+	char *where;  /* NAME, or TARGET */
+	char *path;   /* where the command finds it */
+	char *record; /* "env:NAME=HASH" / "path:TARGET=HASH" */
+	char hash[65];
+	uint64_t size;
 };
 
 struct cf_plan {
@@ -54,6 +76,8 @@ struct cf_plan {
 	struct cf_strv notes;		/* downgrades and rules that could not be applied */
 	enum confine_net_mode net_mode; /* SPEC 12; DOMAINS also has network false */
 	size_t net_allowed, net_rules;	/* allow rules, all network rules */
+	struct cf_plan_inject *injects; /* SPEC 6, in the order of the request */
+	size_t n_injects;
 };
 
 struct cf_plan_opts {
@@ -80,6 +104,27 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 /* Network by domain: appends the proxy variables to plan->env, replacing any of the same name
  * (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY in both cases, NO_PROXY=localhost,127.0.0.1).  Pure. */
 int cf_plan_net_env(struct cf_plan *plan, struct confine_error *err);
+/* One injection to place: what cf_plan_add_injections needs of it. */
+struct cf_plan_inject_in {
+	enum confine_inject_placement placement;
+	const char *where; /* NAME, or TARGET normalised (policy/inject.c validated it) */
+	const char *hash;  /* 64 hex digits */
+	uint64_t size;
+};
+
+/*
+ * Places the injections in a compiled Linux plan (plan/inject.c): each file is mounted after
+ * every other mount, so nothing shadows it; env-pointer files go under CF_INJECT_ENV_DIR, a
+ * read-only tmpfs of its own.  A fixed-path target must be an existing regular file of the
+ * host (mounted over, never changed) or lie in a private tmpfs, where missing parents become
+ * tmpfs mounts of their own; its ancestors in a writable bind are bound onto themselves so
+ * that none can be renamed.  Anything else (a parent missing on the host, a symlink on the way,
+ * a hidden path, /proc or /dev) is CONFINE_E_PLAN naming the path.  Nothing is added when n is
+ * 0.  Pure apart from host->kind.
+ */
+int cf_plan_add_injections(struct cf_plan *plan, const struct cf_host *host,
+			   const struct cf_plan_inject_in *in, size_t n, struct confine_error *err);
+void cf_plan_injects_release(struct cf_plan *plan);
 
 /* Stable text (or JSON) of the plan. Returns a malloc'd string or NULL on oom. */
 char *cf_plan_text(const struct cf_plan *plan);
@@ -90,11 +135,15 @@ struct cf_bwrap_fds {
 	int args;	   /* --args FD is not part of the vector itself */
 	const int *source; /* per mount index: O_PATH source for RO/RW binds, -1 otherwise */
 	const int *empty;  /* per mount index: an empty readable fd for HIDE_FILE, -1 otherwise */
+	const int *data;   /* per mount index: the sealed content of an INJECT mount; NULL when
+			    * the plan has none */
 	int seccomp;	   /* -1: none */
 	int info;	   /* --info-fd, -1: none */
 	int helper;	   /* the helper binary, executed as /proc/self/fd/N */
 	int status;	   /* the helper's status pipe */
 	int stderr_fd;	   /* the real stderr, restored by the helper */
+	int go;		   /* the helper waits for one byte on it before the command (R34);
+			    * -1: it does not wait */
 	const bool *skip;  /* per mount index: leave this mount out (a transient path that is
 			    * gone); NULL: none */
 };

@@ -29,6 +29,12 @@ static const char *op_name(enum cf_mount_op op)
 		return "remount-ro";
 	case CF_MNT_RO_KERNEL:
 		return "ro-kernel";
+	case CF_MNT_INJECT:
+		return "inject";
+	case CF_MNT_INJECT_DIR:
+		return "inject-dir";
+	case CF_MNT_INJECT_FILE:
+		return "inject-file";
 	}
 	return "?";
 }
@@ -97,10 +103,12 @@ char *cf_plan_text(const struct cf_plan *plan)
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		cf_buf_addf(&b, "  %-10s %s", op_name(m->op), m->path);
-		if (m->op == CF_MNT_TMPFS)
+		if (m->op == CF_MNT_TMPFS || m->op == CF_MNT_INJECT_DIR)
 			cf_buf_addf(&b, " size=%llu", (unsigned long long)m->size);
 		if (m->op == CF_MNT_HIDE_DIR)
 			cf_buf_addf(&b, " mode=%s", m->traverse ? "0111" : "0000");
+		if (m->op == CF_MNT_INJECT || m->op == CF_MNT_INJECT_FILE)
+			cf_buf_add(&b, " mode=0444");
 		if (m->why)
 			cf_buf_addf(&b, "  # %s", m->why);
 		cf_buf_addc(&b, '\n');
@@ -109,6 +117,17 @@ char *cf_plan_text(const struct cf_plan *plan)
 		cf_buf_add(&b, "missing at launch (not mounted, re-checked after the run):\n");
 		for (size_t i = 0; i < plan->missing.n; i++)
 			cf_buf_addf(&b, "  %s\n", plan->missing.v[i]);
+	}
+	if (plan->n_injects) {
+		cf_buf_add(&b, "injections (read-only, sealed; BLAKE3):\n");
+		for (size_t i = 0; i < plan->n_injects; i++) {
+			const struct cf_plan_inject *in = &plan->injects[i];
+			cf_buf_addf(&b, "  %s  (%llu bytes", in->record,
+				    (unsigned long long)in->size);
+			if (in->placement == CONFINE_INJECT_ENV)
+				cf_buf_addf(&b, "; %s=%s, set last", in->where, in->path);
+			cf_buf_add(&b, ")\n");
+		}
 	}
 	if (plan->env_removed.n) {
 		cf_buf_add(&b, "environment removed:");
@@ -168,14 +187,31 @@ char *cf_plan_json(const struct cf_plan *plan)
 		const struct cf_mount *m = &plan->mounts[i];
 		cf_buf_addf(&b, "%s{\"op\":\"%s\",\"path\":", i ? "," : "", op_name(m->op));
 		cf_buf_add_json(&b, m->path);
-		if (m->op == CF_MNT_TMPFS)
+		if (m->op == CF_MNT_TMPFS || m->op == CF_MNT_INJECT_DIR)
 			cf_buf_addf(&b, ",\"size\":%llu", (unsigned long long)m->size);
+		if (m->op == CF_MNT_INJECT || m->op == CF_MNT_INJECT_FILE)
+			cf_buf_add(&b, ",\"mode\":\"0444\"");
 		if (m->op == CF_MNT_HIDE_DIR)
 			cf_buf_addf(&b, ",\"mode\":\"%s\"", m->traverse ? "0111" : "0000");
 		if (m->why) {
 			cf_buf_add(&b, ",\"why\":");
 			cf_buf_add_json(&b, m->why);
 		}
+		cf_buf_addc(&b, '}');
+	}
+	cf_buf_addc(&b, ']');
+	cf_buf_add(&b, ",\"injections\":[");
+	for (size_t i = 0; i < plan->n_injects; i++) {
+		const struct cf_plan_inject *in = &plan->injects[i];
+		cf_buf_addf(&b, "%s{\"placement\":\"%s\",\"%s\":", i ? "," : "",
+			    in->placement == CONFINE_INJECT_ENV ? "env" : "path",
+			    in->placement == CONFINE_INJECT_ENV ? "name" : "target");
+		cf_buf_add_json(&b, in->where);
+		cf_buf_add(&b, ",\"path\":");
+		cf_buf_add_json(&b, in->path);
+		cf_buf_addf(&b, ",\"blake3\":\"%s\",\"size\":%llu,\"record\":", in->hash,
+			    (unsigned long long)in->size);
+		cf_buf_add_json(&b, in->record);
 		cf_buf_addc(&b, '}');
 	}
 	cf_buf_addc(&b, ']');

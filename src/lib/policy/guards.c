@@ -62,8 +62,10 @@ static const char *const workspace_guards[] = {
     "**/id_dsa*", "**/id_ecdsa*", "**/id_ed25519*",
 };
 
-/* Write-only guards under the workspace: code the host's own git would run later. */
-static const char *const workspace_write_guards[] = {".git/hooks", ".git/config"};
+/* Write-only guards under the home: the configuration the host's git reads for every
+ * repository (core.fsmonitor, core.sshCommand, aliases: code it runs).  The repository's own
+ * files come from host/git.c. */
+static const char *const home_write_guards[] = {".gitconfig", ".config/git/config"};
 
 /* The host's own secrets.  Only root can read them, and a sandbox started by root runs as root
  * without capabilities, which still owns them: without these guards an agent run as root (CI,
@@ -86,6 +88,31 @@ static const char *const host_guards[] = {
     "/var/backups/gshadow.bak",
     "/var/lib/systemd/credential.secret",
 };
+
+/* The common directory's entries first, then a worktree's own (git-worktree(1), gitrepository-
+ * layout(5)). */
+static const char *const git_dir_entries[] = {"hooks",	 "config",    "worktrees",
+					      "modules", "commondir", "config.worktree"};
+
+const char *const *cf_git_dir_entries(bool worktree, size_t *n)
+{
+	*n = worktree ? 6 : 4;
+	return git_dir_entries;
+}
+
+int cf_git_plain_guards(const char *workspace, struct cf_strv *out, struct confine_error *err)
+{
+	size_t n;
+	const char *const *e = cf_git_dir_entries(true, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *rel = cf_asprintf(".git/%s", e[i]);
+		char *p = rel ? cf_path_join(workspace, rel) : NULL;
+		free(rel);
+		if (!p || cf_strv_take(out, p) < 0)
+			return cf_nomem(err);
+	}
+	return 0;
+}
 
 const char *const *cf_home_guards(size_t *n)
 {
@@ -144,6 +171,9 @@ static int add_rule(struct cf_policy *p, enum cf_layer layer, const char *base, 
 		shown = cf_asprintf("~%s/%s", p->host->pw_name ? p->host->pw_name : "", rel);
 	else if (rel && base == p->host->workspace)
 		shown = cf_strdup(rel);
+	else if (!rel && cf_path_within(joined, p->host->workspace) &&
+		 strcmp(joined, p->host->workspace))
+		shown = cf_strdup(joined + strlen(p->host->workspace) + 1);
 	else
 		shown = cf_strdup(joined);
 	if (!shown) {
@@ -191,11 +221,40 @@ static int add(struct cf_policy *p, enum cf_layer layer, const char *base, const
 	return add_rule(p, layer, base, rel, access, action, false, false, err);
 }
 
+/* A write protection of something the host acts on after the run: created by the command
+ * where it was missing, it is renamed aside afterwards (rules.h, defuse). */
+static int add_defused(struct cf_policy *p, enum cf_layer layer, const char *base, const char *rel,
+		       enum cf_action action, struct confine_error *err)
+{
+	int r = add(p, layer, base, rel, CF_ACC_WRITE, action, err);
+	if (r < 0)
+		return r;
+	struct cf_rule *added = &p->layers[layer].v[p->layers[layer].n - 1];
+	added->defuse = true;
+	/* A symlink on the way (~/.gitconfig -> dotfiles/gitconfig): the rule protects the
+	 * target, and the link itself, which no mount can hold, is checked after the run. */
+	char *lexical = rel ? cf_path_join(base, rel) : cf_path_normalize(base);
+	if (!lexical)
+		return cf_nomem(err);
+	if (strcmp(lexical, added->path) && !cf_strv_contains(&p->linked, lexical))
+		r = cf_strv_add(&p->linked, lexical) < 0 ||
+			    cf_strv_add(&p->linked_rules, added->pattern) < 0
+			? cf_nomem(err)
+			: 0;
+	free(lexical);
+	return r;
+}
+
 /* The credential guards under one home directory. */
 static int add_home_guards(struct cf_policy *p, const char *home, struct confine_error *err)
 {
 	for (size_t i = 0; i < sizeof(home_guards) / sizeof(home_guards[0]); i++) {
 		int r = add(p, CF_LAYER_GUARD, home, home_guards[i], CF_ACC_BOTH, CF_ASK, err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < sizeof(home_write_guards) / sizeof(home_write_guards[0]); i++) {
+		int r = add_defused(p, CF_LAYER_GUARD, home, home_write_guards[i], CF_ASK, err);
 		if (r < 0)
 			return r;
 	}
@@ -213,16 +272,20 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	    (host->tmpdir && cf_strv_add(&p->temp_roots, host->tmpdir) < 0))
 		return cf_nomem(err);
 
-	/* Overrides: the rule files and the whole .confine directory are write-deny, so that a
-	 * command can never weaken the next run. */
-	r = add(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_ACC_WRITE, CF_DENY, err);
+	/* Overrides: confine's own state is write-deny, so that a command can never weaken the
+	 * next run (R30): the whole .confine directory of the workspace, the user rule files and
+	 * the directories that hold them (a rule file that does not exist yet cannot be
+	 * created), the cache (probe, scan).  The report and the audit log are added by
+	 * record/approve.c. */
+	r = add_defused(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_DENY, err);
 	if (r < 0)
 		return r;
-	const char *rule_files[] = {host->user_rules_file, host->pw_user_rules_file};
-	for (size_t i = 0; i < sizeof(rule_files) / sizeof(rule_files[0]); i++) {
-		if (!rule_files[i])
+	const char *state[] = {host->user_rules_file, host->pw_user_rules_file, host->config_dir,
+			       host->pw_config_dir, host->cache_dir};
+	for (size_t i = 0; i < sizeof(state) / sizeof(state[0]); i++) {
+		if (!state[i])
 			continue;
-		r = add(p, CF_LAYER_OVERRIDE, rule_files[i], NULL, CF_ACC_WRITE, CF_DENY, err);
+		r = add_defused(p, CF_LAYER_OVERRIDE, state[i], NULL, CF_DENY, err);
 		if (r < 0)
 			return r;
 	}
@@ -241,10 +304,9 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 		if (r < 0)
 			return r;
 	}
-	for (size_t i = 0; i < sizeof(workspace_write_guards) / sizeof(workspace_write_guards[0]);
-	     i++) {
-		r = add(p, CF_LAYER_GUARD, ws, workspace_write_guards[i], CF_ACC_WRITE, CF_ASK,
-			err);
+	/* What the host's own git reads as configuration or runs (host/git.c). */
+	for (size_t i = 0; host->git_guards && i < host->git_guards->n; i++) {
+		r = add_defused(p, CF_LAYER_GUARD, host->git_guards->v[i], NULL, CF_ASK, err);
 		if (r < 0)
 			return r;
 	}
@@ -272,23 +334,82 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	return 0;
 }
 
-int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
-			    struct confine_error *err)
+/* A group directory is used only where no session or user allow names something inside it:
+ * such an allow gives back one socket, which needs the socket's own mount. */
+static bool group_usable(const struct cf_policy *p, const char *dir)
 {
+	const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_USER};
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < p->layers[layers[k]].n; i++) {
+			const struct cf_rule *r = &p->layers[layers[k]].v[i];
+			if (r->action == CF_ALLOW && cf_path_within(r->path, dir) &&
+			    strcmp(r->path, dir))
+				return false;
+		}
+	return true;
+}
+
+static int add_endpoint(struct cf_policy *p, const char *path, bool group,
+			struct confine_error *err)
+{
+	struct cf_rule rule = {
+	    .pattern = (char *)path,
+	    .path = (char *)path,
+	    .access = CF_ACC_BOTH,
+	    .action = CF_ASK,
+	    .layer = CF_LAYER_GUARD,
+	    .source = "builtin",
+	    .index = (int)p->endpoints.n,
+	    .prefix_len = strlen(path),
+	    .liftable = true,
+	    .endpoint = true,
+	    .group = group,
+	};
+	return cf_ruleset_add(&p->endpoints, &rule, err);
+}
+
+int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
+			    const struct cf_strv *groups, struct confine_error *err)
+{
+	size_t g = 0;
 	for (size_t i = 0; i < paths->n; i++) {
+		const char *e = paths->v[i];
+		/* Both lists are sorted parent first: the group of e, if any, is at g. */
+		while (groups && g < groups->n && cf_path_cmp(groups->v[g], e) < 0 &&
+		       !cf_path_within(e, groups->v[g]))
+			g++;
+		int r;
+		if (groups && g < groups->n && cf_path_within(e, groups->v[g]) &&
+		    group_usable(p, groups->v[g])) {
+			/* The directory once, in the place of its first endpoint. */
+			const struct cf_ruleset *v = &p->endpoints;
+			if (v->n && !strcmp(v->v[v->n - 1].path, groups->v[g]))
+				continue;
+			r = add_endpoint(p, groups->v[g], true, err);
+		} else {
+			r = add_endpoint(p, e, false, err);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int cf_policy_add_unreadable(struct cf_policy *p, const struct cf_strv *dirs,
+			     struct confine_error *err)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
 		struct cf_rule rule = {
-		    .pattern = paths->v[i],
-		    .path = paths->v[i],
+		    .pattern = "(unreadable at launch)",
+		    .path = dirs->v[i],
 		    .access = CF_ACC_BOTH,
 		    .action = CF_ASK,
 		    .layer = CF_LAYER_GUARD,
 		    .source = "builtin",
-		    .index = (int)i,
-		    .prefix_len = strlen(paths->v[i]),
-		    .liftable = true,
-		    .endpoint = true,
+		    .index = (int)p->layers[CF_LAYER_GUARD].n,
+		    .prefix_len = strlen(dirs->v[i]),
 		};
-		int r = cf_ruleset_add(&p->endpoints, &rule, err);
+		int r = cf_ruleset_add(&p->layers[CF_LAYER_GUARD], &rule, err);
 		if (r < 0)
 			return r;
 	}
@@ -300,5 +421,7 @@ void cf_policy_release(struct cf_policy *p)
 	for (int l = 0; l < CF_LAYER_FALLBACK; l++)
 		cf_ruleset_release(&p->layers[l]);
 	cf_strv_release(&p->temp_roots);
+	cf_strv_release(&p->linked);
+	cf_strv_release(&p->linked_rules);
 	cf_ruleset_release(&p->endpoints);
 }

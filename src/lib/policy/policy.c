@@ -120,6 +120,9 @@ static bool applies(const struct cf_rule *r, const char *path, const char *ws)
  * under it). */
 static bool lifts_endpoint(const struct cf_rule *r, const struct cf_rule *g)
 {
+	/* A group stands for the endpoints inside it, whose own directory it is. */
+	if (g->group)
+		return !strcmp(r->path, g->path);
 	const char *slash = strrchr(g->path, '/');
 	size_t dl = slash ? (size_t)(slash - g->path) : 0;
 	return cf_path_within(g->path, r->path) && strlen(r->path) >= dl &&
@@ -178,6 +181,19 @@ static bool decided(const struct cf_policy *p, const struct cf_rule *r, const ch
 	return true;
 }
 
+/* The first rule of one layer that covers path for access, or NULL. */
+static const struct cf_rule *first_in_layer(const struct cf_policy *p, enum cf_layer l,
+					    const char *path, enum cf_access access)
+{
+	const struct cf_ruleset *rs = &p->layers[l];
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct cf_rule *r = &rs->v[i];
+		if ((r->access & access) && applies(r, path, p->host->workspace))
+			return r;
+	}
+	return NULL;
+}
+
 void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_access access,
 		      struct cf_decision *out)
 {
@@ -186,8 +202,22 @@ void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_acces
 		const struct cf_ruleset *rs = &p->layers[l];
 		for (size_t i = 0; i < rs->n; i++) {
 			const struct cf_rule *r = &rs->v[i];
-			if ((r->access & access) && applies(r, path, ws) &&
-			    decided(p, r, path, access, out))
+			if (!(r->access & access) || !applies(r, path, ws))
+				continue;
+			/* R10b: a workspace file (shipped with a clone, or planted by an earlier
+			 * command) never lifts a deny or ask of the user's own file. */
+			const struct cf_rule *u =
+			    l == CF_LAYER_WORKSPACE && r->action == CF_ALLOW
+				? first_in_layer(p, CF_LAYER_USER, path, access)
+				: NULL;
+			if (u && u->action != CF_ALLOW) {
+				*out = (struct cf_decision){.action = u->action,
+							    .layer = u->layer,
+							    .rule = u,
+							    .outranked = r};
+				return;
+			}
+			if (decided(p, r, path, access, out))
 				return;
 		}
 		const struct cf_rule *e = l == CF_LAYER_GUARD ? endpoint_covering(p, path) : NULL;

@@ -14,12 +14,19 @@ struct cf_decision {
 	enum cf_action action;
 	enum cf_layer layer;
 	const struct cf_rule *rule; /* NULL when the fallback decided */
+	/* R10b: the workspace file's allow that the user file's deny or ask outranked (the
+	 * stricter decision wins where both files match); NULL otherwise. */
+	const struct cf_rule *outranked;
 };
 
 struct cf_policy {
 	const struct cf_host *host;
 	struct cf_ruleset layers[CF_LAYER_FALLBACK]; /* resolved rules, written order per layer */
 	struct cf_strv temp_roots;		     /* "/tmp" and $TMPDIR: fallback write roots */
+	struct cf_strv
+	    linked;		     /* defused protections reached through a symlink: the lexical
+				      * paths, whose link the host follows later (checked after the run) */
+	struct cf_strv linked_rules; /* the pattern of each one's rule */
 	struct cf_ruleset endpoints; /* guards: the host's IPC endpoints (R29), sorted by path */
 };
 
@@ -51,9 +58,28 @@ void cf_policy_decide_both(const struct cf_policy *p, const char *path, struct c
 
 /* Adds the host's IPC endpoints (sorted, unique, canonical: cf_host_ipc_endpoints) to the guard
  * layer: hidden for read and write unless a session or user allow names the endpoint or a
- * directory at or below the endpoint's own directory (R29). */
+ * directory at or below the endpoint's own directory (R29).  A directory of `groups`
+ * (cf_host_ipc_groups: it holds nothing but endpoints) is hidden as one in place of its
+ * endpoints, unless an allow names something inside it; an allow of the directory itself gives
+ * it back.  Call it once the session and user layers are loaded. */
 int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
-			    struct confine_error *err);
+			    const struct cf_strv *groups, struct confine_error *err);
+
+/* What git reads as configuration or runs inside one git directory, relative to it (SPEC 2.3):
+ * the common part (hooks, config, worktrees, modules), then, when `worktree`, the entries of a
+ * worktree's own directory (commondir, config.worktree).  Static.  Pure. */
+const char *const *cf_git_dir_entries(bool worktree, size_t *n);
+
+/* The git write guards of a plain repository whose .git is a directory of the workspace, for
+ * the planners whose host facts do not come from host/git.c (golden tests, a Windows plan
+ * made on another OS).  Appends to out.  Pure. */
+int cf_git_plain_guards(const char *workspace, struct cf_strv *out, struct confine_error *err);
+
+/* Adds the directories the glob scan could not read (struct cf_matches.skipped) to the guard
+ * layer, hidden for read and write: the scan could not look for secrets in them, and a caller
+ * who owns one could chmod it back from inside (R14). */
+int cf_policy_add_unreadable(struct cf_policy *p, const struct cf_strv *dirs,
+			     struct confine_error *err);
 
 /* The guarded credential paths under the home directory, relative to it. */
 const char *const *cf_home_guards(size_t *n);

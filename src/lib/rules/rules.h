@@ -58,6 +58,11 @@ struct cf_rule {
 			    * globs: server.PEM is a key too) */
 	bool endpoint;	   /* a host IPC endpoint found at launch (with liftable): an allow of
 			    * the endpoint or of a directory at or below its parent gives it back */
+	bool group;	   /* with endpoint: a directory holding nothing but host endpoints,
+			    * hidden as one (only an allow of the directory itself lifts it) */
+	bool defuse;	   /* a write protection of something the host acts on later (git's
+			    * configuration, confine's own rule files): missing at launch and
+			    * created by the command, it is renamed aside after the run (R30) */
 };
 
 struct cf_ruleset {

@@ -88,6 +88,8 @@ const char *confine_strerror(int code)
 		return "command not executable";
 	case CONFINE_E_LIMIT:
 		return "limit exceeded";
+	case CONFINE_E_APPROVAL:
+		return "not approved";
 	}
 	return "unknown error";
 }

@@ -39,10 +39,11 @@ for who in $RUN_USERS; do
 		done
 	done
 	# Ordinary modes are untouched by the filter.
-	rm -f "$w/plain"
-	expect "$who" OK "an ordinary chmod 0755 inside" -- sh -c "touch '$w/plain' && '$TRYK' setid chmod 0755 '$w/plain'"
-	rm -f "$w/plain"
-	expect "$who" OK "an ordinary create 0644 inside" -- "$TRYK" setid openat 0644 "$w/plain"
-	rm -f "$w/plain"
+	# WS/out: the landlock backend refuses new entries at the split workspace root.
+	rm -f "$w/out/plain"
+	expect "$who" OK "an ordinary chmod 0755 inside" -- sh -c "touch '$w/out/plain' && '$TRYK' setid chmod 0755 '$w/out/plain'"
+	rm -f "$w/out/plain"
+	expect "$who" OK "an ordinary create 0644 inside" -- "$TRYK" setid openat 0644 "$w/out/plain"
+	rm -f "$w/out/plain"
 done
 done_testing

@@ -112,6 +112,17 @@ static bool c_timeout(const struct cli_opts *o)
 	return o->req->timeout_ms == 2500;
 }
 
+/* --inject-*: kept as given (the files are read later by cli_load_injections). */
+static bool c_inject_env(const struct cli_opts *o)
+{
+	return o->n_inject == 1 && !o->inject_path[0] && !strcmp(o->inject[0], "S=/f");
+}
+
+static bool c_inject_path(const struct cli_opts *o)
+{
+	return o->n_inject == 1 && o->inject_path[0] && !strcmp(o->inject[0], "/etc/x=/f");
+}
+
 struct opt_case {
 	enum cli_cmd cmd;
 	const char *name, *value;
@@ -144,7 +155,50 @@ static const struct opt_case opt_cases[] = {
     {CLI_RUN, "--tmp-size", "512M", c_tmp},
     {CLI_RUN, "--limit", "pids=64,mem=2G", c_limit},
     {CLI_RUN, "--timeout", "2.5", c_timeout},
+    {CLI_RUN, "--inject-env", "S=/f", c_inject_env},
+    {CLI_PLAN, "--inject-env", "S=/f", c_inject_env},
+    {CLI_RUN, "--inject-path", "/etc/x=/f", c_inject_path},
+    {CLI_PLAN, "--inject-path", "/etc/x=/f", c_inject_path},
 };
+
+/* R21: --inject-* need NAME=FILE / TARGET=FILE; the 129th is refused while parsing, before
+ * anything is read; explain has no injections. */
+static void injections(void)
+{
+	struct cli_opts o;
+	struct confine_error err;
+	const char *no_eq[] = {"--inject-env", "NOEQUALS", "x", NULL};
+	TAP_INTEQ(parse(CLI_RUN, no_eq, &o, &err), CONFINE_E_INVALID,
+		  "R21 --inject-env without '=' is an error");
+	TAP_STREQ(err.subject, "NOEQUALS", "R21 ... naming the value");
+	confine_request_free(o.req);
+	const char *explain[] = {"--inject-env", "A=/f", "x", NULL};
+	TAP_INTEQ(parse(CLI_EXPLAIN, explain, &o, &err), CONFINE_E_INVALID,
+		  "R21 explain has no --inject-env");
+	confine_request_free(o.req);
+
+	char *argv[2 * CONFINE_INJECT_MAX_COUNT + 4];
+	char vals[CONFINE_INJECT_MAX_COUNT + 1][32];
+	int argc = 0;
+	argv[argc++] = "run";
+	for (int i = 0; i <= CONFINE_INJECT_MAX_COUNT; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "V%d=/f", i + 1);
+		argv[argc++] = i % 2 ? "--inject-path" : "--inject-env";
+		argv[argc++] = vals[i];
+	}
+	argv[argc++] = "x";
+	memset(&err, 0, sizeof(err));
+	int r = cli_parse(CLI_RUN, argc - 3, argv, &o, &err);
+	TAP_INTEQ(r, 0, "R21 128 injections parse");
+	TAP_INTEQ(o.n_inject, CONFINE_INJECT_MAX_COUNT, "R21 ... all 128 kept");
+	TAP_OK(o.inject_path[1] && !o.inject_path[0], "R21 ... with their placements");
+	confine_request_free(o.req);
+	memset(&err, 0, sizeof(err));
+	r = cli_parse(CLI_RUN, argc, argv, &o, &err);
+	TAP_INTEQ(r, CONFINE_E_LIMIT, "R21 the 129th injection is refused");
+	TAP_STREQ(err.subject, "V129=/f", "R21 ... naming it");
+	confine_request_free(o.req);
+}
 
 static void options_with_values(void)
 {
@@ -527,5 +581,6 @@ int main(void)
 	flags();
 	values();
 	sizes();
+	injections();
 	return tap_done();
 }

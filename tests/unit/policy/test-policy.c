@@ -56,11 +56,19 @@ static const struct fact facts[] = {
 /* The table above, as the fake file system behind the host callbacks. */
 static struct fakefs fs;
 
+/* The git guards of a plain .git directory, as host/git.c reports them for one. */
+static struct cf_strv git_guards;
+
 static struct cf_host make_host(const char *workspace)
 {
+	cf_strv_release(&git_guards);
+	cf_git_plain_guards(workspace ? workspace : WS, &git_guards, NULL);
 	return (struct cf_host){
 	    .home = HOME,
 	    .workspace = workspace ? workspace : WS,
+	    .git_guards = &git_guards,
+	    .config_dir = HOME "/.config/confine",
+	    .cache_dir = HOME "/.cache/confine",
 	    .tmpdir = TMPDIR,
 	    .runtime_dir = RUNTIME,
 	    .ssh_auth_sock_dir = SSH_DIR,
@@ -103,6 +111,44 @@ struct scenario {
 #define L_FB CF_LAYER_FALLBACK
 
 static const struct scenario scenarios[] = {
+    {"R10b a workspace allow never lifts the user file's deny or ask",
+     NULL,
+     {
+	 {L_WS, ALLOW, "private", RW},
+	 {L_WS, ALLOW, "notes/today.md", W},
+	 {L_WS, ALLOW, "open", RW},
+	 {L_USR, DENY, WS "/private", RW},
+	 {L_USR, ASK, WS "/notes", W},
+	 {L_USR, DENY, WS "/other", RW},
+     },
+     {
+	 {WS "/private/a", R, DENY, L_USR, WS "/private", "user deny wins over workspace allow"},
+	 {WS "/private/a", W, DENY, L_USR, WS "/private", "for write too"},
+	 {WS "/private", R, DENY, L_USR, WS "/private", "the directory itself"},
+	 {WS "/notes/today.md", W, ASK, L_USR, WS "/notes", "user ask wins over workspace allow"},
+	 {WS "/notes/today.md", R, ALLOW, L_FB, NULL, "read: neither file has a read rule"},
+	 {WS "/open/x", R, ALLOW, L_WS, "open", "no user rule: the workspace allow decides"},
+	 {WS "/other/x", R, DENY, L_USR, WS "/other", "no workspace rule: the user deny"},
+     }},
+    {"R30 confine's own state cannot be written",
+     NULL,
+     {
+	 {L_SES, ALLOW, "~/.config", W},
+	 {L_SES, ALLOW, "~/.cache", W},
+     },
+     {
+	 {HOME "/.config/confine", W, DENY, L_OVR, HOME "/.config/confine",
+	  "the directory of the user rule file"},
+	 {HOME "/.config/confine/new.json", W, DENY, L_OVR, HOME "/.config/confine",
+	  "anything below it"},
+	 {HOME "/.cache/confine/scan", W, DENY, L_OVR, HOME "/.cache/confine", "the cache"},
+	 {HOME "/.config/other", W, ALLOW, L_SES, "~/.config", "the rest stays writable"},
+	 {HOME "/.gitconfig", W, ASK, L_GRD, "~/.gitconfig", "git's global configuration"},
+	 {HOME "/.config/git/config", W, ASK, L_GRD, "~/.config/git/config", "and the XDG one"},
+	 {WS "/.git/commondir", W, ASK, L_GRD, ".git/commondir", "git's commondir"},
+	 {WS "/.git/modules/sub/config", W, ASK, L_GRD, ".git/modules", "submodules"},
+	 {WS "/.git/index", W, ALLOW, L_FB, NULL, "git's own state stays writable"},
+     }},
     {"R8 fallback (no rules)",
      NULL,
      {{0}},
@@ -139,8 +185,9 @@ static const struct scenario scenarios[] = {
 	  "the override is write only: read goes on to the session allow"},
 	 {USER_RULES, W, DENY, L_OVR, USER_RULES, "the user rule file is write-deny"},
 	 {USER_RULES, R, ALLOW, L_SES, "~/.config/confine", "the user rule file stays readable"},
-	 {HOME "/.config/confine/other.json", W, ALLOW, L_SES, "~/.config/confine",
-	  "only the user rule file itself is overridden"},
+	 {HOME "/.config/confine/other.json", W, DENY, L_OVR, HOME "/.config/confine",
+	  "the whole directory of the user rule file is overridden (R30: no rule file can be "
+	  "planted there)"},
 	 {WS "/.confined", W, ALLOW, L_USR, WS, "component boundary: .confined is not .confine"},
      }},
     {"R9 guards are not lifted by an allow in any lower layer",
@@ -636,8 +683,33 @@ static void builtin_source(void)
 	cf_policy_release(&p);
 }
 
+/* R10b: the decision names the workspace allow it outranked, for explain. */
+static void check_outranked(void)
+{
+	struct cf_host host = make_host(NULL);
+	struct cf_policy p;
+	struct confine_error err = {0};
+	const struct rspec rules[] = {
+	    {L_WS, ALLOW, "private", RW},
+	    {L_USR, DENY, WS "/private", RW},
+	};
+	int r = cf_policy_init(&p, &host, &err);
+	if (r == 0)
+		r = load_rules(&p, rules, N(rules), &err);
+	TAP_INTEQ(r, 0, "R10b rules load");
+	struct cf_decision d;
+	cf_policy_decide(&p, WS "/private/x", CF_ACC_READ, &d);
+	TAP_OK(d.outranked && !strcmp(d.outranked->pattern, "private") &&
+		   d.outranked->layer == L_WS,
+	       "R10b the user deny names the workspace allow it outranked");
+	cf_policy_decide(&p, WS "/src", CF_ACC_READ, &d);
+	TAP_OK(!d.outranked, "R10b no outranked rule where only the fallback decides");
+	cf_policy_release(&p);
+}
+
 int main(void)
 {
+	check_outranked();
 	for (size_t i = 0; i < N(facts); i++)
 		fakefs_add(&fs, facts[i].path, facts[i].kind, facts[i].target);
 	run_scenarios();

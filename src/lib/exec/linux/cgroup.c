@@ -376,3 +376,55 @@ bool cf_cgroup_available(void)
 	free(base);
 	return ok;
 }
+
+int cf_cgroup_create_tracking(struct cf_cgroup *cg, struct confine_error *err)
+{
+	*cg = (struct cf_cgroup)CF_CGROUP_INIT;
+	if (is_v2())
+		return create_v2(0, 0, cg, err);
+	char *own = own_path("pids");
+	char *base = own ? cf_asprintf("/sys/fs/cgroup/pids%s", strcmp(own, "/") ? own : "") : NULL;
+	int r = base ? make_dir(cg, base, err)
+		     : cf_err(err, CONFINE_E_LIMIT, "cannot create a cgroup", "pids",
+			      "this host has no pids cgroup hierarchy");
+	free(own);
+	free(base);
+	if (r < 0)
+		cf_cgroup_destroy(cg);
+	return r;
+}
+
+/* The pids listed in dir/cgroup.procs, killed; returns how many there were. */
+static int kill_listed(const char *dir)
+{
+	char path[4200], buf[8192];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	int n = read_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return 0;
+	int found = 0;
+	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		long pid = strtol(line, NULL, 10);
+		if (pid > 1 && pid != (long)getpid()) {
+			kill((pid_t)pid, SIGKILL);
+			found++;
+		}
+	}
+	return found;
+}
+
+void cf_cgroup_kill(const struct cf_cgroup *cg)
+{
+	for (int i = 0; i < cg->n; i++) {
+		if (!cg->dir[i])
+			continue;
+		/* cgroup.kill (v2, Linux 5.14) kills the whole cgroup at once, new forks
+		 * included; elsewhere every listed pid, again until none is left (a fork between
+		 * the read and the kill adds one more round). */
+		if (write_file(cg->dir[i], "cgroup.kill", "1") == 0)
+			continue;
+		for (int round = 0; round < 100 && kill_listed(cg->dir[i]) > 0; round++)
+			usleep(1000);
+	}
+}

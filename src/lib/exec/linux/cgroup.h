@@ -34,6 +34,14 @@ struct cf_cgroup {
 int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 		     struct confine_error *err);
 
+/* A cgroup without limits, only to find every process of the sandbox again at the end (the
+ * landlock backend has no pid namespace that would end them).  CONFINE_E_LIMIT when the host
+ * does not let confine create one. */
+int cf_cgroup_create_tracking(struct cf_cgroup *cg, struct confine_error *err);
+
+/* Kills every process in the cgroup (SIGKILL), new forks included.  Touches the OS. */
+void cf_cgroup_kill(const struct cf_cgroup *cg);
+
 /* In a child after fork: moves the calling process into the cgroup.  Async-signal-safe. */
 int cf_cgroup_enter(const struct cf_cgroup *cg);
 

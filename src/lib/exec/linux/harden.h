@@ -26,6 +26,20 @@ bool cf_seccomp_available(void);
  * reads).  *fd_out is O_CLOEXEC; the caller clears that for the descriptor it hands on. */
 int cf_seccomp_build_fd(int *fd_out, struct confine_error *err);
 
+/* Socket families the filter lets socket(2) create (the landlock backend, SPEC 3.3). */
+enum cf_sockets {
+	CF_SOCKETS_ANY,	      /* no socket rule (bwrap: the network namespace does the work) */
+	CF_SOCKETS_UNIX_ONLY, /* every family but AF_UNIX refused with EPERM */
+	CF_SOCKETS_NONE,      /* every family refused with EPERM, AF_UNIX included */
+	CF_SOCKETS_NO_UNIX,   /* AF_UNIX refused with EPERM, every other family allowed */
+};
+struct cf_seccomp_opts {
+	enum cf_sockets sockets;
+};
+/* cf_seccomp_build_fd with the socket rules of `o`. */
+int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
+			     struct confine_error *err);
+
 /* One line per rule of the filter, for --print-plan; a static string. */
 const char *cf_seccomp_describe(void);
 

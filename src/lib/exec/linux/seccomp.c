@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -241,7 +242,44 @@ static int new_memfd(struct confine_error *err)
 	return fd;
 }
 
+/*
+ * The landlock backend has no network namespace: with the network off, socket(2) is refused for
+ * every family but AF_UNIX (SPEC 3.3); and where Landlock cannot govern connect(2) to pathname
+ * unix sockets (ABI < 9), AF_UNIX is refused too, so that the host's IPC endpoints stay out of
+ * reach.  socketpair(2) makes no address-bound socket and stays allowed for AF_UNIX.  The family
+ * is an int: compared on its low 32 bits.
+ */
+static int add_socket_rules(scmp_filter_ctx ctx, const struct cf_seccomp_opts *o,
+			    struct confine_error *err)
+{
+	int rc = 0;
+	if (o->sockets == CF_SOCKETS_NONE)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 0);
+	else if (o->sockets == CF_SOCKETS_UNIX_ONLY)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+	else if (o->sockets == CF_SOCKETS_NO_UNIX)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX));
+	if (rc < 0)
+		return rule_error(err, "socket", rc);
+	if (o->sockets == CF_SOCKETS_UNIX_ONLY || o->sockets == CF_SOCKETS_NONE) {
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+				      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+		if (rc < 0)
+			return rule_error(err, "socketpair", rc);
+	}
+	return 0;
+}
+
 int cf_seccomp_build_fd(int *fd_out, struct confine_error *err)
+{
+	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY};
+	return cf_seccomp_build_fd_opts(&o, fd_out, err);
+}
+
+int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
+			     struct confine_error *err)
 {
 	scmp_filter_ctx ctx = NULL;
 	int fd = -1;
@@ -266,6 +304,8 @@ int cf_seccomp_build_fd(int *fd_out, struct confine_error *err)
 		goto out_ctx;
 	}
 	rc = add_rules(ctx, err);
+	if (rc == 0)
+		rc = add_socket_rules(ctx, o, err);
 	if (rc < 0)
 		goto out_ctx;
 

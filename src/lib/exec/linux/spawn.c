@@ -27,6 +27,9 @@
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "net/netrun.h"
+#include "exec/linux/landlock_exec.h"
+#include "exec/linux/tee.h"
+#include "inject/run_inject.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -91,10 +94,26 @@ static int open_source(const char *path, enum cf_kind kind, struct confine_error
 	return fd;
 }
 
-static bool still_there(const char *path)
+static bool still_there(const char *path, bool dir)
 {
 	struct stat st;
-	return lstat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) == dir;
+}
+
+/* An injection mounted over a file of the host: still a regular file, so that bwrap finds its
+ * mount point and never creates one on the host (another process could have removed it since
+ * the plan; the command has not started). */
+static int check_inject_target(const struct cf_mount *m, struct confine_error *err)
+{
+	struct stat st;
+	if (m->kind != CF_KIND_FILE)
+		return 0;
+	if (lstat(m->path, &st) == 0 && S_ISREG(st.st_mode))
+		return 0;
+	cf_err(err, CONFINE_E_SPAWN, "injection target changed", m->path,
+	       "it is no longer a regular file of the host; nothing was run");
+	cf_err_hint(err, "something removed or replaced it while confine started; run again");
+	return CONFINE_E_SPAWN;
 }
 
 static char *find_helper(void)
@@ -168,8 +187,8 @@ static void block_all(sigset_t *old)
 
 /* The vfork prologue is written out in start_direct and start_bwrap on purpose: a child of
  * vfork must not return from the function that called vfork, so it cannot live in a helper. */
-static __attribute__((noinline)) pid_t start_direct(char **argv, char **envp, int status_w,
-						    const struct cf_cgroup *cgroup)
+static __attribute__((noinline)) pid_t start_direct(const char *path, char **argv, char **envp,
+						    int status_w, const struct cf_cgroup *cgroup)
 {
 	sigset_t old;
 	block_all(&old);
@@ -183,7 +202,11 @@ static __attribute__((noinline)) pid_t start_direct(char **argv, char **envp, in
 	child_common();
 	if (cf_cgroup_enter(cgroup) < 0)
 		_exit(125);
-	execvpe(argv[0], argv, envp);
+	/* An approved escalation runs the very file its card named (SPEC 7.1). */
+	if (path)
+		execve(path, argv, envp);
+	else
+		execvpe(argv[0], argv, envp);
 	int e = errno;
 	ssize_t k = write(status_w, &e, sizeof(e));
 	(void)k;
@@ -197,7 +220,8 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start command", run->plan.argv.v[0],
 				 "pipe2", errno);
 	char **argv = run->plan.argv.v;
-	pid_t pid = start_direct(argv, run->plan.env.v ? run->plan.env.v : (char *[]){NULL}, pfd[1],
+	pid_t pid = start_direct(run->record.escalated ? run->record.program : NULL, argv,
+				 run->plan.env.v ? run->plan.env.v : (char *[]){NULL}, pfd[1],
 				 &run->cgroup);
 	if (pid < 0) {
 		close(pfd[0]);
@@ -274,24 +298,71 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 	return -1;
 }
 
+/* A pipe for the command's stderr: the write end (at fd 3 or above, close-on-exec until the
+ * keep list hands it to bwrap) goes to the helper, the read end stays with the wait loop. */
+static int open_tee(confine_run *run, int *write_end, struct confine_error *err)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "pipe2",
+				 errno);
+	/* The command's end blocks like any stderr would; only confine's end is non-blocking. */
+	int w = fcntl(p[1], F_DUPFD_CLOEXEC, 3);
+	close(p[1]);
+	if (w < 0 || fcntl(w, F_SETFL, 0) < 0) {
+		int e = errno;
+		close(p[0]);
+		if (w >= 0)
+			close(w);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
+				 e);
+	}
+	if (!run->record.tee && !(run->record.tee = malloc(sizeof(*run->record.tee)))) {
+		close(p[0]);
+		close(w);
+		return cf_nomem(err);
+	}
+	if (run->record.tee_fd >= 0)
+		close(run->record.tee_fd);
+	run->record.tee_fd = p[0];
+	cf_tee_init(run->record.tee, p[0], 2, &run->record.denials);
+	*write_end = w;
+	return 0;
+}
+
 static int spawn_bwrap(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
 	struct fdlist keep = {0}; /* handed to bwrap */
-	int *source = NULL, *empty = NULL;
-	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1};
+	int *source = NULL, *empty = NULL, *data = NULL;
+	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1}, go[2] = {-1, -1};
 	int args_fd = -1;
 	char *helper = NULL, *args_arg = NULL, **bargv = NULL;
 	struct cf_strv args = {0};
 	int r = 0;
 
-	raise_fd_limit(plan->n_mounts + 16);
+	raise_fd_limit(plan->n_mounts + plan->n_injects + 16);
 	source = malloc(plan->n_mounts * sizeof(int));
 	empty = malloc(plan->n_mounts * sizeof(int));
+	data = plan->n_injects ? malloc(plan->n_mounts * sizeof(int)) : NULL;
 	if (!run->skip)
 		run->skip = calloc(plan->n_mounts + 1, sizeof(bool));
-	if (!source || !empty || !run->skip)
+	if (!source || !empty || !run->skip || (plan->n_injects && !data))
 		goto oom;
+	if (data) {
+		/* A fresh descriptor of each sealed memfd: bwrap reads it to the end and closes
+		 * it; another launch (skip_vanished) gets its own. */
+		r = cf_run_inject_fds(run, data, err);
+		for (size_t i = 0; i < plan->n_mounts; i++)
+			if (data[i] >= 0 && fdlist_add(&keep, data[i]) < 0) {
+				for (size_t j = i; j < plan->n_mounts; j++)
+					if (data[j] >= 0)
+						close(data[j]);
+				goto oom;
+			}
+		if (r < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		source[i] = empty[i] = -1;
@@ -315,14 +386,23 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
 				goto oom;
-		} else if (m->op == CF_MNT_HIDE_FILE && m->transient &&
-			   (run->skip[i] || !still_there(m->path))) {
+		} else if (m->op == CF_MNT_INJECT) {
+			if ((r = check_inject_target(m, err)) < 0)
+				goto out;
+		} else if ((m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR) &&
+			   m->transient &&
+			   (run->skip[i] || !still_there(m->path, m->op == CF_MNT_HIDE_DIR))) {
 			/* A host socket or FIFO that went away since the sweep: nothing to hide,
 			 * and bwrap must not create it on the host.  One that comes back in the
 			 * moment before bwrap mounts simply gets mounted over; one that goes in
 			 * that moment makes bwrap fail, and the launch is tried again
 			 * (skip_vanished). */
 			run->skip[i] = true;
+			/* A hidden directory's later remount goes with it. */
+			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < plan->n_mounts; j++)
+				if (plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
+				    !strcmp(plan->mounts[j].path, m->path))
+					run->skip[j] = true;
 		} else if (m->op == CF_MNT_HIDE_FILE) {
 			/* bwrap copies this (empty) descriptor into the file it binds. */
 			if ((empty[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
@@ -336,7 +416,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	}
 
 	struct cf_bwrap_fds fds = {
-	    .source = source, .empty = empty, .seccomp = -1, .skip = run->skip};
+	    .source = source, .empty = empty, .data = data, .seccomp = -1, .skip = run->skip};
 	if (plan->seccomp) {
 		if ((r = cf_seccomp_build_fd(&fds.seccomp, err)) < 0)
 			goto out;
@@ -357,22 +437,28 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	if (fdlist_add(&keep, fds.helper) < 0)
 		goto oom;
 	if (pipe2(info, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
-	    pipe2(errp, O_CLOEXEC) < 0) {
+	    pipe2(errp, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "pipe2",
 			      errno);
 		goto out;
 	}
 	fds.info = info[1];
 	fds.status = status[1];
-	if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
+	fds.go = go[0];
+	if (run->record.tee_wanted) {
+		/* The command's stderr through confine's tee (exec/linux/tee.c): the helper
+		 * restores this pipe as fd 2 instead of the real stderr. */
+		if ((r = open_tee(run, &fds.stderr_fd, err)) < 0)
+			goto out;
+	} else if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
 			      errno);
 		goto out;
 	}
 	if (fdlist_add(&keep, info[1]) < 0 || fdlist_add(&keep, status[1]) < 0 ||
-	    fdlist_add(&keep, fds.stderr_fd) < 0)
+	    fdlist_add(&keep, fds.stderr_fd) < 0 || fdlist_add(&keep, go[0]) < 0)
 		goto oom;
-	info[1] = status[1] = -1; /* owned by keep now */
+	info[1] = status[1] = go[0] = -1; /* owned by keep now */
 
 	if ((r = cf_bwrap_argv(plan, &fds, &args, err)) < 0)
 		goto out;
@@ -425,6 +511,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 				.cgroup = &run->cgroup,
 				.keep = keep.v,
 				.n_keep = keep.n};
+	run->launch_time = time(NULL);
 	pid_t pid = start_bwrap(&c);
 	if (pid < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "vfork",
@@ -437,7 +524,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	run->info_fd = info[0];
 	run->status_fd = status[0];
 	run->err_fd = errp[0];
-	info[0] = status[0] = errp[0] = -1;
+	run->go_w = go[1];
+	info[0] = status[0] = errp[0] = go[1] = -1;
 	run->started = true;
 	r = 0;
 	goto out;
@@ -452,11 +540,14 @@ out:
 			close(status[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
+		if (go[i] >= 0)
+			close(go[i]);
 	}
 	if (args_fd >= 0)
 		close(args_fd);
 	free(source);
 	free(empty);
+	free(data);
 	free(helper);
 	free(args_arg);
 	free(bargv);
@@ -464,11 +555,13 @@ out:
 	return r;
 }
 
-int confine_run_start(confine_run *run, struct confine_error *err)
+static int start_run(confine_run *run, struct confine_error *err)
 {
 	int r;
 	if (run->started)
 		return cf_err(err, CONFINE_E_INVALID, "cannot start", "run", "already started");
+	if ((r = cf_run_inject_check_policy(run, err)) < 0)
+		return r;
 	if ((run->limit_pids || run->limit_mem) &&
 	    (r = cf_cgroup_create(run->limit_pids, run->limit_mem, &run->cgroup, err)) < 0)
 		return r;
@@ -481,18 +574,37 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 	run->wake_r = wake[0];
 	run->wake_w = wake[1];
 	/* Network by domain (SPEC 12): the proxy runs before the sandbox exists and until the
-	 * command has ended. */
+	 * command has ended (bwrap backend only: prepare refused it on the others). */
 	if (run->policy == CONFINE_POLICY_REQUIRED && run->net_mode == CONFINE_NET_DOMAINS &&
 	    (r = cf_netrun_start(&run->net, &run->netrun, err)) < 0) {
 		cf_cgroup_destroy(&run->cgroup);
 		return r;
 	}
-	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err) : spawn_bwrap(run, err);
+	/* The landlock backend has no pid namespace to end the command's other processes: a
+	 * cgroup of their own, where confine can create one, finds them all at the end. */
+	bool landlock =
+	    run->policy != CONFINE_POLICY_OFF && run->backend == CONFINE_BACKEND_LANDLOCK;
+	if (landlock && !run->cgroup.n && cf_cgroup_available())
+		(void)cf_cgroup_create_tracking(&run->cgroup, NULL);
+	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err)
+	    : landlock			      ? cf_ll_spawn(run, err)
+					      : spawn_bwrap(run, err);
 	if (r < 0) {
 		cf_cgroup_destroy(&run->cgroup);
 		cf_netrun_free(run->netrun);
 		run->netrun = NULL;
 	}
+	return r;
+}
+
+int confine_run_start(confine_run *run, struct confine_error *err)
+{
+	struct confine_error local = {0};
+	if (!err)
+		err = &local;
+	int r = start_run(run, err);
+	if (r < 0 && !run->started)
+		cf_audit_attempt(run, 125, err); /* the attempt ends here (R24) */
 	return r;
 }
 
@@ -610,10 +722,51 @@ static void read_child_pid(confine_run *run)
  * ignored) takes every process of the namespace with it, and bwrap follows. */
 static void kill_sandbox(confine_run *run)
 {
+	if (run->backend == CONFINE_BACKEND_LANDLOCK && run->policy != CONFINE_POLICY_OFF) {
+		/* No pid namespace: the cgroup when there is one, the command's process group
+		 * (its session leader's pid, held while it is not reaped), and the command. */
+		cf_cgroup_kill(&run->cgroup);
+		if (!run->reaped)
+			kill(-run->pid, SIGKILL);
+		send_target(run, SIGKILL);
+		return;
+	}
 	if ((pid_t)run->target_pid != run->pid)
 		send_target(run, SIGKILL);
 	if (!run->reaped)
 		kill(run->pid, SIGKILL);
+}
+
+/*
+ * R34: bwrap is done and the helper waits.  When every protection is where the plan put it,
+ * the helper may start the command; otherwise the sandbox is ended before the command ever
+ * ran and the run is planned again (wait_command).
+ */
+static void settle(confine_run *run)
+{
+	const char *changed = NULL;
+	bool ok = (pid_t)run->target_pid > 0 && (pid_t)run->target_pid != run->pid;
+	if (!ok)
+		changed = "the sandbox's mount table (pid 1 of the sandbox is unknown)";
+	else
+		ok = cf_settled(&run->plan, run->skip, &run->idents, (pid_t)run->target_pid,
+				&changed);
+	if (ok) {
+		ssize_t k;
+		do
+			k = write(run->go_w, "g", 1);
+		while (k < 0 && errno == EINTR);
+		ok = k == 1;
+		if (!ok)
+			changed = "the helper's go pipe";
+	}
+	close(run->go_w);
+	run->go_w = -1;
+	if (!ok) {
+		free(run->unsettled);
+		run->unsettled = cf_strdup(changed ? changed : "?");
+		kill_sandbox(run);
+	}
 }
 
 /* Reads the helper's records that have arrived; notes READY. */
@@ -626,8 +779,11 @@ static void read_records(confine_run *run)
 			continue;
 		if (k != (ssize_t)sizeof(run->rec[0]))
 			break; /* EAGAIN, EOF, or a torn record (never: one write each) */
-		if (run->rec[run->n_rec].type == CF_HELPER_READY)
+		if (run->rec[run->n_rec].type == CF_HELPER_READY && !run->ready) {
 			run->ready = true;
+			if (run->go_w >= 0)
+				settle(run);
+		}
 		run->n_rec++;
 	}
 }
@@ -696,13 +852,22 @@ static void watch(confine_run *run)
 		int tmo = d == UINT64_MAX ? -1 : d - now > INT32_MAX ? INT32_MAX : (int)(d - now);
 		if (pfd < 0 && (tmo < 0 || tmo > 20))
 			tmo = 20;
-		struct pollfd fds[3] = {
+		struct cf_tee *tee = run->record.tee_fd >= 0 ? run->record.tee : NULL;
+		struct pollfd fds[5] = {
 		    {.fd = pfd, .events = POLLIN},
 		    {.fd = run->ready || !status_open ? -1 : run->status_fd, .events = POLLIN},
-		    {.fd = run->wake_r, .events = POLLIN}};
-		int k = poll(fds, 3, tmo);
+		    {.fd = run->wake_r, .events = POLLIN},
+		    {.fd = tee && cf_tee_in_events(tee) ? tee->in : -1, .events = POLLIN},
+		    {.fd = tee && cf_tee_out_events(tee) ? tee->out : -1, .events = POLLOUT}};
+		int k = poll(fds, 5, tmo);
 		if (k < 0 && errno != EINTR)
 			break;
+		/* The command's stderr first: it must not wait on confine for longer than it
+		 * takes to pass one buffer on. */
+		if (k > 0 && fds[4].revents)
+			cf_tee_write(tee);
+		if (k > 0 && fds[3].revents)
+			cf_tee_read(tee);
 		if (k > 0 && fds[1].revents)
 			read_records(run);
 		if (k > 0 && (fds[1].revents & (POLLHUP | POLLERR)) && !run->ready)
@@ -778,6 +943,11 @@ static bool skip_vanished(confine_run *run, const char *msg)
 		if (at && (at[pl] == '\0' || at[pl] == ':' || at[pl] == '"')) {
 			run->skip[i] = true;
 			found = true;
+			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < run->plan.n_mounts;
+			     j++)
+				if (run->plan.mounts[j].op == CF_MNT_REMOUNT_RO &&
+				    !strcmp(run->plan.mounts[j].path, m->path))
+					run->skip[j] = true;
 		}
 	}
 	if (found)
@@ -808,6 +978,18 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 	if (run->info_fd >= 0)
 		read_child_pid(run);
 	watch(run);
+	if (run->backend == CONFINE_BACKEND_LANDLOCK && run->policy != CONFINE_POLICY_OFF) {
+		/* The command is gone: what it left running goes with it, as a pid namespace's
+		 * teardown would (its cgroup; else its process group, before the leader is reaped
+		 * so that the group's number cannot belong to anyone else). */
+		cf_cgroup_kill(&run->cgroup);
+		if (!run->reaped)
+			kill(-run->pid, SIGKILL);
+	}
+	/* bwrap is gone, and every process of the sandbox with it: what they wrote to stderr is
+	 * all in the pipe. */
+	if (run->record.tee_fd >= 0)
+		cf_tee_drain(run->record.tee);
 	if (run->reaped)
 		st = run->reaped_status;
 	while (!run->reaped) {
@@ -841,7 +1023,8 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 	fcntl(run->status_fd, F_SETFL, O_NONBLOCK);
 	read_records(run);
 	struct cf_helper_record *rec = run->rec;
-	bool ready = false;
+	/* The landlock child reports only failures: no record means the command was exec'd. */
+	bool ready = run->backend == CONFINE_BACKEND_LANDLOCK;
 	for (size_t i = 0; i < run->n_rec; i++) {
 		rec[i].message[sizeof(rec[i].message) - 1] = '\0';
 		if (rec[i].type == CF_HELPER_READY) {
@@ -859,7 +1042,9 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 						 "lives in; see 'confine explain PATH'");
 			return err ? err->code : CONFINE_E_NOTFOUND;
 		} else if (rec[i].type == CF_HELPER_FAIL) {
-			cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", "confine-init",
+			cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed",
+			       run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock"
+									: "confine-init",
 			       "%s: %s", rec[i].message, strerror(rec[i].value));
 			return CONFINE_E_SPAWN;
 		}
@@ -868,6 +1053,11 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 		/* A signal came before the command started: the sandbox was ended, the command
 		 * never ran; the status says which signal. */
 		*status = 128 + run->early_sig;
+		return 0;
+	}
+	if (run->unsettled && !run->timed_out) {
+		/* The command never started: plan again (wait_command), or give up. */
+		*again = true;
 		return 0;
 	}
 	if (!ready) {
@@ -899,6 +1089,9 @@ static void reset_launch(confine_run *run)
 	run->n_rec = 0;
 	run->ready = false;
 	run->reaped = false;
+	if (run->go_w >= 0)
+		close(run->go_w);
+	run->go_w = -1;
 }
 
 static int wait_command(confine_run *run, int *status, struct confine_error *err)
@@ -910,6 +1103,28 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 	bool again;
 	while ((r = wait_launch(run, status, &again, err)) == 0 && again) {
 		reset_launch(run);
+		if (run->unsettled) {
+			/* R34: the workspace changed while bwrap set the sandbox up.  The sandbox
+			 * is gone: what bwrap created on the host for it goes too. */
+			cf_settle_cleanup(&run->plan, &run->idents, run->launch_time);
+			if (++run->replans > 3) {
+				*status = 125;
+				r = cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing",
+					   run->unsettled,
+					   "it changed while the sandbox was set up, %d times in a "
+					   "row, so the protections could not be placed for sure",
+					   run->replans - 1);
+				cf_err_hint(err,
+					    "another process (a second sandbox?) is renaming "
+					    "directories in the workspace; run the command again "
+					    "when it has finished; nothing was run");
+				break;
+			}
+			free(run->unsettled);
+			run->unsettled = NULL;
+			if ((r = cf_run_plan(run, err)) < 0)
+				break;
+		}
 		if ((r = spawn_bwrap(run, err)) < 0)
 			break;
 	}
@@ -933,11 +1148,15 @@ static int finish_network(confine_run *run, struct confine_error *err)
 
 int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 {
+	struct confine_error local = {0};
+	if (!err)
+		err = &local;
 	int r = wait_command(run, status, err);
 	if (finish_network(run, err) < 0 && r == 0)
 		r = CONFINE_E_NOMEM;
 	/* Look again at what was not protected during the run, whatever the outcome. */
 	if (cf_run_detect(run) < 0 && r == 0)
 		r = cf_nomem(err);
+	cf_audit_attempt(run, *status, r < 0 ? err : NULL);
 	return r;
 }

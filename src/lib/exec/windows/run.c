@@ -135,6 +135,12 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 		return cf_err(err, CONFINE_E_LIMIT, "not available on Windows",
 			      req->timeout_ms ? "--timeout" : "--limit",
 			      "this version applies no job limits or timeout on Windows");
+	if (req->injects.n)
+		/* SPEC 6: fixed-path is Linux only, and this backend has no snapshot files for
+		 * env-pointer injections yet; refused rather than run without them. */
+		return cf_err(err, CONFINE_E_INVALID, "not available on Windows",
+			      req->injects.v[0].where,
+			      "read-only file injection is not implemented by the Windows backend");
 	if (!(run = calloc(1, sizeof(*run))))
 		return cf_nomem(err);
 	run->acl = (struct cf_win_acl)CF_WIN_ACL_INIT;
@@ -295,6 +301,13 @@ const struct confine_event *confine_run_events(const confine_run *run, size_t *n
 	return NULL;
 }
 
+const struct confine_injection *confine_run_injections(const confine_run *run, size_t *n)
+{
+	(void)run;
+	*n = 0; /* refused by confine_run_prepare */
+	return NULL;
+}
+
 bool confine_run_timed_out(const confine_run *run)
 {
 	(void)run;
@@ -361,5 +374,6 @@ int confine_probe_windows(struct confine_probe_result *res, struct confine_error
 	snprintf(res->process_scoping, sizeof(res->process_scoping),
 		 "job object: kill on close, no breakaway");
 	snprintf(res->resource_limits, sizeof(res->resource_limits), "not provided");
+	snprintf(res->network_by_domain, sizeof(res->network_by_domain), "not provided");
 	return 0;
 }

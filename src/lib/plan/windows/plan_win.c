@@ -71,6 +71,7 @@ struct ctx {
 	const struct cf_win_host *h;
 	struct cf_policy p;
 	struct cf_host ph;
+	struct cf_strv git_guards;
 	struct cf_win_plan *out;
 	struct confine_error *err;
 };
@@ -592,9 +593,14 @@ int cf_win_plan_compile(const struct cf_win_input *in, struct cf_win_plan *out,
 	if (!cf_win_is_drive_path(h->home) || !cf_win_is_drive_path(h->workspace))
 		return cf_err(err, CONFINE_E_INVALID, "invalid host facts", h->workspace,
 			      "the home and the workspace must be paths on a drive");
+	/* The repository's git guards as for a plain .git directory: what git reads there is
+	 * the same on Windows. */
+	if ((r = cf_git_plain_guards(h->workspace, &c.git_guards, err)) < 0)
+		goto out;
 	c.ph = (struct cf_host){
 	    .home = h->home,
 	    .workspace = h->workspace,
+	    .git_guards = &c.git_guards,
 	    .user_rules_file = h->user_rules,
 	    .kind = h->kind,
 	    .canonicalize = h->canonicalize,
@@ -637,6 +643,7 @@ oom:
 	r = cf_nomem(err);
 out:
 	cf_policy_release(&c.p);
+	cf_strv_release(&c.git_guards);
 	if (r < 0) {
 		cf_win_error_paths(&out->names, err);
 		cf_win_plan_release(out);

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* confine card [--json] [run options] -- COMMAND [ARG...]: the approval card (SPEC 7). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "util/utf8.h"
+
+static const char help[] =
+    "usage: confine card [--json] [RUN OPTIONS] [--] COMMAND [ARG...]\n"
+    "\n"
+    "Print the approval card of a request and its digest (SPEC 7): by default an escalation,\n"
+    "running COMMAND once outside the sandbox; with --grant-write, a run inside the sandbox\n"
+    "with write access to at most 8 targets.  Nothing is run.  A person who approves the card\n"
+    "gives its digest back: 'confine run --receipt DIGEST' with the same options runs exactly\n"
+    "this request, once.\n"
+    "\n"
+    "options (besides every option of 'confine run'):\n"
+    "  --json                       the card as one JSON object\n"
+    "  --grant-write PATH:file|subtree   a write target (at most 8; repeat the option)\n"
+    "  --reason TEXT                why the command needs them (at most 240 characters)\n"
+    "  --request-id ID              the id the card, the report and the audit line carry\n"
+    "\n"
+    "The digest is the SHA-256 of the canonical request (confine-request-v1: kind, program,\n"
+    "argv, cwd, workspace, --env assignments, targets, reason); see doc/approvals.md.\n";
+
+/* One argument as a person should read it: in double quotes, with the characters that could
+ * spoof the line escaped (util/utf8.h) and the quote itself as \". */
+static void put_arg(FILE *f, const char *a)
+{
+	char *d = cf_display(a);
+	fputc('"', f);
+	for (const char *p = d ? d : ""; *p; p++) {
+		if (*p == '"')
+			fputc('\\', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+	free(d);
+}
+
+static void put_line(FILE *f, const char *label, const char *value)
+{
+	char *d = cf_display(value);
+	fprintf(f, "  %-11s %s\n", label, d ? d : "");
+	free(d);
+}
+
+void cli_print_card(FILE *f, const struct confine_card *c)
+{
+	fprintf(f, "%s\n\n", c->title);
+	fprintf(f, "  %-11s ", "command");
+	for (size_t i = 0; i < c->argc; i++) {
+		if (i)
+			fputc(' ', f);
+		put_arg(f, c->argv[i]);
+	}
+	fputc('\n', f);
+	put_line(f, "program", c->program);
+	put_line(f, "cwd", c->cwd);
+	put_line(f, "workspace", c->workspace);
+	put_line(f, "where", c->where);
+	put_line(f, "guards", c->guards);
+	if (c->n_targets) {
+		fprintf(f, "  %-11s %zu, every one listed:\n", "targets", c->n_targets);
+		for (size_t i = 0; i < c->n_targets; i++) {
+			char *d = cf_display(c->targets[i].path);
+			fprintf(f, "    %zu. %s (%s)\n", i + 1, d ? d : "",
+				!strcmp(c->targets[i].scope, "file")
+				    ? "file"
+				    : "directory and everything in it");
+			free(d);
+		}
+		put_line(f, "reason", c->reason);
+	}
+	for (size_t i = 0; i < c->n_env; i++)
+		put_line(f, i ? "" : "env", c->env[i]);
+	put_line(f, "request id", c->request_id);
+	fprintf(f, "  %-11s %s (SHA-256 of %s)\n", "digest", c->digest, c->encoding);
+}
+
+int cmd_card(int argc, char **argv)
+{
+	struct confine_error err = {0};
+	struct cli_opts o;
+	struct confine_card *card = NULL;
+	int status = CLI_EXIT_CONFINE;
+
+	if (!cli_begin(CLI_CARD, argc, argv, help, "no command given", &o, &status))
+		goto out;
+	cli_apply_policy_env(&o);
+	if (confine_card_new(o.req, &card, &err) < 0) {
+		cli_report(&err);
+		status = err.code == CONFINE_E_NOTFOUND ? 127
+			 : err.code == CONFINE_E_NOEXEC ? 126
+							: CLI_EXIT_CONFINE;
+		goto out;
+	}
+	if (o.json) {
+		char *text = NULL;
+		if (confine_card_json(card, &text, &err) < 0) {
+			cli_report(&err);
+			goto out;
+		}
+		printf("%s\n", text);
+		free(text);
+	} else {
+		cli_print_card(stdout, card);
+		printf("\napprove with: confine run %s--receipt %s [the same options] -- COMMAND\n",
+		       card->n_targets ? "" : "--escalate ", card->digest);
+	}
+	status = 0;
+out:
+	confine_card_free(card);
+	confine_request_free(o.req);
+	return status;
+}

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The landlock executor (SPEC 3.3, R28): no namespaces, no helper process.  The parent opens
+ * every rule path once (O_PATH, no symlink followed) and builds the Landlock ruleset and the
+ * seccomp program; the child of vfork makes only system calls on that prepared data: new
+ * session, cgroup, fresh session keyring, RLIMIT_CORE 0, every descriptor close-on-exec, no
+ * capability left, no_new_privs, landlock_restrict_self, the seccomp filter, execve.  A failure
+ * goes back as one fixed-size record over a close-on-exec pipe; its end of file means the
+ * command is running.
+ *
+ * Debian 12's headers (Linux 6.1) predate most of Landlock: every constant and structure the
+ * backend uses is defined here or in plan/landlock/ll_plan.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "exec/linux/harden.h"
+#include "exec/linux/helper_proto.h"
+#include "exec/linux/landlock_exec.h"
+#include "request.h"
+#include "util/util.h"
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+#define LL_RULE_PATH_BENEATH 1
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#define KEYCTL_JOIN_SESSION_KEYRING 1
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+#ifndef PR_SET_SECUREBITS
+#define PR_SET_SECUREBITS 28
+#endif
+/* SECBIT_NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock: a
+ * uid 0 command never gets capabilities back, not even by execve. */
+#define SECURE_ALL_LOCKED 0xffU
+
+/* struct landlock_ruleset_attr as of ABI 6 (the kernel accepts a larger struct whose unknown
+ * fields are zero) and struct landlock_path_beneath_attr (packed in the UAPI). */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+struct ll_path_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+#define FILE_RIGHTS                                                                                \
+	(CF_LL_FS_EXECUTE | CF_LL_FS_WRITE_FILE | CF_LL_FS_READ_FILE | CF_LL_FS_TRUNCATE |         \
+	 CF_LL_FS_IOCTL_DEV | CF_LL_FS_RESOLVE_UNIX)
+
+/* Opens a rule path without following a symlink anywhere on the way.  -1 when it is gone or
+ * became a symlink: no rule, so no access (fail closed). */
+static int open_rule_path(const char *path, bool *is_dir)
+{
+	struct open_how how = {
+	    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	*is_dir = S_ISDIR(st.st_mode);
+	return fd;
+}
+
+struct ident {
+	dev_t dev;
+	ino_t ino;
+	size_t rule;
+};
+
+/*
+ * Landlock rules follow inodes: a rule on a directory also covers whatever lies below that
+ * directory when it is reached through another path (a bind mount of it elsewhere).  A
+ * protected path one of whose ancestors is, under another name, a directory a rule grants
+ * more than the protected path may have, would be reachable: the run is refused instead.
+ */
+static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, size_t n,
+			 struct confine_error *err)
+{
+	for (size_t g = 0; g < pl->n_guards; g++) {
+		const struct cf_ll_rule *gu = &pl->guards[g];
+		char buf[PATH_MAX];
+		snprintf(buf, sizeof(buf), "%s", gu->path);
+		for (;;) {
+			struct stat st;
+			if (lstat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+				for (size_t i = 0; i < n; i++) {
+					const struct cf_ll_rule *r = &pl->rules[ids[i].rule];
+					if (ids[i].dev != st.st_dev || ids[i].ino != st.st_ino ||
+					    !strcmp(r->path, buf) || !(r->access & gu->access))
+						continue;
+					cf_err(err, CONFINE_E_SPAWN,
+					       "protected path reachable by another path", gu->path,
+					       "'%s' is the same directory as '%s' (a bind mount), "
+					       "and "
+					       "its rule would give the protected path rights it "
+					       "must not "
+					       "have",
+					       r->path, buf);
+					cf_err_hint(
+					    err,
+					    "Landlock rules follow directories, not names: add a "
+					    "deny rule for '%s' too, or use the bwrap backend",
+					    r->path);
+					return CONFINE_E_SPAWN;
+				}
+			char *slash = strrchr(buf, '/');
+			if (!slash || slash == buf)
+				break;
+			*slash = '\0';
+		}
+	}
+	return 0;
+}
+
+int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_error *err)
+{
+	struct ident *ids = calloc(pl->n_rules + 1, sizeof(*ids));
+	size_t n_ids = 0;
+	if (!ids)
+		return cf_nomem(err);
+	struct ll_ruleset_attr attr = {
+	    .handled_access_fs = pl->handled_fs,
+	    .handled_access_net = pl->handled_net,
+	    .scoped = pl->scoped,
+	};
+	*out = -1;
+	int rs = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0U);
+	if (rs < 0) {
+		free(ids);
+		return cf_err_os(err, CONFINE_E_SPAWN, "cannot create the Landlock ruleset",
+				 "landlock", "landlock_create_ruleset", errno);
+	}
+	fcntl(rs, F_SETFD, FD_CLOEXEC);
+	for (size_t i = 0; i < pl->n_rules; i++) {
+		const struct cf_ll_rule *r = &pl->rules[i];
+		bool dir = false;
+		int fd = open_rule_path(r->path, &dir);
+		if (fd < 0)
+			continue;
+		/* A directory that became a file since the listing keeps only file rights (the
+		 * kernel refuses directory rights on a file). */
+		struct ll_path_beneath pb = {
+		    .allowed_access = (dir ? r->access : r->access & FILE_RIGHTS) & pl->handled_fs,
+		    .parent_fd = fd};
+		long k = pb.allowed_access
+			     ? syscall(__NR_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb, 0U)
+			     : 0;
+		int e = errno;
+		struct stat st;
+		if (dir && fstat(fd, &st) == 0)
+			ids[n_ids++] = (struct ident){st.st_dev, st.st_ino, i};
+		close(fd);
+		if (k < 0) {
+			close(rs);
+			free(ids);
+			return cf_err_os(err, CONFINE_E_SPAWN, "cannot add a Landlock rule",
+					 r->path, "landlock_add_rule", e);
+		}
+	}
+	int r = check_aliases(pl, ids, n_ids, err);
+	free(ids);
+	if (r < 0) {
+		close(rs);
+		return r;
+	}
+	*out = rs;
+	return 0;
+}
+
+/* The seccomp program of SPEC 3.1 plus this backend's socket rules, read back from the memfd
+ * it is exported into, for prctl(PR_SET_SECCOMP) in the child. */
+static int load_program(const struct cf_ll_plan *pl, struct sock_fprog *prog,
+			struct confine_error *err)
+{
+	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY};
+	if (!pl->unix_sockets)
+		o.sockets = pl->network ? CF_SOCKETS_NO_UNIX : CF_SOCKETS_NONE;
+	else if (!pl->network)
+		o.sockets = CF_SOCKETS_UNIX_ONLY;
+	int fd = -1;
+	int r = cf_seccomp_build_fd_opts(&o, &fd, err);
+	if (r < 0)
+		return r;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 ||
+	    st.st_size % (off_t)sizeof(struct sock_filter) != 0) {
+		close(fd);
+		return cf_err(err, CONFINE_E_SPAWN, "cannot load the seccomp filter", "memfd",
+			      "the exported program has an invalid size");
+	}
+	struct sock_filter *f = malloc((size_t)st.st_size);
+	if (!f) {
+		close(fd);
+		return cf_nomem(err);
+	}
+	ssize_t n = pread(fd, f, (size_t)st.st_size, 0);
+	close(fd);
+	if (n != st.st_size) {
+		free(f);
+		return cf_err_os(err, CONFINE_E_SPAWN, "cannot load the seccomp filter", "memfd",
+				 "pread", n < 0 ? errno : EIO);
+	}
+	prog->len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
+	prog->filter = f;
+	return 0;
+}
+
+struct ll_child {
+	char **candidates; /* execve paths to try, NULL-terminated (PATH search done here) */
+	char **argv, **envp;
+	char **sh_argv; /* "/bin/sh" path argv... for ENOEXEC; sh_argv[1] is replaced */
+	const char *cwd;
+	int status_w;
+	int ruleset;
+	const struct sock_fprog *prog;
+	const struct cf_cgroup *cgroup;
+	pid_t parent;
+};
+
+static void fail_rec(int fd, char type, int e, const char *msg)
+{
+	struct cf_helper_record rec = {.type = type, .value = e};
+	size_t i = 0;
+	for (; msg && msg[i] && i < sizeof(rec.message) - 1; i++)
+		rec.message[i] = msg[i];
+	rec.message[i] = '\0';
+	ssize_t k = write(fd, &rec, sizeof(rec));
+	(void)k;
+}
+
+#define CHILD_FAIL(c, what)                                                                        \
+	do {                                                                                       \
+		fail_rec((c)->status_w, CF_HELPER_FAIL, errno, what);                              \
+		_exit(125);                                                                        \
+	} while (0)
+
+/* No capability is left: a root caller's command runs as uid 0 without capabilities, as in the
+ * bwrap backend (--cap-drop ALL), and cannot regain them by execve (securebits, locked). */
+static int drop_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2];
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -1;
+	bool any = false;
+	for (int i = 0; i < 2; i++)
+		any = any || data[i].effective || data[i].permitted || data[i].inheritable;
+	if (!any) {
+		/* Nothing to drop; the bounding set only matters for a uid 0 execve, and a
+		 * process without CAP_SETPCAP cannot change it (nor gain anything from it under
+		 * no_new_privs). */
+		return geteuid() == 0 ? -1 : 0;
+	}
+	if (prctl(PR_SET_SECUREBITS, SECURE_ALL_LOCKED, 0, 0, 0) < 0)
+		return -1;
+	for (int cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return -1;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -1;
+	struct __user_cap_data_struct none[2];
+	memset(none, 0, sizeof(none));
+	hdr.pid = 0;
+	if (syscall(SYS_capset, &hdr, none) < 0)
+		return -1;
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (data[i].effective || data[i].permitted || data[i].inheritable)
+			return -1;
+	return 0;
+}
+
+static const int reset_signals[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+
+static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
+{
+	sigset_t all, old, none;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid = vfork();
+	if (pid != 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		return pid;
+	}
+	for (size_t i = 0; i < sizeof(reset_signals) / sizeof(reset_signals[0]); i++)
+		signal(reset_signals[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	/* TIOCSTI and kill(0, ...) stay inside: a session and process group of its own. */
+	if (setsid() < 0)
+		CHILD_FAIL(c, "setsid");
+	/* The command dies with confine (R4); checked against the race with confine's death. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		CHILD_FAIL(c, "prctl(PR_SET_PDEATHSIG)");
+	if (getppid() != c->parent)
+		_exit(125);
+	if (cf_cgroup_enter(c->cgroup) < 0)
+		CHILD_FAIL(c, "cgroup.procs");
+	/* R16: a fresh session keyring (see spawn.c for the EPERM/ENOSYS case), no core dumps,
+	 * nothing inherited but 0, 1 and 2. */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != EPERM &&
+	    errno != ENOSYS)
+		CHILD_FAIL(c, "keyctl(JOIN_SESSION_KEYRING)");
+	struct rlimit nocore = {0, 0};
+	if (setrlimit(RLIMIT_CORE, &nocore) < 0)
+		CHILD_FAIL(c, "setrlimit(RLIMIT_CORE)");
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		if (errno != ENOSYS && errno != EINVAL)
+			CHILD_FAIL(c, "close_range");
+		struct rlimit nofile;
+		int max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < (1U << 20)
+			      ? (int)nofile.rlim_cur
+			      : 1 << 20;
+		for (int fd = 3; fd < max; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	if (c->cwd && chdir(c->cwd) < 0)
+		CHILD_FAIL(c, "chdir");
+	if (drop_capabilities() < 0)
+		CHILD_FAIL(c, "cannot drop capabilities");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		CHILD_FAIL(c, "prctl(PR_SET_NO_NEW_PRIVS)");
+	if (syscall(__NR_landlock_restrict_self, c->ruleset, 0U) < 0)
+		CHILD_FAIL(c, "landlock_restrict_self");
+	if (c->prog && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, c->prog, 0, 0) < 0)
+		CHILD_FAIL(c, "prctl(PR_SET_SECCOMP)");
+
+	/* execvp's search, on the candidates prepared from the command's own PATH. */
+	int err = ENOENT;
+	for (char **p = c->candidates; *p; p++) {
+		execve(*p, c->argv, c->envp);
+		int e = errno;
+		if (e == ENOEXEC && c->sh_argv) {
+			c->sh_argv[1] = *p;
+			execve("/bin/sh", c->sh_argv, c->envp);
+			e = errno;
+		}
+		if (e == EACCES)
+			err = EACCES;
+		else if (e != ENOENT && e != ENOTDIR) {
+			err = e;
+			break;
+		}
+	}
+	fail_rec(c->status_w, CF_HELPER_EXEC_FAIL, err, NULL);
+	_exit(err == ENOENT ? 127 : 126);
+	return -1;
+}
+
+static const char *env_value(char **envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (char **e = envp; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/* The paths execvp would try for argv0, from the command's own PATH. */
+static int exec_candidates(const char *argv0, char **envp, struct cf_strv *out)
+{
+	if (strchr(argv0, '/'))
+		return cf_strv_add(out, argv0);
+	const char *path = env_value(envp, "PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *s = path;;) {
+		const char *colon = strchr(s, ':');
+		size_t n = colon ? (size_t)(colon - s) : strlen(s);
+		char *dir = n ? cf_strndup(s, n) : cf_strdup(".");
+		char *full = dir ? cf_path_join(dir, argv0) : NULL;
+		free(dir);
+		if (!full || cf_strv_take(out, full) < 0)
+			return -1;
+		if (!colon)
+			break;
+		s = colon + 1;
+	}
+	return 0;
+}
+
+int cf_ll_spawn(confine_run *run, struct confine_error *err)
+{
+	struct cf_plan *plan = &run->plan;
+	struct cf_strv cands = {0};
+	struct sock_fprog prog = {0};
+	char **sh_argv = NULL;
+	int rs = -1, status[2] = {-1, -1};
+	int r;
+
+	if ((r = cf_ll_build_ruleset(&run->ll, &rs, err)) < 0)
+		goto out;
+	if (plan->seccomp && (r = load_program(&run->ll, &prog, err)) < 0)
+		goto out;
+	char **envp = plan->env.v ? plan->env.v : (char *[]){NULL};
+	if (exec_candidates(plan->argv.v[0], envp, &cands) < 0)
+		goto oom;
+	sh_argv = calloc(plan->argv.n + 2, sizeof(*sh_argv));
+	if (!sh_argv)
+		goto oom;
+	sh_argv[0] = "sh";
+	for (size_t i = 1; i < plan->argv.n; i++)
+		sh_argv[i + 1] = plan->argv.v[i];
+	if (pipe2(status, O_CLOEXEC) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "pipe2",
+			      errno);
+		goto out;
+	}
+	struct ll_child c = {.candidates = cands.v,
+			     .argv = plan->argv.v,
+			     .envp = envp,
+			     .sh_argv = sh_argv,
+			     .cwd = plan->cwd,
+			     .status_w = status[1],
+			     .ruleset = rs,
+			     .prog = prog.filter ? &prog : NULL,
+			     .cgroup = &run->cgroup,
+			     .parent = getpid()};
+	pid_t pid = start_child(&c);
+	if (pid < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "vfork",
+			      errno);
+		goto out;
+	}
+	close(status[1]);
+	status[1] = -1;
+	run->pid = pid;
+	run->target_pid = pid;
+	/* Our own child: its number cannot be reused before we reap it. */
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd >= 0) {
+		fcntl(pfd, F_SETFD, FD_CLOEXEC);
+		run->target_pidfd = pfd;
+	}
+	run->status_fd = status[0];
+	status[0] = -1;
+	/* vfork returned: the child has exec'd the command or failed (its record is in the
+	 * pipe).  Nothing is in between, so signals go straight to the command. */
+	run->ready = true;
+	run->started = true;
+	r = 0;
+	goto out;
+oom:
+	r = cf_nomem(err);
+out:
+	if (rs >= 0)
+		close(rs);
+	for (int i = 0; i < 2; i++)
+		if (status[i] >= 0)
+			close(status[i]);
+	free(prog.filter);
+	free(sh_argv);
+	cf_strv_release(&cands);
+	return r;
+}
+
+/* Empties the directory open at dfd, depth first, every step relative to a descriptor and
+ * nothing followed: a symlink planted by the command is removed, never entered. */
+static void empty_dir(int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno != EISDIR)
+			continue;
+		int sub =
+		    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0 && depth < 256)
+			empty_dir(sub, depth + 1);
+		else if (sub >= 0)
+			close(sub);
+		unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+void cf_ll_remove_run_tmp(confine_run *run)
+{
+	if (!run->run_tmp_made || !run->run_tmp)
+		return;
+	int fd = open(run->run_tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		/* A directory the command made unreadable or unwritable (chmod 0) is its own. */
+		fchmod(fd, 0700);
+		empty_dir(fd, 0);
+	}
+	rmdir(run->run_tmp);
+	run->run_tmp_made = false;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The landlock executor (SPEC 3.3).  Linux only; touches the OS. */
+#ifndef CONFINE_LANDLOCK_EXEC_H
+#define CONFINE_LANDLOCK_EXEC_H
+
+#include "confine.h"
+#include "plan/landlock/ll_plan.h"
+
+typedef struct confine_run confine_run;
+
+/* Creates the ruleset of the plan: every rule path opened once without following symlinks (a
+ * path gone or turned into a symlink gets no rule: no access).  *out is close-on-exec. */
+int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_error *err);
+
+/* Starts run->plan's command under run->ll (see landlock_exec.c). */
+int cf_ll_spawn(confine_run *run, struct confine_error *err);
+
+#endif

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* R34: see settle.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "exec/linux/settle.h"
+#include "host/hostfs.h"
+#include "util/util.h"
+
+void cf_idents_release(struct cf_idents *ids)
+{
+	for (size_t i = 0; i < ids->n; i++) {
+		free(ids->v[i].path);
+		free(ids->v[i].link);
+	}
+	free(ids->v);
+	memset(ids, 0, sizeof(*ids));
+}
+
+static bool known(const struct cf_idents *ids, const char *path)
+{
+	for (size_t i = ids->n; i-- > 0;)
+		if (!strcmp(ids->v[i].path, path))
+			return true;
+	return false;
+}
+
+/* Records path's identity; a missing path is recorded as (0, 0): it must stay missing. */
+static int record(struct cf_idents *ids, const char *path)
+{
+	if (known(ids, path))
+		return 0;
+	if (ids->n == ids->cap) {
+		size_t cap = ids->cap ? ids->cap * 2 : 32;
+		struct cf_ident *v = realloc(ids->v, cap * sizeof(*v));
+		if (!v)
+			return CONFINE_E_NOMEM;
+		ids->v = v;
+		ids->cap = cap;
+	}
+	struct stat st;
+	bool there = lstat(path, &st) == 0;
+	char *p = cf_strdup(path);
+	if (!p)
+		return CONFINE_E_NOMEM;
+	char target[4096];
+	ssize_t n = there && S_ISLNK(st.st_mode) ? readlink(path, target, sizeof(target) - 1) : -1;
+	char *link = NULL;
+	if (n >= 0) {
+		target[n] = '\0';
+		if (!(link = cf_strdup(target))) {
+			free(p);
+			return CONFINE_E_NOMEM;
+		}
+	}
+	ids->v[ids->n++] = (struct cf_ident){.path = p,
+					     .dev = there ? (uint64_t)st.st_dev : 0,
+					     .ino = there ? (uint64_t)st.st_ino : 0,
+					     .type = there ? (unsigned)(st.st_mode & S_IFMT) : 0,
+					     .link = link};
+	return 0;
+}
+
+/* Whether path is what id recorded (a missing path matches a missing record). */
+static bool same(const struct cf_ident *id)
+{
+	struct stat st;
+	if (lstat(id->path, &st) < 0)
+		return id->ino == 0 && id->type == 0;
+	if ((uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino ||
+	    (unsigned)(st.st_mode & S_IFMT) != id->type)
+		return false;
+	if (!S_ISLNK(st.st_mode))
+		return true;
+	char target[4096];
+	ssize_t n = readlink(id->path, target, sizeof(target) - 1);
+	if (n < 0 || !id->link)
+		return false;
+	target[n] = '\0';
+	return !strcmp(target, id->link);
+}
+
+int cf_idents_record_paths(const struct cf_strv *paths, struct cf_idents *out)
+{
+	for (size_t i = 0; i < paths->n; i++)
+		if (record(out, paths->v[i]) < 0)
+			return CONFINE_E_NOMEM;
+	return 0;
+}
+
+bool cf_ident_same(const struct cf_ident *id)
+{
+	return same(id);
+}
+
+/* The writable root of a guarded mount: the nearest RW bind above it that is not a pin. */
+static bool is_writable_root(const struct cf_plan *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if (m->op == CF_MNT_RW_BIND && !m->pin && !strcmp(m->path, path))
+			return true;
+	}
+	return false;
+}
+
+int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch,
+		     struct cf_idents *out, char **changed)
+{
+	*changed = NULL;
+	/* What the scan saw is the reference for glob matches: a directory swapped between the
+	 * scan and now shows here. */
+	for (size_t i = 0; launch && i < launch->n; i++) {
+		const struct cf_match *m = &launch->v[i];
+		struct stat st;
+		if (!m->ino)
+			continue;
+		if (lstat(m->path, &st) < 0 || (uint64_t)st.st_dev != m->dev ||
+		    (uint64_t)st.st_ino != m->ino || cf_kind_of_mode(st.st_mode) != m->kind) {
+			*changed = cf_strdup(m->path);
+			return *changed ? 1 : CONFINE_E_NOMEM;
+		}
+	}
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if (!m->guarded)
+			continue;
+		if (record(out, m->path) < 0)
+			return CONFINE_E_NOMEM;
+		char *a = cf_path_dirname(m->path);
+		while (a && strcmp(a, "/")) {
+			if (record(out, a) < 0) {
+				free(a);
+				return CONFINE_E_NOMEM;
+			}
+			if (is_writable_root(plan, a))
+				break;
+			char *up = cf_path_dirname(a);
+			free(a);
+			a = up;
+		}
+		if (!a)
+			return CONFINE_E_NOMEM;
+		free(a);
+	}
+	/* A protected path that was missing must still be missing when the command starts: one
+	 * that a rename brings in meanwhile would not be hidden. */
+	for (size_t i = 0; i < plan->missing.n; i++)
+		if (record(out, plan->missing.v[i]) < 0)
+			return CONFINE_E_NOMEM;
+	return 0;
+}
+
+/*
+ * After a sandbox that did not settle is gone: bwrap creates a missing mount destination (an
+ * empty file or directory) through a writable bind, on the host.  A guarded destination whose
+ * object is not the recorded one, and is an empty file or directory made since `since`, is
+ * that residue (or an empty decoy of the other process): it is removed.  Never through a
+ * symlink, never anything with content.
+ */
+void cf_settle_cleanup(const struct cf_plan *plan, const struct cf_idents *ids, time_t since)
+{
+	for (size_t i = plan->n_mounts; i-- > 0;) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if (!m->guarded && !m->pin)
+			continue;
+		const struct cf_ident *id = NULL;
+		for (size_t k = 0; k < ids->n && !id; k++)
+			if (!strcmp(ids->v[k].path, m->path))
+				id = &ids->v[k];
+		struct stat st;
+		if (!id || lstat(m->path, &st) < 0 || same(id))
+			continue;
+		if (st.st_ctime < since || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) ||
+		    (S_ISREG(st.st_mode) && st.st_size != 0))
+			continue;
+		char *parent = cf_path_dirname(m->path);
+		const char *name = strrchr(m->path, '/');
+		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+		int dfd =
+		    parent ? (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how)) : -1;
+		if (dfd >= 0 && name)
+			unlinkat(dfd, name + 1, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
+		if (dfd >= 0)
+			close(dfd);
+		free(parent);
+	}
+}
+
+/* Undoes the octal escapes of /proc/PID/mountinfo (\040 for a space, \011, \012, \134). */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r;) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The mount points of pid's mount namespace, sorted; false when the table cannot be read. */
+static bool mount_points(pid_t pid, struct cf_strv *out)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct cf_buf b;
+	cf_buf_init(&b);
+	char chunk[8192];
+	for (;;) {
+		ssize_t k = read(fd, chunk, sizeof(chunk));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		cf_buf_addn(&b, chunk, (size_t)k);
+	}
+	close(fd);
+	if (b.oom || !b.s) {
+		cf_buf_release(&b);
+		return false;
+	}
+	bool ok = true;
+	for (char *save = NULL, *line = strtok_r(b.s, "\n", &save); line && ok;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ..." */
+		char *f = line;
+		for (int k = 0; k < 4 && f; k++) {
+			f = strchr(f, ' ');
+			if (f)
+				f++;
+		}
+		if (!f)
+			continue;
+		char *end = strchr(f, ' ');
+		if (end)
+			*end = '\0';
+		unescape(f);
+		ok = cf_strv_add(out, f) == 0;
+	}
+	cf_buf_release(&b);
+	if (ok && out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	return ok;
+}
+
+static bool mounted(const struct cf_strv *points, const char *path)
+{
+	return points->n &&
+	       bsearch(&path, points->v, points->n, sizeof(*points->v), cmp_str) != NULL;
+}
+
+static char changed_path[4096];
+
+static bool mounts_in_place(const struct cf_plan *plan, const bool *skip, pid_t pid,
+			    const char **changed)
+{
+	struct cf_strv points = {0};
+	bool ok = mount_points(pid, &points);
+	if (!ok)
+		snprintf(changed_path, sizeof(changed_path), "/proc/%d/mountinfo", (int)pid);
+	for (size_t i = 0; ok && i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if ((m->guarded || m->pin) && !(skip && skip[i]) && !mounted(&points, m->path)) {
+			snprintf(changed_path, sizeof(changed_path), "%s", m->path);
+			ok = false;
+		}
+	}
+	cf_strv_release(&points);
+	if (!ok)
+		*changed = changed_path;
+	return ok;
+}
+
+static bool idents_same(const struct cf_idents *ids, const char **changed)
+{
+	for (size_t i = 0; i < ids->n; i++) {
+		if (!same(&ids->v[i])) {
+			snprintf(changed_path, sizeof(changed_path), "%s", ids->v[i].path);
+			*changed = changed_path;
+			return false;
+		}
+	}
+	return true;
+}
+
+bool cf_settled(const struct cf_plan *plan, const bool *skip, const struct cf_idents *ids,
+		pid_t pid, const char **changed)
+{
+	return mounts_in_place(plan, skip, pid, changed) && idents_same(ids, changed) &&
+	       mounts_in_place(plan, skip, pid, changed);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* The macOS plan of a request away from the Mac (SPEC 1: plans for any OS on any OS). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/rulefile.h"
+#include "macplan.h"
+#include "plan/macos/sbpl.h"
+#include "request.h"
+#include "util/util.h"
+
+static int session_files(const confine_request *req, struct cf_ruleset *rs,
+			 struct confine_error *err)
+{
+	for (size_t i = 0; i < req->session_files.n; i++) {
+		char *text = NULL;
+		size_t len = 0;
+		struct cf_diags diags = {0};
+		const char *file = req->session_files.v[i];
+		int r = cf_rulefile_read(file, &text, &len, err);
+		if (r == CONFINE_E_NOTFOUND) {
+			if (err)
+				err->code = CONFINE_E_RULES;
+			r = CONFINE_E_RULES;
+		}
+		if (r == 0)
+			r = cf_rules_parse(text, len, file, CF_LAYER_SESSION, rs, &diags, err);
+		if (r < 0 && r != CONFINE_E_NOMEM)
+			cf_err_hint(err, "run 'confine check %s' to list every error", file);
+		cf_diags_release(&diags);
+		free(text);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int notes(struct cf_mac_plan *plan, const struct cf_mac_facts *f, bool have_facts)
+{
+	if (cf_strv_add(&plan->notes, "the workspace and user rule files live on the Mac and were "
+				      "not read; pass --session-rules FILE to include rules") < 0)
+		return -1;
+	if (f->home_assumed) {
+		char *t = cf_asprintf("the home directory %s is assumed; pass --home DIR or "
+				      "--host-facts FILE",
+				      f->home);
+		if (!t || cf_strv_take(&plan->notes, t) < 0)
+			return -1;
+	}
+	if (f->workspace_assumed) {
+		char *t = cf_asprintf("the workspace %s is assumed; pass --workspace DIR (a path "
+				      "on the Mac)",
+				      f->workspace);
+		if (!t || cf_strv_take(&plan->notes, t) < 0)
+			return -1;
+	}
+	if (!have_facts &&
+	    cf_strv_add(&plan->notes,
+			"the Mac's $TMPDIR (/private/var/folders/.../T) and caches "
+			"are not known here; a run on the Mac adds them (describe "
+			"them with 'temp PATH' and 'cache PATH' in --host-facts)") < 0)
+		return -1;
+	return 0;
+}
+
+int cf_plan_macos_request(const confine_request *req, const char *facts, const char *home,
+			  const char *default_home, bool json, char **out,
+			  struct confine_error *err)
+{
+	struct cf_mac_facts f;
+	struct cf_ruleset session = {0};
+	struct cf_mac_plan plan = {0};
+	bool have_plan = false;
+	int r;
+
+	*out = NULL;
+	r = cf_mac_facts_init(&f, err);
+	if (r == 0 && facts)
+		r = cf_mac_facts_parse(&f, facts, err);
+	if (r == 0 && !facts)
+		f.unlisted_exists = true; /* nothing is known: assume, and say so */
+	if (r == 0)
+		r = cf_mac_facts_finish(&f, home, req->workspace, default_home, err);
+	if (r < 0)
+		goto out;
+	struct cf_mac_host h = cf_mac_facts_host(&f);
+	for (size_t i = 0; i < req->session.n && r == 0; i++)
+		r = cf_ruleset_add(&session, &req->session.v[i], err);
+	if (r == 0)
+		r = session_files(req, &session, err);
+	struct cf_mac_input in = {
+	    .host = &h,
+	    .session = &session,
+	    .network = req->network ? CF_MAC_NET_ON : CF_MAC_NET_OFF,
+	    .argv = &req->argv,
+	};
+	if (r == 0 && (r = cf_mac_plan_compile(&in, &plan, err)) == 0)
+		have_plan = true;
+	if (r < 0)
+		goto out;
+	if (notes(&plan, &f, facts != NULL) < 0) {
+		r = cf_nomem(err);
+		goto out;
+	}
+	*out = json ? cf_mac_plan_json(&plan) : cf_mac_plan_text(&plan);
+	if (!*out)
+		r = cf_nomem(err);
+out:
+	if (have_plan)
+		cf_mac_plan_release(&plan);
+	cf_ruleset_release(&session);
+	cf_mac_facts_release(&f);
+	return r;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* The Landlock plan as stable text and JSON, for `confine plan` and `run --print-plan`.  Pure. */
+#include <string.h>
+
+#include "plan/landlock/ll_plan.h"
+#include "util/util.h"
+
+#define R_SET (CF_LL_FS_EXECUTE | CF_LL_FS_READ_FILE | CF_LL_FS_READ_DIR)
+#define W_SET                                                                                      \
+	(CF_LL_FS_WRITE_FILE | CF_LL_FS_REMOVE_DIR | CF_LL_FS_REMOVE_FILE | CF_LL_FS_MAKE_DIR |    \
+	 CF_LL_FS_MAKE_REG | CF_LL_FS_MAKE_SOCK | CF_LL_FS_MAKE_FIFO | CF_LL_FS_MAKE_SYM |         \
+	 CF_LL_FS_REFER | CF_LL_FS_TRUNCATE)
+
+/* "read", "write" for the whole sets, the other rights by name. */
+static void access_text(struct cf_buf *b, uint64_t access, uint64_t all, bool dir)
+{
+	uint64_t r = dir ? R_SET : R_SET & ~CF_LL_FS_READ_DIR;
+	uint64_t w = (dir ? W_SET : (CF_LL_FS_WRITE_FILE | CF_LL_FS_TRUNCATE)) & all;
+	bool first = true;
+	if ((access & r) == r) {
+		cf_buf_add(b, "read");
+		access &= ~r;
+		first = false;
+	}
+	if (w && (access & w) == w) {
+		cf_buf_add(b, first ? "write" : "+write");
+		access &= ~w;
+		first = false;
+	}
+	if (access) {
+		if (!first)
+			cf_buf_addc(b, '+');
+		cf_ll_access_names(b, access);
+	}
+}
+
+static void strv_section(struct cf_buf *b, const char *title, const struct cf_strv *sv)
+{
+	if (!sv->n)
+		return;
+	cf_buf_addf(b, "%s\n", title);
+	for (size_t i = 0; i < sv->n; i++)
+		cf_buf_addf(b, "  %s\n", sv->v[i]);
+}
+
+void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
+{
+	cf_buf_add(b, "process: fork (no namespaces) new-session no-new-privs cap-drop-all "
+		      "rlimit-core-0 session-keyring close-fds\n");
+	if (pl->kernel_abi > 0)
+		cf_buf_addf(b,
+			    "landlock: abi %d (kernel %d; confine defines rights up to abi %d)\n",
+			    pl->abi, pl->kernel_abi, CF_LL_ABI_KNOWN);
+	else
+		cf_buf_addf(b,
+			    "landlock: none (the kernel offers no Landlock; planned for abi %d)\n",
+			    CF_LL_ABI_KNOWN);
+	cf_buf_add(b, "  handled fs: ");
+	cf_ll_access_names(b, pl->handled_fs);
+	cf_buf_add(b, "\n  handled net: ");
+	if (pl->handled_net)
+		cf_buf_add(b, "bind_tcp,connect_tcp (no rule: every TCP bind and connect refused)");
+	else
+		cf_buf_add(b, pl->network ? "none (network on)" : "none (abi < 4)");
+	cf_buf_add(b, "\n  scoped: ");
+	cf_buf_add(b, pl->scoped ? "abstract_unix_socket,signal" : "none (abi < 6)");
+	cf_buf_add(b, "\nsocket filter: ");
+	if (!pl->unix_sockets)
+		cf_buf_add(b, pl->network ? "AF_UNIX refused (EPERM)"
+					  : "every family refused (EPERM), AF_UNIX included");
+	else
+		cf_buf_add(b, pl->network ? "none" : "every family but AF_UNIX refused (EPERM)");
+	cf_buf_addc(b, '\n');
+	if (pl->refusal)
+		cf_buf_addf(b, "refused under policy required: %s\n", pl->refusal);
+	cf_buf_add(b, "rules:\n");
+	for (size_t i = 0; i < pl->n_rules; i++) {
+		const struct cf_ll_rule *r = &pl->rules[i];
+		cf_buf_addf(b, "  %s ", r->path);
+		access_text(b, r->access, pl->handled_fs, r->kind == CF_KIND_DIR);
+		if (r->why)
+			cf_buf_addf(b, "  # %s", r->why);
+		cf_buf_addc(b, '\n');
+	}
+	strv_section(
+	    b, "split (entries created after launch get no access: fail closed):", &pl->split);
+	strv_section(
+	    b, "not listable (READ_DIR would reach a hidden directory below):", &pl->not_listable);
+	strv_section(b, "not provided:", &pl->not_provided);
+	if (pl->notes.n)
+		strv_section(b, "landlock notes:", &pl->notes);
+}
+
+static void json_strv(struct cf_buf *b, const char *key, const struct cf_strv *sv)
+{
+	cf_buf_addf(b, ",\"%s\":[", key);
+	for (size_t i = 0; i < sv->n; i++) {
+		if (i)
+			cf_buf_addc(b, ',');
+		cf_buf_add_json(b, sv->v[i]);
+	}
+	cf_buf_addc(b, ']');
+}
+
+void cf_ll_plan_json(struct cf_buf *b, const struct cf_ll_plan *pl)
+{
+	cf_buf_addf(b, "{\"abi\":%d,\"kernel_abi\":%d,\"handled_fs\":\"", pl->abi, pl->kernel_abi);
+	cf_ll_access_names(b, pl->handled_fs);
+	cf_buf_addf(b, "\",\"handled_net\":%s,\"scoped\":%s,\"unix_sockets\":%s,\"refusal\":",
+		    pl->handled_net ? "\"bind_tcp,connect_tcp\"" : "null",
+		    pl->scoped ? "\"abstract_unix_socket,signal\"" : "null",
+		    pl->unix_sockets ? "true" : "false");
+	if (pl->refusal)
+		cf_buf_add_json(b, pl->refusal);
+	else
+		cf_buf_add(b, "null");
+	cf_buf_add(b, ",\"rules\":[");
+	for (size_t i = 0; i < pl->n_rules; i++) {
+		const struct cf_ll_rule *r = &pl->rules[i];
+		cf_buf_add(b, i ? ",{\"path\":" : "{\"path\":");
+		cf_buf_add_json(b, r->path);
+		cf_buf_add(b, ",\"access\":\"");
+		cf_ll_access_names(b, r->access);
+		cf_buf_addc(b, '"');
+		if (r->why) {
+			cf_buf_add(b, ",\"why\":");
+			cf_buf_add_json(b, r->why);
+		}
+		cf_buf_addc(b, '}');
+	}
+	cf_buf_addc(b, ']');
+	json_strv(b, "split", &pl->split);
+	json_strv(b, "not_listable", &pl->not_listable);
+	json_strv(b, "not_provided", &pl->not_provided);
+	json_strv(b, "notes", &pl->notes);
+	cf_buf_addc(b, '}');
+}
+
+char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add(&b, "target: linux\nbackend: landlock\n");
+	cf_buf_addf(&b, "workspace: %s\n", plan->workspace);
+	cf_buf_addf(&b, "cwd: %s\n", plan->cwd);
+	cf_buf_addf(&b, "network: %s\n",
+		    plan->network ? "on" : "off (Landlock TCP rules and the socket filter)");
+	cf_buf_addf(&b, "seccomp: %s\n",
+		    plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
+	cf_ll_plan_text(&b, ll);
+	if (plan->missing.n) {
+		cf_buf_add(&b, "missing at launch (no rule, re-checked after the run):\n");
+		for (size_t i = 0; i < plan->missing.n; i++)
+			cf_buf_addf(&b, "  %s\n", plan->missing.v[i]);
+	}
+	if (plan->env_removed.n) {
+		cf_buf_add(&b, "environment removed:");
+		for (size_t i = 0; i < plan->env_removed.n; i++)
+			cf_buf_addf(&b, " %s", plan->env_removed.v[i]);
+		cf_buf_addc(&b, '\n');
+	}
+	if (plan->argv.n) {
+		cf_buf_add(&b, "command:");
+		for (size_t i = 0; i < plan->argv.n; i++) {
+			cf_buf_addc(&b, ' ');
+			cf_buf_add_json(&b, plan->argv.v[i]);
+		}
+		cf_buf_addc(&b, '\n');
+	}
+	return cf_buf_take(&b);
+}
+
+char *cf_ll_full_json(const struct cf_plan *plan, const struct cf_ll_plan *ll)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add(&b, "{\"target\":\"linux\",\"backend\":\"landlock\",\"workspace\":");
+	cf_buf_add_json(&b, plan->workspace);
+	cf_buf_add(&b, ",\"cwd\":");
+	cf_buf_add_json(&b, plan->cwd);
+	cf_buf_addf(&b, ",\"network\":%s,\"seccomp\":%s,\"landlock\":",
+		    plan->network ? "true" : "false", plan->seccomp ? "true" : "false");
+	cf_ll_plan_json(&b, ll);
+	json_strv(&b, "missing", &plan->missing);
+	json_strv(&b, "env_removed", &plan->env_removed);
+	json_strv(&b, "argv", &plan->argv);
+	cf_buf_add(&b, "}\n");
+	return cf_buf_take(&b);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Approval cards (SPEC 7): the struct of confine.h built from a canonical request. */
+#ifndef CONFINE_RECORD_CARD_H
+#define CONFINE_RECORD_CARD_H
+
+#include "record/encoding.h"
+#include "record/json.h"
+
+/* Builds the card: title, texts, copies of every string, and the digest of the canonical
+ * encoding.  `id` is the request id.  Pure. */
+int cf_card_make(const struct cf_card_input *in, const char *id, struct confine_card **out,
+		 struct confine_error *err);
+
+/* The card as a JSON object (for the report's asks and for confine_card_json). */
+json_t *cf_card_to_json(const struct confine_card *card);
+
+/* The executable argv[0] names, as execvp would find it, canonical.  Touches the OS. */
+int cf_resolve_program(const char *arg0, const char *cwd, const struct cf_strv *env, char **out,
+		       struct confine_error *err);
+
+struct confine_run;
+/* The card input of a run (its argv, cwd, workspace, --env assignments and grants). */
+int cf_record_card_input(const struct confine_run *run, bool escalate, const char *program,
+			 struct cf_card_input *in);
+
+#endif

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The post-run report (SPEC 7.3, R23): how the run ended and who said so, the facts of the run
+ * (record/facts.c), what was not protected while it ran, the paths its denial messages named,
+ * and for every one of those that an `ask` rule refused, the rule and the card a host would
+ * show to approve it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/canon.h"
+#include "host/hostfs.h"
+#include "record/card.h"
+#include "record/facts.h"
+#include "request.h"
+#include "util/util.h"
+
+static json_t *rule_json(const struct cf_decision *d)
+{
+	if (!d->rule)
+		return json_null();
+	struct cf_jobj r;
+	cf_jobj_init(&r);
+	cf_jput_str(&r, "source", d->rule->source);
+	cf_jput_int(&r, "index", d->rule->index);
+	cf_jput_int(&r, "line", d->rule->line);
+	cf_jput_str(&r, "pattern", d->rule->pattern);
+	if (r.oom) {
+		cf_jobj_release(&r);
+		return NULL;
+	}
+	return r.o;
+}
+
+/* The target a write grant for `path` would name: the path itself when it exists, else the
+ * nearest directory above it that does (a new file needs its directory). */
+static char *grant_target(const char *path, enum cf_grant_scope *scope)
+{
+	char *p = cf_strdup(path);
+	while (p) {
+		enum cf_kind k = cf_hostfs_kind(NULL, p);
+		if (k == CF_KIND_FILE && !strcmp(p, path)) {
+			*scope = CF_GRANT_FILE;
+			break;
+		}
+		if (k == CF_KIND_DIR) {
+			*scope = CF_GRANT_SUBTREE;
+			break;
+		}
+		char *up = strcmp(p, "/") ? cf_path_dirname(p) : NULL;
+		free(p);
+		p = up;
+	}
+	if (!p)
+		return NULL;
+	char *arg = cf_asprintf("%s:%s", p, cf_grant_scope_name(*scope));
+	free(p);
+	return arg;
+}
+
+/* The card for an ask: an escalation for a guard or a read (no grant lifts those), a write
+ * grant for any other write. */
+static json_t *ask_card(const confine_run *run, const char *path, const struct cf_decision *d,
+			bool write, char *why, size_t why_len)
+{
+	struct cf_card_input in;
+	struct cf_grants g = {0};
+	struct confine_card *card = NULL;
+	struct confine_error e = {0};
+	char *program = NULL, *target = NULL;
+	json_t *out = NULL;
+	const char *prog = run->record.program;
+	if (!prog && run->record.argv.n &&
+	    cf_resolve_program(run->record.argv.v[0], run->record.cwd, &run->plan.env, &program,
+			       &e) == 0)
+		prog = program;
+	if (!prog) {
+		snprintf(why, why_len, "%s", e.reason[0] ? e.reason : "the program was not found");
+		goto out;
+	}
+	bool escalate = !write || d->layer == CF_LAYER_GUARD;
+	if (!escalate) {
+		enum cf_grant_scope scope = CF_GRANT_SUBTREE;
+		char *reason = cf_asprintf("the sandbox refused a write to %s", path);
+		const char *args[1];
+		struct cf_grant_host h = {.home = run->home,
+					  .canonicalize = cf_host_canonicalize,
+					  .kind = cf_hostfs_kind};
+		target = reason ? grant_target(path, &scope) : NULL;
+		args[0] = target;
+		int r = target ? cf_grants_validate(args, 1, reason, &h, &g, &e) : CONFINE_E_NOMEM;
+		free(reason);
+		if (r < 0) {
+			snprintf(why, why_len, "%s: %s", e.what, e.reason);
+			goto out;
+		}
+	}
+	cf_record_card_input(run, escalate, prog, &in);
+	in.grants = escalate ? NULL : &g;
+	if (cf_card_make(&in, run->record.id, &card, &e) == 0)
+		out = cf_card_to_json(card);
+out:
+	confine_card_free(card);
+	cf_grants_release(&g);
+	free(program);
+	free(target);
+	return out;
+}
+
+static void add_ask(json_t *asks, const confine_run *run, const char *path, const char *access,
+		    const struct cf_decision *d, bool write, bool *oom)
+{
+	struct cf_jobj a;
+	char why[1024] = "";
+	cf_jobj_init(&a);
+	cf_jput_str(&a, "path", path);
+	cf_jput_str(&a, "access", access);
+	cf_jput_str(&a, "layer", cf_layer_name(d->layer));
+	cf_jput(&a, "rule", rule_json(d));
+	json_t *card = ask_card(run, path, d, write, why, sizeof(why));
+	cf_jput(&a, "card", card ? card : json_null());
+	cf_jput_str(&a, "card_error", card ? NULL : why);
+	if (a.oom || json_array_append_new(asks, a.o) < 0)
+		*oom = true;
+}
+
+/* Every ask the denial paths ran into: read and write decided for each path as the sandbox
+ * decided them; a "Read-only file system" line is about a write only. */
+static json_t *asks_json(const confine_run *run, bool *oom)
+{
+	json_t *asks = json_array();
+	const struct cf_denials *dn = &run->record.denials;
+	if (!asks || run->policy == CONFINE_POLICY_OFF || !run->policy_rules.host)
+		return asks;
+	for (size_t i = 0; i < dn->n; i++) {
+		char *canon = NULL;
+		struct cf_decision rd, wr;
+		if (cf_host_canonicalize(NULL, dn->path[i], &canon, NULL) < 0)
+			continue;
+		cf_policy_decide_both(&run->policy_rules, canon, &rd, &wr);
+		bool erofs = !strcmp(dn->says[i], "Read-only file system");
+		bool r_ask = !erofs && rd.action == CF_ASK, w_ask = wr.action == CF_ASK;
+		if (r_ask && w_ask && rd.rule == wr.rule)
+			add_ask(asks, run, canon, "both", &rd, false, oom);
+		else {
+			if (r_ask)
+				add_ask(asks, run, canon, "read", &rd, false, oom);
+			if (w_ask)
+				add_ask(asks, run, canon, "write", &wr, true, oom);
+		}
+		free(canon);
+	}
+	return asks;
+}
+
+static char *report_json(const confine_run *run, int status, const struct confine_error *why)
+{
+	struct cf_jobj j;
+	size_t n = run->n_events;
+	cf_jobj_init(&j);
+	cf_jput_str(&j, "version", CONFINE_VERSION);
+	cf_jput_int(&j, "exit_status", status);
+	cf_jput_str(&j, "status_from", run->from_command ? "command" : "confine");
+	cf_jput_bool(&j, "timed_out", run->timed_out);
+	cf_jput(&j, "error", cf_record_error(why));
+	json_t *ev = json_array();
+	for (size_t i = 0; ev && i < n; i++) {
+		struct cf_jobj e;
+		cf_jobj_init(&e);
+		cf_jput_str(&e, "kind", run->events[i].kind);
+		cf_jput_str(&e, "path", run->events[i].path);
+		cf_jput_str(&e, "rule", run->events[i].rule);
+		cf_jput_str(&e, "detail", run->events[i].detail);
+		if (e.oom || json_array_append_new(ev, e.o) < 0)
+			j.oom = true;
+	}
+	cf_jput(&j, "events", ev);
+	cf_record_facts(&j, run);
+	cf_jput_strv(&j, "denied_paths", run->record.denials.path, run->record.denials.n);
+	cf_jput(&j, "asks", asks_json(run, &j.oom));
+	return cf_jobj_dump(&j);
+}
+
+int confine_report_json(const confine_request *req, const confine_run *run, int status,
+			const struct confine_error *why, char **out, struct confine_error *err)
+{
+	confine_run *tmp = NULL;
+	static const struct confine_error none;
+	if (!run && !(run = tmp = cf_record_temp_run(req)))
+		return cf_nomem(err);
+	*out = report_json(run, status, why ? why : &none);
+	cf_record_temp_free(tmp);
+	return *out ? 0 : cf_nomem(err);
+}
+
+int confine_request_write_report(const confine_request *req, const confine_run *run, int status,
+				 const struct confine_error *why, struct confine_error *err)
+{
+	int fd = req->record.report_fd;
+	char *text = NULL;
+	int r;
+	if (fd < 0)
+		return 0;
+	if ((r = confine_report_json(req, run, status, why, &text, err)) < 0)
+		return r;
+	size_t n = strlen(text), off = 0;
+	text[n++] = '\0';
+	/* The file was opened (and truncated) before the run; written from its start. */
+	text[n - 1] = '\n';
+	r = ftruncate(fd, 0) < 0 ? -1 : 0;
+	while (r == 0 && off < n) {
+		ssize_t k = pwrite(fd, text + off, n - off, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			r = -1;
+		else
+			off += (size_t)k;
+	}
+	int e = errno;
+	free(text);
+	if (r < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot write the report",
+				 req->record.report_path, "write", e);
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * UTF-8 for records that leave confine (audit lines, reports, cards): argv and paths are bytes,
+ * JSON strings are Unicode.  Pure.
+ */
+#ifndef CONFINE_UTF8_H
+#define CONFINE_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Decodes one UTF-8 sequence at s (at most `avail` bytes); returns its length, or 0 when the
+ * bytes there are not a valid sequence (overlong forms, surrogates and code points above
+ * U+10FFFF are invalid).  *cp gets the code point. */
+size_t cf_utf8_next(const unsigned char *s, size_t avail, unsigned *cp);
+
+/* True when s is valid UTF-8. */
+bool cf_utf8_valid(const char *s);
+
+/* A copy of s in which every byte that is not part of a valid UTF-8 sequence is replaced by
+ * U+FFFD; NULL on out-of-memory. */
+char *cf_utf8_lossy(const char *s);
+
+/* The bytes of s as lower-case hexadecimal, two digits per byte; NULL on out-of-memory. */
+char *cf_hex(const unsigned char *s, size_t n);
+
+/* For showing a string to a person on one line (cards, titles): printable characters as they
+ * are; a backslash as "\\"; control characters, invalid bytes, and the characters that reorder
+ * or break text (bidirectional overrides and isolates, line and paragraph separators) as
+ * "\xNN" or "\u{XXXX}".  What a person reads is then exactly what the bytes say.  NULL on
+ * out-of-memory. */
+char *cf_display(const char *s);
+
+#endif

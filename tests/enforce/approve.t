@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Approvals (SPEC 7, R22): the card and its digest; a receipt for another argv, cwd, workspace,
+# --env assignment or target list is refused; a matching one runs the command once outside the
+# sandbox (it reads the guarded key) and leaves nothing behind (the next plain run is refused
+# again); on a terminal a typed "yes" approves.  Write grants (SPEC 7.2): eight targets all on
+# the card, a ninth refused before any path is touched, each target error, and an approved
+# grant writable for that run only.  As root and as uid 65534.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+enforce_begin
+command -v jq >/dev/null || { skip "jq is missing (scripts/install-deps test)"; done_testing; }
+
+card() { # who args...: `confine card ARGS` as WHO from WHO's workspace (like cx)
+	local who=$1
+	shift
+	local -a envv
+	mapfile -t envv < <(_env "$who")
+	out=$(cd "${CX_CWD:-$(ws "$who")}" && _as "$who" env -i "${envv[@]}" "${xenv[@]}" \
+		"$FIX/confine" card "$@" 2>"$E/err")
+	rc=$?
+	err=$(cat "$E/err")
+	xenv=()
+}
+
+# The answer typed on a terminal: runs CMD on a pseudo-terminal, types ANSWER after the prompt.
+cat >"$E/answer.py" <<'PY'
+import os, pty, sys
+answer, cmd = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(cmd[0], cmd)
+buf, sent = b"", False
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    buf += d
+    if not sent and b"Type yes" in buf:
+        os.write(fd, (answer + "\n").encode())
+        sent = True
+_, st = os.waitpid(pid, 0)
+sys.stdout.buffer.write(buf)
+sys.exit(os.waitstatus_to_exitcode(st))
+PY
+
+for who in $RUN_USERS; do
+	h=$(home "$who")
+	w=$(ws "$who")
+	key=$h/.ssh/id_ed25519
+	count=$E/$who/count
+	run_key=(sh -c 'echo ran >>"$1"; cat "$2"' sh "$count" "$key")
+
+	# --- escalation: the control first ---
+	expect "$who" "EACCES" "control: a plain run cannot read the guarded key" -- "$TRYOP" read "$key"
+	card "$who" --json -- "${run_key[@]}"
+	is "$rc" 0 "$who: confine card prints the card"
+	d=$(jq -r .digest <<<"$out")
+	is "$(jq -r '[.kind, .where, (.argv|length), .program, .cwd, .workspace] | join("|")' <<<"$out")" \
+		"escalate|outside the sandbox, this once|6|/usr/bin/dash|$w|$w" \
+		"$who: R22 the card has the kind, the exact argv, the program, cwd and workspace"
+	jq -e '.guards | test("do not apply")' <<<"$out" >/dev/null
+	ok $? "$who: R22 the card says that the guards do not apply"
+	[[ $d =~ ^[0-9a-f]{64}$ ]]
+	ok $? "$who: R22 the digest is 64 hex digits of SHA-256"
+	card "$who" --json -- "${run_key[@]}"
+	is "$(jq -r .digest <<<"$out")" "$d" "$who: the same request gives the same digest"
+
+	rm -f "$count"
+	cx "$who" --escalate --receipt "$d" -- sh -c 'echo ran >>"$1"; cat "$2"' sh "$count" "$h/.ssh/other"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 a receipt for another argv is refused (125), nothing ran"
+	mkdir -p "$w/sub"
+	CX_CWD=$w/sub cx "$who" --escalate --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 a receipt for another cwd is refused"
+	cx "$who" --workspace "$w/x" --escalate --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 a receipt for another workspace is refused"
+	cx "$who" --env CONFINE_X=1 --escalate --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: a receipt without the --env assignment of the request is refused"
+	cx "$who" --escalate -- "${run_key[@]}"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 --escalate without a receipt and without a terminal is refused"
+	grep -q "^confine: not approved: 'sh'" <<<"$err"
+	ok $? "$who: and says it was not approved"
+	cx "$who" --no-network --escalate --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: --escalate with --no-network is refused (outside the sandbox the network cannot be cut)"
+
+	sum_rules=$(sha256sum "$w/.confine/rules.json")
+	touch "$E/$who/marker"
+	sleep 0.01 # the marker's mtime must be older than anything the run could create
+	cx "$who" --escalate --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$out" "0:ssh-secret" "$who: R22 the matching receipt runs outside the sandbox: the guarded key is read"
+	is "$(cat "$count")" "ran" "$who: exactly once"
+	is "$(sha256sum "$w/.confine/rules.json")" "$sum_rules" "$who: no rule written to the workspace rule file"
+	is "$(find "$h" "$w" -newer "$E/$who/marker" -print | head -3)" "" "$who: no file created or changed in the home or workspace"
+	expect "$who" "EACCES" "R22 the next plain run is refused again" -- "$TRYOP" read "$key"
+
+	# --- on a terminal: a typed yes ---
+	hx "$who" python3 "$E/answer.py" yes env -i "PATH=/usr/bin:/bin" "HOME=$h" "$FIX/confine" run --escalate -- "$TRYOP" cat "$key"
+	is "$rc" 0 "$who: R22 on a terminal, --escalate shows the card and runs after a typed yes"
+	grep -q "OK ssh-secret" <<<"$out" && grep -q "outside the sandbox, this once" <<<"$out"
+	ok $? "$who: the card was shown and the key read"
+	hx "$who" python3 "$E/answer.py" no env -i "PATH=/usr/bin:/bin" "HOME=$h" "$FIX/confine" run --escalate -- "$TRYOP" cat "$key"
+	is "$rc" 125 "$who: any other answer refuses (125)"
+	grep -q "OK ssh-secret" <<<"$out"
+	is "$?" 1 "$who: and nothing ran"
+
+	# --- write grants ---
+	g=$E/$who/g
+	mkdir -p "$g/dir"
+	for i in 1 2 3 4 5 6 7 8; do echo "$i" >"$g/t$i"; done
+	[ "$who" = nobody ] && chown -R 65534:65534 "$g"
+	t8=()
+	for i in 1 2 3 4 5 6 7 8; do t8+=(--grant-write "$g/t$i:file"); done
+	card "$who" "${t8[@]}" --reason "update the eight files" -- true
+	listed=0
+	for i in 1 2 3 4 5 6 7 8; do grep -q "^    $i\. $g/t$i (file)$" <<<"$out" && listed=$((listed + 1)); done
+	is "$rc:$listed" "0:8" "$who: R22 a card with 8 targets lists all 8"
+	grep -q "more" <<<"$out"
+	is "$?" 1 "$who: never 'and N more'"
+	card "$who" --json "${t8[@]}" --reason "update the eight files" -- true
+	is "$(jq '.targets | length' <<<"$out")" 8 "$who: the JSON card has the 8 targets"
+	n9=()
+	for i in 1 2 3 4 5 6 7 8 9; do n9+=(--grant-write "$g/none$i:file"); done
+	card "$who" "${n9[@]}" --reason r -- true
+	is "$rc" 125 "$who: SPEC 7.2 a 9th target is refused"
+	grep -q "too many write targets" <<<"$err" && ! grep -q "does not exist" <<<"$err"
+	ok $? "$who: refused for the count, before any target was looked at (none of them exists)"
+	if command -v strace >/dev/null; then
+		hx "$who" strace -f -qq -e trace=%file -o "$E/$who/strace.log" "$FIX/confine" card "${n9[@]}" --reason r -- true
+		grep -q "rules.json" "$E/$who/strace.log"
+		ok $? "$who: (the trace sees the card's file accesses: it reads the rule files)"
+		is "$(grep -c "none[0-9]" "$E/$who/strace.log")" 0 "$who: SPEC 7.2 no system call touched any of the nine paths"
+	else
+		skip "strace is missing (scripts/install-deps test)"
+	fi
+
+	# Each target error of SPEC 7.2 (and a guarded target, which a grant cannot lift).
+	bad() { # description, expected part of the message, card args...
+		local desc=$1 says=$2
+		shift 2
+		card "$who" "$@" -- true
+		is "$rc" 125 "$who: SPEC 7.2 $desc: refused"
+		grep -qF -- "$says" <<<"$err" || diag "stderr: $err"
+	}
+	bad "a missing target" "does not exist" --grant-write "$g/missing:file" --reason r
+	bad "a file request on a directory" "is a directory, not a regular file" --grant-write "$g/dir:file" --reason r
+	bad "a subtree request on a file" "is a regular file, not a directory" --grant-write "$g/t1:subtree" --reason r
+	bad "the volume root" "root of a volume" --grant-write "/:subtree" --reason r
+	bad "the home directory" "is the home directory" --grant-write "$h:subtree" --reason r
+	bad "a subtree containing the home" "contains the home directory" --grant-write "$E/$who:subtree" --reason r
+	bad "a file and a subtree on one path" "requested both as a file and as a subtree" \
+		--grant-write "$g/t1:file" --grant-write "$g/t1:subtree" --reason r
+	bad "an empty reason" "the reason is empty" --grant-write "$g/t1:file" --reason ""
+	bad "no reason" "the reason is empty" --grant-write "$g/t1:file"
+	bad "a reason of 241 characters" "at most 240" --grant-write "$g/t1:file" --reason "$(printf 'r%.0s' {1..241})"
+	bad "a guarded target" "does not lift a guard" --grant-write "$h/.ssh:subtree" --reason r
+	card "$who" --json --grant-write "$g/t1:file" --grant-write "$g/t1:file" --reason r -- true
+	is "$rc:$(jq '.targets | length' <<<"$out")" "0:1" "$who: SPEC 7.2 exact duplicates are dropped"
+
+	# An approved grant: writable for that run, and only the targets.
+	gr=(--grant-write "$g/t1:file" --grant-write "$g/dir:subtree" --reason "write the outputs")
+	expect "$who" "EROFS" "control: t1 outside the workspace is read-only" -- "$TRYOP" write "$g/t1"
+	card "$who" --json "${gr[@]}" -- "$TRYOP" write "$g/t1"
+	d=$(jq -r .digest <<<"$out")
+	expect "$who" "OK" "SPEC 7.2 an approved file target is writable for that run" \
+		"${gr[@]}" --receipt "$d" -- "$TRYOP" write "$g/t1"
+	card "$who" --json "${gr[@]}" -- "$TRYOP" write "$g/dir/new"
+	expect "$who" "OK" "SPEC 7.2 an approved subtree is writable below" \
+		"${gr[@]}" --receipt "$(jq -r .digest <<<"$out")" -- "$TRYOP" write "$g/dir/new"
+	card "$who" --json "${gr[@]}" -- "$TRYOP" write "$g/t2"
+	expect "$who" "EROFS" "a path that is not a target stays read-only in the granted run" \
+		"${gr[@]}" --receipt "$(jq -r .digest <<<"$out")" -- "$TRYOP" write "$g/t2"
+	cx "$who" --grant-write "$g/t1:file" --reason "write the outputs" --receipt "$d" -- "$TRYOP" write "$g/t1"
+	is "$rc:$out" "125:" "$who: R22 a receipt for another target list is refused"
+	cx "$who" "${gr[@]}" -- "$TRYOP" write "$g/t1"
+	is "$rc" 125 "$who: a grant without a receipt is refused"
+	expect "$who" "EROFS" "the next run without the grant: read-only again" -- "$TRYOP" write "$g/t1"
+done
+done_testing

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Two sandboxes, one workspace (THREATS round 2; SPEC 3 R34, R33).  Sandbox A swaps directories
+# in a loop while sandbox B starts again and again: B's hiding mounts must never land on a
+# decoy, B must never read the secret, and no mount point may be left on the host.
+#  1. The issue's example: A loops `mv -T sub .real; mkdir sub; rmdir sub; mv -T .real sub`
+#     with the same rules as B.  sub holds a guarded a.pem, so sub is a mount point in A too
+#     (R33) and A's renames fail: B reads EACCES every time.
+#  2. A sibling: A has fewer protections than B (B denies sub2/data.txt, A does not), so A's
+#     swaps succeed and B races them.  A can read the file itself (the control), so B is no way
+#     in for A; what must hold is that B's setup never lands a mount on a decoy unnoticed and
+#     leaves nothing on the host.  B hides the real file (EACCES), or starts while the decoy is
+#     in place (ENOENT: nothing there to read), or is refused after the workspace kept changing
+#     (125).  When A swaps the real directory back after B's command started, the path B's rule
+#     names did not exist at B's launch: B can read it then (a mount namespace protects what
+#     exists at launch, SPEC R14), and B's report says so every time
+#     (missing_protected_created).  The real tree is left exactly as it was.
+# 200 launches of B in case 1, 100 in case 2, per user.  As root and as uid 65534.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+enforce_begin
+# 200 races per case; a sanitizer build (its own CI pass, for memory errors) runs 50.
+N=${CONFINE_RACE_RUNS:-${ASAN_OPTIONS:+50}}
+N=${N:-200}
+# The sibling case is a stress of the setup check, not a boundary (see 2.): fewer runs.
+N2=$((N / 2))
+
+swapper() { # who dir stopfile countfile: A, in the background, as a sandbox of its own
+	local who=$1 d=$2 stop=$3 count=$4
+	cx_bg "$who" --allow "$(dirname "$count"):write" -- sh -c "cd '$(ws "$who")' && n=0 t=0 && end=\$((\$(date +%s) + 120)) &&
+		while [ ! -e '$stop' ] && [ \$(date +%s) -lt \$end ]; do
+			t=\$((t + 1))
+			if mv -T '$d' .real 2>/dev/null; then
+				mkdir '$d' 2>/dev/null; rmdir '$d' 2>/dev/null
+				n=\$((n + 1))
+				# Something left in the decoy (a mount point of B's) keeps it: stop.
+				mv -T .real '$d' 2>/dev/null || break
+			fi
+			[ \$t = 1 ] && : >'$count.started'
+		done; echo \"\$n \$t\" >'$count'"
+}
+
+wait_file() { # path seconds
+	local i
+	for ((i = 0; i < $2 * 50; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+tree_of() { (cd "$1" && find . -path ./.git -prune -o -print | LC_ALL=C sort | tr '\n' ' '); }
+
+for who in $RUN_USERS; do
+	w=$(ws "$who")
+	mkdir -p "$w/sub" "$w/sub2"
+	echo pem-real >"$w/sub/a.pem"
+	echo data-real >"$w/sub2/data.txt"
+	[ "$who" = nobody ] && chown -R 65534:65534 "$w"
+	marks=$E/$who-race
+	mkdir -p "$marks" && chmod 0777 "$marks"
+	before=$(tree_of "$w")
+
+	# ---- 1. The same rules in A and B. ----
+	rm -f "$marks"/*
+	swapper "$who" sub "$marks/stop1" "$marks/count1"
+	wait_file "$marks/count1.started" 60
+	ok $? "$who: sandbox A is swapping"
+	hidden=0 other=0 others=
+	for ((i = 0; i < N; i++)); do
+		cx "$who" -- "$TRYOP" cat "$w/sub/a.pem"
+		case "$rc:$out" in
+		0:EACCES) hidden=$((hidden + 1)) ;;
+		*) other=$((other + 1)) others="$others [$rc:$out]" ;;
+		esac
+	done
+	: >"$marks/stop1"
+	wait_pid "$BGPID" 60
+	swaps=x tries=0
+	read -r swaps tries <"$marks/count1"
+	is "$swaps" 0 "$who: R33 A's renames of sub all fail (sub is a mount point in A too; $tries tries)"
+	[ "$tries" -gt 0 ]
+	ok $? "$who: A really tried while B started"
+	is "$hidden/$other" "$N/0" "$who: B got EACCES for sub/a.pem in every one of $N runs$others"
+	is "$(tree_of "$w")" "$before" "$who: no residue: the workspace holds what it held"
+
+	# ---- 2. A has fewer protections than B. ----
+	rm -f "$marks"/*
+	swapper "$who" sub2 "$marks/stop2" "$marks/count2"
+	wait_file "$marks/count2.started" 60
+	ok $? "$who: sandbox A is swapping sub2"
+	hidden=0 absent=0 refused=0 leaked=0 unreported=0 other=0 others=
+	for ((i = 0; i < N2; i++)); do
+		cx "$who" --deny "$w/sub2/data.txt" -- "$TRYOP" cat "$w/sub2/data.txt"
+		case "$rc:$out" in
+		0:EACCES) hidden=$((hidden + 1)) ;;
+		0:ENOENT) absent=$((absent + 1)) ;;
+		125:*) refused=$((refused + 1)) ;;
+		"0:OK data-real")
+			leaked=$((leaked + 1))
+			grep -q "protected path created during the run: '$w/sub2/data.txt'" <<<"$err" ||
+				unreported=$((unreported + 1))
+			;;
+		*) other=$((other + 1)) others="$others [$rc:$out: $(head -c 200 <<<"$err")]" ;;
+		esac
+	done
+	: >"$marks/stop2"
+	wait_pid "$BGPID" 60
+	swaps=0 tries=0
+	read -r swaps tries <"$marks/count2"
+	[ "$swaps" -gt 0 ]
+	ok $? "$who: A's swaps of sub2 succeed ($swaps of $tries)"
+	diag "$who: $N2 runs of B: $hidden hidden, $absent started on the decoy, $refused refused, $leaked read it ($unreported of them not reported after the run), $other other"
+	is "$other" 0 "$who: every run of B hid it, found nothing there, was refused, or read it where it was missing at launch$others"
+	# A stuck swapper (a decoy it could not remove) would show what bwrap left behind in it.
+	if [ -d "$w/.real" ]; then
+		is "$(ls -A "$w/sub2")" "" "$who: R34 nothing of B's setup is left in A's decoy"
+		rmdir "$w/sub2" && mv -T "$w/.real" "$w/sub2"
+	fi
+	is "$(tree_of "$w")" "$before" "$who: no residue: no mount point was left on the host"
+	is "$(cat "$w/sub2/data.txt")" data-real "$who: the data is intact"
+	cx "$who" -- "$TRYOP" cat "$w/sub2/data.txt"
+	is "$out" "OK data-real" "$who: control: A's rules let A read the file itself (B is no way in for A)"
+	cx "$who" --deny "$w/sub2/data.txt" -- "$TRYOP" cat "$w/sub2/data.txt"
+	is "$out" EACCES "$who: with A stopped, B hides the file"
+done
+done_testing
