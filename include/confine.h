@@ -220,10 +220,11 @@ struct confine_probe_result {
 	char read_protection[64];
 	char write_protection[64];
 	char network_isolation[64];
-	char syscall_filter[96];   /* the seccomp filter of SPEC 3.1 */
-	char process_scoping[128]; /* abstract unix sockets and signals (Landlock ABI >= 6) */
-	char resource_limits[96];  /* --limit pids=,mem= (a cgroup confine can create) */
-	char not_provided[1024];   /* what the backend cannot give, "; "-separated ("" none) */
+	char syscall_filter[96];     /* the seccomp filter of SPEC 3.1 */
+	char process_scoping[128];   /* abstract unix sockets and signals (Landlock ABI >= 6) */
+	char resource_limits[96];    /* --limit pids=,mem= (a cgroup confine can create) */
+	char not_provided[1024];     /* what the backend cannot give, "; "-separated ("" none) */
+	char network_by_domain[160]; /* --net-allow: confine's proxy (SPEC 12) */
 };
 
 /* Probes the Linux bubblewrap backend.  Touches the OS: searches PATH (absolute entries outside
@@ -481,6 +482,66 @@ const char *confine_run_policy_digest(const confine_run *run);
 
 /* The request id of the run.  Pure. */
 const char *confine_run_id(const confine_run *run);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Network by domain (SPEC 12, R31).                                                          */
+
+/* A session network rule (layer "session"): "example.com" (that name), "*.example.com" (every
+ * name below it, not itself), an IPv4 or IPv6 address ("[::1]" with a port), each with an
+ * optional ":PORT".  Within a layer denies are checked before allows.  A run where a session,
+ * session-file or user rule allows something gets its own network namespace and reaches the
+ * network only through confine's proxy; a workspace file may only deny.  Validated here
+ * (CONFINE_E_INVALID).  Pure. */
+int confine_request_net_allow(confine_request *req, const char *pattern, struct confine_error *err);
+int confine_request_net_deny(confine_request *req, const char *pattern, struct confine_error *err);
+
+enum confine_net_mode {
+	CONFINE_NET_ON = 0,	 /* the host's network */
+	CONFINE_NET_OFF = 1,	 /* own network namespace, loopback only */
+	CONFINE_NET_DOMAINS = 2, /* own network namespace, out only through confine's proxy */
+};
+
+/* Which rule decides a host and port. */
+struct confine_net_decision {
+	char host[256]; /* normalised name (lower case) or canonical address */
+	uint16_t port;
+	enum confine_action action; /* ALLOW, DENY, or ASK (no rule: enforced as deny) */
+	char layer[16];		    /* "session", "workspace", "user", "fallback" */
+	bool has_rule;		    /* false for the fallback */
+	char source[1024];	    /* rule file path or "session" */
+	int index, line, column;    /* index in its list; line 0 for the session */
+	char list[8];		    /* "allow" or "deny" */
+	char pattern[272];	    /* as written */
+};
+
+/* Decides "HOST[:PORT]" (an IPv6 address in brackets when a port follows; without a port, 443)
+ * against the loaded layers.  Pure. */
+int confine_rules_explain_net(const confine_rules *r, const char *host_port,
+			      struct confine_net_decision *out, struct confine_error *err);
+/* The network mode the loaded rules give a run.  Pure. */
+enum confine_net_mode confine_rules_net_mode(const confine_rules *r);
+
+/* One request the proxy decided (an HTTP CONNECT, an absolute-URI HTTP request, a SOCKS5
+ * CONNECT). */
+struct confine_net_event {
+	int64_t time_ms;  /* when it was decided: CLOCK_REALTIME, ms since the epoch */
+	char protocol[8]; /* "http", "connect", "socks5" */
+	struct confine_net_decision decision; /* on the host asked for (has_rule false and host ""
+					       * for a request too malformed to name one) */
+	char outcome[24]; /* "connected", "denied" (by the decision), "address_refused" (the name
+			   * was allowed but resolved to a refused address), "resolve_failed",
+			   * "connect_failed", "bad_request" */
+	char address[64]; /* the address connected to or refused; "" when none */
+	char detail[256]; /* the reason when the outcome is not "connected" */
+};
+
+/* The proxy's decisions in the order made, valid until confine_run_free; computed when
+ * confine_run_wait returns.  At most 4096 are kept; *dropped (may be NULL) counts the rest.
+ * Pure. */
+const struct confine_net_event *confine_run_net_events(const confine_run *run, size_t *n,
+						       size_t *dropped);
+/* The network mode of a prepared run.  Pure. */
+enum confine_net_mode confine_run_net_mode(const confine_run *run);
 
 #ifdef __cplusplus
 }

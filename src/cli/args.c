@@ -86,6 +86,30 @@ out:
 	return r;
 }
 
+/* --net-allow/--net-deny D[,D...]: one session network rule per item (SPEC 12). */
+static int parse_net_rules(confine_request *req, const char *opt, const char *v, bool allow,
+			   struct confine_error *err)
+{
+	char *copy = cf_strdup(v);
+	if (!copy)
+		return cf_nomem(err);
+	int r = 0;
+	for (char *item = copy, *next; item && r == 0; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*item) {
+			r = cf_err(err, CONFINE_E_INVALID, "invalid network rule", v,
+				   "%s has an empty item (expected DOMAIN[,DOMAIN...])", opt);
+			break;
+		}
+		r = allow ? confine_request_net_allow(req, item, err)
+			  : confine_request_net_deny(req, item, err);
+	}
+	free(copy);
+	return r;
+}
+
 static int need_value(int i, int argc, const char *opt, struct confine_error *err)
 {
 	if (i + 1 >= argc)
@@ -175,6 +199,17 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			VALUE();
 			if ((r = confine_request_add_session_rules_file(o->req, v, err)) < 0)
 				return r;
+		} else if (opt_is(a, "--net-allow", &v) || opt_is(a, "--net-deny", &v)) {
+			VALUE();
+			if ((r = parse_net_rules(o->req, a[6] == 'a' ? "--net-allow" : "--net-deny",
+						 v, a[6] == 'a', err)) < 0)
+				return r;
+		} else if (cmd == CLI_EXPLAIN && opt_is(a, "--net", &v)) {
+			VALUE();
+			if (o->n_net_explain == CLI_NET_EXPLAIN_MAX)
+				return cf_err(err, CONFINE_E_INVALID, "invalid arguments", "--net",
+					      "at most %d hosts in one call", CLI_NET_EXPLAIN_MAX);
+			o->net_explain[o->n_net_explain++] = v;
 		} else if (!strcmp(a, "--no-network")) {
 			confine_request_set_network(o->req, false);
 		} else if (opt_is(a, "--policy", &v)) {

@@ -10,6 +10,9 @@
 
 enum cli_cmd { CLI_RUN, CLI_PLAN, CLI_EXPLAIN, CLI_CARD };
 
+/* explain --net: at most this many hosts in one call. */
+#define CLI_NET_EXPLAIN_MAX 64
+
 struct cli_opts {
 	confine_request *req;
 	bool print_plan;
@@ -26,6 +29,8 @@ struct cli_opts {
 	bool receipt;	     /* run --receipt DIGEST was given */
 	bool grants;	     /* --grant-write was given */
 	int first_operand;   /* index in argv of the command (run, plan) or paths (explain) */
+	const char *net_explain[CLI_NET_EXPLAIN_MAX]; /* explain --net HOST[:PORT], in order */
+	int n_net_explain;
 	/* --inject-env NAME=FILE / --inject-path TARGET=FILE (run, plan), as given: the files
 	 * are read by cli_load_injections, after every injection was validated. */
 	const char *inject[CONFINE_INJECT_MAX_COUNT];

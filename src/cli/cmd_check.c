@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "host/canon.h"
 #include "host/rulefile.h"
+#include "rules/netrules.h"
 #include "rules/rules.h"
 #include "util/util.h"
 
@@ -118,6 +119,7 @@ static int check_file(struct check_ctx *c, const char *file, enum cf_layer layer
 	char *text = NULL;
 	size_t len = 0;
 	struct cf_ruleset rs = {0};
+	struct cf_net_rules net = {0};
 	struct cf_diags diags = {0};
 	struct report rep = {0};
 	int ret = -1;
@@ -135,7 +137,7 @@ static int check_file(struct check_ctx *c, const char *file, enum cf_layer layer
 		return 1;
 	}
 
-	r = cf_rules_parse(text, len, file, layer, &rs, &diags, NULL);
+	r = cf_rules_parse_net(text, len, file, layer, &rs, &net, &diags, NULL);
 	if (r == CONFINE_E_NOMEM)
 		goto out;
 	for (size_t i = 0; i < diags.n; i++) {
@@ -180,13 +182,17 @@ static int check_file(struct check_ctx *c, const char *file, enum cf_layer layer
 
 	ret = rep.errors;
 	report_flush(&rep);
-	if (ret == 0)
+	if (ret == 0 && net.n)
+		printf("%s: ok (%zu rule%s, %zu network rule%s)\n", file, rs.n,
+		       rs.n == 1 ? "" : "s", net.n, net.n == 1 ? "" : "s");
+	else if (ret == 0)
 		printf("%s: ok (%zu rule%s)\n", file, rs.n, rs.n == 1 ? "" : "s");
 out:
 	if (ret < 0)
 		report_flush(&rep);
 	free(text);
 	cf_ruleset_release(&rs);
+	cf_net_rules_release(&net);
 	cf_diags_release(&diags);
 	return ret;
 }

@@ -10,12 +10,18 @@
 
 static const char help[] =
     "usage: confine explain [OPTIONS] [--json] [--access read|write] PATH...\n"
+    "       confine explain [OPTIONS] [--json] --net HOST[:PORT] [--net ...] [PATH...]\n"
     "\n"
     "Print which rule decides read and write access to each PATH, and why: the decision\n"
     "(allow, ask or deny), the layer (override, guard, session, workspace, user, fallback)\n"
     "and the rule's file, line and pattern.  'ask' is enforced as deny until approved.\n"
     "\n"
-    "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules.\n";
+    "--net HOST[:PORT] prints which network rule decides HOST (port 443 when none is given;\n"
+    "an IPv6 address with a port in brackets): allow, deny, or ask (no rule: enforced as\n"
+    "deny), its layer and the rule, and the network mode the rules give a run.\n"
+    "\n"
+    "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
+    "--net-allow/--net-deny, --no-network.\n";
 
 static const char *action_name(enum confine_action a)
 {
@@ -72,6 +78,55 @@ static void print_json(const struct confine_decision *d, bool first)
 	free(s);
 }
 
+static const char *mode_text(enum confine_net_mode m)
+{
+	return m == CONFINE_NET_DOMAINS ? "domains" : m == CONFINE_NET_OFF ? "off" : "on";
+}
+
+static void net_text(const struct confine_net_decision *d, enum confine_net_mode mode)
+{
+	bool v6 = strchr(d->host, ':') != NULL;
+	printf("%s%s%s:%u  %-5s  %-9s", v6 ? "[" : "", d->host, v6 ? "]" : "", d->port,
+	       action_name(d->action), d->layer);
+	if (!d->has_rule)
+		printf("  (no rule matches: ask, enforced as deny)");
+	else if (d->line > 0)
+		printf("  %s:%d:%d  %s %s", d->source, d->line, d->column, d->list, d->pattern);
+	else
+		printf("  %s rule %d  %s %s", d->source, d->index, d->list, d->pattern);
+	if (mode != CONFINE_NET_DOMAINS)
+		printf("  [not enforced: the network is %s]", mode_text(mode));
+	putchar('\n');
+}
+
+static void net_json(const struct confine_net_decision *d, enum confine_net_mode mode, bool first)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add(&b, first ? "  {\"network\": " : ",\n  {\"network\": ");
+	cf_buf_add_json(&b, d->host);
+	cf_buf_addf(&b,
+		    ", \"port\": %u, \"decision\": \"%s\", \"layer\": \"%s\", \"mode\": "
+		    "\"%s\", \"rule\": ",
+		    d->port, action_name(d->action), d->layer, mode_text(mode));
+	if (!d->has_rule) {
+		cf_buf_add(&b, "null}");
+	} else {
+		cf_buf_add(&b, "{\"source\": ");
+		cf_buf_add_json(&b, d->source);
+		cf_buf_addf(&b,
+			    ", \"list\": \"%s\", \"index\": %d, \"line\": %d, \"column\": %d, "
+			    "\"pattern\": ",
+			    d->list, d->index, d->line, d->column);
+		cf_buf_add_json(&b, d->pattern);
+		cf_buf_add(&b, "}}");
+	}
+	char *s = cf_buf_take(&b);
+	if (s)
+		fputs(s, stdout);
+	free(s);
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	struct confine_error err = {0};
@@ -79,9 +134,13 @@ int cmd_explain(int argc, char **argv)
 	confine_rules *pol = NULL;
 	int status = CLI_EXIT_CONFINE;
 
-	if (!cli_begin(CLI_EXPLAIN, argc, argv, help, "no PATH given", &o, &status))
+	if (!cli_begin(CLI_EXPLAIN, argc, argv, help, NULL, &o, &status))
 		goto out;
 	status = CLI_EXIT_CONFINE;
+	if (o.first_operand >= argc && !o.n_net_explain) {
+		status = cli_usage_error("explain", "no PATH given (or --net HOST)");
+		goto out;
+	}
 	int accesses[2] = {CONFINE_ACCESS_READ, CONFINE_ACCESS_WRITE}, n_acc = 2;
 	if (o.access) {
 		n_acc = 1;
@@ -102,6 +161,19 @@ int cmd_explain(int argc, char **argv)
 	if (o.json)
 		fputs("[\n", stdout);
 	bool first = true;
+	enum confine_net_mode mode = confine_rules_net_mode(pol);
+	for (int i = 0; i < o.n_net_explain; i++) {
+		struct confine_net_decision d;
+		if (confine_rules_explain_net(pol, o.net_explain[i], &d, &err) < 0) {
+			cli_report(&err);
+			goto out;
+		}
+		if (o.json)
+			net_json(&d, mode, first);
+		else
+			net_text(&d, mode);
+		first = false;
+	}
 	for (int i = o.first_operand; i < argc; i++) {
 		for (int a = 0; a < n_acc; a++) {
 			struct confine_decision d;

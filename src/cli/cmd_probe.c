@@ -97,6 +97,8 @@ static void add_json(struct cf_buf *b_, const struct confine_probe_result *r)
 	cf_buf_add_json(&b, r->process_scoping);
 	cf_buf_add(&b, ", \"resource_limits\": ");
 	cf_buf_add_json(&b, r->resource_limits);
+	cf_buf_add(&b, ", \"network_by_domain\": ");
+	cf_buf_add_json(&b, r->network_by_domain);
 	cf_buf_add(&b, "}, \"not_provided\": [");
 	/* "; "-separated in the struct; an array here. */
 	const char *p = r->not_provided;
@@ -133,6 +135,7 @@ static void print_text(const struct confine_probe_result *r)
 	printf("syscall filter:     %s\n", r->syscall_filter);
 	printf("process scoping:    %s\n", r->process_scoping);
 	printf("resource limits:    %s\n", r->resource_limits);
+	printf("network by domain:  %s\n", r->network_by_domain);
 	if (r->not_provided[0])
 		printf("not provided:       %s\n", r->not_provided);
 }

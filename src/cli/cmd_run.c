@@ -13,6 +13,7 @@
 #include "util/util.h"
 #include "cli/cli.h"
 #include "cli/inject.h"
+#include "cli/net_report.h"
 
 static const char help[] =
     "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -29,6 +30,12 @@ static const char help[] =
     "                             the more specific rule first\n"
     "  --session-rules FILE       more session rules, rule-file format\n"
     "  --no-network               no network (own network namespace, loopback only)\n"
+    "  --net-allow D[,D...]       network by domain: the command gets its own network\n"
+    "                             namespace and reaches only these hosts, through confine's\n"
+    "                             HTTP and SOCKS5 proxy (D: example.com, *.example.com, an\n"
+    "                             address; each with an optional :PORT).  Unlisted hosts are\n"
+    "                             denied and reported (bwrap backend)\n"
+    "  --net-deny D[,D...]        deny these hosts (checked before the allows)\n"
     "  --policy required|off      'off' runs without a sandbox (also CONFINE_SANDBOX_POLICY)\n"
     "  --backend auto|bwrap|landlock\n"
     "                             Linux backend (also CONFINE_BACKEND); auto falls back to\n"
@@ -287,6 +294,7 @@ int cmd_run(int argc, char **argv)
 			"was still running after the grace period; the whole sandbox was killed\n",
 			argv[o.first_operand]);
 	report_events(run);
+	cli_net_warnings(run);
 	goto out;
 refused:
 	/* An attempt that never reached the library's prepare is recorded all the same (R24). */

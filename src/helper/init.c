@@ -2,14 +2,17 @@
 /*
  * confine-init: pid 1 inside the sandbox (bwrap --as-pid-1).
  *
- *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--landlock] -- COMMAND [ARG...]
+ *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--landlock] [--net-relay] -- COMMAND
+ *                [ARG...]
  *
  * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
  * reach the user as confine's messages), checks that it holds no capability, sets
  * no_new_privs, applies Landlock scoping where asked, reports READY, then runs the command as
  * its only child: forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to it, reaps every orphan, and exits
  * with the command's status (128+N for death by signal N).  When pid 1 exits the kernel kills
- * everything else in the namespace, so no daemon outlives the command (R4).
+ * everything else in the namespace, so no daemon outlives the command (R4).  With
+ * --net-relay (network by domain, SPEC 12) it also listens on 127.0.0.1:3128 and :1080 and
+ * hands each connection over to confine's proxy (relay.c), in the same loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,8 @@
 
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "helper/relay.h"
+#include "net/netconst.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -112,7 +117,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	int status_fd = -1, stderr_fd = -1, go_fd = -1, i;
-	int landlock = 0;
+	int landlock = 0, relay = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--status-fd") && i + 1 < argc)
@@ -123,6 +128,8 @@ int main(int argc, char **argv)
 			go_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--landlock"))
 			landlock = 1;
+		else if (!strcmp(argv[i], "--net-relay"))
+			relay = 1;
 		else if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
@@ -178,6 +185,21 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* The relay's listeners exist before READY, so the command can connect at once.  They
+	 * are close-on-exec: the command gets none of them. */
+	int http_l = -1, socks_l = -1, handoff = -1;
+	if (relay && ((http_l = cf_relay_listen(CF_NET_HTTP_PORT)) < 0 ||
+		      (socks_l = cf_relay_listen(CF_NET_SOCKS_PORT)) < 0)) {
+		report(status_fd, CF_HELPER_FAIL, errno,
+		       "cannot listen on 127.0.0.1 for the network proxy");
+		return 125;
+	}
+	if (relay && (handoff = cf_relay_connect()) < 0) {
+		report(status_fd, CF_HELPER_FAIL, errno,
+		       "cannot reach confine's network proxy at " CF_NET_DIR);
+		return 125;
+	}
+
 	sigset_t set, old;
 	sigemptyset(&set);
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -229,6 +251,8 @@ int main(int argc, char **argv)
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	close(status_fd);
+	if (relay)
+		return cf_relay_run(http_l, socks_l, handoff, &set, child);
 
 	for (;;) {
 		siginfo_t si;

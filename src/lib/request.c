@@ -35,6 +35,7 @@ void confine_request_free(confine_request *r)
 	cf_strv_release(&r->session_files);
 	cf_strv_release(&r->env_base);
 	cf_env_opts_release(&r->env);
+	cf_net_rules_release(&r->net_session);
 	cf_request_record_release(&r->record);
 	cf_injects_release(&r->injects);
 	free(r);
@@ -249,4 +250,35 @@ int confine_backend_parse(const char *text, enum confine_backend *out)
 			return 1;
 		}
 	return 0;
+}
+
+static int net_rule(confine_request *r, const char *pattern, enum cf_action action,
+		    struct confine_error *err)
+{
+	struct cf_net_rule rule = {0};
+	const char *why = pattern ? cf_net_pattern_parse(pattern, strlen(pattern), &rule)
+				  : "the pattern is empty";
+	if (why) {
+		cf_err(err, CONFINE_E_INVALID, "invalid network rule", pattern ? pattern : "", "%s",
+		       why);
+		cf_err_hint(err, "write a domain (github.com), every name below one (*.npmjs.org) "
+				 "or an address, each with an optional :PORT");
+		return CONFINE_E_INVALID;
+	}
+	rule.pattern = (char *)pattern;
+	rule.action = action;
+	rule.layer = CF_LAYER_SESSION;
+	rule.source = "session";
+	rule.index = (int)r->net_session.n;
+	return cf_net_rules_add(&r->net_session, &rule, err);
+}
+
+int confine_request_net_allow(confine_request *r, const char *pattern, struct confine_error *err)
+{
+	return net_rule(r, pattern, CF_ALLOW, err);
+}
+
+int confine_request_net_deny(confine_request *r, const char *pattern, struct confine_error *err)
+{
+	return net_rule(r, pattern, CF_DENY, err);
 }

@@ -5,6 +5,7 @@
 
 #include "policy/inject.h"
 #include "policy/policy.h"
+#include "rules/netrules.h"
 #include "record/record.h"
 
 /* The Linux executor's run record; Windows (exec/windows) and macOS (exec/macos) keep their
@@ -15,6 +16,7 @@
 #include <sys/types.h>
 
 #include "plan/plan.h"
+#include "net/decide.h"
 #include "plan/landlock/ll_plan.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
@@ -34,6 +36,7 @@ struct confine_request {
 	struct cf_strv env_base;
 	bool env_base_set;
 	struct cf_env_opts env;
+	struct cf_net_rules net_session; /* --net-allow/--net-deny, in order (SPEC 12) */
 	enum confine_backend backend;	 /* SPEC 3.3: auto, bwrap or landlock */
 	struct cf_request_record record; /* approvals, audit log, report (record/) */
 	struct cf_injects injects;	 /* SPEC 6, validated when added */
@@ -102,6 +105,12 @@ struct confine_run {
 	struct confine_event *events;
 	size_t n_events;
 
+	/* network by domain (SPEC 12) */
+	struct cf_net_policy net;	      /* network rules of every layer */
+	enum confine_net_mode net_mode;	      /* what the run gets */
+	struct cf_netrun *netrun;	      /* the proxy while the command runs (net/netrun.c) */
+	struct confine_net_event *net_events; /* the proxy's decisions, after the run */
+	size_t n_net_events, net_dropped;
 	/* the landlock backend (SPEC 3.3) */
 	enum confine_backend backend; /* what runs: BWRAP or LANDLOCK (AUTO resolved) */
 	struct cf_ll_plan ll;	      /* the Landlock plan when backend is LANDLOCK */

@@ -22,6 +22,7 @@
 #include "host/rulefile.h"
 #include "host/scan.h"
 #include "host/ll_listing.h"
+#include "net/netrun.h"
 #include "exec/linux/cgroup.h"
 #include "inject/run_inject.h"
 #include "request.h"
@@ -116,7 +117,8 @@ static int resolve_workspace(confine_run *run, const confine_request *req,
 /* A missing file means no rules; a file that exists but cannot be read or parsed refuses
  * the run (R6). */
 static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok,
-			  struct cf_ruleset *out, struct confine_error *err)
+			  struct cf_ruleset *out, struct cf_net_rules *net,
+			  struct confine_error *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -137,7 +139,7 @@ static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok
 			   "a rule file may hold at most 1 MiB");
 		goto out;
 	}
-	r = cf_rules_parse(text, len, path, layer, out, &diags, err);
+	r = cf_rules_parse_net(text, len, path, layer, out, net, &diags, err);
 	if (r < 0)
 		cf_err_hint(err, "run 'confine check %s' to list every error", path);
 out:
@@ -146,35 +148,62 @@ out:
 	return r;
 }
 
-static int load_layers(confine_run *run, const confine_request *req, struct confine_error *err)
+/* Path rules to the policy, network rules to run->net (SPEC 12), of one file. */
+static int load_layer_file(confine_run *run, const char *path, enum cf_layer layer, bool missing_ok,
+			   struct confine_error *err)
 {
 	struct cf_ruleset rs = {0};
+	struct cf_net_rules net = {0};
+	int r = load_rule_file(path, layer, missing_ok, &rs, &net, err);
+	if (r == 0)
+		r = cf_policy_add_rules(&run->policy_rules, layer, &rs, err);
+	if (r == 0)
+		r = cf_net_policy_add(&run->net, layer, &net, err);
+	cf_ruleset_release(&rs);
+	cf_net_rules_release(&net);
+	return r;
+}
+
+static int load_layers(confine_run *run, const confine_request *req, struct confine_error *err)
+{
 	int r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_SESSION, &req->session, err);
-	for (size_t i = 0; r == 0 && i < req->session_files.n; i++) {
-		r = load_rule_file(req->session_files.v[i], CF_LAYER_SESSION, false, &rs, err);
-		if (r == 0)
-			r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_SESSION, &rs, err);
-		cf_ruleset_release(&rs);
-	}
+	if (r == 0)
+		r = cf_net_policy_add(&run->net, CF_LAYER_SESSION, &req->net_session, err);
+	for (size_t i = 0; r == 0 && i < req->session_files.n; i++)
+		r = load_layer_file(run, req->session_files.v[i], CF_LAYER_SESSION, false, err);
 	if (r < 0)
 		return r;
 
 	char *wsfile = cf_path_join(run->workspace, ".confine/rules.json");
 	if (!wsfile)
 		return cf_nomem(err);
-	r = load_rule_file(wsfile, CF_LAYER_WORKSPACE, true, &rs, err);
+	r = load_layer_file(run, wsfile, CF_LAYER_WORKSPACE, true, err);
 	free(wsfile);
-	if (r == 0)
-		r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_WORKSPACE, &rs, err);
-	cf_ruleset_release(&rs);
 	if (r < 0)
 		return r;
+	return load_layer_file(run, run->user_rules, CF_LAYER_USER, true, err);
+}
 
-	r = load_rule_file(run->user_rules, CF_LAYER_USER, true, &rs, err);
-	if (r == 0)
-		r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_USER, &rs, err);
-	cf_ruleset_release(&rs);
-	return r;
+/* SPEC 12: the network is on, off, or by domain.  An allow rule of any layer (only the session
+ * and the user may allow) turns the mode to domains; --no-network wins over a rule file's
+ * allows, and contradicts a session --net-allow. */
+static int net_mode(confine_run *run, const confine_request *req, struct confine_error *err)
+{
+	size_t allows = cf_net_policy_allows(&run->net);
+	if (!req->network) {
+		if (cf_net_rules_allows(&run->net.layers[CF_LAYER_SESSION])) {
+			cf_err(err, CONFINE_E_INVALID, "contradicting options", "--no-network",
+			       "the session allows domains (--net-allow or a session rule file) "
+			       "and also asks for no network");
+			cf_err_hint(err, "drop --no-network to allow those domains, or drop the "
+					 "allows");
+			return CONFINE_E_INVALID;
+		}
+		run->net_mode = CONFINE_NET_OFF;
+	} else {
+		run->net_mode = allows ? CONFINE_NET_DOMAINS : CONFINE_NET_ON;
+	}
+	return 0;
 }
 
 /* One scan for every glob rule of every layer (R14); the rules are kept for the post-run
@@ -241,9 +270,12 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 			goto out;
 		struct cf_plan_opts po = {
 		    .target = CONFINE_TARGET_LINUX,
-		    .network = run->plan_network,
+		    .network = run->plan_network && run->net_mode == CONFINE_NET_ON,
 		    .tmp_size = run->plan_tmp_size,
 		    .cwd = run->plan_cwd,
+		    .net_mode = run->net_mode,
+		    .net_allowed = cf_net_policy_allows(&run->net),
+		    .net_rules = cf_net_policy_count(&run->net),
 		};
 		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0 ||
 		    (r = cf_run_inject_place(run, &plan, err)) < 0)
@@ -458,6 +490,8 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 	    (r = load_layers(run, req, err)) < 0 ||
 	    (r = cf_policy_add_endpoints(&run->policy_rules, &run->ipc_launch, &run->ipc_groups,
 					 err)) < 0)
+		return r;
+	if ((r = net_mode(run, req, err)) < 0)
 		return r;
 	/* Confine's own records hidden, write grants in the session layer (record/). */
 	return cf_record_policy(run, req, err);
@@ -770,6 +804,19 @@ static int plan_backend(confine_run *run, const confine_request *req, struct con
 				 "work, or run without --inject-env/--inject-path");
 		return r;
 	}
+	if (run->net_mode == CONFINE_NET_DOMAINS && required) {
+		/* SPEC 12 on this backend needs Landlock's TCP connect rules limited to the
+		 * proxy's port and a per-run secret in the proxy URL (nothing else on that port
+		 * may help); neither exists yet, and a run that claims network by domain while
+		 * the network is open or shut is worse than a refusal. */
+		r = cf_err(err, CONFINE_E_BACKEND, "network by domain refused", "landlock",
+			   "the landlock backend cannot restrict the network by domain yet (its "
+			   "proxy is built for the bwrap backend's network namespace)");
+		cf_err_hint(err, "use the bwrap backend (--backend bwrap) where user namespaces "
+				 "work, or run without --net-allow (and without network allows in "
+				 "the user rule file)");
+		return r;
+	}
 	if ((r = plan_landlock(run, req, required, err)) < 0 || !required)
 		return r;
 	bool fallback = req->backend == CONFINE_BACKEND_AUTO;
@@ -799,6 +846,68 @@ const char *confine_run_backend(const confine_run *run)
 const char *confine_run_fallback_note(const confine_run *run)
 {
 	return run->fallback_note;
+}
+
+static void net_decision_out(const struct cf_net_decision *d, const char *host, uint16_t port,
+			     struct confine_net_decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	copy_str(out->host, sizeof(out->host), host);
+	out->port = port;
+	out->action = (enum confine_action)d->action;
+	copy_str(out->layer, sizeof(out->layer), cf_layer_name(d->layer));
+	if (d->rule) {
+		out->has_rule = true;
+		copy_str(out->source, sizeof(out->source), d->rule->source);
+		copy_str(out->pattern, sizeof(out->pattern), d->rule->pattern);
+		copy_str(out->list, sizeof(out->list),
+			 d->rule->action == CF_ALLOW ? "allow" : "deny");
+		out->index = d->rule->index;
+		out->line = d->rule->line;
+		out->column = d->rule->column;
+	}
+}
+
+int confine_rules_explain_net(const confine_rules *pol, const char *host_port,
+			      struct confine_net_decision *out, struct confine_error *err)
+{
+	const confine_run *run = (const confine_run *)pol;
+	/* The same syntax as a rule without '*.': HOST, HOST:PORT, an address, [V6]:PORT. */
+	struct cf_net_rule q = {0};
+	const char *why = host_port ? cf_net_pattern_parse(host_port, strlen(host_port), &q)
+				    : "nothing to explain";
+	if (!why && q.subdomains)
+		why = "explain takes one name, not a '*.' pattern";
+	if (why) {
+		cf_err(err, CONFINE_E_INVALID, "cannot explain", host_port ? host_port : "", "%s",
+		       why);
+		cf_err_hint(err, "give a host such as github.com or github.com:22");
+		return CONFINE_E_INVALID;
+	}
+	uint16_t port = q.port ? q.port : 443;
+	struct cf_net_decision d;
+	cf_net_decide(&run->net, q.host, q.is_ip ? &q.ip : NULL, port, &d);
+	net_decision_out(&d, q.host, port, out);
+	return 0;
+}
+
+enum confine_net_mode confine_rules_net_mode(const confine_rules *pol)
+{
+	return ((const confine_run *)pol)->net_mode;
+}
+
+enum confine_net_mode confine_run_net_mode(const confine_run *run)
+{
+	return run->net_mode;
+}
+
+const struct confine_net_event *confine_run_net_events(const confine_run *run, size_t *n,
+						       size_t *dropped)
+{
+	*n = run->n_net_events;
+	if (dropped)
+		*dropped = run->net_dropped;
+	return run->net_events;
 }
 
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err)
@@ -867,6 +976,11 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			goto oom;
 	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
 			 &run->plan.env_removed, err);
+	/* The proxy variables (SPEC 12) over any of the caller's, only where the sandbox will
+	 * enforce the mode: under policy off or an escalation nothing listens. */
+	if (r == 0 && run->net_mode == CONFINE_NET_DOMAINS &&
+	    run->policy == CONFINE_POLICY_REQUIRED)
+		r = cf_plan_net_env(&run->plan, err);
 	/* After the environment: the pointer variables are set last (SPEC 5). */
 	if (r < 0 || (r = cf_run_inject_seal(run, req, err)) < 0 ||
 	    (r = plan_backend(run, req, err)) < 0)
@@ -958,6 +1072,9 @@ void confine_run_free(confine_run *run)
 		close(run->target_pidfd);
 	cf_run_record_release(run);
 	cf_cgroup_destroy(&run->cgroup);
+	cf_netrun_free(run->netrun);
+	cf_net_policy_release(&run->net);
+	free(run->net_events);
 	cf_ll_remove_run_tmp(run);
 	cf_ll_plan_release(&run->ll);
 	free(run->run_tmp);

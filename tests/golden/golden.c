@@ -12,11 +12,13 @@
  *                      git-guard PATH (what host/git.c would report; without any, the
  *                      guards of a plain WORKSPACE/.git directory)
  *                    parents of listed paths exist as directories.
- *   session          optional: "allow|ask|deny PATH[:ACCESS]" lines (the CLI syntax)
+ *   session          optional: "allow|ask|deny PATH[:ACCESS]" lines (the CLI syntax), and
+ *                    "net-allow|net-deny PATTERN" lines (--net-allow, --net-deny)
  *   workspace.json   optional: the workspace rule file
  *   user.json        optional: the user rule file
  *   inject           optional: "env NAME" | "path TARGET" lines, injections of 1 byte placed
  *                    with cf_plan_add_injections (SPEC 6); hash i is 63 zeros and i+1
+ *   (network rules of any of them make the mode "domains" as confine run does: SPEC 12)
  *   expected         the plan text, a line "--- bwrap", then one bwrap argument per line;
  *                    or, when the compilation must fail, "error: <what>: '<subject>': <reason>"
  */
@@ -27,6 +29,7 @@
 
 #include "../unit/fakefs.h"
 #include "../unit/tap.h"
+#include "net/decide.h"
 #include "plan/plan.h"
 #include "util/util.h"
 
@@ -158,6 +161,8 @@ static int fake_scan(const struct facts *f, const struct cf_policy *p, struct cf
 	return 0;
 }
 
+static struct cf_net_policy net; /* the network rules of the case being compiled */
+
 static int load_file_rules(struct cf_policy *p, const char *dir, const char *name,
 			   enum cf_layer layer, const char *as, struct confine_error *err)
 {
@@ -168,11 +173,15 @@ static int load_file_rules(struct cf_policy *p, const char *dir, const char *nam
 	if (!text)
 		return 0;
 	struct cf_ruleset rs = {0};
+	struct cf_net_rules nr = {0};
 	struct cf_diags d = {0};
-	int r = cf_rules_parse(text, len, as, layer, &rs, &d, err);
+	int r = cf_rules_parse_net(text, len, as, layer, &rs, &nr, &d, err);
 	if (r == 0)
 		r = cf_policy_add_rules(p, layer, &rs, err);
+	if (r == 0)
+		r = cf_net_policy_add(&net, layer, &nr, err);
 	cf_ruleset_release(&rs);
+	cf_net_rules_release(&nr);
 	cf_diags_release(&d);
 	free(text);
 	return r;
@@ -192,6 +201,20 @@ static int load_session(struct cf_policy *p, const char *dir, struct confine_err
 		char act[16], arg[2048];
 		if (sscanf(line, "%15s %2047s", act, arg) != 2)
 			continue;
+		if (!strncmp(act, "net-", 4)) {
+			struct cf_net_rules nr = {0};
+			struct cf_net_rule nrule = {.pattern = arg,
+						    .source = "session",
+						    .index = (int)net.layers[CF_LAYER_SESSION].n};
+			if (cf_net_pattern_parse(arg, strlen(arg), &nrule))
+				continue;
+			nrule.action = !strcmp(act, "net-allow") ? CF_ALLOW : CF_DENY;
+			r = cf_net_rules_add(&nr, &nrule, err);
+			if (r == 0)
+				r = cf_net_policy_add(&net, CF_LAYER_SESSION, &nr, err);
+			cf_net_rules_release(&nr);
+			continue;
+		}
 		struct cf_rule rule = {
 		    .layer = CF_LAYER_SESSION, .source = "session", .index = (int)rs.n};
 		rule.action = !strcmp(act, "allow") ? CF_ALLOW
@@ -291,10 +314,16 @@ static char *compile_case(const char *dir)
 		r = load_file_rules(&p, dir, "user.json", CF_LAYER_USER, user_file, &err);
 	if (r == 0 && fake_scan(&f, &p, &m) < 0)
 		r = cf_nomem(&err);
+	size_t allows = cf_net_policy_allows(&net);
 	struct cf_plan_opts o = {.target = CONFINE_TARGET_LINUX,
-				 .network = f.network,
+				 .network = f.network && !allows,
 				 .tmp_size = f.tmp_size,
-				 .cwd = f.cwd};
+				 .cwd = f.cwd,
+				 .net_mode = !f.network ? CONFINE_NET_OFF
+					     : allows	? CONFINE_NET_DOMAINS
+							: CONFINE_NET_ON,
+				 .net_allowed = allows,
+				 .net_rules = cf_net_policy_count(&net)};
 	if (r == 0)
 		r = cf_plan_compile(&p, &m, &o, &plan, &err);
 	if (r == 0 && (r = load_injections(&plan, &host, dir, &err)) < 0)
@@ -332,6 +361,7 @@ static char *compile_case(const char *dir)
 	cf_strv_release(&argv);
 	cf_plan_release(&plan);
 out:
+	cf_net_policy_release(&net);
 	cf_matches_release(&m);
 	cf_policy_release(&p);
 	free_facts(&f);

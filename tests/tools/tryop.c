@@ -43,6 +43,10 @@
  *   selfkill SIG         raise(SIG) with the default disposition (prints SURVIVED, exit 1, if
  *                        the process is still alive afterwards)
  *   exit N               exit(N)
+ *   connect-seqpacket PATH  AF_UNIX SOCK_SEQPACKET connect                -> OK
+ *   raw-socket           socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)         -> OK
+ *   packet-socket        socket(AF_PACKET, SOCK_RAW, 0)                  -> OK
+ *   getaddrinfo NAME     the C library's resolver            -> OK <first IPv4> | EAI_<name>
  *   openat DIR REL       open DIR with O_PATH, then openat(dirfd, REL, O_RDONLY), read a byte
  *                                                                        -> OK
  *   socket DOMAIN TYPE   socket(2); DOMAIN inet|inet6|unix|netlink|packet, TYPE
@@ -401,7 +405,42 @@ static int op_connect_udp(const char *host, const char *port)
 	return report(n < 0 ? -1 : 0);
 }
 
-static int op_connect_unix(const char *path)
+/* A raw IP socket (ICMP) or a packet socket: both need CAP_NET_RAW in the network namespace's
+ * owner, which the sandbox does not hold. */
+static int op_raw_socket(int family)
+{
+	int fd = family == AF_INET ? socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP)
+				   : socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd >= 0)
+		close(fd);
+	return report(fd < 0 ? -1 : 0);
+}
+
+/* The C library's resolver, as a tool that ignores proxy variables would use it: OK and the
+ * first address, or the EAI_ name. */
+static int op_getaddrinfo(const char *name)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+	int rc = getaddrinfo(name, NULL, &hints, &ai);
+	if (rc != 0) {
+		const char *e = rc == EAI_NONAME   ? "EAI_NONAME"
+				: rc == EAI_AGAIN  ? "EAI_AGAIN"
+				: rc == EAI_FAIL   ? "EAI_FAIL"
+				: rc == EAI_SYSTEM ? "EAI_SYSTEM"
+						   : "EAI_OTHER";
+		printf("%s\n", e);
+		return 1;
+	}
+	char buf[64] = "?";
+	if (ai->ai_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, buf,
+			  sizeof(buf));
+	freeaddrinfo(ai);
+	printf("OK %s\n", buf);
+	return 0;
+}
+
+static int op_connect_unix(const char *path, int type)
 {
 	struct sockaddr_un sa;
 	memset(&sa, 0, sizeof(sa));
@@ -415,7 +454,7 @@ static int op_connect_unix(const char *path)
 		sa.sun_path[0] = '\0';
 		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
 	}
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return report(-1);
 	int rc = connect(fd, (struct sockaddr *)&sa, len);
@@ -640,7 +679,15 @@ int main(int argc, char **argv)
 	if (strcmp(op, "connect-udp") == 0 && nargs == 2)
 		return op_connect_udp(a[0], a[1]);
 	if (strcmp(op, "connect-unix") == 0 && nargs == 1)
-		return op_connect_unix(a[0]);
+		return op_connect_unix(a[0], SOCK_STREAM);
+	if (strcmp(op, "connect-seqpacket") == 0 && nargs == 1)
+		return op_connect_unix(a[0], SOCK_SEQPACKET);
+	if (strcmp(op, "raw-socket") == 0 && nargs == 0)
+		return op_raw_socket(AF_INET);
+	if (strcmp(op, "packet-socket") == 0 && nargs == 0)
+		return op_raw_socket(AF_PACKET);
+	if (strcmp(op, "getaddrinfo") == 0 && nargs == 1)
+		return op_getaddrinfo(a[0]);
 	if (strcmp(op, "readfd") == 0 && nargs == 1) {
 		if (parse_int(a[0], 0, INT_MAX, &n) < 0)
 			return usage();

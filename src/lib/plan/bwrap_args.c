@@ -119,6 +119,9 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 		bad |= add(out, "--go-fd") | addfd(out, fds->go);
 	if (plan->landlock_abi >= 6)
 		bad |= add(out, "--landlock");
+	/* SPEC 12: confine-init relays 127.0.0.1 of the sandbox to the proxy's sockets. */
+	if (plan->net_mode == CONFINE_NET_DOMAINS)
+		bad |= add(out, "--net-relay");
 	bad |= add(out, "--");
 	for (size_t i = 0; i < plan->argv.n; i++)
 		bad |= add(out, plan->argv.v[i]);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/netconst.h"
 #include "plan/plan.h"
 #include "util/util.h"
 
@@ -199,6 +200,42 @@ static int add_kernel_mounts(struct cf_plan *out, const struct cf_host *h, size_
 
 #define N_KERNEL_MASKS (sizeof(kernel_masked) / sizeof(kernel_masked[0]))
 
+/*
+ * Network by domain (SPEC 12): the directory of the proxy's sockets, read-only, inside the
+ * sandbox's own /dev (a tmpfs of bwrap's, made read-only right after): its mount point never
+ * touches the host, and the command cannot rename or replace it.  A read-only mount does not
+ * stop connect(); confine-init is what connects.  Rules that would have no effect are noted.
+ */
+static int add_net_mounts(struct cf_plan *out, struct confine_error *err)
+{
+	char *note = NULL;
+	if (out->net_mode == CONFINE_NET_DOMAINS) {
+		char *why = cf_strdup("network proxy sockets (confine's own, SPEC 12)");
+		if (!why)
+			return cf_nomem(err);
+		int r = add_mount(out, CF_MNT_RO_BIND, CF_NET_DIR, CF_KIND_DIR, 0, why, err);
+		if (r < 0)
+			return r;
+		out->mounts[out->n_mounts - 1].net_dir = true;
+		return 0;
+	}
+	if (!out->net_rules)
+		return 0;
+	if (out->net_mode == CONFINE_NET_OFF)
+		note = cf_asprintf("network rules not used: the network is off (%zu rule%s)",
+				   out->net_rules, out->net_rules == 1 ? "" : "s");
+	else
+		note = cf_asprintf(
+		    "network rules not enforced: no rule allows a domain, so the network stays on "
+		    "and %zu deny rule%s %s no effect; allow the domains the command needs "
+		    "(--net-allow or the user rule file) to switch to network by domain",
+		    out->net_rules, out->net_rules == 1 ? "" : "s",
+		    out->net_rules == 1 ? "has" : "have");
+	if (!note || cf_strv_take(&out->notes, note) < 0)
+		return cf_nomem(err);
+	return 0;
+}
+
 struct stack_entry {
 	const char *path;
 	enum state state;
@@ -255,7 +292,10 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 
 	memset(out, 0, sizeof(*out));
 	out->target = o->target;
-	out->network = o->network;
+	out->network = o->network && o->net_mode == CONFINE_NET_ON;
+	out->net_mode = o->net_mode;
+	out->net_allowed = o->net_allowed;
+	out->net_rules = o->net_rules;
 	out->tmp_size = o->tmp_size;
 	out->landlock_abi = h->landlock_abi;
 	out->seccomp = h->seccomp;
@@ -312,6 +352,7 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 	    (r = add_mount(out, CF_MNT_DEV, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_TMPFS, "/dev/shm", CF_KIND_DIR, o->tmp_size, NULL, err)) <
 		0 ||
+	    (r = add_net_mounts(out, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_REMOUNT_RO, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_PROC, "/proc", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_kernel_mounts(out, h, hides, &n_hides, err)) < 0)

@@ -44,6 +44,8 @@ struct cf_mount {
 	bool guarded;	   /* a protection inside a writable area: its identity and that of its
 			    * ancestors are checked again before the command starts (R34) */
 	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
+	bool net_dir;	   /* RO_BIND of confine's proxy sockets (SPEC 12): the source is the
+			    * executor's private directory, not path */
 	size_t inject;	   /* CF_MNT_INJECT, _FILE: index in plan->injects */
 };
 
@@ -72,15 +74,21 @@ struct cf_plan {
 	struct cf_strv env_removed;	/* names removed by the scrub (never values) */
 	struct cf_strv missing;		/* protected paths absent at launch: not mounted */
 	struct cf_strv notes;		/* downgrades and rules that could not be applied */
+	enum confine_net_mode net_mode; /* SPEC 12; DOMAINS also has network false */
+	size_t net_allowed, net_rules;	/* allow rules, all network rules */
 	struct cf_plan_inject *injects; /* SPEC 6, in the order of the request */
 	size_t n_injects;
 };
 
 struct cf_plan_opts {
 	enum confine_target target;
-	bool network;
+	bool network; /* the host's network (net_mode ON) */
 	uint64_t tmp_size;
 	const char *cwd;
+	/* Network by domain (SPEC 12), for every target's planner: the mode, the number of allow
+	 * rules and of all network rules. */
+	enum confine_net_mode net_mode;
+	size_t net_allowed, net_rules;
 };
 
 void cf_plan_release(struct cf_plan *plan);
@@ -93,6 +101,9 @@ void cf_plan_release(struct cf_plan *plan);
 int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 		    const struct cf_plan_opts *o, struct cf_plan *out, struct confine_error *err);
 
+/* Network by domain: appends the proxy variables to plan->env, replacing any of the same name
+ * (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY in both cases, NO_PROXY=localhost,127.0.0.1).  Pure. */
+int cf_plan_net_env(struct cf_plan *plan, struct confine_error *err);
 /* One injection to place: what cf_plan_add_injections needs of it. */
 struct cf_plan_inject_in {
 	enum confine_inject_placement placement;

@@ -2,6 +2,7 @@
 /* The plan as stable text and JSON, for `confine plan` and `run --print-plan`. */
 #include <string.h>
 
+#include "net/netconst.h"
 #include "plan/plan.h"
 #include "util/util.h"
 
@@ -59,6 +60,28 @@ static void landlock_text(struct cf_buf *b, const struct cf_plan *plan)
 			      "and signals are not scoped)");
 }
 
+static const char *net_mode_name(const struct cf_plan *plan)
+{
+	return plan->net_mode == CONFINE_NET_DOMAINS ? "domains" : plan->network ? "on" : "off";
+}
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define HTTP_URL "http://127.0.0.1:" STR(CF_NET_HTTP_PORT)
+#define SOCKS_URL "socks5h://127.0.0.1:" STR(CF_NET_SOCKS_PORT)
+
+static void network_text(struct cf_buf *b, const struct cf_plan *plan)
+{
+	if (plan->net_mode != CONFINE_NET_DOMAINS) {
+		cf_buf_add(b, plan->network ? "on" : "off (own network namespace)");
+		return;
+	}
+	cf_buf_addf(b,
+		    "domains (%zu allowed; own network namespace, no DNS inside; proxy " HTTP_URL
+		    " and " SOCKS_URL " inside, sockets in " CF_NET_DIR ")",
+		    plan->net_allowed);
+}
+
 char *cf_plan_text(const struct cf_plan *plan)
 {
 	struct cf_buf b;
@@ -66,7 +89,9 @@ char *cf_plan_text(const struct cf_plan *plan)
 	cf_buf_addf(&b, "target: %s\n", target_name(plan->target));
 	cf_buf_addf(&b, "workspace: %s\n", plan->workspace);
 	cf_buf_addf(&b, "cwd: %s\n", plan->cwd);
-	cf_buf_addf(&b, "network: %s\n", plan->network ? "on" : "off (own network namespace)");
+	cf_buf_add(&b, "network: ");
+	network_text(&b, plan);
+	cf_buf_addc(&b, '\n');
 	cf_buf_add(&b, "process: new-session die-with-parent unshare-user disable-userns "
 		       "unshare-pid unshare-ipc unshare-uts unshare-cgroup-try cap-drop-all "
 		       "as-pid-1\n");
@@ -145,9 +170,13 @@ char *cf_plan_json(const struct cf_plan *plan)
 	cf_buf_add_json(&b, plan->workspace);
 	cf_buf_add(&b, ",\"cwd\":");
 	cf_buf_add_json(&b, plan->cwd);
-	cf_buf_addf(&b, ",\"network\":%s,\"seccomp\":%s,\"landlock_abi\":%d,\"landlock\":",
-		    plan->network ? "true" : "false", plan->seccomp ? "true" : "false",
-		    plan->landlock_abi);
+	cf_buf_addf(&b, ",\"network\":%s,\"network_mode\":\"%s\",\"network_allowed\":%zu",
+		    plan->network ? "true" : "false", net_mode_name(plan), plan->net_allowed);
+	if (plan->net_mode == CONFINE_NET_DOMAINS)
+		cf_buf_add(&b, ",\"proxy\":{\"http\":\"" HTTP_URL "\",\"socks5\":\"" SOCKS_URL
+			       "\",\"sockets\":\"" CF_NET_DIR "\"}");
+	cf_buf_addf(&b, ",\"seccomp\":%s,\"landlock_abi\":%d,\"landlock\":",
+		    plan->seccomp ? "true" : "false", plan->landlock_abi);
 	struct cf_buf l;
 	cf_buf_init(&l);
 	landlock_text(&l, plan);

@@ -699,6 +699,9 @@ out:
 		    result->cgroup ? "enforced with --limit (cgroup)"
 				   : "not provided: confine cannot create a cgroup here (--limit "
 				     "is refused)");
+		SET(result->network_by_domain,
+		    "enforced with --net-allow (own network namespace; HTTP proxy "
+		    "127.0.0.1:3128 and SOCKS5 127.0.0.1:1080 inside; no DNS)");
 	} else {
 		SET(result->read_protection, "not provided");
 		SET(result->write_protection, "not provided");
@@ -706,6 +709,7 @@ out:
 		SET(result->syscall_filter, "not provided");
 		SET(result->process_scoping, "not provided");
 		SET(result->resource_limits, "not provided");
+		SET(result->network_by_domain, "not provided");
 	}
 	free(ws);
 	free(cwd);

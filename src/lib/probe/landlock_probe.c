@@ -68,7 +68,10 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		    r->cgroup ? "enforced with --limit (cgroup)"
 			      : "not provided: confine cannot create a cgroup here (--limit is "
 				"refused)");
+		/* SPEC 12 on this backend: not built yet (run.c refuses --net-allow here). */
+		SET(r->network_by_domain, "not provided (--net-allow is refused on this backend)");
 		SET(r->not_provided,
+		    "network by domain (--net-allow is refused); "
 		    "name hiding (names and metadata of hidden paths stay visible); EROFS (EACCES "
 		    "instead); private /tmp (a per-run TMPDIR under the host's /tmp); private "
 		    "/dev/shm; pid namespace (host processes visible, not signalable or "
@@ -85,6 +88,7 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		SET(r->syscall_filter, "not provided");
 		SET(r->process_scoping, "not provided");
 		SET(r->resource_limits, "not provided");
+		SET(r->network_by_domain, "not provided");
 	}
 	return 0;
 }

@@ -202,6 +202,12 @@ int cf_record_policy(confine_run *run, const confine_request *req, struct confin
 		return cf_err(err, CONFINE_E_INVALID, "invalid request", "--no-network",
 			      "an escalation runs outside the sandbox, where the network cannot be "
 			      "cut; ask for one or the other");
+	/* Likewise a session's domain allows (SPEC 12): outside the sandbox nothing limits the
+	 * network to them.  The user file's network rules simply do not apply there. */
+	if (q->escalate && cf_net_rules_allows(&req->net_session))
+		return cf_err(err, CONFINE_E_INVALID, "invalid request", "--net-allow",
+			      "an escalation runs outside the sandbox, where the network cannot be "
+			      "limited to domains; ask for one or the other");
 	if (!q->grants.n)
 		return 0;
 	if (q->escalate)

@@ -55,6 +55,54 @@ static void approval(struct cf_jobj *j, const confine_run *run)
 	cf_jput(j, "grants", a);
 }
 
+static const char *action_name(enum confine_action a)
+{
+	return a == CONFINE_ALLOW ? "allow" : a == CONFINE_ASK ? "ask" : "deny";
+}
+
+/* SPEC 12: the mode, and every decision of the proxy (time, protocol, host, port, allow, ask
+ * or deny, the deciding rule, what came of it). */
+static void network(struct cf_jobj *j, const confine_run *run)
+{
+	bool domains = run->net_mode == CONFINE_NET_DOMAINS &&
+		       run->policy == CONFINE_POLICY_REQUIRED && !run->record.escalated;
+	cf_jput_str(j, "network", !run->record.network ? "off" : domains ? "domains" : "on");
+	size_t n = 0, dropped = 0;
+	const struct confine_net_event *ev = confine_run_net_events(run, &n, &dropped);
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		const struct confine_net_event *e = &ev[i];
+		const struct confine_net_decision *d = &e->decision;
+		struct cf_jobj o, rule;
+		cf_jobj_init(&o);
+		cf_jput_int(&o, "time_ms", (long long)e->time_ms);
+		cf_jput_str(&o, "protocol", e->protocol);
+		cf_jput_str(&o, "host", d->host);
+		cf_jput_int(&o, "port", d->port);
+		cf_jput_str(&o, "decision", action_name(d->action));
+		cf_jput_str(&o, "layer", d->layer);
+		if (d->has_rule) {
+			cf_jobj_init(&rule);
+			cf_jput_str(&rule, "source", d->source);
+			cf_jput_str(&rule, "list", d->list);
+			cf_jput_int(&rule, "index", d->index);
+			cf_jput_int(&rule, "line", d->line);
+			cf_jput_int(&rule, "column", d->column);
+			cf_jput_str(&rule, "pattern", d->pattern);
+			cf_jput_obj(&o, "rule", &rule);
+		} else {
+			cf_jput_null(&o, "rule");
+		}
+		cf_jput_str(&o, "outcome", e->outcome);
+		cf_jput_str(&o, "address", e->address);
+		cf_jput_str(&o, "detail", e->detail);
+		if (o.oom || json_array_append_new(a, o.o) < 0)
+			j->oom = true;
+	}
+	cf_jput(j, "network_decisions", a);
+	cf_jput_int(j, "network_decisions_dropped", (long long)dropped);
+}
+
 void cf_record_facts(struct cf_jobj *j, const confine_run *run)
 {
 	const struct cf_run_record *r = &run->record;
@@ -64,7 +112,7 @@ void cf_record_facts(struct cf_jobj *j, const confine_run *run)
 	cf_jput_str(j, "workspace", run->workspace ? run->workspace : r->workspace_given);
 	backend(j, run);
 	cf_jput_str(j, "policy_digest", r->policy_digest[0] ? r->policy_digest : NULL);
-	cf_jput_str(j, "network", r->network ? "on" : "off");
+	network(j, run);
 	injections(j, run);
 	approval(j, run);
 }

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "rules/jsonpos.h"
+#include "rules/netrules.h"
 #include "rules/rules.h"
 #include "util/util.h"
 
@@ -20,6 +21,7 @@ struct parser {
 	const char *file;
 	enum cf_layer layer;
 	struct cf_ruleset *out;
+	struct cf_net_rules *net; /* the "network" section's rules; NULL: checked, not kept */
 	struct cf_diags *diags;
 	struct cf_jsonpos pos;
 	struct confine_error *err;
@@ -290,6 +292,96 @@ static void check_rule(struct parser *p, size_t i, json_t *obj)
 		p->rc = CONFINE_E_NOMEM;
 }
 
+/* One list of the "network" section: "allow" or "deny", an array of patterns (R31). */
+static void check_net_list(struct parser *p, json_t *list, const char *name, enum cf_action action)
+{
+	char base[48];
+	snprintf(base, sizeof(base), "/network/%s", name);
+	if (!json_is_array(list)) {
+		diag_at(p, base, false, "'%s' must be an array of domain patterns, not %s", name,
+			type_name(list));
+		return;
+	}
+	size_t n = json_array_size(list);
+	for (size_t i = 0; i < n && i < CF_RULES_MAX_RULES && !p->rc; i++) {
+		char ptr[64];
+		snprintf(ptr, sizeof(ptr), "%s/%zu", base, i);
+		json_t *v = json_array_get(list, i);
+		if (!json_is_string(v)) {
+			diag_at(p, ptr, false,
+				"a network rule is a string such as \"github.com\", "
+				"\"*.npmjs.org\" or \"192.0.2.7:443\", not %s",
+				type_name(v));
+			continue;
+		}
+		const char *s = json_string_value(v);
+		size_t len = json_string_length(v);
+		struct cf_net_rule r = {0};
+		const char *why = cf_net_pattern_parse(s, len, &r);
+		char q[160];
+		if (why) {
+			quote(q, sizeof(q), s, len);
+			diag_at(p, ptr, false, "%s: %s", q, why);
+			continue;
+		}
+		if (action == CF_ALLOW && p->layer == CF_LAYER_WORKSPACE) {
+			/* R31 with R10's reasoning: a repository cannot grant itself an
+			 * exfiltration channel.  Denying is always fine. */
+			quote(q, sizeof(q), s, len);
+			diag_at(
+			    p, ptr, false,
+			    "%s: a workspace rule file may deny domains but not allow them (a "
+			    "repository cannot grant itself a way out); put the allow in the user "
+			    "rule file or pass --net-allow",
+			    q);
+			continue;
+		}
+		if (!p->net)
+			continue;
+		int line, col;
+		position(p, ptr, false, &line, &col);
+		r.pattern = (char *)s;
+		r.action = action;
+		r.layer = p->layer;
+		r.source = (char *)p->file;
+		r.index = (int)i;
+		r.line = line;
+		r.column = col;
+		if (cf_net_rules_add(p->net, &r, p->err) < 0)
+			p->rc = CONFINE_E_NOMEM;
+	}
+	if (n > CF_RULES_MAX_RULES) {
+		int line, col;
+		position(p, base, false, &line, &col);
+		char ptr[64];
+		snprintf(ptr, sizeof(ptr), "%s/%d", base, CF_RULES_MAX_RULES);
+		add_diag(p, line, col, ptr, "%zu network rules, more than the limit of %d", n,
+			 CF_RULES_MAX_RULES);
+	}
+}
+
+static void check_network(struct parser *p, json_t *net)
+{
+	if (!json_is_object(net)) {
+		diag_at(p, "/network", false,
+			"'network' must be an object with \"allow\" and \"deny\" lists, not %s",
+			type_name(net));
+		return;
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach(net, key, v)
+	{
+		if (strcmp(key, "allow") && strcmp(key, "deny"))
+			unknown_key(p, "/network", key, "'network' has \"allow\" and \"deny\"");
+	}
+	/* Deny first: within a layer the deny list is checked before the allow list. */
+	if ((v = json_object_get(net, "deny")))
+		check_net_list(p, v, "deny", CF_DENY);
+	if ((v = json_object_get(net, "allow")))
+		check_net_list(p, v, "allow", CF_ALLOW);
+}
+
 static void check_document(struct parser *p, json_t *root)
 {
 	if (!json_is_object(root)) {
@@ -303,8 +395,9 @@ static void check_document(struct parser *p, json_t *root)
 	json_t *v;
 	json_object_foreach(root, key, v)
 	{
-		if (strcmp(key, "version") && strcmp(key, "rules"))
-			unknown_key(p, "", key, "a rule file has \"version\" and \"rules\"");
+		if (strcmp(key, "version") && strcmp(key, "rules") && strcmp(key, "network"))
+			unknown_key(p, "", key,
+				    "a rule file has \"version\", \"rules\" and \"network\"");
 	}
 
 	v = json_object_get(root, "version");
@@ -314,9 +407,14 @@ static void check_document(struct parser *p, json_t *root)
 		diag_at(p, "/version", false, "'version' must be the number 1%s",
 			json_is_integer(v) ? " (the only version there is)" : "");
 
+	json_t *net = json_object_get(root, "network");
+	if (net)
+		check_network(p, net);
 	json_t *rules = json_object_get(root, "rules");
 	if (!rules) {
-		diag_at(p, "/rules", false, "missing required key 'rules' (an array of rules)");
+		if (!net)
+			diag_at(p, "/rules", false,
+				"missing required key 'rules' (an array of rules)");
 		return;
 	}
 	if (!json_is_array(rules)) {
@@ -356,10 +454,18 @@ static void sort_diags(struct cf_diag *v, size_t n)
 int cf_rules_parse(const char *text, size_t len, const char *file, enum cf_layer layer,
 		   struct cf_ruleset *out, struct cf_diags *diags, struct confine_error *err)
 {
+	return cf_rules_parse_net(text, len, file, layer, out, NULL, diags, err);
+}
+
+int cf_rules_parse_net(const char *text, size_t len, const char *file, enum cf_layer layer,
+		       struct cf_ruleset *out, struct cf_net_rules *net, struct cf_diags *diags,
+		       struct confine_error *err)
+{
 	struct parser p = {
 	    .file = file,
 	    .layer = layer,
 	    .out = out,
+	    .net = net,
 	    .diags = diags,
 	    .err = err,
 	};

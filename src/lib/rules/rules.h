@@ -94,7 +94,8 @@ void cf_diags_release(struct cf_diags *d);
  * `out` with pattern, access, action, index, line, column, source = file and layer; path stays
  * NULL (see cf_rule_resolve).  Every problem is appended to `diags` (all of them, not only the
  * first).  Returns 0 when diags gained no entry, CONFINE_E_RULES when it did (err describes the
- * first), CONFINE_E_NOMEM on allocation failure.  Pure.
+ * first), CONFINE_E_NOMEM on allocation failure.  The "network" section (SPEC 12) is checked
+ * but its rules are not kept: cf_rules_parse_net (rules/netrules.h) keeps them.  Pure.
  */
 int cf_rules_parse(const char *text, size_t len, const char *file, enum cf_layer layer,
 		   struct cf_ruleset *out, struct cf_diags *diags, struct confine_error *err);

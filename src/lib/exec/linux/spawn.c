@@ -26,6 +26,7 @@
 #include "config.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
 #include "exec/linux/tee.h"
 #include "inject/run_inject.h"
@@ -365,7 +366,20 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		source[i] = empty[i] = -1;
-		if (m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND) {
+		if (m->op == CF_MNT_RO_BIND && m->net_dir) {
+			/* SPEC 12: the proxy's private socket directory, by descriptor. */
+			source[i] = run->netrun
+					? fcntl(cf_netrun_dir_fd(run->netrun), F_DUPFD_CLOEXEC, 3)
+					: -1;
+			if (source[i] < 0) {
+				r = cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox",
+					   "network proxy",
+					   "the proxy's socket directory is not open");
+				goto out;
+			}
+			if (fdlist_add(&keep, source[i]) < 0)
+				goto oom;
+		} else if (m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND) {
 			if ((source[i] = open_source(m->path, m->kind, err)) < 0) {
 				r = CONFINE_E_SPAWN;
 				goto out;
@@ -559,6 +573,13 @@ static int start_run(confine_run *run, struct confine_error *err)
 	}
 	run->wake_r = wake[0];
 	run->wake_w = wake[1];
+	/* Network by domain (SPEC 12): the proxy runs before the sandbox exists and until the
+	 * command has ended (bwrap backend only: prepare refused it on the others). */
+	if (run->policy == CONFINE_POLICY_REQUIRED && run->net_mode == CONFINE_NET_DOMAINS &&
+	    (r = cf_netrun_start(&run->net, &run->netrun, err)) < 0) {
+		cf_cgroup_destroy(&run->cgroup);
+		return r;
+	}
 	/* The landlock backend has no pid namespace to end the command's other processes: a
 	 * cgroup of their own, where confine can create one, finds them all at the end. */
 	bool landlock =
@@ -568,8 +589,11 @@ static int start_run(confine_run *run, struct confine_error *err)
 	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err)
 	    : landlock			      ? cf_ll_spawn(run, err)
 					      : spawn_bwrap(run, err);
-	if (r < 0)
+	if (r < 0) {
 		cf_cgroup_destroy(&run->cgroup);
+		cf_netrun_free(run->netrun);
+		run->netrun = NULL;
+	}
 	return r;
 }
 
@@ -1108,12 +1132,28 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 	return r;
 }
 
+/* The proxy's decisions, once the command has ended; the proxy and its sockets go. */
+static int finish_network(confine_run *run, struct confine_error *err)
+{
+	if (!run->netrun)
+		return 0;
+	free(run->net_events);
+	run->net_events = NULL;
+	int r = cf_netrun_finish(run->netrun, &run->net_events, &run->n_net_events,
+				 &run->net_dropped, err);
+	cf_netrun_free(run->netrun);
+	run->netrun = NULL;
+	return r;
+}
+
 int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 {
 	struct confine_error local = {0};
 	if (!err)
 		err = &local;
 	int r = wait_command(run, status, err);
+	if (finish_network(run, err) < 0 && r == 0)
+		r = CONFINE_E_NOMEM;
 	/* Look again at what was not protected during the run, whatever the outcome. */
 	if (cf_run_detect(run) < 0 && r == 0)
 		r = cf_nomem(err);

@@ -87,6 +87,7 @@ int confine_probe_seatbelt(struct confine_probe_result *res, struct confine_erro
 	set(res->process_scoping, sizeof(res->process_scoping),
 	    "signals within the sandbox only; Mach services reachable");
 	set(res->resource_limits, sizeof(res->resource_limits), "not provided");
+	set(res->network_by_domain, sizeof(res->network_by_domain), "not provided");
 	set(res->path, sizeof(res->path), CF_MAC_SANDBOX_EXEC);
 
 	struct stat st;

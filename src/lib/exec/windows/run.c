@@ -374,5 +374,6 @@ int confine_probe_windows(struct confine_probe_result *res, struct confine_error
 	snprintf(res->process_scoping, sizeof(res->process_scoping),
 		 "job object: kill on close, no breakaway");
 	snprintf(res->resource_limits, sizeof(res->resource_limits), "not provided");
+	snprintf(res->network_by_domain, sizeof(res->network_by_domain), "not provided");
 	return 0;
 }

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * confine's network-by-domain proxy (SPEC 12, R31): an HTTP proxy (CONNECT and absolute-URI
+ * requests) and a SOCKS5 proxy (CONNECT) in one event loop on a thread of its own.  For every
+ * request it decides on the name before anything is resolved, resolves on worker threads,
+ * refuses loopback, private, link-local and other special addresses unless a rule names them,
+ * connects, and relays both ways with back-pressure through fixed-size buffers.  Bounded
+ * everywhere: head size, header count, head and connect timeouts (slowloris), idle tunnels,
+ * the number of connections, the number of decisions kept.  Every decision is recorded.
+ */
+#ifndef CONFINE_NET_PROXY_H
+#define CONFINE_NET_PROXY_H
+
+#include "confine.h"
+#include "net/decide.h"
+
+struct cf_proxy_config {
+	unsigned max_conns;	     /* connections at once; more wait in the listen backlog */
+	unsigned head_timeout_ms;    /* from accept to a complete request (slowloris) */
+	unsigned connect_timeout_ms; /* from the decision to an established connection */
+	unsigned idle_timeout_ms;    /* an established connection that moves no byte */
+	unsigned linger_ms;	   /* reading what a refused client still sends, after the reply */
+	unsigned resolver_threads; /* lookups at once */
+	size_t max_events;	   /* decisions kept; the rest are counted */
+};
+
+#define CF_PROXY_CONFIG_DEFAULT                                                                    \
+	{                                                                                          \
+		.max_conns = 1024, .head_timeout_ms = 30000, .connect_timeout_ms = 30000,          \
+		.idle_timeout_ms = 15 * 60 * 1000, .linger_ms = 2000, .resolver_threads = 8,       \
+		.max_events = 4096                                                                 \
+	}
+
+struct cf_proxy_stats {
+	unsigned long accepted;	     /* connections accepted */
+	unsigned long active;	     /* open now */
+	unsigned long peak;	     /* most open at once */
+	unsigned long lookups;	     /* names given to the resolver */
+	unsigned long long up, down; /* bytes relayed to and from upstream servers */
+};
+
+struct cf_proxy;
+
+/*
+ * A proxy over its listening sockets, which it takes over (any may be -1): `http_fd` and
+ * `socks_fd` are stream sockets whose clients speak HTTP or SOCKS5; `handoff_fd` is a
+ * SOCK_SEQPACKET unix socket where each message hands over one client connection: one byte,
+ * 'H' (HTTP) or 'S' (SOCKS5), with the connected TCP socket as SCM_RIGHTS.  This is how
+ * confine-init passes the command's connections on without relaying a byte itself.
+ * `policy` is borrowed and must stay unchanged until cf_proxy_free.  Touches the OS (epoll,
+ * eventfd).
+ */
+int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy, int http_fd,
+		 int socks_fd, int handoff_fd, struct cf_proxy **out, struct confine_error *err);
+/* Runs the event loop on a thread of its own (every signal blocked there). */
+int cf_proxy_start(struct cf_proxy *p, struct confine_error *err);
+/* Ends the loop and closes every connection; waits for the thread.  Idempotent. */
+void cf_proxy_stop(struct cf_proxy *p);
+/* Counters, at any time. */
+void cf_proxy_stats(struct cf_proxy *p, struct cf_proxy_stats *out);
+/* The decisions in the order made; valid until cf_proxy_free; read them after stop. */
+const struct confine_net_event *cf_proxy_events(const struct cf_proxy *p, size_t *n,
+						size_t *dropped);
+void cf_proxy_free(struct cf_proxy *p);
+
+#endif

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# R31 network by domain on the command line, without a sandbox: explain --net (text and JSON)
+# names the deciding rule, its layer, file, line and column; check validates the "network"
+# section (every error as FILE:LINE:COLUMN: POINTER) and refuses a workspace allow; --net-allow
+# with a bad pattern and with --no-network is refused; plan shows the mode and the proxy.
+source "$(dirname "$0")/../lib.sh"
+
+mkdir -p "$T/ws/.confine" "$T/cfg/confine" "$T/home"
+WS=$(cd "$T/ws" && pwd -P)
+export HOME=$T/home XDG_CONFIG_HOME=$T/cfg
+cd "$WS" || exit 1
+USER_FILE=$(cd "$T/cfg/confine" && pwd -P)/rules.json
+
+cat >"$USER_FILE" <<'J'
+{
+  "version": 1,
+  "network": {
+    "allow": ["github.com", "*.npmjs.org", "pypi.org:443", "[::1]:8080"],
+    "deny": ["gist.github.com"]
+  }
+}
+J
+cat >"$WS/.confine/rules.json" <<'J'
+{"version": 1, "rules": [],
+ "network": {"deny": ["registry.npmjs.org"]}}
+J
+
+out=$("$CONFINE" explain --net github.com --net api.npmjs.org:80 --net registry.npmjs.org \
+	--net gist.github.com --net pypi.org:80 --net '[::1]:8080' --net unknown.io 2>&1)
+st=$?
+is "$st" 0 "explain --net: exit 0"
+want="github.com:443  allow  user       $USER_FILE:4:15  allow github.com
+api.npmjs.org:80  allow  user       $USER_FILE:4:29  allow *.npmjs.org
+registry.npmjs.org:443  deny   workspace  $WS/.confine/rules.json:2:23  deny registry.npmjs.org
+gist.github.com:443  deny   user       $USER_FILE:5:14  deny gist.github.com
+pypi.org:80  ask    fallback   (no rule matches: ask, enforced as deny)
+[::1]:8080  allow  user       $USER_FILE:4:60  allow [::1]:8080
+unknown.io:443  ask    fallback   (no rule matches: ask, enforced as deny)"
+is "$out" "$want" "R31 explain --net: the deciding rule of each host, layer, file:line:column"
+
+out=$("$CONFINE" explain --json --net github.com --net-allow registry.npmjs.org \
+	--net registry.npmjs.org --net nope.io:22)
+is "$(jq -r '.[] | [.network, (.port|tostring), .decision, .layer, .mode,
+	(.rule.source // "-"), (.rule.list // "-"), (.rule.line // 0 | tostring)] | join(" ")' <<<"$out")" \
+	"github.com 443 allow user domains $USER_FILE allow 4
+registry.npmjs.org 443 allow session domains session allow 0
+nope.io 22 ask fallback domains - - 0" "R31 explain --net --json; the session comes before the workspace's deny"
+
+out=$("$CONFINE" explain --net '*.github.com' 2>&1)
+is "$?" 125 "explain --net takes one host, not a pattern"
+ok "$(grep -q "cannot explain: '\*.github.com': explain takes one name" <<<"$out"; echo $?)" \
+	"and says why"
+
+# Without an allow anywhere the network stays on: explain says the rules are not enforced.
+mv "$USER_FILE" "$T/user.json"
+out=$("$CONFINE" explain --net registry.npmjs.org)
+is "$out" "registry.npmjs.org:443  deny   workspace  $WS/.confine/rules.json:2:23  deny registry.npmjs.org  [not enforced: the network is on]" \
+	"no allow anywhere: explain says the deny is not enforced"
+out=$("$CONFINE" plan --target linux -- true)
+ok "$(grep -q '^network: on$' <<<"$out" && grep -q 'network rules not enforced: no rule allows a domain, so the network stays on and 1 deny rule has no effect' <<<"$out"; echo $?)" \
+	"plan: network on, and a note that the deny has no effect"
+mv "$T/user.json" "$USER_FILE"
+
+# plan: the mode, the count, the proxy inside.
+out=$("$CONFINE" plan --target linux --net-allow example.com -- true)
+ok "$(grep -qx 'network: domains (5 allowed; own network namespace, no DNS inside; proxy http://127.0.0.1:3128 and socks5h://127.0.0.1:1080 inside, sockets in /dev/.confine-net)' <<<"$out"; echo $?)" \
+	"R31 plan: network: domains (5 allowed), the proxy addresses inside"
+out=$("$CONFINE" plan --target linux --json --net-allow example.com -- true)
+is "$(jq -r '[.network_mode, (.network_allowed|tostring), .proxy.http, .proxy.socks5, (.network|tostring)] | join(" ")' <<<"$out")" \
+	"domains 5 http://127.0.0.1:3128 socks5h://127.0.0.1:1080 false" "plan --json: network_mode, proxy"
+out=$("$CONFINE" plan --target linux --no-network -- true)
+ok "$(grep -q 'network rules not used: the network is off (6 rules)' <<<"$out"; echo $?)" \
+	"--no-network: the file's allows are not used, and the plan says so"
+
+# run: bad patterns and contradictions are refused before anything runs.
+out=$("$CONFINE" run --net-allow 'http://x.io' -- true 2>&1)
+is "$?" 125 "--net-allow with a URL: exit 125"
+ok "$(grep -q "^confine: invalid network rule: 'http://x.io': " <<<"$out"; echo $?)" \
+	"and the message names the rule"
+out=$("$CONFINE" run --net-allow a.io,,b.io -- true 2>&1)
+is "$?" 125 "--net-allow with an empty item: exit 125"
+out=$("$CONFINE" run --no-network --net-allow a.io -- true 2>&1)
+is "$?" 125 "--no-network with --net-allow: exit 125"
+ok "$(grep -q "^confine: contradicting options: '--no-network'" <<<"$out"; echo $?)" "and says why"
+
+# Where the proxy does not exist, network by domain is refused, not pretended.
+out=$("$CONFINE" run --backend landlock --net-allow a.io -- true 2>&1)
+is "$?" 125 "--net-allow on the landlock backend: exit 125"
+ok "$(grep -q "^confine: network by domain refused: 'landlock'" <<<"$out"; echo $?)" \
+	"and says why (got: $(head -n 1 <<<"$out"))"
+out=$("$CONFINE" run --escalate --net-allow a.io -- true 2>&1 </dev/null)
+is "$?" 125 "--escalate with --net-allow: exit 125"
+ok "$(grep -q "'--net-allow': an escalation runs outside the sandbox" <<<"$out"; echo $?)" \
+	"and says why (got: $(head -n 1 <<<"$out"))"
+
+# check: the network section, every error with its position; a workspace may not allow.
+cat >"$WS/.confine/rules.json" <<'J'
+{"version": 1,
+ "network": {"allow": ["x.io"],
+   "deny": ["*.*.io", 3, "a.io:0", "caf\u00e9.fr"],
+   "block": []}}
+J
+out=$("$CONFINE" check "$WS/.confine/rules.json" 2>&1)
+is "$?" 1 "check: errors in the network section: exit 1"
+want="$WS/.confine/rules.json:2:24: /network/allow/0: \"x.io\": a workspace rule file may deny domains but not allow them (a repository cannot grant itself a way out); put the allow in the user rule file or pass --net-allow
+$WS/.confine/rules.json:3:13: /network/deny/0: \"*.*.io\": '*' is only allowed as a leading '*.' (every name below a domain)
+$WS/.confine/rules.json:3:23: /network/deny/1: a network rule is a string such as \"github.com\", \"*.npmjs.org\" or \"192.0.2.7:443\", not a number
+$WS/.confine/rules.json:3:26: /network/deny/2: \"a.io:0\": the port after ':' must be a number 1-65535
+$WS/.confine/rules.json:3:36: /network/deny/3: \"café.fr\": the name is not ASCII (write an internationalised name in its 'xn--' form)
+$WS/.confine/rules.json:4:4: /network/block: unknown key \"block\" ('network' has \"allow\" and \"deny\")
+confine: check: 6 errors in 1 file"
+is "$out" "$want" "R5 R31 check: every error of the network section, FILE:LINE:COLUMN and pointer"
+out=$("$CONFINE" check "$USER_FILE")
+is "$out" "$USER_FILE: ok (0 rules, 5 network rules)" "check: a valid user file with network rules"
+out=$("$CONFINE" run -- true 2>&1)
+is "$?" 125 "R6 run refuses a workspace file with a network allow"
+ok "$(grep -q "(line 2, column 24): /network/allow/0" <<<"$out"; echo $?)" "naming the line and column"
+
+done_testing
