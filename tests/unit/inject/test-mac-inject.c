@@ -35,11 +35,11 @@ int main(void)
 	struct confine_error err = {0};
 	confine_request *req = NULL;
 	TAP_INTEQ(confine_request_new(&req, &err), 0, "a request");
-	TAP_INTEQ(confine_request_add_injection(req, CONFINE_INJECT_ENV, "POLICY", "abc", 3, &err), 0,
-		  "an env-pointer injection");
-	TAP_INTEQ(confine_request_add_injection(req, CONFINE_INJECT_PATH, "/etc/x.toml", "z", 1,
-						&err),
-		  0, "a fixed-path injection");
+	TAP_INTEQ(confine_request_add_injection(req, CONFINE_INJECT_ENV, "POLICY", "abc", 3, &err),
+		  0, "an env-pointer injection");
+	TAP_INTEQ(
+	    confine_request_add_injection(req, CONFINE_INJECT_PATH, "/etc/x.toml", "z", 1, &err), 0,
+	    "a fixed-path injection");
 
 	struct cf_mac_snapshots s;
 	int r = cf_mac_snapshots_create(req, base, &s, &err);

@@ -17,9 +17,9 @@
 
 struct state {
 	struct cf_snapshot_dir dir;
-	char **names;   /* variable names (copies) */
+	char **names;	/* variable names (copies) */
 	char **targets; /* fixed-path targets (copies) */
-	char **paths;   /* scratch paths */
+	char **paths;	/* scratch paths */
 	size_t n;
 };
 
@@ -79,7 +79,8 @@ int cf_mac_snapshots_create(const confine_request *req, const char *tmpdir,
 					   err)) < 0 ||
 		    (r = cf_snapshot_verify(&st->dir, file, hash, err)) < 0)
 			goto out;
-		out->v[i] = (struct cf_mac_injection){.name = st->names[i], .scratch = st->paths[i]};
+		out->v[i] =
+		    (struct cf_mac_injection){.name = st->names[i], .scratch = st->paths[i]};
 	}
 	out->n = l->n;
 	out->module = st;

@@ -9,17 +9,18 @@
 static const char *const token_flags[] = {"WRITE_RESTRICTED", "LUA_TOKEN", "DISABLE_MAX_PRIVILEGE"};
 
 /* What the write boundary does not cover whatever the rules say.  Stated in every plan. */
+/* The parentheses tell clang's -Wstring-concatenation that each entry is one string. */
 static const char *const limits[] = {
     "reads are not restricted and the network is not restricted",
-    "writes are also possible wherever the host's own ACLs grant Everyone or the logon "
-    "session write access: both are restricting SIDs because ordinary programs (PowerShell, "
-    "the .NET runtime) do not start without them",
-    "a user usually holds 'delete subfolders and files' on their own folders, and Windows "
-    "lets that right delete or rename an entry whatever the entry's own ACL says: a deny ACE "
-    "may not stop a delete or a rename (reported for the same token recipe; not verified "
-    "here)",
-    "named pipes and other objects of the session (an ssh-agent pipe, Docker's engine pipe) "
-    "are guarded by their own ACLs, not by this plan",
+    ("writes are also possible wherever the host's own ACLs grant Everyone or the logon "
+     "session write access: both are restricting SIDs because ordinary programs (PowerShell, "
+     "the .NET runtime) do not start without them"),
+    ("a user usually holds 'delete subfolders and files' on their own folders, and Windows "
+     "lets that right delete or rename an entry whatever the entry's own ACL says: a deny ACE "
+     "may not stop a delete or a rename (reported for the same token recipe; not verified "
+     "here)"),
+    ("named pipes and other objects of the session (an ssh-agent pipe, Docker's engine pipe) "
+     "are guarded by their own ACLs, not by this plan"),
     "paths compare case-insensitively for ASCII letters only",
     "this backend is compiled and tested under Wine, not on Windows itself",
 };
