@@ -7,6 +7,8 @@
 #include "macplan.h"
 #include "plan/macos/sbpl.h"
 #include "request.h"
+#include "winplan.h"
+#include "net/netconst.h"
 #include "util/util.h"
 
 static int session_files(const confine_request *req, struct cf_ruleset *rs,
@@ -91,7 +93,12 @@ int cf_plan_macos_request(const confine_request *req, const char *facts, const c
 	struct cf_mac_input in = {
 	    .host = &h,
 	    .session = &session,
-	    .network = req->network ? CF_MAC_NET_ON : CF_MAC_NET_OFF,
+	    /* SPEC 12: outbound to the proxy's port only (the Linux sandbox's port; the Mac
+	     * executor does not run the proxy yet, and refuses such a run). */
+	    .network = cf_request_net_allows(req) ? CF_MAC_NET_PROXY
+		       : req->network		  ? CF_MAC_NET_ON
+						  : CF_MAC_NET_OFF,
+	    .proxy_port = CF_NET_HTTP_PORT,
 	    .argv = &req->argv,
 	};
 	if (r == 0 && (r = cf_mac_plan_compile(&in, &plan, err)) == 0)

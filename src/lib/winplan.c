@@ -9,6 +9,16 @@
 #include "request.h"
 #include "util/util.h"
 
+/* The session's --net-allow patterns (SPEC 12): the planners of other systems say what they do
+ * with them. */
+size_t cf_request_net_allows(const confine_request *req)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < req->net_session.n; i++)
+		n += req->net_session.v[i].action == CF_ALLOW;
+	return n;
+}
+
 static int session_files(const confine_request *req, struct cf_ruleset *rs,
 			 struct confine_error *err)
 {
@@ -62,6 +72,7 @@ int cf_plan_windows_request(const confine_request *req, const char *facts, const
 	    .host = &h,
 	    .session = &session,
 	    .network = req->network,
+	    .net_allows = cf_request_net_allows(req),
 	    .argv = &req->argv,
 	};
 	if (r == 0 && (r = cf_win_plan_compile(&in, &plan, err)) == 0)

@@ -18,4 +18,7 @@
 int cf_plan_windows_request(const confine_request *req, const char *facts, const char *home,
 			    bool json, char **out, struct confine_error *err);
 
+/* How many --net-allow patterns the request has (SPEC 12). */
+size_t cf_request_net_allows(const confine_request *req);
+
 #endif

@@ -98,4 +98,11 @@ ok "$(grep -q "in $T/badfacts:1:" <<<"$out"; echo $?)" "bad facts: the line is n
 out=$("$CONFINE" plan --target linux --home /Users/x 2>&1); st=$?
 is "$st" 125 "--home with --target linux: exit 125"
 
+# SPEC 12: with --net-allow the profile lets the command reach only the proxy's localhost port.
+out=$("$CONFINE" plan --target macos --net-allow github.com -- true 2>&1); st=$?
+is "$st" 0 "R31 plan --target macos with --net-allow: exit 0"
+ok "$(grep -q '^network: only through the proxy at localhost:3128$' <<<"$out"; echo $?)" \
+	"R31 the plan says outbound goes only to the proxy"
+ok "$(grep -q '(allow network\*)' <<<"$out"; [ $? -ne 0 ]; echo $?)" \
+	"R31 the profile has no (allow network*)"
 done_testing

@@ -73,4 +73,9 @@ ok "$(grep -q "in $T/badfacts:1:" <<<"$out"; echo $?)" "bad facts: the line is n
 out=$("$CONFINE" plan --target linux --home 'C:\x' 2>&1); st=$?
 is "$st" 125 "--home with --target linux: exit 125"
 
+# SPEC 12: network by domain cannot be enforced on Windows, and the plan says so.
+out=$("$CONFINE" plan --target windows --net-allow github.com -- true 2>&1); st=$?
+is "$st" 0 "R31 plan --target windows with --net-allow: exit 0"
+ok "$(grep -q 'network: --net-allow (network by domain): not enforced: the command reaches every host' <<<"$out"; echo $?)" \
+	"R31 --net-allow is listed as not enforced on Windows"
 done_testing

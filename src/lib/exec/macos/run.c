@@ -28,6 +28,7 @@
 #include "host/rulefile.h"
 #include "plan/macos/sbpl.h"
 #include "request.h"
+#include "winplan.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -314,6 +315,11 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	if (req->limit_pids || req->limit_mem)
 		return cf_err(err, CONFINE_E_LIMIT, "resource limits not available", "--limit",
 			      "macOS has no cgroups; confine cannot enforce --limit here");
+	if (cf_request_net_allows(req))
+		return cf_err(err, CONFINE_E_BACKEND, "network by domain not available",
+			      "--net-allow",
+			      "the macOS executor does not run confine's proxy yet (the profile "
+			      "compiler can limit outbound traffic to it)");
 	confine_run *run = calloc(1, sizeof(*run));
 	if (!run)
 		return cf_nomem(err);

@@ -567,6 +567,11 @@ out:
 
 static int network_gap(struct ctx *c)
 {
+	if (c->in->net_allows)
+		return add_gap(c, "network", "--net-allow (network by domain)", NULL,
+			       "not enforced: the command reaches every host",
+			       "Windows offers a user without administrator rights no per-process "
+			       "network filter, so no proxy can be made the only way out");
 	return add_gap(c, "network", c->in->network ? "network on" : "--no-network", NULL,
 		       c->in->network ? "not restricted (as asked)"
 				      : "not enforced: the command has the network",

@@ -110,6 +110,7 @@ struct cf_win_input {
 	/* Approved write targets (SPEC 7.2), validated, internal paths.  NULL: none. */
 	const struct cf_grants *grants;
 	bool network;
+	size_t net_allows; /* --net-allow patterns given (SPEC 12): none can be enforced here */
 	const struct cf_strv *argv; /* the command */
 	const struct cf_strv *env;  /* the command's environment, already scrubbed (R20) */
 	const struct cf_strv *env_removed;
