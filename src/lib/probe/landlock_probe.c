@@ -76,8 +76,8 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		    r->cgroup ? "" : "; daemon reaping (no cgroup)",
 		    r->landlock_abi >= 9
 			? ""
-			: "; unix sockets (socket(AF_UNIX) refused: Landlock ABI < "
-			  "9 cannot govern connect to pathname sockets)");
+			: "; unix sockets (socket(AF_UNIX) and datagram socketpairs refused: "
+			  "Landlock ABI < 9 cannot govern connect to pathname sockets)");
 	} else {
 		SET(r->read_protection, "not provided");
 		SET(r->write_protection, "not provided");

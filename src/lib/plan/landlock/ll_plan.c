@@ -578,11 +578,13 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 				  "can outlive the run (no cgroup confine could create)"),
 	    pl->unix_sockets
 		? NULL
-		: cf_asprintf("unix sockets: Landlock ABI %d does not govern connect(2) or "
-			      "sendmsg(2) to pathname sockets (LANDLOCK_ACCESS_FS_RESOLVE_UNIX "
-			      "needs ABI 9), so socket(AF_UNIX) is refused with EPERM to keep the "
-			      "host's IPC endpoints out; socketpair(2) works",
-			      pl->abi),
+		: cf_asprintf(
+		      "unix sockets: Landlock ABI %d does not govern connect(2) or "
+		      "sendmsg(2) to pathname sockets (LANDLOCK_ACCESS_FS_RESOLVE_UNIX "
+		      "needs ABI 9), so socket(AF_UNIX) is refused with EPERM to keep the "
+		      "host's IPC endpoints out, and so is socketpair(2) of datagram sockets "
+		      "(an end can sendto(2) any pathname socket); stream socketpairs work",
+		      pl->abi),
 	};
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
 		bool wanted = i < 6 || (i == 6 && !o->cgroup) || (i == 7 && !pl->unix_sockets);
