@@ -107,45 +107,84 @@ struct ident {
 
 /*
  * Landlock rules follow inodes: a rule on a directory also covers whatever lies below that
- * directory when it is reached through another path (a bind mount of it elsewhere).  A
- * protected path one of whose ancestors is, under another name, a directory a rule grants
- * more than the protected path may have, would be reachable: the run is refused instead.
+ * directory when it is reached through another path.  That other path can be a bind mount of
+ * it elsewhere, or a name it had while the rules were opened: another process (a second
+ * sandbox with fewer protections in the same workspace) may rename directories between the
+ * listing the plan was made from and the moment each rule path is opened, so that a rule meant
+ * for a sibling lands on the directory that holds a protected path (R34 for this backend).
+ *
+ * So, once every rule is held by its descriptor: each protected path that existed when the
+ * plan was made is opened again (no symlink followed) and its ancestors are walked up through
+ * ".." from descriptors, which follows the directories themselves, not their names (and bind
+ * mounts upwards).  An ancestor that is the directory of a rule made for another path, with a
+ * right the protected path must not have, would reach it: the run is refused.  A protected
+ * path that can no longer be opened is refused too: where it went is not known.
  */
 static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, size_t n,
 			 struct confine_error *err)
 {
 	for (size_t g = 0; g < pl->n_guards; g++) {
 		const struct cf_ll_rule *gu = &pl->guards[g];
+		bool dir = false;
+		int fd = open_rule_path(gu->path, &dir);
+		if (fd < 0) {
+			cf_err(
+			    err, CONFINE_E_SPAWN, "the workspace kept changing", gu->path,
+			    "this protected path existed when the Landlock rules were planned and "
+			    "is gone or replaced now, so the rules could not be checked against "
+			    "it");
+			cf_err_hint(err,
+				    "another process (a second sandbox?) is renaming directories "
+				    "in the workspace; run the command again when it has finished; "
+				    "nothing was run");
+			return CONFINE_E_SPAWN;
+		}
 		char buf[PATH_MAX];
 		snprintf(buf, sizeof(buf), "%s", gu->path);
-		for (;;) {
-			struct stat st;
-			if (lstat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-				for (size_t i = 0; i < n; i++) {
-					const struct cf_ll_rule *r = &pl->rules[ids[i].rule];
-					if (ids[i].dev != st.st_dev || ids[i].ino != st.st_ino ||
-					    !strcmp(r->path, buf) || !(r->access & gu->access))
-						continue;
-					cf_err(err, CONFINE_E_SPAWN,
-					       "protected path reachable by another path", gu->path,
-					       "'%s' is the same directory as '%s' (a bind mount), "
-					       "and "
-					       "its rule would give the protected path rights it "
-					       "must not "
-					       "have",
-					       r->path, buf);
-					cf_err_hint(
-					    err,
-					    "Landlock rules follow directories, not names: add a "
-					    "deny rule for '%s' too, or use the bwrap backend",
-					    r->path);
-					return CONFINE_E_SPAWN;
-				}
-			char *slash = strrchr(buf, '/');
-			if (!slash || slash == buf)
+		bool prefix = true; /* buf still names the directory at this level */
+		for (int depth = 0; depth < 4096; depth++) {
+			struct stat st, up;
+			if (fstat(fd, &st) < 0)
 				break;
-			*slash = '\0';
+			for (size_t i = 0; S_ISDIR(st.st_mode) && i < n; i++) {
+				const struct cf_ll_rule *r = &pl->rules[ids[i].rule];
+				if (ids[i].dev != st.st_dev || ids[i].ino != st.st_ino ||
+				    (prefix && !strcmp(r->path, buf)) || !(r->access & gu->access))
+					continue;
+				close(fd);
+				cf_err(err, CONFINE_E_SPAWN,
+				       "protected path reachable by another path", gu->path,
+				       "'%s' is the same directory as '%s' (a bind mount, or a "
+				       "directory renamed while the rules were made), and its rule "
+				       "would give the protected path rights it must not have",
+				       r->path, prefix ? buf : "an ancestor of it");
+				cf_err_hint(
+				    err,
+				    "Landlock rules follow directories, not names: if '%s' is a "
+				    "bind mount, add a deny rule for it too, or use the bwrap "
+				    "backend; if another process is renaming directories, run "
+				    "the command again when it has finished; nothing was run",
+				    r->path);
+				return CONFINE_E_SPAWN;
+			}
+			int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (parent < 0 || fstat(parent, &up) < 0 ||
+			    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+				if (parent >= 0)
+					close(parent);
+				break; /* the root */
+			}
+			close(fd);
+			fd = parent;
+			char *slash = strrchr(buf, '/');
+			if (slash && slash != buf)
+				*slash = '\0';
+			else if (slash)
+				buf[1] = '\0';
+			else
+				prefix = false;
 		}
+		close(fd);
 	}
 	return 0;
 }
