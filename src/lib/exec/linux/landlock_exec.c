@@ -288,6 +288,7 @@ struct ll_child {
 	char **sh_argv; /* "/bin/sh" path argv... for ENOEXEC; sh_argv[1] is replaced */
 	const char *cwd;
 	int status_w;
+	int err_w; /* the stderr tee's write end, or -1: stderr is inherited */
 	int ruleset;
 	const struct sock_fprog *prog;
 	const struct cf_cgroup *cgroup;
@@ -370,6 +371,9 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	/* TIOCSTI and kill(0, ...) stay inside: a session and process group of its own. */
 	if (setsid() < 0)
 		CHILD_FAIL(c, "setsid");
+	/* The report and the audit log read the denials on the command's stderr (SPEC 7.3). */
+	if (c->err_w >= 0 && dup2(c->err_w, 2) < 0)
+		CHILD_FAIL(c, "dup2");
 	/* The command dies with confine (R4); checked against the race with confine's death. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		CHILD_FAIL(c, "prctl(PR_SET_PDEATHSIG)");
@@ -466,7 +470,7 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	struct cf_strv cands = {0};
 	struct sock_fprog prog = {0};
 	char **sh_argv = NULL;
-	int rs = -1, status[2] = {-1, -1};
+	int rs = -1, status[2] = {-1, -1}, err_w = -1;
 	int r;
 
 	if ((r = cf_ll_build_ruleset(&run->ll, &rs, err)) < 0)
@@ -482,6 +486,8 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	sh_argv[0] = "sh";
 	for (size_t i = 1; i < plan->argv.n; i++)
 		sh_argv[i + 1] = plan->argv.v[i];
+	if (run->record.tee_wanted && (r = cf_open_tee(run, &err_w, err)) < 0)
+		goto out;
 	if (pipe2(status, O_CLOEXEC) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "pipe2",
 			      errno);
@@ -493,6 +499,7 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .sh_argv = sh_argv,
 			     .cwd = plan->cwd,
 			     .status_w = status[1],
+			     .err_w = err_w,
 			     .ruleset = rs,
 			     .prog = prog.filter ? &prog : NULL,
 			     .cgroup = &run->cgroup,
@@ -526,6 +533,8 @@ oom:
 out:
 	if (rs >= 0)
 		close(rs);
+	if (err_w >= 0)
+		close(err_w);
 	for (int i = 0; i < 2; i++)
 		if (status[i] >= 0)
 			close(status[i]);
