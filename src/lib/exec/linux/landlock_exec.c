@@ -120,6 +120,35 @@ struct ident {
  * right the protected path must not have, would reach it: the run is refused.  A protected
  * path that can no longer be opened is refused too: where it went is not known.
  */
+/*
+ * A file has no "..": its directory is opened by name (path, cut to it) and must hold this very
+ * file, by identity.  Closes fd; returns the directory's descriptor, or -1.
+ */
+static int parent_holding(int fd, char *path)
+{
+	struct stat f, e;
+	char *slash = strrchr(path, '/');
+	int pfd = -1;
+	bool pdir = false;
+	if (fstat(fd, &f) == 0 && slash && slash[1]) {
+		char *base = slash + 1;
+		char name[NAME_MAX + 1];
+		snprintf(name, sizeof(name), "%s", base);
+		if (slash == path)
+			path[1] = '\0';
+		else
+			*slash = '\0';
+		pfd = open_rule_path(path, &pdir);
+		if (pfd >= 0 && (!pdir || fstatat(pfd, name, &e, AT_SYMLINK_NOFOLLOW) < 0 ||
+				 e.st_dev != f.st_dev || e.st_ino != f.st_ino)) {
+			close(pfd);
+			pfd = -1;
+		}
+	}
+	close(fd);
+	return pfd;
+}
+
 static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, size_t n,
 			 struct confine_error *err)
 {
@@ -141,6 +170,16 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 		}
 		char buf[PATH_MAX];
 		snprintf(buf, sizeof(buf), "%s", gu->path);
+		if (!dir && (fd = parent_holding(fd, buf)) < 0) {
+			cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing", gu->path,
+			       "the directory of this protected file no longer holds it, so the "
+			       "rules could not be checked against it");
+			cf_err_hint(err,
+				    "another process (a second sandbox?) is renaming directories "
+				    "in the workspace; run the command again when it has finished; "
+				    "nothing was run");
+			return CONFINE_E_SPAWN;
+		}
 		bool prefix = true; /* buf still names the directory at this level */
 		for (int depth = 0; depth < 4096; depth++) {
 			struct stat st, up;
