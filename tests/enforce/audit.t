@@ -111,10 +111,10 @@ PY
 	# --- the file itself ---
 	echo secret >"$E/$who/target"
 	ln -sf "$E/$who/target" "$E/$who/link.jsonl"
-	rm -f "$w/ran"
-	cx "$who" --audit "$E/$who/link.jsonl" -- touch "$w/ran"
+	rm -f "$w/out/ran"
+	cx "$who" --audit "$E/$who/link.jsonl" -- touch "$w/out/ran"
 	is "$rc:$(cat "$E/$who/target")" "125:secret" "$who: R24 a symlink at the log path is refused (O_NOFOLLOW), its target untouched"
-	test -e "$w/ran"
+	test -e "$w/out/ran"
 	is "$?" 1 "$who: and nothing ran"
 done
 done_testing

@@ -118,7 +118,7 @@ struct ident {
  * ".." from descriptors, which follows the directories themselves, not their names (and bind
  * mounts upwards).  An ancestor that is the directory of a rule made for another path, with a
  * right the protected path must not have, would reach it: the run is refused.  A protected
- * path that can no longer be opened is refused too: where it went is not known.
+ * file or directory that can no longer be opened is refused too: where it went is not known.
  */
 /*
  * A file has no "..": its directory is opened by name (path, cut to it) and must hold this very
@@ -156,6 +156,10 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 		const struct cf_ll_rule *gu = &pl->guards[g];
 		bool dir = false;
 		int fd = open_rule_path(gu->path, &dir);
+		/* A socket or a FIFO that went away (a short-lived service, R29) holds nothing a
+		 * renamed directory could carry along: only files and directories count. */
+		if (fd < 0 && gu->kind != CF_KIND_DIR && gu->kind != CF_KIND_FILE)
+			continue;
 		if (fd < 0) {
 			cf_err(
 			    err, CONFINE_E_SPAWN, "the workspace kept changing", gu->path,
