@@ -156,8 +156,9 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 		const struct cf_ll_rule *gu = &pl->guards[g];
 		bool dir = false;
 		int fd = open_rule_path(gu->path, &dir);
-		/* A socket or a FIFO that went away (a short-lived service, R29) holds nothing a
-		 * renamed directory could carry along: only files and directories count. */
+		/* A socket or a FIFO that went away or was bound again (a short-lived service,
+		 * R29) holds nothing a renamed directory could carry along: only files and
+		 * directories count when they are gone. */
 		if (fd < 0 && gu->kind != CF_KIND_DIR && gu->kind != CF_KIND_FILE)
 			continue;
 		if (fd < 0) {
@@ -174,7 +175,10 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 		}
 		char buf[PATH_MAX];
 		snprintf(buf, sizeof(buf), "%s", gu->path);
-		if (!dir && (fd = parent_holding(fd, buf)) < 0) {
+		bool content = gu->kind == CF_KIND_DIR || gu->kind == CF_KIND_FILE;
+		if (!dir && (fd = parent_holding(fd, buf)) < 0 && !content)
+			continue; /* a socket bound again meanwhile (R29): as above */
+		if (fd < 0) {
 			cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing", gu->path,
 			       "the directory of this protected file no longer holds it, so the "
 			       "rules could not be checked against it");
