@@ -19,14 +19,14 @@
 # landlock (SPEC 3.3) mounts nothing: what B's setup must get right is that its rules land on
 # the inodes its plan saw, and anything else gets no right at all (fail closed).  In case 1 A's
 # renames fail because the workspace root is split in A too (EACCES); in case 2 the swapped
-# directory lies in ws/out, which only B splits, so that A's swaps succeed.  50 launches (25)
+# directory lies in ws/out, which only B splits, so that A's swaps succeed.  30 launches (15)
 # there: no mount setup to race, the landlock pass stays short.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 enforce_begin
 # 200 races per case; a sanitizer build (its own CI pass, for memory errors) runs 50.
-N=${CONFINE_RACE_RUNS:-${ASAN_OPTIONS:+50}}
-N=${N:-$(bk 200 50)}
+N=${CONFINE_RACE_RUNS:-${ASAN_OPTIONS:+$(bk 50 30)}}
+N=${N:-$(bk 200 30)}
 # The sibling case is a stress of the setup check, not a boundary (see 2.): fewer runs.
 N2=$((N / 2))
 
