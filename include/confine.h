@@ -452,6 +452,11 @@ int confine_request_set_audit_file(confine_request *req, const char *file,
  * the command can run, and write-denied inside the sandbox.  Touches the OS. */
 int confine_request_set_report_file(confine_request *req, const char *file,
 				    struct confine_error *err);
+/* For a plan that is only printed (run --print-plan): the audit log and the report file are
+ * protected in the plan as in the run, so that the printed plan and its digest are the run's
+ * (SPEC 7.3); nothing is opened or created.  Either may be NULL.  Touches the OS (realpath). */
+int confine_request_plan_record_files(confine_request *req, const char *audit, const char *report,
+				      struct confine_error *err);
 /* Look at the command's stderr for denial paths (confine_run_denied_paths) even without a
  * report or audit file.  Pure. */
 void confine_request_set_denial_scan(confine_request *req, bool on);

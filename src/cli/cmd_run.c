@@ -183,8 +183,10 @@ static int open_records(struct cli_opts *o, int argc, char **argv, bool parsed,
 	int r = 0;
 	if (!audit && env && *env)
 		audit = env;
-	if (!o->req || (parsed && o->print_plan))
+	if (!o->req)
 		return 0;
+	if (parsed && o->print_plan)
+		return confine_request_plan_record_files(o->req, audit, o->report, err);
 	if (audit && (r = confine_request_set_audit_file(o->req, audit, err)) < 0)
 		return r;
 	if (parsed && o->report &&

@@ -33,16 +33,16 @@ cxd() {
 for who in $RUN_USERS; do
 	w=$(ws "$who")
 	# seccomp refused by the kernel.
-	rm -f "$w/ran"
-	cxd "$who" "seccomp=ENOSYS prctl:22=EINVAL" -- "$TRYOP" write "$w/ran"
+	rm -f "$w/out/ran"
+	cxd "$who" "seccomp=ENOSYS prctl:22=EINVAL" -- "$TRYOP" write "$w/out/ran"
 	is "$rc" 125 "$who: SPEC 3.1 no seccomp, policy required: refused with 125"
 	case $err in *"sandbox unavailable: 'seccomp'"*"hint:"*) ok 0 "$who: the message names seccomp and gives a hint" ;;
 	*) ok 1 "$who: the message names seccomp and gives a hint (got: $err)" ;; esac
-	[ ! -e "$w/ran" ]
+	[ ! -e "$w/out/ran" ]
 	ok $? "$who: nothing ran without the filter"
-	cxd "$who" "seccomp=ENOSYS prctl:22=EINVAL" --policy off -- "$TRYOP" write "$w/ran"
+	cxd "$who" "seccomp=ENOSYS prctl:22=EINVAL" --policy off -- "$TRYOP" write "$w/out/ran"
 	is "$out/$rc" "OK/0" "$who: no seccomp, policy off: runs (an explicit choice)"
-	rm -f "$w/ran"
+	rm -f "$w/out/ran"
 
 	# No pidfd_open: --timeout.
 	marker=31.$$$RANDOM
@@ -66,9 +66,9 @@ for who in $RUN_USERS; do
 	is "$rc" 0 "$who: keyctl blocked outside: the sandbox still starts"
 done
 
-# R4: the grace period.  The command traps the signal and carries on.  The cases of one user run
-# at the same time (each waits out a grace period of 5 s, or 8 s to show that one SIGINT does
-# not end the sandbox), each with its own files.
+# R4: the grace period.  The command traps the signal and carries on.  The cases run at the
+# same time (each waits out a grace period of 5 s, or 8 s to show that one SIGINT does not end
+# the sandbox), each with its own files.
 # bg_under WHO TAG N PREFIX(N words) CONFINE-RUN-ARGS: confine in the background, started
 # through PREFIX (nothing, or denysys RULES --), output in $E/bg-TAG.out and .err; BGPID is
 # confine's pid (every wrapper execs).
@@ -86,73 +86,80 @@ bg_under() {
 }
 
 cases="TERM:TERM HUP:HUP INT:INT,INT INT:INT TERM:TERM:nopidfd"
+# Every user's cases at once: each waits out a grace period of its own.  The trap files are in
+# ws/out, which the landlock backend does not split (a new file at the workspace root is
+# refused there).
+declare -A pid=() mark=() started=() t0=()
+ids=()
 for who in $RUN_USERS; do
 	w=$(ws "$who")
-	declare -A pid=() mark=() started=() t0=()
 	k=0
 	for case in $cases; do
 		k=$((k + 1))
+		id=$who.$k
+		ids+=("$id")
 		IFS=: read -r trap sigs mode <<<"$case"
-		mark[$k]=0.2$k$$$RANDOM
+		mark[$id]=0.2$k$$$RANDOM
 		pre=()
 		[ "$mode" = nopidfd ] && pre=("$DENY" pidfd_open=ENOSYS --)
-		rm -f "$w/trapped$k"
-		bg_under "$who" "$k" "${#pre[@]}" "${pre[@]}" -- sh -c \
-			"trap 'echo trapped >>$w/trapped$k' $trap; while :; do '$TRYOP' sleep ${mark[$k]}; done"
-		pid[$k]=$BGPID
+		rm -f "$w/out/trapped$k"
+		bg_under "$who" "$id" "${#pre[@]}" "${pre[@]}" -- sh -c \
+			"trap 'echo trapped >>$w/out/trapped$k' $trap; while :; do '$TRYOP' sleep ${mark[$id]}; done"
+		pid[$id]=$BGPID
 	done
-	k=0
-	for case in $cases; do
-		k=$((k + 1))
-		started[$k]=0
-		if wait_for_proc "$TRYOP sleep ${mark[$k]}" 30; then
-			started[$k]=1
-		else
-			wait_pid "${pid[$k]}" 5
-			ok 1 "$who: $case: the command never started ($WAITRC: $(head -c 300 "$E/bg-$k.err"))"
-		fi
-	done
-	k=0
-	for case in $cases; do
-		k=$((k + 1))
-		[ "${started[$k]}" = 1 ] || continue
-		IFS=: read -r trap sigs mode <<<"$case"
-		for s in ${sigs//,/ }; do
-			rm -f "$w/trapped$k"
-			kill -s "$s" "${pid[$k]}"
-			# the command's trap has run before the next signal goes
-			for ((i = 0; i < 1500; i++)); do
-				[ -s "$w/trapped$k" ] && break
-				sleep 0.02
-			done
+done
+# case_of ID: sets who, k, w, trap, sigs, mode
+case_of() {
+	who=${1%.*} k=${1##*.}
+	w=$(ws "$who")
+	IFS=: read -r trap sigs mode <<<"$(echo $cases | tr ' ' '\n' | sed -n "${k}p")"
+}
+for id in "${ids[@]}"; do
+	case_of "$id"
+	started[$id]=0
+	if wait_for_proc "$TRYOP sleep ${mark[$id]}" 30; then
+		started[$id]=1
+	else
+		wait_pid "${pid[$id]}" 5
+		ok 1 "$who: $trap:$sigs${mode:+:$mode}: the command never started ($WAITRC: $(head -c 300 "$E/bg-$id.err"))"
+	fi
+done
+for id in "${ids[@]}"; do
+	[ "${started[$id]}" = 1 ] || continue
+	case_of "$id"
+	for s in ${sigs//,/ }; do
+		rm -f "$w/out/trapped$k"
+		kill -s "$s" "${pid[$id]}"
+		# the command's trap has run before the next signal goes
+		for ((i = 0; i < 1500; i++)); do
+			[ -s "$w/out/trapped$k" ] && break
+			sleep 0.02
 		done
-		t0[$k]=$SECONDS
-		ok "$([ -s "$w/trapped$k" ] && echo 0 || echo 1)" "$who: $case: the command caught SIG${sigs##*,}"
 	done
-	k=0
-	for case in $cases; do
-		k=$((k + 1))
-		[ "${started[$k]}" = 1 ] || continue
-		IFS=: read -r trap sigs mode <<<"$case"
-		if [ "$sigs" = INT ]; then
-			# One SIGINT: the command handled it and goes on; confine must not kill it.
-			left=$((8 - (SECONDS - t0[$k])))
-			wait_pid "${pid[$k]}" $((left > 1 ? left : 1))
-			is "$WAITRC" timeout "$who: R4 one SIGINT that the command handles: the sandbox goes on"
-			wait_gone "$TRYOP sleep ${mark[$k]}" 5
-			ok $? "$who: ... and it dies with confine (no orphan)"
-			continue
-		fi
-		wait_pid "${pid[$k]}" 30
-		is "$WAITRC" 137 "$who: R4 SIG${sigs//,/ + SIG} caught by the command${mode:+ ($mode)}: the sandbox is killed after the grace period (137)"
-		el=$((SECONDS - t0[$k]))
-		ok $((el >= 4 && el < 25 ? 0 : 1)) "$who: $case: killed after about 5 s (took ${el}s)"
-		grep -q "command did not end" "$E/bg-$k.err"
-		ok $? "$who: $case: confine says why it killed the sandbox"
-		wait_gone "$TRYOP sleep ${mark[$k]}" 5
-		ok $? "$who: $case: nothing of the sandbox is left"
-	done
-	unset pid mark started t0
+	t0[$id]=$SECONDS
+	ok "$([ -s "$w/out/trapped$k" ] && echo 0 || echo 1)" "$who: $trap:$sigs${mode:+:$mode}: the command caught SIG${sigs##*,}"
+done
+for id in "${ids[@]}"; do
+	[ "${started[$id]}" = 1 ] || continue
+	case_of "$id"
+	c=$trap:$sigs${mode:+:$mode}
+	if [ "$sigs" = INT ]; then
+		# One SIGINT: the command handled it and goes on; confine must not kill it.
+		left=$((8 - (SECONDS - t0[$id])))
+		wait_pid "${pid[$id]}" $((left > 1 ? left : 1))
+		is "$WAITRC" timeout "$who: R4 one SIGINT that the command handles: the sandbox goes on"
+		wait_gone "$TRYOP sleep ${mark[$id]}" 5
+		ok $? "$who: ... and it dies with confine (no orphan)"
+		continue
+	fi
+	wait_pid "${pid[$id]}" 30
+	is "$WAITRC" 137 "$who: R4 SIG${sigs//,/ + SIG} caught by the command${mode:+ ($mode)}: the sandbox is killed after the grace period (137)"
+	el=$((SECONDS - t0[$id]))
+	ok $((el >= 4 && el < 25 ? 0 : 1)) "$who: $c: killed after about 5 s (took ${el}s)"
+	grep -q "command did not end" "$E/bg-$id.err"
+	ok $? "$who: $c: confine says why it killed the sandbox"
+	wait_gone "$TRYOP sleep ${mark[$id]}" 5
+	ok $? "$who: $c: nothing of the sandbox is left"
 done
 kill_bg
 done_testing

@@ -7,9 +7,15 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 enforce_begin
+# landlock (SPEC 3.3): a denied write is EACCES, a hidden path's name stays visible (its content
+# is EACCES, never ENOENT), and a split directory (the workspace root, a directory holding a
+# protected path) takes no new entry: new files go to WS/out there.
+RO=$(bk EROFS EACCES)
+GONE=$(bk ENOENT EACCES)
 for who in $RUN_USERS; do
 	h=$(home "$who")
 	w=$(ws "$who")
+	W=$(bk "$w" "$w/out")
 	mkdir -p "$h/vault/public" "$w/keys"
 	echo hidden >"$h/vault/secret.txt"
 	echo shared >"$h/vault/public/p.txt"
@@ -18,9 +24,9 @@ for who in $RUN_USERS; do
 	# R13: an allow under a deny punches through; the rest of the denied tree stays hidden.
 	expect "$who" "OK shared" "allow ~/vault/public:read under deny ~/vault: readable" \
 		--allow "$h/vault/public:read" --deny "$h/vault" -- "$TRYOP" cat "$h/vault/public/p.txt"
-	expect "$who" "EROFS" "allow ~/vault/public:read under deny ~/vault: not writable" \
+	expect "$who" "$RO" "allow ~/vault/public:read under deny ~/vault: not writable" \
 		--allow "$h/vault/public:read" --deny "$h/vault" -- "$TRYOP" write "$h/vault/public/p.txt"
-	expect "$who" "ENOENT" "allow under deny: a sibling inside the hidden directory is absent" \
+	expect "$who" "$GONE" "allow under deny: a sibling inside the hidden directory is $(bk absent "refused (landlock: its name stays visible)")" \
 		--allow "$h/vault/public:read" --deny "$h/vault" -- "$TRYOP" read "$h/vault/secret.txt"
 	expect "$who" "EACCES" "allow under deny: the hidden directory cannot be listed" \
 		--allow "$h/vault/public:read" --deny "$h/vault" -- "$TRYOP" readdir "$h/vault"
@@ -37,12 +43,12 @@ for who in $RUN_USERS; do
 	closed=(--allow "$h/tools:read" --deny "$h:read")
 	expect "$who" "OK tool" "closed home: an allowed toolchain directory is readable" \
 		"${closed[@]}" -- "$TRYOP" cat "$h/tools/bin/cc"
-	expect "$who" "ENOENT" "closed home: a secret the guards forgot is out of reach" \
+	expect "$who" "$GONE" "closed home: a secret the guards forgot is out of reach" \
 		"${closed[@]}" -- "$TRYOP" read "$h/.forgotten-token"
 	expect "$who" "EACCES" "closed home: the home cannot be listed" \
 		"${closed[@]}" -- "$TRYOP" readdir "$h"
 	expect "$who" "OK" "closed home: the workspace inside it stays writable" \
-		"${closed[@]}" -- "$TRYOP" write "$w/closed-home-out"
+		"${closed[@]}" -- "$TRYOP" write "$W/closed-home-out"
 	expect "$who" "OK forgotten" "control: without the posture the forgotten secret is readable" \
 		-- "$TRYOP" cat "$h/.forgotten-token"
 
@@ -53,15 +59,15 @@ for who in $RUN_USERS; do
 	chmod 644 "$sr"
 	expect "$who" "OK shared" "--session-rules: its allow under its deny applies" \
 		--session-rules "$sr" -- "$TRYOP" cat "$h/vault/public/p.txt"
-	expect "$who" "ENOENT" "--session-rules: its deny applies (the hidden directory stays traversable)" \
+	expect "$who" "$GONE" "--session-rules: its deny applies (the hidden directory stays traversable)" \
 		--session-rules "$sr" -- "$TRYOP" read "$h/vault/secret.txt"
 	printf '{"version": 1, "rules": [\n  {"path": "x", "action": "perhaps"}\n]}\n' >"$sr"
-	rm -f "$w/session-ran"
-	cx "$who" --session-rules "$sr" -- "$TRYOP" write "$w/session-ran"
+	rm -f "$W/session-ran"
+	cx "$who" --session-rules "$sr" -- "$TRYOP" write "$W/session-ran"
 	is "$rc" 125 "$who: R5 a malformed --session-rules file refuses the run"
 	echo "$err" | grep -q "^confine: invalid rule file: '$sr' (line 2, column 27): /rules/0/action: "
 	ok $? "$who: the refusal names FILE, LINE, COLUMN and the JSON pointer"
-	[ ! -e "$w/session-ran" ]
+	[ ! -e "$W/session-ran" ]
 	ok $? "$who: the command did not run"
 	cx "$who" --session-rules "$E/missing-$who.json" -- true
 	is "$rc" 125 "$who: R6 a --session-rules file that does not exist refuses the run"
@@ -79,36 +85,52 @@ for who in $RUN_USERS; do
 	cp "$E/rules.$who.saved" "$w/.confine/rules.json"
 
 	# Overrides: the workspace rule file and the .confine directory are write-denied.
-	expect "$who" "EROFS" "WS/.confine/rules.json unwritable from inside" \
+	expect "$who" "$RO" "WS/.confine/rules.json unwritable from inside" \
 		-- "$TRYOP" write "$w/.confine/rules.json"
-	expect "$who" "EROFS" "WS/.confine: no new file" -- "$TRYOP" write "$w/.confine/extra.json"
+	expect "$who" "$RO" "WS/.confine: no new file" -- "$TRYOP" write "$w/.confine/extra.json"
 	expect "$who" "OK" "WS/.confine/rules.json still readable" -- "$TRYOP" read "$w/.confine/rules.json"
-	expect "$who" "EROFS" "--allow WS/.confine:write does not lift the override" \
+	expect "$who" "$RO" "--allow WS/.confine:write does not lift the override" \
 		--allow "$w/.confine:write" -- "$TRYOP" write "$w/.confine/rules.json"
 
 	# R14/R23: a new match of a glob rule cannot be hidden while the command runs, and is
-	# reported after it; an existing match stays hidden.
-	rm -f "$w/keys/new.pem"
+	# reported after it; an existing match stays hidden.  landlock: keys/ holds old.pem, so it
+	# is split and takes no new entry at all (fail closed); a new match is made in WS/out.
+	K=$(bk "$w/keys" "$w/out")
+	rm -f "$K/new.pem"
 	echo old >"$w/keys/old.pem"
 	[ "$who" = nobody ] && chown 65534:65534 "$w/keys/old.pem"
-	cx "$who" -- "$TRYOP" write "$w/keys/new.pem"
-	is "$out" "OK" "$who: creating WS/keys/new.pem during the run succeeds (not preventable)"
-	echo "$err" | grep -q "file matching a glob rule created during the run: '$w/keys/new.pem': rule '\*\*/\*.pem'"
+	bwrap_only "a new file beside a hidden match" ||
+		expect "$who" EACCES "landlock: no new file beside the hidden WS/keys/old.pem (a split directory)" \
+			-- "$TRYOP" write "$w/keys/new.pem"
+	cx "$who" -- "$TRYOP" write "$K/new.pem"
+	is "$out" "OK" "$who: creating $(bk WS/keys WS/out)/new.pem during the run succeeds (not preventable)"
+	echo "$err" | grep -q "file matching a glob rule created during the run: '$K/new.pem': rule '\*\*/\*.pem'"
 	ok $? "$who: the new .pem is reported after the run"
 	echo "$err" | grep -q "old.pem"
 	ok $((!$?)) "$who: the existing .pem is not reported"
-	expect "$who" "EACCES" "the next run protects the new .pem" -- "$TRYOP" read "$w/keys/new.pem"
+	expect "$who" "EACCES" "the next run protects the new .pem" -- "$TRYOP" read "$K/new.pem"
 	cx "$who" -- "$TRYOP" read "$w/keys/old.pem"
 	is "$out" "EACCES" "$who: the existing .pem stayed hidden"
 	[ -z "$err" ]
 	ok $? "$who: a run that creates nothing protected reports nothing"
 
+	# A missing guarded file.  landlock: the home is split (it holds ~/.ssh and the others), so
+	# ~/.netrc cannot be made at all (fail closed); ~/.docker, which holds nothing protected
+	# at launch, takes its missing config.json.
 	rm -f "$h/.netrc"
-	cx "$who" --allow "$h:write" -- "$TRYOP" write "$h/.netrc"
-	is "$out" "OK" "$who: a missing guarded file can be created (nothing to mount at launch)"
-	echo "$err" | grep -q "protected path created during the run: '$h/.netrc'"
+	mkdir -p "$h/.docker"
+	rm -f "$h/.docker/config.json"
+	[ "$who" = nobody ] && chown 65534:65534 "$h/.docker"
+	G=$(bk "$h/.netrc" "$h/.docker/config.json")
+	g=$(bk "~/.netrc" "~/.docker/config.json")
+	bwrap_only "a missing guarded file in the home" ||
+		expect "$who" EACCES "landlock: the missing ~/.netrc cannot be made in the split home" \
+			--allow "$h:write" -- "$TRYOP" write "$h/.netrc"
+	cx "$who" --allow "$h:write" -- "$TRYOP" write "$G"
+	is "$out" "OK" "$who: a missing guarded file ($g) can be created (nothing to protect at launch)"
+	echo "$err" | grep -q "protected path created during the run: '$G'"
 	ok $? "$who: its creation is reported after the run"
-	expect "$who" "EACCES" "the next run hides the new ~/.netrc" -- "$TRYOP" read "$h/.netrc"
-	rm -f "$h/.netrc" "$w/keys/new.pem"
+	expect "$who" "EACCES" "the next run hides the new $g" -- "$TRYOP" read "$G"
+	rm -f "$h/.netrc" "$G" "$K/new.pem"
 done
 done_testing

@@ -42,6 +42,23 @@ bwrap_only() {
 	return 1
 }
 
+# The kernel's Landlock ABI (0 without Landlock).
+LL_ABI=$("$FIX/tryop" landlock-abi 2>/dev/null | sed -n 's/^OK //p')
+LL_ABI=${LL_ABI:-0}
+# ux BWRAP-VALUE: the outcome of connecting to a host's pathname unix socket from inside.  The
+# landlock backend below ABI 9 refuses socket(AF_UNIX) (and datagram socketpairs) with EPERM,
+# so that no host socket is reachable at all, the workspace's and allowed ones included (the
+# plan lists it as not provided); from ABI 9 on it governs the connect with RESOLVE_UNIX, which
+# no rule grants: EACCES for every socket outside the sandbox (not verified on a kernel with
+# ABI 9 yet).
+ux() {
+	if [ "$LL" = 1 ]; then
+		if [ "$LL_ABI" -lt 9 ]; then printf EPERM; else printf EACCES; fi
+	else
+		printf '%s' "$1"
+	fi
+}
+
 case $T in
 /tmp/*) E=$(mktemp -d /var/tmp/confine-enforce.XXXXXX) ;;
 *) E=$T/e && mkdir "$E" ;;

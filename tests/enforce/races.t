@@ -9,6 +9,10 @@
 #    open: otherwise "allow ~/data" meaning its target at that instant is the rule's meaning.)
 #  - nothing of the policy or of the scrubbed environment is visible in /proc inside (options
 #    travel through --args FD; R12).
+# landlock (SPEC 3.3) has no pid namespace: the command sees the host's processes and their
+# command lines (confine's own, policy included: not provided, the plan says so), but Landlock
+# refuses it ptrace access to them, so their environments (where the scrubbed secret is) stay
+# unreadable (EACCES).
 # As root and as uid 65534.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
@@ -99,14 +103,29 @@ for who in $RUN_USERS; do
 
 	# /proc inside shows no policy and no scrubbed secret.
 	marker="policy-marker-$$-$who"
-	xenv=(MY_SECRET_TOKEN="envmarker-$$")
-	cx "$who" --deny "$h/$marker" --deny "$h/data:write" -- sh -c \
-		'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"'
-	echo "$out" | grep -q "$marker"
-	ok $((!$?)) "$who: no process inside shows the policy on its command line or environment"
-	echo "$out" | grep -q "envmarker-$$"
-	ok $((!$?)) "$who: the scrubbed secret appears nowhere in /proc inside"
-	echo "$out" | grep -q "confine-init\|/proc/self/fd"
-	ok $? "$who: (control) /proc inside was readable: the helper's command line is there"
+	if bwrap_only "the sandbox's /proc holds only the sandbox's processes"; then
+		xenv=(MY_SECRET_TOKEN="envmarker-$$")
+		cx "$who" --deny "$h/$marker" --deny "$h/data:write" -- sh -c \
+			'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"'
+		echo "$out" | grep -q "$marker"
+		ok $((!$?)) "$who: no process inside shows the policy on its command line or environment"
+		echo "$out" | grep -q "envmarker-$$"
+		ok $((!$?)) "$who: the scrubbed secret appears nowhere in /proc inside"
+		echo "$out" | grep -q "confine-init\|/proc/self/fd"
+		ok $? "$who: (control) /proc inside was readable: the helper's command line is there"
+	else
+		# The command's parent is confine itself (no helper in between).  The host's processes
+		# run by the test (timeout, confine) carry the secret in their own environments.
+		xenv=(MY_SECRET_TOKEN="envmarker-$$")
+		cx "$who" --deny "$h/$marker" --deny "$h/data:write" -- sh -c \
+			'"$0" read /proc/$PPID/environ; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n" | grep -c "^MY_SECRET_TOKEN="; cat /proc/self/environ | tr "\0" "\n" | grep -c "^PATH="; tr "\0" "\n" </proc/$PPID/cmdline | grep -cxF "$1/$2"' "$TRYOP" "$h" "$marker"
+		is "$out" "EACCES
+0
+1
+1" "$who: landlock: confine's environment is unreadable inside (EACCES), no readable environment holds the scrubbed secret, the command's own is readable, and confine's command line shows the policy (not provided)"
+		xenv=(MY_SECRET_TOKEN="envmarker-$$")
+		hx "$who" sh -c "MY_SECRET_TOKEN=envmarker-$$ '$TRYOP' sleep 30 & p=\$!; '$TRYOP' waitfile /proc/\$p/environ 5 >/dev/null; tr '\\0' '\\n' </proc/\$p/environ | grep -c '^MY_SECRET_TOKEN=envmarker'; kill \$p"
+		is "$out" 1 "$who: (control) on the host the same user reads the secret from a process's environment"
+	fi
 done
 done_testing

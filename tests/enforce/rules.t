@@ -41,10 +41,10 @@ for who in $RUN_USERS; do
 	expect "$who" "EACCES" "R9 --allow ~/.npmrc:read does not lift the guard" --allow "$h/.npmrc:read" -- "$TRYOP" read "$h/.npmrc"
 	expect "$who" "EACCES" "R8 first match wins: --deny ~/data --allow ~/data/sub:write" \
 		--deny "$h/data" --allow "$h/data/sub:write" -- "$TRYOP" write "$h/data/sub/f"
-	rm -f "$w/ran"
+	rm -f "$w/out/ran"
 	expect_rc "$who" 125 "R13 --allow ~/data/sub:write --deny ~/data: write beneath a read-deny refused" \
-		--allow "$h/data/sub:write" --deny "$h/data" -- "$TRYOP" write "$w/ran"
-	[ ! -e "$w/ran" ] && [ ! -e "$h/data/sub/f" ]
+		--allow "$h/data/sub:write" --deny "$h/data" -- "$TRYOP" write "$w/out/ran"
+	[ ! -e "$w/out/ran" ] && [ ! -e "$h/data/sub/f" ]
 	ok $? "$who: the refused commands did not run"
 
 	# --- the workspace file and the user file ---

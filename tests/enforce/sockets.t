@@ -4,6 +4,9 @@
 # so $XDG_RUNTIME_DIR (/run/user/UID) and the directory of $SSH_AUTH_SOCK are hidden; a
 # session rule can give back one socket (a gpg-agent) and nothing else.  Listeners run on the
 # host; the command inside tries to connect.  As root and as uid 65534.
+# landlock (SPEC 3.3): below Landlock ABI 9 no unix socket is reachable at all (EPERM; ux in
+# enforce.sh), allowed ones included; the guard on the directories is shown on a file in the
+# runtime directory too, whose name stays visible there (EACCES, never ENOENT).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 enforce_begin
@@ -14,6 +17,7 @@ for who in $RUN_USERS; do
 	rt=$E/$who/run-user
 	agent=$E/$who/ssh-agent
 	mkdir -p "$rt/gnupg" "$rt/bus-dir" "$agent"
+	echo runtime-state >"$rt/state"
 	[ "$who" = nobody ] && chown -R 65534:65534 "$rt" "$agent"
 	for s in "$rt/bus" "$rt/gnupg/S.gpg-agent" "$agent/agent.1"; do
 		rm -f "$s"
@@ -34,25 +38,34 @@ for who in $RUN_USERS; do
 	expect_host "$who" OK "control: the session bus socket answers on the host" "$TRYK" unix-connect "$rt/bus"
 
 	xenv=(XDG_RUNTIME_DIR="$rt" SSH_AUTH_SOCK="$agent/agent.1")
-	expect "$who" EACCES "XDG_RUNTIME_DIR hidden: connect to its bus socket" -- "$TRYK" unix-connect "$rt/bus"
+	expect "$who" "$(ux EACCES)" "XDG_RUNTIME_DIR hidden: connect to its bus socket" -- "$TRYK" unix-connect "$rt/bus"
 	xenv=(XDG_RUNTIME_DIR="$rt" SSH_AUTH_SOCK="$agent/agent.1")
-	expect "$who" EACCES "the ssh-agent directory hidden: connect to the agent" -- "$TRYK" unix-connect "$agent/agent.1"
+	xenv=(XDG_RUNTIME_DIR="$rt")
+	expect "$who" EACCES "XDG_RUNTIME_DIR hidden: a file in it is unreadable" -- "$TRYOP" read "$rt/state"
+	xenv=(XDG_RUNTIME_DIR="$rt" SSH_AUTH_SOCK="$agent/agent.1")
+	expect "$who" "$(ux EACCES)" "the ssh-agent directory hidden: connect to the agent" -- "$TRYK" unix-connect "$agent/agent.1"
 	xenv=(XDG_RUNTIME_DIR="$rt" SSH_AUTH_SOCK="$agent/agent.1")
 	expect "$who" "UNSET" "SSH_AUTH_SOCK removed from the environment" -- "$TRYOP" getenv SSH_AUTH_SOCK
 
 	# Give back one socket, path-selectively.
 	xenv=(XDG_RUNTIME_DIR="$rt")
-	expect "$who" OK "--allow the gpg-agent socket: it connects" \
+	expect "$who" "$(ux OK)" "--allow the gpg-agent socket: it connects$(bk "" " (landlock: not even then)")" \
 		--allow "$rt/gnupg/S.gpg-agent" -- "$TRYK" unix-connect "$rt/gnupg/S.gpg-agent"
 	xenv=(XDG_RUNTIME_DIR="$rt")
-	expect "$who" ENOENT "--allow the gpg-agent socket: the bus beside it stays out of reach" \
+	expect "$who" "$(ux ENOENT)" "--allow the gpg-agent socket: the bus beside it stays out of reach" \
 		--allow "$rt/gnupg/S.gpg-agent" -- "$TRYK" unix-connect "$rt/bus"
+	xenv=(XDG_RUNTIME_DIR="$rt")
+	expect "$who" "$(bk ENOENT EACCES)" "--allow the gpg-agent socket: a file beside it stays out of reach" \
+		--allow "$rt/gnupg/S.gpg-agent" -- "$TRYOP" read "$rt/state"
 	xenv=(XDG_RUNTIME_DIR="$rt")
 	expect "$who" EACCES "--allow the gpg-agent socket: the runtime directory stays unlistable" \
 		--allow "$rt/gnupg/S.gpg-agent" -- "$TRYOP" readdir "$rt"
 	xenv=(XDG_RUNTIME_DIR="$rt")
-	expect "$who" EACCES "--allow of the whole runtime directory does not lift the guard" \
+	expect "$who" "$(ux EACCES)" "--allow of the whole runtime directory does not lift the guard" \
 		--allow "$rt" -- "$TRYK" unix-connect "$rt/bus"
+	xenv=(XDG_RUNTIME_DIR="$rt")
+	expect "$who" EACCES "--allow of the whole runtime directory: its files stay unreadable" \
+		--allow "$rt" -- "$TRYOP" read "$rt/state"
 	kill_bg
 done
 done_testing

@@ -36,30 +36,30 @@ for who in $RUN_USERS; do
 	expect "$who" "OK x y" "stdout of the command reaches the caller" -- /bin/sh -c 'echo "OK $0 $1"' x y
 
 	# --- 125: confine refuses before the command starts ---
-	rm -f "$w/ran"
-	expect_rc "$who" 125 "R3 an unknown option -> 125" --no-such-option -- "$TRYOP" write "$w/ran"
-	expect_rc "$who" 125 "R1 --workspace / -> 125" --workspace / -- "$TRYOP" write "$w/ran"
-	expect_rc "$who" 125 "R1 --workspace \$HOME -> 125" --workspace "$h" -- "$TRYOP" write "$w/ran"
-	expect_rc "$who" 125 "R1 --workspace an ancestor of \$HOME -> 125" --workspace "$E/$who" -- "$TRYOP" write "$w/ran"
-	expect_rc "$who" 125 "R1 --workspace ~/.ssh/.. -> 125" --workspace "$h/.ssh/.." -- "$TRYOP" write "$w/ran"
+	rm -f "$w/out/ran"
+	expect_rc "$who" 125 "R3 an unknown option -> 125" --no-such-option -- "$TRYOP" write "$w/out/ran"
+	expect_rc "$who" 125 "R1 --workspace / -> 125" --workspace / -- "$TRYOP" write "$w/out/ran"
+	expect_rc "$who" 125 "R1 --workspace \$HOME -> 125" --workspace "$h" -- "$TRYOP" write "$w/out/ran"
+	expect_rc "$who" 125 "R1 --workspace an ancestor of \$HOME -> 125" --workspace "$E/$who" -- "$TRYOP" write "$w/out/ran"
+	expect_rc "$who" 125 "R1 --workspace ~/.ssh/.. -> 125" --workspace "$h/.ssh/.." -- "$TRYOP" write "$w/out/ran"
 	ln -sfn "$h" "$E/$who/home-link"
-	expect_rc "$who" 125 "R1 --workspace a symlink to \$HOME -> 125" --workspace "$E/$who/home-link" -- "$TRYOP" write "$w/ran"
-	[ ! -e "$w/ran" ]
+	expect_rc "$who" 125 "R1 --workspace a symlink to \$HOME -> 125" --workspace "$E/$who/home-link" -- "$TRYOP" write "$w/out/ran"
+	[ ! -e "$w/out/ran" ]
 	ok $? "$who: none of the refused commands ran"
 	# R6: a rule file that cannot be parsed refuses to run (fail closed).
 	bad=$h/badrules
-	mkdir -p "$bad/.confine"
+	mkdir -p "$bad/.confine" "$bad/out"
 	echo '{"version": 1, "rules": [' >"$bad/.confine/rules.json"
 	[ "$who" = nobody ] && chown -R 65534:65534 "$bad"
-	CX_CWD=$bad expect_rc "$who" 125 "R6 an unparsable WS/.confine/rules.json -> 125" -- "$TRYOP" write "$bad/ran"
+	CX_CWD=$bad expect_rc "$who" 125 "R6 an unparsable WS/.confine/rules.json -> 125" -- "$TRYOP" write "$bad/out/ran"
 	# R10: a workspace file cannot grant itself write access outside the workspace.
 	grant=$h/grant
-	mkdir -p "$grant/.confine"
+	mkdir -p "$grant/.confine" "$grant/out"
 	printf '{"version": 1, "rules": [{"path": "%s", "access": "write", "action": "allow"}]}\n' \
 		"$h/notes.txt" >"$grant/.confine/rules.json"
 	[ "$who" = nobody ] && chown -R 65534:65534 "$grant"
-	CX_CWD=$grant expect_rc "$who" 125 "R10 a workspace rule allowing a home file -> 125" -- "$TRYOP" write "$grant/ran"
-	[ ! -e "$bad/ran" ] && [ ! -e "$grant/ran" ] && [ "$(cat "$h/notes.txt")" = notes ]
+	CX_CWD=$grant expect_rc "$who" 125 "R10 a workspace rule allowing a home file -> 125" -- "$TRYOP" write "$grant/out/ran"
+	[ ! -e "$bad/out/ran" ] && [ ! -e "$grant/out/ran" ] && [ "$(cat "$h/notes.txt")" = notes ]
 	ok $? "$who: the commands of the refused workspaces did not run"
 
 	# --- 12. --print-plan prints and runs nothing ---

@@ -32,6 +32,11 @@
  *   unix-connect PATH      connect to the unix socket PATH
  *   unix-flicker PATH      bind a unix socket at PATH, unlink it, bind again... until killed
  *                          (a short-lived service: the socket comes and goes)
+ *   unix-dgram-listen PATH bind a datagram unix socket at PATH, print OK once bound, then
+ *                          append a line to PATH.got for every datagram until killed
+ *   pair-sendto PATH       socketpair(AF_UNIX, SOCK_DGRAM), then sendto(PATH) from one end:
+ *                          a datagram socket made without socket(2) addressing a host socket
+ *   pair-connect PATH      the same with connect(PATH) (a datagram socket may reconnect)
  *   kill PID SIG           kill(PID, SIG)
  *   ptrace PID             PTRACE_SEIZE then detach
  *   caps                   CapEff of /proc/self/status, 16 hex digits
@@ -267,6 +272,51 @@ static int op_flicker(const char *path)
 		close(s);
 		usleep(200);
 	}
+}
+
+static int op_dgram_listen(const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t len = unix_addr(&sa, path, false);
+	char got[PATH_MAX];
+	snprintf(got, sizeof(got), "%s.got", path);
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || bind(s, (struct sockaddr *)&sa, len) < 0)
+		return outcome(-1);
+	outcome(0);
+	fflush(stdout);
+	for (;;) {
+		char buf[256];
+		ssize_t n = recv(s, buf, sizeof(buf), 0);
+		int fd = n >= 0 ? open(got, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
+		if (fd >= 0) {
+			ssize_t k = write(fd, "datagram\n", 9);
+			(void)k;
+			close(fd);
+		}
+	}
+}
+
+static int op_pair(const char *path, bool use_connect)
+{
+	struct sockaddr_un sa;
+	socklen_t len = unix_addr(&sa, path, false);
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return outcome(-1);
+	long rc;
+	if (use_connect) {
+		rc = connect(sv[0], (struct sockaddr *)&sa, len);
+		if (rc == 0)
+			rc = send(sv[0], "x", 1, 0);
+	} else {
+		rc = sendto(sv[0], "x", 1, 0, (struct sockaddr *)&sa, len);
+	}
+	int saved = errno;
+	close(sv[0]);
+	close(sv[1]);
+	errno = saved;
+	return outcome(rc < 0 ? -1 : 0);
 }
 
 static int op_ptrace(long pid)
@@ -532,6 +582,12 @@ int main(int argc, char **argv)
 			return op_connect(arg, false);
 		if (strcmp(op, "unix-flicker") == 0)
 			return op_flicker(arg);
+		if (strcmp(op, "unix-dgram-listen") == 0)
+			return op_dgram_listen(arg);
+		if (strcmp(op, "pair-sendto") == 0)
+			return op_pair(arg, false);
+		if (strcmp(op, "pair-connect") == 0)
+			return op_pair(arg, true);
 		if (strcmp(op, "umount") == 0)
 			return outcome(umount2(arg, 0));
 		if (strcmp(op, "mount-tmpfs") == 0)

@@ -75,12 +75,13 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		    "name hiding (names and metadata of hidden paths stay visible); EROFS (EACCES "
 		    "instead); private /tmp (a per-run TMPDIR under the host's /tmp); private "
 		    "/dev/shm; pid namespace (host processes visible, not signalable or "
-		    "traceable); masked /proc files%s%s",
+		    "traceable); masked /proc files; metadata (chmod, utimes, xattrs of the "
+		    "user's files are not governed)%s%s",
 		    r->cgroup ? "" : "; daemon reaping (no cgroup)",
 		    r->landlock_abi >= 9
 			? ""
-			: "; unix sockets (socket(AF_UNIX) refused: Landlock ABI < "
-			  "9 cannot govern connect to pathname sockets)");
+			: "; unix sockets (socket(AF_UNIX) and datagram socketpairs refused: "
+			  "Landlock ABI < 9 cannot govern connect to pathname sockets)");
 	} else {
 		SET(r->read_protection, "not provided");
 		SET(r->write_protection, "not provided");

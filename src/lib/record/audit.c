@@ -47,6 +47,27 @@ int confine_request_set_report_file(confine_request *req, const char *file,
 			"cannot open the report file", file, false, err);
 }
 
+/* --print-plan: the plan protects the records as the run would (an override each), so that the
+ * printed plan, and its digest, is the run's (SPEC 7.3); nothing is opened or created. */
+int confine_request_plan_record_files(confine_request *req, const char *audit, const char *report,
+				      struct confine_error *err)
+{
+	char *canon = NULL;
+	if (audit && *audit) {
+		if (cf_record_file_canon("cannot name the audit log", audit, &canon, err) < 0)
+			return err && err->code ? err->code : CONFINE_E_OS;
+		free(req->record.audit_path);
+		req->record.audit_path = canon;
+	}
+	if (report && *report) {
+		if (cf_record_file_canon("cannot name the report file", report, &canon, err) < 0)
+			return err && err->code ? err->code : CONFINE_E_OS;
+		free(req->record.report_path);
+		req->record.report_path = canon;
+	}
+	return 0;
+}
+
 static void add_time(struct cf_jobj *j, const struct timespec *ts)
 {
 	struct tm tm;

@@ -8,7 +8,9 @@
 static void backend(struct cf_jobj *j, const confine_run *run)
 {
 	struct cf_jobj g;
-	const struct confine_probe_result *p = &run->probe;
+	/* The landlock backend's own probe says what it guarantees (SPEC 3.3). */
+	const struct confine_probe_result *p =
+	    run->backend == CONFINE_BACKEND_LANDLOCK ? &run->ll_probe : &run->probe;
 	bool none = run->policy == CONFINE_POLICY_OFF;
 	const char *why = run->record.escalated ? "not provided (escalated: outside the sandbox)"
 						: "not provided (policy off: no sandbox)";

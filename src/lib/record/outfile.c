@@ -92,3 +92,35 @@ out:
 	free(real);
 	return fd;
 }
+
+int cf_record_file_canon(const char *what, const char *path, char **canon,
+			 struct confine_error *err)
+{
+	*canon = NULL;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		cf_err(err, CONFINE_E_INVALID, what, path, "the name of a file is needed");
+		return -1;
+	}
+	char *dir =
+	    slash ? (slash == path ? cf_strdup("/") : cf_strndup(path, (size_t)(slash - path)))
+		  : cf_strdup(".");
+	char *real = dir ? realpath(dir, NULL) : NULL;
+	int e = errno;
+	free(dir);
+	if (!real) {
+		if (e == ENOMEM)
+			cf_nomem(err);
+		else
+			cf_err_os(err, CONFINE_E_OS, what, path, "realpath", e);
+		return -1;
+	}
+	*canon = cf_path_join(real, base);
+	free(real);
+	if (!*canon) {
+		cf_nomem(err);
+		return -1;
+	}
+	return 0;
+}

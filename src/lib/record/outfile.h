@@ -12,4 +12,9 @@
 int cf_open_record_file(const char *what, const char *path, bool append, char **canon,
 			struct confine_error *err);
 
+/* The canonical path cf_open_record_file would give `path`, without opening or creating
+ * anything (for --print-plan).  0, or -1 with err filled.  Touches the OS (realpath). */
+int cf_record_file_canon(const char *what, const char *path, char **canon,
+			 struct confine_error *err);
+
 #endif

@@ -19,7 +19,7 @@ chmod a+rx "$E/bin/withfilter"
 WITHFILTER=$E/bin/withfilter
 
 if ! sandbox_ok; then
-	skip "bubblewrap is not installed on this machine"
+	skip "$(bk "bubblewrap is not installed on this machine" "the landlock backend is not available here (confine probe)")"
 	done_testing
 fi
 enforce_users

@@ -30,8 +30,10 @@ int cf_seccomp_build_fd(int *fd_out, struct confine_error *err);
 enum cf_sockets {
 	CF_SOCKETS_ANY,	      /* no socket rule (bwrap: the network namespace does the work) */
 	CF_SOCKETS_UNIX_ONLY, /* every family but AF_UNIX refused with EPERM */
-	CF_SOCKETS_NONE,      /* every family refused with EPERM, AF_UNIX included */
-	CF_SOCKETS_NO_UNIX,   /* AF_UNIX refused with EPERM, every other family allowed */
+	CF_SOCKETS_NONE,      /* every family refused with EPERM, AF_UNIX included (and the
+				 datagram socketpair, which can address a host socket) */
+	CF_SOCKETS_NO_UNIX,   /* AF_UNIX refused with EPERM (the datagram socketpair too), every
+				 other family allowed */
 };
 struct cf_seccomp_opts {
 	enum cf_sockets sockets;

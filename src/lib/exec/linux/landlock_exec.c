@@ -107,45 +107,131 @@ struct ident {
 
 /*
  * Landlock rules follow inodes: a rule on a directory also covers whatever lies below that
- * directory when it is reached through another path (a bind mount of it elsewhere).  A
- * protected path one of whose ancestors is, under another name, a directory a rule grants
- * more than the protected path may have, would be reachable: the run is refused instead.
+ * directory when it is reached through another path.  That other path can be a bind mount of
+ * it elsewhere, or a name it had while the rules were opened: another process (a second
+ * sandbox with fewer protections in the same workspace) may rename directories between the
+ * listing the plan was made from and the moment each rule path is opened, so that a rule meant
+ * for a sibling lands on the directory that holds a protected path (R34 for this backend).
+ *
+ * So, once every rule is held by its descriptor: each protected path that existed when the
+ * plan was made is opened again (no symlink followed) and its ancestors are walked up through
+ * ".." from descriptors, which follows the directories themselves, not their names (and bind
+ * mounts upwards).  An ancestor that is the directory of a rule made for another path, with a
+ * right the protected path must not have, would reach it: the run is refused.  A protected
+ * file or directory that can no longer be opened is refused too: where it went is not known.
  */
+/*
+ * A file has no "..": its directory is opened by name (path, cut to it) and must hold this very
+ * file, by identity.  Closes fd; returns the directory's descriptor, or -1.
+ */
+static int parent_holding(int fd, char *path)
+{
+	struct stat f, e;
+	char *slash = strrchr(path, '/');
+	int pfd = -1;
+	bool pdir = false;
+	if (fstat(fd, &f) == 0 && slash && slash[1]) {
+		char *base = slash + 1;
+		char name[NAME_MAX + 1];
+		snprintf(name, sizeof(name), "%s", base);
+		if (slash == path)
+			path[1] = '\0';
+		else
+			*slash = '\0';
+		pfd = open_rule_path(path, &pdir);
+		if (pfd >= 0 && (!pdir || fstatat(pfd, name, &e, AT_SYMLINK_NOFOLLOW) < 0 ||
+				 e.st_dev != f.st_dev || e.st_ino != f.st_ino)) {
+			close(pfd);
+			pfd = -1;
+		}
+	}
+	close(fd);
+	return pfd;
+}
+
 static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, size_t n,
 			 struct confine_error *err)
 {
 	for (size_t g = 0; g < pl->n_guards; g++) {
 		const struct cf_ll_rule *gu = &pl->guards[g];
+		bool dir = false;
+		int fd = open_rule_path(gu->path, &dir);
+		/* A socket or a FIFO that went away or was bound again (a short-lived service,
+		 * R29) holds nothing a renamed directory could carry along: only files and
+		 * directories count when they are gone. */
+		if (fd < 0 && gu->kind != CF_KIND_DIR && gu->kind != CF_KIND_FILE)
+			continue;
+		if (fd < 0) {
+			cf_err(
+			    err, CONFINE_E_SPAWN, "the workspace kept changing", gu->path,
+			    "this protected path existed when the Landlock rules were planned and "
+			    "is gone or replaced now, so the rules could not be checked against "
+			    "it");
+			cf_err_hint(err,
+				    "another process (a second sandbox?) is renaming directories "
+				    "in the workspace; run the command again when it has finished; "
+				    "nothing was run");
+			return CONFINE_E_SPAWN;
+		}
 		char buf[PATH_MAX];
 		snprintf(buf, sizeof(buf), "%s", gu->path);
-		for (;;) {
-			struct stat st;
-			if (lstat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-				for (size_t i = 0; i < n; i++) {
-					const struct cf_ll_rule *r = &pl->rules[ids[i].rule];
-					if (ids[i].dev != st.st_dev || ids[i].ino != st.st_ino ||
-					    !strcmp(r->path, buf) || !(r->access & gu->access))
-						continue;
-					cf_err(err, CONFINE_E_SPAWN,
-					       "protected path reachable by another path", gu->path,
-					       "'%s' is the same directory as '%s' (a bind mount), "
-					       "and "
-					       "its rule would give the protected path rights it "
-					       "must not "
-					       "have",
-					       r->path, buf);
-					cf_err_hint(
-					    err,
-					    "Landlock rules follow directories, not names: add a "
-					    "deny rule for '%s' too, or use the bwrap backend",
-					    r->path);
-					return CONFINE_E_SPAWN;
-				}
-			char *slash = strrchr(buf, '/');
-			if (!slash || slash == buf)
-				break;
-			*slash = '\0';
+		bool content = gu->kind == CF_KIND_DIR || gu->kind == CF_KIND_FILE;
+		if (!dir && (fd = parent_holding(fd, buf)) < 0 && !content)
+			continue; /* a socket bound again meanwhile (R29): as above */
+		if (fd < 0) {
+			cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing", gu->path,
+			       "the directory of this protected file no longer holds it, so the "
+			       "rules could not be checked against it");
+			cf_err_hint(err,
+				    "another process (a second sandbox?) is renaming directories "
+				    "in the workspace; run the command again when it has finished; "
+				    "nothing was run");
+			return CONFINE_E_SPAWN;
 		}
+		bool prefix = true; /* buf still names the directory at this level */
+		for (int depth = 0; depth < 4096; depth++) {
+			struct stat st, up;
+			if (fstat(fd, &st) < 0)
+				break;
+			for (size_t i = 0; S_ISDIR(st.st_mode) && i < n; i++) {
+				const struct cf_ll_rule *r = &pl->rules[ids[i].rule];
+				if (ids[i].dev != st.st_dev || ids[i].ino != st.st_ino ||
+				    (prefix && !strcmp(r->path, buf)) || !(r->access & gu->access))
+					continue;
+				close(fd);
+				cf_err(err, CONFINE_E_SPAWN,
+				       "protected path reachable by another path", gu->path,
+				       "'%s' is the same directory as '%s' (a bind mount, or a "
+				       "directory renamed while the rules were made), and its rule "
+				       "would give the protected path rights it must not have",
+				       r->path, prefix ? buf : "an ancestor of it");
+				cf_err_hint(
+				    err,
+				    "Landlock rules follow directories, not names: if '%s' is a "
+				    "bind mount, add a deny rule for it too, or use the bwrap "
+				    "backend; if another process is renaming directories, run "
+				    "the command again when it has finished; nothing was run",
+				    r->path);
+				return CONFINE_E_SPAWN;
+			}
+			int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (parent < 0 || fstat(parent, &up) < 0 ||
+			    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+				if (parent >= 0)
+					close(parent);
+				break; /* the root */
+			}
+			close(fd);
+			fd = parent;
+			char *slash = strrchr(buf, '/');
+			if (slash && slash != buf)
+				*slash = '\0';
+			else if (slash)
+				buf[1] = '\0';
+			else
+				prefix = false;
+		}
+		close(fd);
 	}
 	return 0;
 }
@@ -249,6 +335,7 @@ struct ll_child {
 	char **sh_argv; /* "/bin/sh" path argv... for ENOEXEC; sh_argv[1] is replaced */
 	const char *cwd;
 	int status_w;
+	int err_w; /* the stderr tee's write end, or -1: stderr is inherited */
 	int ruleset;
 	const struct sock_fprog *prog;
 	const struct cf_cgroup *cgroup;
@@ -331,6 +418,9 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	/* TIOCSTI and kill(0, ...) stay inside: a session and process group of its own. */
 	if (setsid() < 0)
 		CHILD_FAIL(c, "setsid");
+	/* The report and the audit log read the denials on the command's stderr (SPEC 7.3). */
+	if (c->err_w >= 0 && dup2(c->err_w, 2) < 0)
+		CHILD_FAIL(c, "dup2");
 	/* The command dies with confine (R4); checked against the race with confine's death. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		CHILD_FAIL(c, "prctl(PR_SET_PDEATHSIG)");
@@ -427,7 +517,7 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	struct cf_strv cands = {0};
 	struct sock_fprog prog = {0};
 	char **sh_argv = NULL;
-	int rs = -1, status[2] = {-1, -1};
+	int rs = -1, status[2] = {-1, -1}, err_w = -1;
 	int r;
 
 	if ((r = cf_ll_build_ruleset(&run->ll, &rs, err)) < 0)
@@ -443,6 +533,8 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	sh_argv[0] = "sh";
 	for (size_t i = 1; i < plan->argv.n; i++)
 		sh_argv[i + 1] = plan->argv.v[i];
+	if (run->record.tee_wanted && (r = cf_open_tee(run, &err_w, err)) < 0)
+		goto out;
 	if (pipe2(status, O_CLOEXEC) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "pipe2",
 			      errno);
@@ -454,6 +546,7 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .sh_argv = sh_argv,
 			     .cwd = plan->cwd,
 			     .status_w = status[1],
+			     .err_w = err_w,
 			     .ruleset = rs,
 			     .prog = prog.filter ? &prog : NULL,
 			     .cgroup = &run->cgroup,
@@ -487,6 +580,8 @@ oom:
 out:
 	if (rs >= 0)
 		close(rs);
+	if (err_w >= 0)
+		close(err_w);
 	for (int i = 0; i < 2; i++)
 		if (status[i] >= 0)
 			close(status[i]);

@@ -12,6 +12,10 @@ typedef struct confine_run confine_run;
  * path gone or turned into a symlink gets no rule: no access).  *out is close-on-exec. */
 int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_error *err);
 
+/* The stderr tee's pipe (spawn.c): the wait loop holds the read end, *write_end (close-on-exec,
+ * at fd 3 or above) becomes the command's stderr. */
+int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err);
+
 /* Starts run->plan's command under run->ll (see landlock_exec.c). */
 int cf_ll_spawn(confine_run *run, struct confine_error *err);
 

@@ -246,9 +246,15 @@ static int new_memfd(struct confine_error *err)
  * The landlock backend has no network namespace: with the network off, socket(2) is refused for
  * every family but AF_UNIX (SPEC 3.3); and where Landlock cannot govern connect(2) to pathname
  * unix sockets (ABI < 9), AF_UNIX is refused too, so that the host's IPC endpoints stay out of
- * reach.  socketpair(2) makes no address-bound socket and stays allowed for AF_UNIX.  The family
- * is an int: compared on its low 32 bits.
+ * reach.  socketpair(2) stays allowed for AF_UNIX streams and seqpackets, whose ends are
+ * connected to each other for good; not for datagrams where AF_UNIX is refused: an end of a
+ * datagram pair can still connect(2) or sendto(2) any pathname socket on the host, a lookup
+ * Landlock below ABI 9 does not see.  The family and the type are ints: compared on their low
+ * 32 bits, the type under SOCK_TYPE_MASK (SOCK_CLOEXEC and SOCK_NONBLOCK ride on it).
  */
+/* The kernel's mask of the socket type under SOCK_CLOEXEC and SOCK_NONBLOCK (linux/net.h). */
+#define CF_SOCK_TYPE_MASK 0xf
+
 static int add_socket_rules(scmp_filter_ctx ctx, const struct cf_seccomp_opts *o,
 			    struct confine_error *err)
 {
@@ -266,6 +272,13 @@ static int add_socket_rules(scmp_filter_ctx ctx, const struct cf_seccomp_opts *o
 	if (o->sockets == CF_SOCKETS_UNIX_ONLY || o->sockets == CF_SOCKETS_NONE) {
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
 				      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+		if (rc < 0)
+			return rule_error(err, "socketpair", rc);
+	}
+	if (o->sockets == CF_SOCKETS_NONE || o->sockets == CF_SOCKETS_NO_UNIX) {
+		rc =
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+				     SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, SOCK_DGRAM));
 		if (rc < 0)
 			return rule_error(err, "socketpair", rc);
 	}

@@ -299,8 +299,9 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 }
 
 /* A pipe for the command's stderr: the write end (at fd 3 or above, close-on-exec until the
- * keep list hands it to bwrap) goes to the helper, the read end stays with the wait loop. */
-static int open_tee(confine_run *run, int *write_end, struct confine_error *err)
+ * keep list hands it to bwrap, or the landlock child makes it fd 2) goes to the helper, the
+ * read end stays with the wait loop. */
+int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -448,7 +449,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	if (run->record.tee_wanted) {
 		/* The command's stderr through confine's tee (exec/linux/tee.c): the helper
 		 * restores this pipe as fd 2 instead of the real stderr. */
-		if ((r = open_tee(run, &fds.stderr_fd, err)) < 0)
+		if ((r = cf_open_tee(run, &fds.stderr_fd, err)) < 0)
 			goto out;
 	} else if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",

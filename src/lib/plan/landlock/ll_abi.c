@@ -42,7 +42,8 @@ static const struct cf_ll_abi_entry table[] = {
      false, "LANDLOCK_RESTRICT_SELF_TSYNC"},
     {9, "fs: resolve_unix",
      "connect(2) and sendmsg(2) to pathname unix sockets are not governed by Landlock: "
-     "socket(AF_UNIX) is refused by seccomp instead (socketpair(2) works)",
+     "socket(AF_UNIX) and datagram socketpairs are refused by seccomp instead (stream "
+     "socketpairs work)",
      false, "LANDLOCK_ACCESS_FS_RESOLVE_UNIX"},
 };
 

@@ -573,19 +573,25 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 	    cf_strdup("masked kernel files: /proc is the host's, read-only; what bwrap masks "
 		      "there (/proc/timer_list, /proc/slabinfo, ...) stays readable where its "
 		      "mode allows"),
+	    cf_strdup("metadata: Landlock does not govern chmod(2), utimensat(2), chown(2) to "
+		      "one of the user's groups or extended attributes, so the command can change "
+		      "them on any file the user owns, outside the workspace and hidden ones "
+		      "included (their content stays out of reach)"),
 	    o->cgroup ? NULL
 		      : cf_strdup("daemon reaping: a process that leaves the command's session "
 				  "can outlive the run (no cgroup confine could create)"),
 	    pl->unix_sockets
 		? NULL
-		: cf_asprintf("unix sockets: Landlock ABI %d does not govern connect(2) or "
-			      "sendmsg(2) to pathname sockets (LANDLOCK_ACCESS_FS_RESOLVE_UNIX "
-			      "needs ABI 9), so socket(AF_UNIX) is refused with EPERM to keep the "
-			      "host's IPC endpoints out; socketpair(2) works",
-			      pl->abi),
+		: cf_asprintf(
+		      "unix sockets: Landlock ABI %d does not govern connect(2) or "
+		      "sendmsg(2) to pathname sockets (LANDLOCK_ACCESS_FS_RESOLVE_UNIX "
+		      "needs ABI 9), so socket(AF_UNIX) is refused with EPERM to keep the "
+		      "host's IPC endpoints out, and so is socketpair(2) of datagram sockets "
+		      "(an end can sendto(2) any pathname socket); stream socketpairs work",
+		      pl->abi),
 	};
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
-		bool wanted = i < 6 || (i == 6 && !o->cgroup) || (i == 7 && !pl->unix_sockets);
+		bool wanted = i < 7 || (i == 7 && !o->cgroup) || (i == 8 && !pl->unix_sockets);
 		if (!wanted)
 			continue;
 		if ((r = note(&pl->not_provided, items[i], err)) < 0) {

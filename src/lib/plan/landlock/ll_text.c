@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The Landlock plan as stable text and JSON, for `confine plan` and `run --print-plan`.  Pure. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan/landlock/ll_plan.h"
@@ -10,6 +11,38 @@
 	(CF_LL_FS_WRITE_FILE | CF_LL_FS_REMOVE_DIR | CF_LL_FS_REMOVE_FILE | CF_LL_FS_MAKE_DIR |    \
 	 CF_LL_FS_MAKE_REG | CF_LL_FS_MAKE_SOCK | CF_LL_FS_MAKE_FIFO | CF_LL_FS_MAKE_SYM |         \
 	 CF_LL_FS_REFER | CF_LL_FS_TRUNCATE)
+
+/*
+ * The run's own temp directory has a fresh name each run (mkdtemp); the plan text shows it as
+ * its template, so that the text, and the policy digest made from it (SPEC 7.3), is the same
+ * for `run --print-plan` and the run itself.
+ */
+static void add_shown(struct cf_buf *b, const struct cf_ll_plan *pl, const char *s)
+{
+	const char *t = pl->run_tmp;
+	size_t tl = t ? strlen(t) : 0;
+	const char *pre = "/tmp/confine-run.";
+	size_t pl_len = strlen(pre);
+	if (!tl || tl <= pl_len || strncmp(t, pre, pl_len)) {
+		cf_buf_add(b, s);
+		return;
+	}
+	for (const char *hit; (hit = strstr(s, t));) {
+		cf_buf_addf(b, "%.*s%s", (int)(hit - s), s, pre);
+		for (size_t i = pl_len; i < tl; i++)
+			cf_buf_addc(b, 'X');
+		s = hit + tl;
+	}
+	cf_buf_add(b, s);
+}
+
+static char *shown(const struct cf_ll_plan *pl, const char *s)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	add_shown(&b, pl, s);
+	return cf_buf_take(&b);
+}
 
 /* "read", "write" for the whole sets, the other rights by name. */
 static void access_text(struct cf_buf *b, uint64_t access, uint64_t all, bool dir)
@@ -34,13 +67,17 @@ static void access_text(struct cf_buf *b, uint64_t access, uint64_t all, bool di
 	}
 }
 
-static void strv_section(struct cf_buf *b, const char *title, const struct cf_strv *sv)
+static void strv_section(struct cf_buf *b, const struct cf_ll_plan *pl, const char *title,
+			 const struct cf_strv *sv)
 {
 	if (!sv->n)
 		return;
 	cf_buf_addf(b, "%s\n", title);
-	for (size_t i = 0; i < sv->n; i++)
-		cf_buf_addf(b, "  %s\n", sv->v[i]);
+	for (size_t i = 0; i < sv->n; i++) {
+		cf_buf_add(b, "  ");
+		add_shown(b, pl, sv->v[i]);
+		cf_buf_addc(b, '\n');
+	}
 }
 
 void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
@@ -76,28 +113,38 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 	cf_buf_add(b, "rules:\n");
 	for (size_t i = 0; i < pl->n_rules; i++) {
 		const struct cf_ll_rule *r = &pl->rules[i];
-		cf_buf_addf(b, "  %s ", r->path);
+		cf_buf_add(b, "  ");
+		add_shown(b, pl, r->path);
+		cf_buf_addc(b, ' ');
 		access_text(b, r->access, pl->handled_fs, r->kind == CF_KIND_DIR);
 		if (r->why)
 			cf_buf_addf(b, "  # %s", r->why);
 		cf_buf_addc(b, '\n');
 	}
 	strv_section(
-	    b, "split (entries created after launch get no access: fail closed):", &pl->split);
-	strv_section(
-	    b, "not listable (READ_DIR would reach a hidden directory below):", &pl->not_listable);
-	strv_section(b, "not provided:", &pl->not_provided);
+	    b, pl, "split (entries created after launch get no access: fail closed):", &pl->split);
+	strv_section(b, pl, "not listable (READ_DIR would reach a hidden directory below):",
+		     &pl->not_listable);
+	strv_section(b, pl, "not provided:", &pl->not_provided);
 	if (pl->notes.n)
-		strv_section(b, "landlock notes:", &pl->notes);
+		strv_section(b, pl, "landlock notes:", &pl->notes);
 }
 
-static void json_strv(struct cf_buf *b, const char *key, const struct cf_strv *sv)
+static void json_shown(struct cf_buf *b, const struct cf_ll_plan *pl, const char *s)
+{
+	char *t = pl ? shown(pl, s) : NULL;
+	cf_buf_add_json(b, t ? t : s);
+	free(t);
+}
+
+static void json_strv(struct cf_buf *b, const struct cf_ll_plan *pl, const char *key,
+		      const struct cf_strv *sv)
 {
 	cf_buf_addf(b, ",\"%s\":[", key);
 	for (size_t i = 0; i < sv->n; i++) {
 		if (i)
 			cf_buf_addc(b, ',');
-		cf_buf_add_json(b, sv->v[i]);
+		json_shown(b, pl, sv->v[i]);
 	}
 	cf_buf_addc(b, ']');
 }
@@ -118,7 +165,7 @@ void cf_ll_plan_json(struct cf_buf *b, const struct cf_ll_plan *pl)
 	for (size_t i = 0; i < pl->n_rules; i++) {
 		const struct cf_ll_rule *r = &pl->rules[i];
 		cf_buf_add(b, i ? ",{\"path\":" : "{\"path\":");
-		cf_buf_add_json(b, r->path);
+		json_shown(b, pl, r->path);
 		cf_buf_add(b, ",\"access\":\"");
 		cf_ll_access_names(b, r->access);
 		cf_buf_addc(b, '"');
@@ -129,10 +176,10 @@ void cf_ll_plan_json(struct cf_buf *b, const struct cf_ll_plan *pl)
 		cf_buf_addc(b, '}');
 	}
 	cf_buf_addc(b, ']');
-	json_strv(b, "split", &pl->split);
-	json_strv(b, "not_listable", &pl->not_listable);
-	json_strv(b, "not_provided", &pl->not_provided);
-	json_strv(b, "notes", &pl->notes);
+	json_strv(b, pl, "split", &pl->split);
+	json_strv(b, pl, "not_listable", &pl->not_listable);
+	json_strv(b, pl, "not_provided", &pl->not_provided);
+	json_strv(b, pl, "notes", &pl->notes);
 	cf_buf_addc(b, '}');
 }
 
@@ -181,9 +228,9 @@ char *cf_ll_full_json(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	cf_buf_addf(&b, ",\"network\":%s,\"seccomp\":%s,\"landlock\":",
 		    plan->network ? "true" : "false", plan->seccomp ? "true" : "false");
 	cf_ll_plan_json(&b, ll);
-	json_strv(&b, "missing", &plan->missing);
-	json_strv(&b, "env_removed", &plan->env_removed);
-	json_strv(&b, "argv", &plan->argv);
+	json_strv(&b, NULL, "missing", &plan->missing);
+	json_strv(&b, NULL, "env_removed", &plan->env_removed);
+	json_strv(&b, NULL, "argv", &plan->argv);
 	cf_buf_add(&b, "}\n");
 	return cf_buf_take(&b);
 }
