@@ -46,8 +46,8 @@
 /* The newest ABI this build knows; a newer kernel is used at this level (the kernel accepts an
  * older caller's ruleset). */
 #define CF_LL_ABI_KNOWN 9
-/* The oldest ABI the backend accepts under policy required (see cf_ll_abi_table). */
-#define CF_LL_ABI_MIN 6
+/* The oldest ABI the backend accepts under policy required is CONFINE_LANDLOCK_MIN_ABI
+ * (confine.h); cf_ll_abi_table says what each older one lacks. */
 
 /* What one ABI version adds and what its absence costs: the explicit downgrade table. */
 struct cf_ll_abi_entry {
