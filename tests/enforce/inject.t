@@ -25,6 +25,23 @@ if ! command -v b3sum >/dev/null; then
 fi
 b3() { b3sum --no-names "$1"; }
 
+# The landlock backend has no mount namespace to put an injection in: it refuses the run with a
+# clear error, never a pointer to a file that is not there (README, SPEC 6).
+if [ "$LL" = 1 ]; then
+	for who in $RUN_USERS; do
+		w=$(ws "$who")
+		echo content >"$E/src-$who" && chmod 0644 "$E/src-$who"
+		rm -f "$w/out/ran"
+		cx "$who" --inject-env "POLICY=$E/src-$who" -- "$TRYOP" write "$w/out/ran"
+		is "$rc" 125 "$who: landlock: a run with an injection is refused (125)"
+		grep -q "read-only file injection refused: 'landlock'" <<<"$err" && grep -q '^hint: use the bwrap backend' <<<"$err"
+		ok $? "$who: ... saying why, with a hint"
+		[ ! -e "$w/out/ran" ]
+		ok $? "$who: ... and the command did not run"
+	done
+	done_testing
+fi
+
 # The operations, each on its own line, in one sandbox run: P is the injected file, D its
 # directory, SIB a path in D's parent (for renaming D), OVER an ordinary file to move over P.
 cat >"$E/bin/inject-ops" <<EOF
