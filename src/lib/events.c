@@ -185,7 +185,8 @@ int cf_run_detect(confine_run *run)
 	struct cf_matches now = {0};
 	struct confine_error err = {0};
 	struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
-	if (cf_scan_globs(&run->globs, &b, &now, &err) < 0) {
+	/* From the launch scan's records (R32); what this scan found is the next run's cache. */
+	if (cf_scan_cached(&run->scan, run->cache_dir, &run->globs, &b, &now, &err) < 0) {
 		char detail[sizeof(err.reason) + sizeof(err.subject) + 8];
 		snprintf(detail, sizeof(detail), "%s: %s", err.subject, err.reason);
 		r = add_event(run, "dynamic_glob_scan_failed", NULL, NULL, detail);
@@ -202,6 +203,7 @@ int cf_run_detect(confine_run *run)
 			r = add_event(run, "unreadable_directory_skipped", now.skipped.v[i], NULL,
 				      "made unreadable during the run: the next run hides it "
 				      "without looking inside");
+	cf_scan_state_save(&run->scan, run->cache_dir);
 out:
 	cf_matches_release(&now);
 	return r;

@@ -16,6 +16,7 @@
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/settle.h"
+#include "host/scan.h"
 #endif
 
 struct confine_request {
@@ -92,6 +93,7 @@ struct confine_run {
 	struct cf_ruleset globs;   /* every glob rule, as scanned at launch */
 	struct cf_matches launch;  /* what the launch scan found */
 	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
+	struct cf_scan_state scan; /* the scan cache of this run's scans (R32) */
 	struct confine_event *events;
 	size_t n_events;
 

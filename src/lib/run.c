@@ -190,7 +190,8 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 	run->globs_collected = true;
 	if (r == 0 && run->globs.n) {
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
-		r = cf_scan_globs(&run->globs, &b, m, err);
+		/* Incremental (R32): from the cache file, or from the scan of the plan before. */
+		r = cf_scan_cached(&run->scan, run->cache_dir, &run->globs, &b, m, err);
 		if (r < 0 && err && !err->hint[0])
 			cf_err_hint(err,
 				    "every match is protected by a mount of its own, within the "
@@ -944,6 +945,7 @@ void confine_run_free(confine_run *run)
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);
 	cf_matches_release(&run->launch);
+	cf_scan_state_release(&run->scan);
 	cf_strv_release(&run->ipc_launch);
 	free(run->events);
 	free(run->skip);

@@ -12,6 +12,13 @@
  *    needs the entry's kind (d_type answers that almost always).
  * Directories are opened relative to their parent with O_NOFOLLOW|O_DIRECTORY, so a symlink is
  * never followed even when a directory is swapped for one during the walk.
+ *
+ * Incremental (R32, scan_cache.h): each directory the walk reads leaves a record (identity,
+ * timestamps, when it was read, the entries that mattered); the next scan costs one fstatat
+ * per directory whose record still holds, and reads only the others.  A directory is read in
+ * full before its subdirectories are walked, so that its record is complete; its matches are
+ * found in the read (or, reused, looked up again with one lstat each, so that their identities
+ * are the ones of now).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,9 +30,15 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#endif
 
 #include "host/hostfs.h"
 #include "host/scan.h"
+#include "host/scan_cache.h"
 #include "rules/pattern.h"
 #include "util/util.h"
 
@@ -58,10 +71,24 @@ struct walker {
 	struct u32v matched;
 	struct cf_buf path;
 	const char *root;
+	size_t rootlen;
+	int rootfd; /* the root of the current walk, open */
 	struct timespec deadline;
 	size_t nmatches;
 	unsigned tick;
 	bool oom;
+	/* R32: the records of the previous scan (NULL: none) and the ones this scan makes.  When
+	 * `keep` is false (no caller wants them, or they grew past the bound), a directory's
+	 * records are dropped once it is walked: the walk needs them only while it is in it. */
+	const struct cf_scan_cache *prev;
+	struct cf_scan_cache *next;
+	bool keep;
+	struct cf_scan_stats *stats;
+	struct {
+		uint64_t dev;
+		bool trusted;
+	} fs[8];
+	size_t nfs;
 };
 
 static bool push(struct walker *w, struct u32v *a, uint32_t x)
@@ -127,12 +154,39 @@ static bool step(struct walker *w, uint32_t pi, const uint32_t *states, uint32_t
 	return out->v[out->n - 1] == p->ncomp;
 }
 
+/* Moves every pattern alive at `depth` over the entry `name`: the patterns it matches go to
+ * w->matched, the states alive below it to w->lv[depth + 1].  A match is not descended for its
+ * pattern: what is below it is covered already.  Returns false on out-of-memory. */
+static bool advance(struct walker *w, int depth, const char *name, size_t nlen)
+{
+	struct u32v *cur = &w->lv[depth], *next = &w->lv[depth + 1];
+	next->n = 0;
+	w->matched.n = 0;
+	for (size_t i = 0; i < cur->n;) {
+		uint32_t pi = cur->v[i], k = cur->v[i + 1];
+		size_t head = next->n;
+		if (step(w, pi, cur->v + i + 2, k, name, nlen, next)) {
+			next->n = head;
+			push(w, &w->matched, pi);
+		}
+		i += 2 + k;
+	}
+	return !w->oom;
+}
+
 static bool over_time(struct walker *w)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > w->deadline.tv_sec ||
 	       (now.tv_sec == w->deadline.tv_sec && now.tv_nsec > w->deadline.tv_nsec);
+}
+
+static int time_budget(struct walker *w)
+{
+	return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+		      "the scan of '%s' took more than %g s (the time budget)", w->root,
+		      w->budget->seconds);
 }
 
 static enum cf_kind kind_of(int dirfd, const char *name, unsigned char type)
@@ -175,7 +229,14 @@ static int add_match(struct walker *w, enum cf_kind kind, size_t rule, const str
 	return 0;
 }
 
-static int walk(struct walker *w, int fd, int depth);
+/* Adds every pattern of w->matched as a match of w->path. */
+static int add_matched(struct walker *w, enum cf_kind kind, const struct stat *st)
+{
+	int rc = 0;
+	for (size_t i = 0; i < w->matched.n && rc == 0; i++)
+		rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, st);
+	return rc;
+}
 
 /* The directory right below the scan's root on the way to w->path: the tree responsible. */
 static void top_below_root(const struct walker *w, char *out, size_t cap)
@@ -198,9 +259,482 @@ static int skip_unreadable(struct walker *w)
 	return 0;
 }
 
-/* Opens the directory `name` below dirfd without following a symlink and walks it. */
-static int descend(struct walker *w, int dirfd, const char *name, int depth)
+/* ---------------------------------------------------------------------------------------- */
+/* The records this scan makes (scan_cache.h). */
+
+static bool grow(struct walker *w, void **v, size_t *cap, size_t n, size_t size)
 {
+	if (n < *cap)
+		return true;
+	size_t c = *cap ? *cap * 2 : 256;
+	void *p = realloc(*v, c * size);
+	if (!p) {
+		w->oom = true;
+		return false;
+	}
+	*v = p;
+	*cap = c;
+	return true;
+}
+
+/* Past the bound of a cache file, nothing is kept for the caller (scan_cache.h). */
+static void check_bound(struct walker *w)
+{
+	const struct cf_scan_cache *c = w->next;
+	size_t bytes = c->nroots * sizeof(*c->roots) + c->ndirs * sizeof(*c->dirs) +
+		       c->nkids * sizeof(*c->kids) + c->nnames;
+	if (bytes > CF_SCAN_CACHE_MAX_BYTES - 4096)
+		w->keep = false;
+}
+
+static int64_t ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* A new directory record: its index, or CF_SCAN_NONE on out-of-memory. */
+static uint32_t new_dir(struct walker *w, const struct cf_scan_dir *d)
+{
+	struct cf_scan_cache *c = w->next;
+	if (!grow(w, (void **)&c->dirs, &c->cdirs, c->ndirs, sizeof(*c->dirs)))
+		return CF_SCAN_NONE;
+	c->dirs[c->ndirs] = *d;
+	c->dirs[c->ndirs].first = (uint32_t)c->nkids;
+	c->dirs[c->ndirs].n = 0;
+	return (uint32_t)c->ndirs++;
+}
+
+static uint32_t add_name(struct walker *w, const char *s, size_t n)
+{
+	struct cf_scan_cache *c = w->next;
+	if (c->nnames + n + 1 > c->cnames) {
+		size_t cap = c->cnames ? c->cnames * 2 : 4096;
+		while (cap < c->nnames + n + 1)
+			cap *= 2;
+		char *p = realloc(c->names, cap);
+		if (!p) {
+			w->oom = true;
+			return 0;
+		}
+		c->names = p;
+		c->cnames = cap;
+	}
+	uint32_t at = (uint32_t)c->nnames;
+	memcpy(c->names + at, s, n);
+	/* A NUL after each name (not counted in its length): names can be passed on as
+	 * strings. */
+	c->names[at + n] = '\0';
+	c->nnames += n + 1;
+	return at;
+}
+
+static bool new_kid(struct walker *w, const char *name, size_t n, enum cf_kind kind)
+{
+	struct cf_scan_cache *c = w->next;
+	if (!grow(w, (void **)&c->kids, &c->ckids, c->nkids, sizeof(*c->kids)))
+		return false;
+	uint32_t at = add_name(w, name, n);
+	if (w->oom)
+		return false;
+	c->kids[c->nkids++] =
+	    (struct cf_scan_kid){.name = at, .dir = CF_SCAN_NONE, .len = (uint16_t)n, .kind = kind};
+	return true;
+}
+
+static int kid_cmp(const char *names, const struct cf_scan_kid *a, const struct cf_scan_kid *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int r = memcmp(names + a->name, names + b->name, n);
+	return r ? r : (int)a->len - (int)b->len;
+}
+
+/* Sorts kids[0, n) by name (a heap sort: in place, no recursion, no comparator context). */
+static void sort_kids(const char *names, struct cf_scan_kid *k, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		for (size_t r = i, c; (c = 2 * r + 1) < n; r = c) {
+			if (c + 1 < n && kid_cmp(names, &k[c], &k[c + 1]) < 0)
+				c++;
+			if (kid_cmp(names, &k[r], &k[c]) >= 0)
+				break;
+			struct cf_scan_kid t = k[r];
+			k[r] = k[c];
+			k[c] = t;
+		}
+	for (size_t end = n; end-- > 1;) {
+		struct cf_scan_kid t = k[0];
+		k[0] = k[end];
+		k[end] = t;
+		for (size_t r = 0, c; (c = 2 * r + 1) < end; r = c) {
+			if (c + 1 < end && kid_cmp(names, &k[c], &k[c + 1]) < 0)
+				c++;
+			if (kid_cmp(names, &k[r], &k[c]) >= 0)
+				break;
+			t = k[r];
+			k[r] = k[c];
+			k[c] = t;
+		}
+	}
+}
+
+/* The record the previous scan made of the entry `name` of its directory `old`, or NONE. */
+static uint32_t old_child(const struct walker *w, uint32_t old, const char *name, size_t n)
+{
+	const struct cf_scan_cache *p = w->prev;
+	if (!p || old == CF_SCAN_NONE)
+		return CF_SCAN_NONE;
+	const struct cf_scan_kid *k = p->kids + p->dirs[old].first;
+	size_t lo = 0, hi = p->dirs[old].n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		size_t m = k[mid].len < n ? k[mid].len : n;
+		int r = memcmp(p->names + k[mid].name, name, m);
+		if (!r)
+			r = (int)k[mid].len - (int)n;
+		if (!r)
+			return k[mid].dir;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return CF_SCAN_NONE;
+}
+
+/*
+ * Whether the directory's listing of the previous scan still holds: same identity, same
+ * timestamps to the nanosecond, on a file system whose timestamps confine trusts, and both
+ * timestamps older than the moment of that read by more than CF_SCAN_RACY_NS.  A change of the
+ * listing sets ctime to the current time, which nobody can set back: an entry added after the
+ * read would show as a later ctime, unless it came within the timestamp granularity of the
+ * read (the racy case), which is why a directory changed shortly before it was read is read
+ * again.
+ */
+static bool unchanged(const struct cf_scan_dir *d, const struct stat *st)
+{
+	if (!(d->flags & CF_SCAN_TRUSTED) || !S_ISDIR(st->st_mode) ||
+	    d->dev != (uint64_t)st->st_dev || d->ino != (uint64_t)st->st_ino ||
+	    d->mode != (uint32_t)st->st_mode || d->mtime != ns_of(&st->st_mtim) ||
+	    d->ctime != ns_of(&st->st_ctim))
+		return false;
+	return d->ctime < d->read - CF_SCAN_RACY_NS && d->mtime < d->read - CF_SCAN_RACY_NS;
+}
+
+/*
+ * File systems whose directory timestamps confine trusts: local ones, where the kernel sets
+ * ctime from the clock confine reads.  A network or FUSE file system takes its timestamps from
+ * another clock or from a program, so its directories are always read.
+ */
+static bool fs_trusted(struct walker *w, int fd, uint64_t dev)
+{
+	for (size_t i = 0; i < w->nfs; i++)
+		if (w->fs[i].dev == dev)
+			return w->fs[i].trusted;
+	bool t = false;
+#ifdef __linux__
+	struct statfs sf;
+	if (fstatfs(fd, &sf) == 0)
+		switch ((unsigned long)sf.f_type) {
+		case 0xEF53UL:	   /* ext2, ext3, ext4 */
+		case 0x58465342UL: /* xfs */
+		case 0x9123683EUL: /* btrfs */
+		case 0x01021994UL: /* tmpfs */
+		case 0x794C7630UL: /* overlayfs */
+		case 0xF2F52010UL: /* f2fs */
+		case 0x2FC12FC1UL: /* zfs */
+			t = true;
+			break;
+		default:
+			break;
+		}
+#else
+	(void)fd;
+#endif
+	if (w->nfs < sizeof(w->fs) / sizeof(w->fs[0])) {
+		w->fs[w->nfs].dev = dev;
+		w->fs[w->nfs++].trusted = t;
+	}
+	return t;
+}
+
+/* w->path relative to the walk's root ("" for the root itself). */
+static const char *rel_path(const struct walker *w)
+{
+	const char *s = w->path.s + w->rootlen;
+	while (*s == '/')
+		s++;
+	return s;
+}
+
+/* The last component of w->path (w->path moves as the walk goes: never keep this pointer). */
+static const char *last_name(const struct walker *w)
+{
+	return strrchr(w->path.s, '/') + 1;
+}
+
+/* lstat of w->path: relative to pfd when the parent is open, else to the root. */
+static int stat_at(const struct walker *w, int pfd, struct stat *st)
+{
+	if (pfd >= 0)
+		return fstatat(pfd, last_name(w), st, AT_SYMLINK_NOFOLLOW);
+	const char *rel = rel_path(w);
+	if (!*rel)
+		return fstat(w->rootfd, st);
+	return fstatat(w->rootfd, rel, st, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Opens w->path as a directory, never following a symlink: relative to its open parent, or,
+ * when the parent's listing was reused (never opened), beneath the root with no symlink
+ * anywhere on the way. */
+static int open_dir_at(const struct walker *w, int pfd)
+{
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	if (pfd >= 0)
+		return openat(pfd, last_name(w), flags);
+	const char *rel = rel_path(w);
+	if (!*rel)
+		return fcntl(w->rootfd, F_DUPFD_CLOEXEC, 0);
+#ifdef __linux__
+	struct open_how how = {.flags = (uint64_t)flags,
+			       .resolve =
+				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	for (int i = 0; i < 4; i++) {
+		int fd = (int)syscall(SYS_openat2, w->rootfd, rel, &how, sizeof(how));
+		/* EAGAIN: a rename elsewhere raced the lookup; ask again. */
+		if (fd >= 0 || (errno != EAGAIN && errno != ENOSYS))
+			return fd;
+		if (errno == ENOSYS)
+			break;
+	}
+#endif
+	return openat(w->rootfd, rel, flags);
+}
+
+static int visit(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *made);
+
+/* Appends "/name" to w->path; false on out-of-memory. */
+static bool path_push(struct walker *w, const char *name, size_t n)
+{
+	if (w->path.len > 1 || w->path.s[0] != '/')
+		cf_buf_addc(&w->path, '/');
+	cf_buf_addn(&w->path, name, n);
+	return !w->path.oom;
+}
+
+static void path_pop(struct walker *w, size_t base)
+{
+	w->path.len = base;
+	w->path.s[base] = '\0';
+}
+
+/* Walks into every subdirectory among the entries kids[first, first + n) of the record `idx`
+ * (the directory w->path, open at fd, or -1 when its listing was reused), where a pattern is
+ * still alive below it; `old` is its record in the previous scan. */
+static int descend_all(struct walker *w, int fd, int depth, uint32_t idx, uint32_t old)
+{
+	struct cf_scan_cache *c = w->next;
+	uint32_t first = c->dirs[idx].first, n = c->dirs[idx].n;
+	size_t base = w->path.len;
+	int rc = 0;
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		const struct cf_scan_kid k = c->kids[first + i];
+		if (k.kind != CF_KIND_DIR)
+			continue;
+		const char *name = c->names + k.name;
+		if (!advance(w, depth, name, k.len)) {
+			rc = cf_nomem(w->err);
+			break;
+		}
+		if (!w->lv[depth + 1].n)
+			continue;
+		uint32_t was = old_child(w, old, name, k.len);
+		if (!path_push(w, name, k.len)) {
+			rc = cf_nomem(w->err);
+			break;
+		}
+		uint32_t made = CF_SCAN_NONE;
+		rc = visit(w, fd, depth + 1, was, &made);
+		if (w->keep)
+			c->kids[first + i].dir = made;
+		path_pop(w, base);
+	}
+	return rc;
+}
+
+/*
+ * Reuses the previous scan's listing of w->path (record `old`, found unchanged): its matches
+ * are matched again (the patterns are the same, so are the results) and their identities taken
+ * now, with one lstat each (R34 compares them before the command starts); its subdirectories
+ * are visited.  Returns 1 when a match is not what the listing says (a mount over it, say):
+ * the directory is then read instead.
+ */
+static int reuse(struct walker *w, int depth, uint32_t old, uint32_t *made)
+{
+	const struct cf_scan_cache *p = w->prev;
+	struct cf_scan_cache *c = w->next;
+	const struct cf_scan_dir od = p->dirs[old];
+	size_t m0 = w->out->n, nm0 = w->nmatches, d0 = c->ndirs, k0 = c->nkids, n0 = c->nnames;
+	size_t base = w->path.len;
+	int rc = 0;
+	uint32_t idx = new_dir(w, &od);
+	if (idx == CF_SCAN_NONE)
+		return cf_nomem(w->err);
+	for (uint32_t i = 0; i < od.n; i++) {
+		const struct cf_scan_kid *k = &p->kids[od.first + i];
+		const char *name = p->names + k->name;
+		if ((++w->tick & 255) == 0 && over_time(w))
+			return time_budget(w);
+		if (!advance(w, depth, name, k->len))
+			return cf_nomem(w->err);
+		bool dive = w->lv[depth + 1].n && k->kind == CF_KIND_DIR;
+		if (!w->matched.n && !dive)
+			continue; /* matters to no pattern (cannot happen with the same patterns) */
+		if (w->matched.n) {
+			struct stat st;
+			if (!path_push(w, name, k->len))
+				return cf_nomem(w->err);
+			bool same = stat_at(w, -1, &st) == 0 &&
+				    cf_kind_of_mode(st.st_mode) == (enum cf_kind)k->kind;
+			if (same)
+				rc = add_matched(w, (enum cf_kind)k->kind, &st);
+			path_pop(w, base);
+			if (rc)
+				return rc;
+			if (!same) {
+				/* Undo this directory and read it. */
+				for (size_t j = m0; j < w->out->n; j++)
+					free(w->out->v[j].path);
+				w->out->n = m0;
+				w->nmatches = nm0;
+				c->ndirs = d0;
+				c->nkids = k0;
+				c->nnames = n0;
+				return 1;
+			}
+		}
+		if (!new_kid(w, name, k->len, (enum cf_kind)k->kind))
+			return cf_nomem(w->err);
+	}
+	c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
+	w->stats->dirs_reused++;
+	rc = descend_all(w, -1, depth, idx, old);
+	*made = idx;
+	return rc;
+}
+
+/* Reads the directory w->path (see open_dir_at) and records what of it matters; `old` is its
+ * record in the previous scan, if any (for its subdirectories). */
+static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *made)
+{
+	struct cf_scan_cache *c = w->next;
+	int rc = 0;
+	int fd = open_dir_at(w, pfd);
+	if (fd < 0) {
+		/* Gone, or swapped for a symlink or a file since readdir: nothing to walk. */
+		if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EXDEV)
+			return 0;
+		if (errno == EACCES || errno == EPERM)
+			return skip_unreadable(w);
+		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
+				 w->path.s, "openat", errno);
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s, "fstat",
+			       errno);
+		close(fd);
+		return rc;
+	}
+	struct timespec now;
+	/* The moment of the read: taken before the first entry is read (racy rule). */
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct cf_scan_dir rec = {.dev = (uint64_t)st.st_dev,
+				  .ino = (uint64_t)st.st_ino,
+				  .mtime = ns_of(&st.st_mtim),
+				  .ctime = ns_of(&st.st_ctim),
+				  .read = ns_of(&now),
+				  .mode = (uint32_t)st.st_mode,
+				  .flags =
+				      fs_trusted(w, fd, (uint64_t)st.st_dev) ? CF_SCAN_TRUSTED : 0};
+	if (old != CF_SCAN_NONE && w->prev && w->prev->dirs[old].dev == rec.dev &&
+	    w->prev->dirs[old].ino == rec.ino && w->prev->dirs[old].mtime == rec.mtime &&
+	    w->prev->dirs[old].ctime == rec.ctime)
+		w->stats->dirs_recent++;
+	uint32_t idx = new_dir(w, &rec);
+	DIR *d = idx == CF_SCAN_NONE ? NULL : fdopendir(fd);
+	if (!d) {
+		rc = idx == CF_SCAN_NONE ? cf_nomem(w->err)
+					 : cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed",
+						     w->path.s, "fdopendir", errno);
+		close(fd);
+		return rc;
+	}
+	w->stats->dirs_read++;
+	size_t base = w->path.len;
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			if (errno)
+				rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed",
+					       w->path.s, "readdir", errno);
+			break;
+		}
+		const char *ename = e->d_name;
+		if (ename[0] == '.' && (!ename[1] || (ename[1] == '.' && !ename[2])))
+			continue;
+		if ((++w->tick & 255) == 0 && over_time(w)) {
+			rc = time_budget(w);
+			break;
+		}
+		size_t nlen = strlen(ename);
+		if (!advance(w, depth, ename, nlen)) {
+			rc = cf_nomem(w->err);
+			break;
+		}
+		bool alive = w->lv[depth + 1].n > 0;
+		if (!w->matched.n && !alive)
+			continue;
+		enum cf_kind kind = kind_of(dirfd(d), ename, e->d_type);
+		if (kind == CF_KIND_MISSING)
+			continue; /* gone since readdir */
+		if (w->matched.n) {
+			struct stat mst;
+			bool known = fstatat(dirfd(d), ename, &mst, AT_SYMLINK_NOFOLLOW) == 0;
+			if (!path_push(w, ename, nlen)) {
+				rc = cf_nomem(w->err);
+				break;
+			}
+			rc = add_matched(w, kind, known ? &mst : NULL);
+			path_pop(w, base);
+			if (rc)
+				break;
+		}
+		if ((w->matched.n || (alive && kind == CF_KIND_DIR)) &&
+		    !new_kid(w, ename, nlen, kind)) {
+			rc = cf_nomem(w->err);
+			break;
+		}
+	}
+	if (rc == 0) {
+		c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
+		sort_kids(c->names, c->kids + c->dirs[idx].first, c->dirs[idx].n);
+		rc = descend_all(w, dirfd(d), depth, idx, old);
+	}
+	closedir(d);
+	*made = idx;
+	return rc;
+}
+
+/* Walks the directory w->path (relative to its parent open at pfd, or -1: see stat_at), whose
+ * pattern states are in w->lv[depth]: with the previous scan's listing when it still holds,
+ * else by reading it. */
+static int visit(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *made)
+{
+	struct cf_scan_cache *c = w->next;
+	size_t d0 = c->ndirs, k0 = c->nkids, n0 = c->nnames;
+	int rc = 1;
+	*made = CF_SCAN_NONE;
 	if (depth > w->budget->max_depth) {
 		char top[4096];
 		top_below_root(w, top, sizeof(top));
@@ -213,99 +747,24 @@ static int descend(struct walker *w, int dirfd, const char *name, int depth)
 			    "made it to stop later runs); nothing was run");
 		return CONFINE_E_SCAN;
 	}
-	if (over_time(w))
-		return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
-			      "the scan of '%s' took more than %g s (the time budget)", w->root,
-			      w->budget->seconds);
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		/* Gone, or swapped for a symlink or a file since readdir: nothing to walk. */
-		if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
-			return 0;
-		if (errno == EACCES || errno == EPERM)
-			return skip_unreadable(w);
-		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
-				 w->path.s, "openat", errno);
-	}
-	return walk(w, fd, depth);
-}
-
-/* Walks the directory open at `fd` (taken, closed here) whose path is w->path and whose
- * pattern states are in w->lv[depth]. */
-static int walk(struct walker *w, int fd, int depth)
-{
-	int rc = 0;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s, "fdopendir",
-			       errno);
-		close(fd);
-		return rc;
-	}
-	size_t base = w->path.len;
-	for (;;) {
-		errno = 0;
-		struct dirent *e = readdir(d);
-		if (!e) {
-			if (errno)
-				rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed",
-					       w->path.s, "readdir", errno);
-			break;
-		}
-		const char *name = e->d_name;
-		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-			continue;
-		if ((++w->tick & 255) == 0 && over_time(w)) {
-			rc = cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
-				    "the scan of '%s' took more than %g s (the time budget)",
-				    w->root, w->budget->seconds);
-			break;
-		}
-
-		size_t nlen = strlen(name);
-		struct u32v *cur = &w->lv[depth], *next = &w->lv[depth + 1];
-		next->n = 0;
-		w->matched.n = 0;
-		for (size_t i = 0; i < cur->n;) {
-			uint32_t pi = cur->v[i], k = cur->v[i + 1];
-			size_t head = next->n;
-			if (step(w, pi, cur->v + i + 2, k, name, nlen, next)) {
-				/* A match is reported, and not descended for this pattern: what is
-				 * below it is covered already. */
-				next->n = head;
-				push(w, &w->matched, pi);
-			}
-			i += 2 + k;
-		}
-		if (w->oom) {
-			rc = cf_nomem(w->err);
-			break;
-		}
-		if (!w->matched.n && !next->n)
-			continue;
-
-		enum cf_kind kind = kind_of(dirfd(d), name, e->d_type);
-		if (kind == CF_KIND_MISSING)
-			continue; /* gone since readdir */
-		if (base > 1 || w->path.s[0] != '/')
-			cf_buf_addc(&w->path, '/');
-		cf_buf_add(&w->path, name);
-		if (w->path.oom) {
-			rc = cf_nomem(w->err);
-			break;
-		}
+	if (depth > 0 && over_time(w))
+		return time_budget(w);
+	if (old != CF_SCAN_NONE && w->prev && (w->prev->dirs[old].flags & CF_SCAN_TRUSTED)) {
 		struct stat st;
-		bool known = w->matched.n && fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		for (size_t i = 0; i < w->matched.n && rc == 0; i++)
-			rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, known ? &st : NULL);
-		if (rc == 0 && next->n && kind == CF_KIND_DIR)
-			rc = descend(w, dirfd(d), name, depth + 1);
-		w->path.len = base;
-		w->path.s[base] = '\0';
-		if (rc)
-			break;
+		if (stat_at(w, pfd, &st) == 0 && unchanged(&w->prev->dirs[old], &st))
+			rc = reuse(w, depth, old, made);
 	}
-	closedir(d);
+	if (rc > 0)
+		rc = read_dir(w, pfd, depth, old, made);
+	if (!w->keep) {
+		/* Walked: its records are not needed any more. */
+		c->ndirs = d0;
+		c->nkids = k0;
+		c->nnames = n0;
+		*made = CF_SCAN_NONE;
+	} else {
+		check_bound(w);
+	}
 	return rc;
 }
 
@@ -437,26 +896,72 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
 				 root, "open", errno);
 	}
-	return walk(w, fd, 0);
+	w->rootfd = fd;
+	w->rootlen = strlen(root);
+	uint32_t old = CF_SCAN_NONE, made = CF_SCAN_NONE;
+	for (size_t i = 0; w->prev && i < w->prev->nroots && old == CF_SCAN_NONE; i++) {
+		const struct cf_scan_root *pr = &w->prev->roots[i];
+		if (pr->len == w->rootlen && !memcmp(w->prev->names + pr->name, root, pr->len))
+			old = pr->dir;
+	}
+	rc = visit(w, -1, 0, old, &made);
+	close(fd);
+	w->rootfd = -1;
+	if (rc == 0 && w->keep && made != CF_SCAN_NONE) {
+		struct cf_scan_cache *c = w->next;
+		if (!grow(w, (void **)&c->roots, &c->croots, c->nroots, sizeof(*c->roots)))
+			return cf_nomem(w->err);
+		uint32_t at = add_name(w, root, w->rootlen);
+		if (w->oom)
+			return cf_nomem(w->err);
+		c->roots[c->nroots++] =
+		    (struct cf_scan_root){.name = at, .len = (uint32_t)w->rootlen, .dir = made};
+	}
+	return rc;
 }
 
 int cf_scan_globs(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
 		  struct cf_matches *out, struct confine_error *err)
 {
+	return cf_scan_globs_cached(rules, budget, NULL, NULL, out, NULL, err);
+}
+
+int cf_scan_globs_cached(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
+			 const struct cf_scan_cache *prev, struct cf_scan_cache **next,
+			 struct cf_matches *out, struct cf_scan_stats *stats,
+			 struct confine_error *err)
+{
 	static const struct cf_scan_budget defaults = CF_SCAN_BUDGET_DEFAULT;
+	struct cf_scan_stats local = {0};
 	int rc = 0;
-	struct walker w = {.budget = budget ? budget : &defaults, .out = out, .err = err};
+	struct walker w = {.budget = budget ? budget : &defaults,
+			   .out = out,
+			   .err = err,
+			   .rootfd = -1,
+			   .keep = next != NULL,
+			   .stats = stats ? stats : &local};
 	size_t n = 0, nlv = 0;
+	if (next)
+		*next = NULL;
+	memset(w.stats, 0, sizeof(*w.stats));
+	/* The records of this scan, which the walk needs as it goes (and the caller may keep). */
+	if (!(w.next = calloc(1, sizeof(*w.next))))
+		return cf_nomem(err);
+	cf_scan_cache_key(rules, w.next->key);
+	if (prev && !strcmp(prev->key, w.next->key))
+		w.prev = prev;
 
 	for (size_t i = 0; i < rules->n; i++)
 		if (rules->v[i].glob && rules->v[i].path)
 			n++;
 	if (n == 0)
-		return 0;
-	if (n > w.budget->max_patterns)
-		return cf_err(err, CONFINE_E_SCAN, "glob scan failed", "",
-			      "%zu glob patterns, more than %zu (the pattern budget)", n,
-			      w.budget->max_patterns);
+		goto out;
+	if (n > w.budget->max_patterns) {
+		rc = cf_err(err, CONFINE_E_SCAN, "glob scan failed", "",
+			    "%zu glob patterns, more than %zu (the pattern budget)", n,
+			    w.budget->max_patterns);
+		goto out;
+	}
 
 	w.pats = calloc(n, sizeof(*w.pats));
 	nlv = (size_t)(w.budget->max_depth > 0 ? w.budget->max_depth : 0) + 2;
@@ -509,5 +1014,9 @@ out:
 	cf_buf_release(&w.path);
 	if (w.pats)
 		release_pats(w.pats, n);
+	if (rc == 0 && w.keep && !w.oom && next)
+		*next = w.next;
+	else
+		cf_scan_cache_free(w.next);
 	return rc;
 }
