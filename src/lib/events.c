@@ -186,6 +186,7 @@ int cf_run_detect(confine_run *run)
 	struct confine_error err = {0};
 	struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
 	/* From the launch scan's records (R32); what this scan found is the next run's cache. */
+	run->scan.launch = run->scan.stats;
 	if (cf_scan_cached(&run->scan, run->cache_dir, &run->globs, &b, &now, &err) < 0) {
 		char detail[sizeof(err.reason) + sizeof(err.subject) + 8];
 		snprintf(detail, sizeof(detail), "%s: %s", err.subject, err.reason);

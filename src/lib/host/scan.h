@@ -63,6 +63,7 @@ struct cf_scan_state {
 	bool dirty;		     /* the records differ from the cache file */
 	const char *why;	     /* why the cache file was not used (static), or NULL */
 	struct cf_scan_stats stats;  /* of the last scan */
+	struct cf_scan_stats launch; /* of the scan the launch was planned from (events.c) */
 };
 
 /*

@@ -32,7 +32,7 @@ struct header {
 };
 
 #define SIZES                                                                                      \
-	((uint32_t)sizeof(struct cf_scan_root) << 16 | (uint32_t)sizeof(struct cf_scan_dir) << 8 |  \
+	((uint32_t)sizeof(struct cf_scan_root) << 16 | (uint32_t)sizeof(struct cf_scan_dir) << 8 | \
 	 (uint32_t)sizeof(struct cf_scan_kid))
 
 /* The clock may have been slewed a little between two runs; a step of a second or more
@@ -297,13 +297,22 @@ static int open_dir(const char *dir, bool create, const char **why)
 	}
 	base++;
 	pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0 && errno == ENOENT && create) {
+		/* ~/.cache itself may be missing (the bwrap probe makes it, the landlock one
+		 * does not): made as the probe makes it, only in a directory of the caller's. */
+		char *up = cf_path_dirname(parent);
+		if (up && stat(up, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+		    (mkdir(parent, 0700) == 0 || errno == EEXIST))
+			pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		free(up);
+	}
 	if (pfd < 0) {
 		*why = "no cache directory";
 		goto out;
 	}
 	fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create && fstat(pfd, &st) == 0 &&
-	    st.st_uid == geteuid() && mkdirat(pfd, base, 0700) == 0)
+	if (fd < 0 && errno == ENOENT && create && fstat(pfd, &st) == 0 && st.st_uid == geteuid() &&
+	    mkdirat(pfd, base, 0700) == 0)
 		fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		*why = errno == ELOOP || errno == ENOTDIR ? "the cache directory is not a directory"
@@ -468,7 +477,8 @@ int cf_scan_cached(struct cf_scan_state *s, const char *cache_dir, const struct 
 	/* No usable file: store this one now, so that a run that ends early (or only prints
 	 * its plan) still leaves one.  This runs before the plan, into a directory the probe or
 	 * cf_scan_cache_load made, which the plan then protects. */
-	if (first && s->why && s->cache && cache_dir && cf_scan_cache_store(cache_dir, s->cache) == 0)
+	if (first && s->why && s->cache && cache_dir &&
+	    cf_scan_cache_store(cache_dir, s->cache) == 0)
 		s->dirty = false;
 	return r;
 }

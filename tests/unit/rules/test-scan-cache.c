@@ -186,7 +186,8 @@ static bool drop_kid(struct cf_scan_cache *c, uint32_t d, const char *name)
 static void settle_records(struct cf_scan_cache *c)
 {
 	for (size_t i = 0; i < c->ndirs; i++) {
-		int64_t t = c->dirs[i].ctime > c->dirs[i].mtime ? c->dirs[i].ctime : c->dirs[i].mtime;
+		int64_t t =
+		    c->dirs[i].ctime > c->dirs[i].mtime ? c->dirs[i].ctime : c->dirs[i].mtime;
 		if (c->dirs[i].read <= t + CF_SCAN_RACY_NS)
 			c->dirs[i].read = t + CF_SCAN_RACY_NS + 1000000000LL;
 	}
@@ -229,7 +230,8 @@ static void look_unchanged(struct cf_scan_cache *c, uint32_t d, const char *rel)
 static bool has(const char *list, const char *item)
 {
 	const char *p = strstr(list, item);
-	return p && (p == list || p[-1] == ' ') && (p[strlen(item)] == '\0' || p[strlen(item)] == ' ');
+	return p && (p == list || p[-1] == ' ') &&
+	       (p[strlen(item)] == '\0' || p[strlen(item)] == ' ');
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -273,8 +275,8 @@ static void same_second(void)
 	struct cf_scan_stats st = same_as_full("a match added after the read", c, &n);
 	char *got = full();
 	TAP_OK(has(got, "d/e/new.pem:0:f"), "a match added after the read is found");
-	TAP_OK(st.dirs_read == 1, "only its directory is read (%zu read, %zu reused)",
-	       st.dirs_read, st.dirs_reused);
+	TAP_OK(st.dirs_read == 1, "only its directory is read (%zu read, %zu reused)", st.dirs_read,
+	       st.dirs_reused);
 	free(got);
 	cf_scan_cache_free(c);
 	cf_scan_cache_free(n);
@@ -310,8 +312,9 @@ static void same_second(void)
 	drop_kid(c, d, "new.pem");
 	look_unchanged(c, d, "d/e"); /* read after ctime by more than the window, before mtime */
 	st = same_as_full("racy mtime", c, NULL);
-	TAP_OK(st.dirs_recent == 1, "racy: a directory whose mtime is not older than the read is "
-				    "read again (%zu recent)",
+	TAP_OK(st.dirs_recent == 1,
+	       "racy: a directory whose mtime is not older than the read is "
+	       "read again (%zu recent)",
 	       st.dirs_recent);
 	must(utimensat(AT_FDCWD, e, NULL, 0), "utimensat");
 	free(e);
@@ -337,8 +340,8 @@ static void renamed_into_place(void)
 	 * record is checked on its own: the identity is another, so it is read. */
 	uint32_t p = rec_of(c, "p");
 	look_unchanged(c, p, "p");
-	struct cf_scan_stats st = same_as_full("renamed into place, parent looks unchanged", c,
-					       NULL);
+	struct cf_scan_stats st =
+	    same_as_full("renamed into place, parent looks unchanged", c, NULL);
 	TAP_OK(st.dirs_read >= 1, "renamed into place: the moved directory is read (%zu)",
 	       st.dirs_read);
 	must(rename(a, b), "rename");
@@ -596,8 +599,7 @@ static void file_cases(void)
 			refused++;
 		cf_scan_cache_free(c);
 	}
-	TAP_OK(refused == len, "every one of the %zu bytes is checked (%zu refused)", len,
-	       refused);
+	TAP_OK(refused == len, "every one of the %zu bytes is checked (%zu refused)", len, refused);
 	/* The unmodified bytes parse (the loop above is not refusing everything). */
 	{
 		unsigned char *copy = malloc(len);
