@@ -262,28 +262,10 @@ static int skip_unreadable(struct walker *w)
 /* ---------------------------------------------------------------------------------------- */
 /* The records this scan makes (scan_cache.h). */
 
-static bool grow(struct walker *w, void **v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return true;
-	size_t c = *cap ? *cap * 2 : 256;
-	void *p = realloc(*v, c * size);
-	if (!p) {
-		w->oom = true;
-		return false;
-	}
-	*v = p;
-	*cap = c;
-	return true;
-}
-
 /* Past the bound of a cache file, nothing is kept for the caller (scan_cache.h). */
 static void check_bound(struct walker *w)
 {
-	const struct cf_scan_cache *c = w->next;
-	size_t bytes = c->nroots * sizeof(*c->roots) + c->ndirs * sizeof(*c->dirs) +
-		       c->nkids * sizeof(*c->kids) + c->nnames;
-	if (bytes > CF_SCAN_CACHE_MAX_BYTES - 4096)
+	if (cf_scan_cache_bytes(w->next) > CF_SCAN_CACHE_MAX_BYTES - 4096)
 		w->keep = false;
 }
 
@@ -292,113 +274,27 @@ static int64_t ns_of(const struct timespec *t)
 	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
 }
 
-/* A new directory record: its index, or CF_SCAN_NONE on out-of-memory. */
 static uint32_t new_dir(struct walker *w, const struct cf_scan_dir *d)
 {
-	struct cf_scan_cache *c = w->next;
-	if (!grow(w, (void **)&c->dirs, &c->cdirs, c->ndirs, sizeof(*c->dirs)))
-		return CF_SCAN_NONE;
-	c->dirs[c->ndirs] = *d;
-	c->dirs[c->ndirs].first = (uint32_t)c->nkids;
-	c->dirs[c->ndirs].n = 0;
-	return (uint32_t)c->ndirs++;
-}
-
-static uint32_t add_name(struct walker *w, const char *s, size_t n)
-{
-	struct cf_scan_cache *c = w->next;
-	if (c->nnames + n + 1 > c->cnames) {
-		size_t cap = c->cnames ? c->cnames * 2 : 4096;
-		while (cap < c->nnames + n + 1)
-			cap *= 2;
-		char *p = realloc(c->names, cap);
-		if (!p) {
-			w->oom = true;
-			return 0;
-		}
-		c->names = p;
-		c->cnames = cap;
-	}
-	uint32_t at = (uint32_t)c->nnames;
-	memcpy(c->names + at, s, n);
-	/* A NUL after each name (not counted in its length): names can be passed on as
-	 * strings. */
-	c->names[at + n] = '\0';
-	c->nnames += n + 1;
-	return at;
+	uint32_t idx = cf_scan_rec_dir(w->next, d);
+	if (idx == CF_SCAN_NONE)
+		w->oom = true;
+	return idx;
 }
 
 static bool new_kid(struct walker *w, const char *name, size_t n, enum cf_kind kind)
 {
-	struct cf_scan_cache *c = w->next;
-	if (!grow(w, (void **)&c->kids, &c->ckids, c->nkids, sizeof(*c->kids)))
-		return false;
-	uint32_t at = add_name(w, name, n);
-	if (w->oom)
-		return false;
-	c->kids[c->nkids++] =
-	    (struct cf_scan_kid){.name = at, .dir = CF_SCAN_NONE, .len = (uint16_t)n, .kind = kind};
-	return true;
-}
-
-static int kid_cmp(const char *names, const struct cf_scan_kid *a, const struct cf_scan_kid *b)
-{
-	size_t n = a->len < b->len ? a->len : b->len;
-	int r = memcmp(names + a->name, names + b->name, n);
-	return r ? r : (int)a->len - (int)b->len;
-}
-
-/* Sorts kids[0, n) by name (a heap sort: in place, no recursion, no comparator context). */
-static void sort_kids(const char *names, struct cf_scan_kid *k, size_t n)
-{
-	for (size_t i = n / 2; i-- > 0;)
-		for (size_t r = i, c; (c = 2 * r + 1) < n; r = c) {
-			if (c + 1 < n && kid_cmp(names, &k[c], &k[c + 1]) < 0)
-				c++;
-			if (kid_cmp(names, &k[r], &k[c]) >= 0)
-				break;
-			struct cf_scan_kid t = k[r];
-			k[r] = k[c];
-			k[c] = t;
-		}
-	for (size_t end = n; end-- > 1;) {
-		struct cf_scan_kid t = k[0];
-		k[0] = k[end];
-		k[end] = t;
-		for (size_t r = 0, c; (c = 2 * r + 1) < end; r = c) {
-			if (c + 1 < end && kid_cmp(names, &k[c], &k[c + 1]) < 0)
-				c++;
-			if (kid_cmp(names, &k[r], &k[c]) >= 0)
-				break;
-			t = k[r];
-			k[r] = k[c];
-			k[c] = t;
-		}
-	}
+	if (!cf_scan_rec_kid(w->next, name, n, kind))
+		w->oom = true;
+	return !w->oom;
 }
 
 /* The record the previous scan made of the entry `name` of its directory `old`, or NONE. */
 static uint32_t old_child(const struct walker *w, uint32_t old, const char *name, size_t n)
 {
-	const struct cf_scan_cache *p = w->prev;
-	if (!p || old == CF_SCAN_NONE)
+	if (!w->prev || old == CF_SCAN_NONE)
 		return CF_SCAN_NONE;
-	const struct cf_scan_kid *k = p->kids + p->dirs[old].first;
-	size_t lo = 0, hi = p->dirs[old].n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		size_t m = k[mid].len < n ? k[mid].len : n;
-		int r = memcmp(p->names + k[mid].name, name, m);
-		if (!r)
-			r = (int)k[mid].len - (int)n;
-		if (!r)
-			return k[mid].dir;
-		if (r < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return CF_SCAN_NONE;
+	return cf_scan_rec_child(w->prev, old, name, n);
 }
 
 /*
@@ -718,7 +614,7 @@ static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t
 	}
 	if (rc == 0) {
 		c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
-		sort_kids(c->names, c->kids + c->dirs[idx].first, c->dirs[idx].n);
+		cf_scan_rec_sort(c, idx);
 		rc = descend_all(w, dirfd(d), depth, idx, old);
 	}
 	closedir(d);
@@ -907,16 +803,9 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 	rc = visit(w, -1, 0, old, &made);
 	close(fd);
 	w->rootfd = -1;
-	if (rc == 0 && w->keep && made != CF_SCAN_NONE) {
-		struct cf_scan_cache *c = w->next;
-		if (!grow(w, (void **)&c->roots, &c->croots, c->nroots, sizeof(*c->roots)))
-			return cf_nomem(w->err);
-		uint32_t at = add_name(w, root, w->rootlen);
-		if (w->oom)
-			return cf_nomem(w->err);
-		c->roots[c->nroots++] =
-		    (struct cf_scan_root){.name = at, .len = (uint32_t)w->rootlen, .dir = made};
-	}
+	if (rc == 0 && w->keep && made != CF_SCAN_NONE &&
+	    !cf_scan_rec_root(w->next, root, w->rootlen, made))
+		return cf_nomem(w->err);
 	return rc;
 }
 

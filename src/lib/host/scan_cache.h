@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan/host.h"
 #include "rules/rules.h"
 
 #define CF_SCAN_NONE UINT32_MAX
@@ -97,6 +98,22 @@ void *cf_scan_cache_serialize(const struct cf_scan_cache *c, int64_t clock_offse
  */
 int cf_scan_cache_parse(void *buf, size_t len, const char key[65], int64_t clock_offset,
 			struct cf_scan_cache **out, const char **why);
+
+/* Writes key, clock offset and checksum into a file image, so that cf_scan_cache_parse gets
+ * past them (the fuzz target and tests use it to reach the structural checks). */
+void cf_scan_cache_seal(void *buf, size_t len, const char key[65], int64_t clock_offset);
+
+/* Building a cache as a scan walks (false or CF_SCAN_NONE: out of memory or past a limit). */
+size_t cf_scan_cache_bytes(const struct cf_scan_cache *c);
+/* A new directory record like d, with no entries yet: its index. */
+uint32_t cf_scan_rec_dir(struct cf_scan_cache *c, const struct cf_scan_dir *d);
+/* An entry of the directory record made last (its entries are contiguous). */
+bool cf_scan_rec_kid(struct cf_scan_cache *c, const char *name, size_t n, enum cf_kind kind);
+bool cf_scan_rec_root(struct cf_scan_cache *c, const char *path, size_t n, uint32_t dir);
+/* Sorts the entries of record dir by name. */
+void cf_scan_rec_sort(struct cf_scan_cache *c, uint32_t dir);
+/* The record of the entry `name` of record dir, or CF_SCAN_NONE. */
+uint32_t cf_scan_rec_child(const struct cf_scan_cache *c, uint32_t dir, const char *name, size_t n);
 
 /* CLOCK_REALTIME - CLOCK_BOOTTIME in nanoseconds.  Touches the OS (clocks). */
 int64_t cf_scan_clock_offset(void);
