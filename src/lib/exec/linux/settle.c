@@ -226,8 +226,8 @@ static bool mounted(const struct cf_strv *points, const char *path)
 
 static char changed_path[4096];
 
-static bool mounts_in_place(const struct cf_plan *plan, const bool *skip, pid_t pid,
-			    const char **changed)
+/* Looked up in the mount table (the fallback of in_place_lookup). */
+static bool in_place_table(const struct cf_plan *plan, const bool *skip, pid_t pid)
 {
 	struct cf_strv points = {0};
 	bool ok = mount_points(pid, &points);
@@ -241,6 +241,66 @@ static bool mounts_in_place(const struct cf_plan *plan, const bool *skip, pid_t 
 		}
 	}
 	cf_strv_release(&points);
+	return ok;
+}
+
+/*
+ * The same question, path by path: each protected path, looked up from the sandbox's own root
+ * (/proc/PID/root) with no symlink followed anywhere on the way, must be the root of a mount
+ * there (STATX_ATTR_MOUNT_ROOT, Linux 5.8).  A few microseconds a path, where the kernel takes
+ * about a quarter of a millisecond to print a mount table of 60 mounts, and this is asked
+ * twice per launch.  Stricter than the table, too: a mount hidden under a later one does not
+ * count.  1: in place; 0: not (changed_path says which); -1: this kernel cannot answer (no
+ * openat2, or statx without the attribute), ask the table.
+ */
+static int in_place_lookup(const struct cf_plan *plan, const bool *skip, pid_t pid)
+{
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -1;
+	int r = 1;
+	for (size_t i = 0; r == 1 && i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if (!(m->guarded || m->pin) || (skip && skip[i]))
+			continue;
+		const char *rel = m->path;
+		while (*rel == '/')
+			rel++;
+		struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+						  RESOLVE_NO_MAGICLINKS};
+		int fd = *rel ? (int)syscall(SYS_openat2, rfd, rel, &how, sizeof(how))
+			      : fcntl(rfd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			/* Gone, or reached only through a symlink: not where the plan put it. */
+			if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV)
+				r = 0;
+			else
+				r = -1;
+		} else {
+			struct statx sx;
+			if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) <
+				0 ||
+			    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+				r = -1;
+			else if (!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+				r = 0;
+			close(fd);
+		}
+		if (r == 0)
+			snprintf(changed_path, sizeof(changed_path), "%s", m->path);
+	}
+	close(rfd);
+	return r;
+}
+
+static bool mounts_in_place(const struct cf_plan *plan, const bool *skip, pid_t pid,
+			    const char **changed)
+{
+	int r = in_place_lookup(plan, skip, pid);
+	bool ok = r < 0 ? in_place_table(plan, skip, pid) : r == 1;
 	if (!ok)
 		*changed = changed_path;
 	return ok;
