@@ -71,7 +71,12 @@ static int detect_endpoints(confine_run *run)
 	struct cf_strv now = {0};
 	struct confine_error err = {0};
 	int r = 0;
-	if (cf_host_ipc_endpoints(run->workspace, run->runtime_dir, &now, &err) < 0) {
+	/* From the launch sweep's records (R32), stored for the next run. */
+	run->ipc_scan.launch = run->ipc_scan.stats;
+	r = cf_host_ipc_endpoints_cached(&run->ipc_scan, run->cache_dir, run->workspace,
+					 run->runtime_dir, &now, &err);
+	cf_scan_state_save(&run->ipc_scan, run->cache_dir);
+	if (r < 0) {
 		char detail[sizeof(err.reason) + sizeof(err.subject) + 8];
 		snprintf(detail, sizeof(detail), "%s: %s", err.subject, err.reason);
 		r = add_event(run, "ipc_endpoint_scan_failed", NULL, NULL, detail);

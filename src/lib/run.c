@@ -449,8 +449,8 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 	if ((r = find_home(run, env, err)) < 0 || (r = resolve_workspace(run, req, err)) < 0 ||
 	    (r = host_facts(run, env, err)) < 0 ||
 	    (r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0 ||
-	    (r = cf_host_ipc_endpoints(run->workspace, run->runtime_dir, &run->ipc_launch, err)) <
-		0 ||
+	    (r = cf_host_ipc_endpoints_cached(&run->ipc_scan, run->cache_dir, run->workspace,
+					      run->runtime_dir, &run->ipc_launch, err)) < 0 ||
 	    (r = cf_policy_add_endpoints(&run->policy_rules, &run->ipc_launch, err)) < 0 ||
 	    (r = check_workspace_guards(run, req->workspace ? req->workspace : run->workspace,
 					err)) < 0 ||
@@ -946,6 +946,7 @@ void confine_run_free(confine_run *run)
 	cf_ruleset_release(&run->globs);
 	cf_matches_release(&run->launch);
 	cf_scan_state_release(&run->scan);
+	cf_scan_state_release(&run->ipc_scan);
 	cf_strv_release(&run->ipc_launch);
 	free(run->events);
 	free(run->skip);

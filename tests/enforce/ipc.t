@@ -40,6 +40,10 @@ listen() {
 	[ -n "$mode" ] && chmod "$mode" "$path"
 }
 
+# R32: directories of /run older than the racy window (2 s) of the sweeps below, whose
+# listings later sweeps reuse.
+mkdir -p /run/quiet/deep && chmod -R 0755 /run/quiet && sleep 2.2
+
 for who in $RUN_USERS; do
 	h=$(home "$who")
 	w=$(ws "$who")
@@ -120,6 +124,21 @@ for who in $RUN_USERS; do
 	kill_bg
 	[ ! -e /run/daemon/flicker.sock ] || [ -S /run/daemon/flicker.sock ]
 	ok $? "$who: ... and nothing but the service's own socket is left there"
+
+	# ---- R32: the sweep of /run is incremental, and never misses a new endpoint. ----
+	cx "$who" -- true
+	cx "$who" --report "$E/$who/r.json" -- true
+	[ "$(jq .scan.ipc.launch.dirs_reused "$E/$who/r.json")" -ge 1 ] &&
+		[ "$(jq -r .scan.ipc.cache "$E/$who/r.json")" = used ]
+	ok $? "$who: R32 the sweep of /run reuses the listings of directories that did not change ($(jq -c .scan.ipc.launch "$E/$who/r.json"))"
+	listen root "/run/quiet/deep/$who.sock" 0666
+	expect "$who" EACCES "R29 R32 a socket bound in a cached directory just before the run is hidden" \
+		-- "$TRYK" unix-connect "/run/quiet/deep/$who.sock"
+	mkfifo -m 0666 "/run/quiet/$who.fifo"
+	cx "$who" --report "$E/$who/r.json" -- "$TRYOP" statmode "/run/quiet/$who.fifo"
+	is "$out" "OK 0000" "$who: R29 R32 a FIFO made in a cached directory just before the run is hidden (mode 000)"
+	kill_bg
+	rm -f "/run/quiet/deep/$who.sock" "/run/quiet/$who.fifo"
 	rm -rf /run/daemon "$w/dev.sock"
 done
 done_testing

@@ -33,7 +33,6 @@
 #ifdef __linux__
 #include <linux/openat2.h>
 #include <sys/syscall.h>
-#include <sys/vfs.h>
 #endif
 
 #include "host/hostfs.h"
@@ -269,11 +268,6 @@ static void check_bound(struct walker *w)
 		w->keep = false;
 }
 
-static int64_t ns_of(const struct timespec *t)
-{
-	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
-}
-
 static uint32_t new_dir(struct walker *w, const struct cf_scan_dir *d)
 {
 	uint32_t idx = cf_scan_rec_dir(w->next, d);
@@ -297,55 +291,13 @@ static uint32_t old_child(const struct walker *w, uint32_t old, const char *name
 	return cf_scan_rec_child(w->prev, old, name, n);
 }
 
-/*
- * Whether the directory's listing of the previous scan still holds: same identity, same
- * timestamps to the nanosecond, on a file system whose timestamps confine trusts, and both
- * timestamps older than the moment of that read by more than CF_SCAN_RACY_NS.  A change of the
- * listing sets ctime to the current time, which nobody can set back: an entry added after the
- * read would show as a later ctime, unless it came within the timestamp granularity of the
- * read (the racy case), which is why a directory changed shortly before it was read is read
- * again.
- */
-static bool unchanged(const struct cf_scan_dir *d, const struct stat *st)
-{
-	if (!(d->flags & CF_SCAN_TRUSTED) || !S_ISDIR(st->st_mode) ||
-	    d->dev != (uint64_t)st->st_dev || d->ino != (uint64_t)st->st_ino ||
-	    d->mode != (uint32_t)st->st_mode || d->mtime != ns_of(&st->st_mtim) ||
-	    d->ctime != ns_of(&st->st_ctim))
-		return false;
-	return d->ctime < d->read - CF_SCAN_RACY_NS && d->mtime < d->read - CF_SCAN_RACY_NS;
-}
-
-/*
- * File systems whose directory timestamps confine trusts: local ones, where the kernel sets
- * ctime from the clock confine reads.  A network or FUSE file system takes its timestamps from
- * another clock or from a program, so its directories are always read.
- */
+/* File systems whose timestamps confine trusts (cf_scan_fs_trusted), per device. */
 static bool fs_trusted(struct walker *w, int fd, uint64_t dev)
 {
 	for (size_t i = 0; i < w->nfs; i++)
 		if (w->fs[i].dev == dev)
 			return w->fs[i].trusted;
-	bool t = false;
-#ifdef __linux__
-	struct statfs sf;
-	if (fstatfs(fd, &sf) == 0)
-		switch ((unsigned long)sf.f_type) {
-		case 0xEF53UL:	   /* ext2, ext3, ext4 */
-		case 0x58465342UL: /* xfs */
-		case 0x9123683EUL: /* btrfs */
-		case 0x01021994UL: /* tmpfs */
-		case 0x794C7630UL: /* overlayfs */
-		case 0xF2F52010UL: /* f2fs */
-		case 0x2FC12FC1UL: /* zfs */
-			t = true;
-			break;
-		default:
-			break;
-		}
-#else
-	(void)fd;
-#endif
+	bool t = cf_scan_fs_trusted(fd);
 	if (w->nfs < sizeof(w->fs) / sizeof(w->fs[0])) {
 		w->fs[w->nfs].dev = dev;
 		w->fs[w->nfs++].trusted = t;
@@ -541,17 +493,8 @@ static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t
 		close(fd);
 		return rc;
 	}
-	struct timespec now;
-	/* The moment of the read: taken before the first entry is read (racy rule). */
-	clock_gettime(CLOCK_REALTIME, &now);
-	struct cf_scan_dir rec = {.dev = (uint64_t)st.st_dev,
-				  .ino = (uint64_t)st.st_ino,
-				  .mtime = ns_of(&st.st_mtim),
-				  .ctime = ns_of(&st.st_ctim),
-				  .read = ns_of(&now),
-				  .mode = (uint32_t)st.st_mode,
-				  .flags =
-				      fs_trusted(w, fd, (uint64_t)st.st_dev) ? CF_SCAN_TRUSTED : 0};
+	struct cf_scan_dir rec;
+	cf_scan_dir_init(&rec, &st, fs_trusted(w, fd, (uint64_t)st.st_dev));
 	if (old != CF_SCAN_NONE && w->prev && w->prev->dirs[old].dev == rec.dev &&
 	    w->prev->dirs[old].ino == rec.ino && w->prev->dirs[old].mtime == rec.mtime &&
 	    w->prev->dirs[old].ctime == rec.ctime)
@@ -647,7 +590,7 @@ static int visit(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *m
 		return time_budget(w);
 	if (old != CF_SCAN_NONE && w->prev && (w->prev->dirs[old].flags & CF_SCAN_TRUSTED)) {
 		struct stat st;
-		if (stat_at(w, pfd, &st) == 0 && unchanged(&w->prev->dirs[old], &st))
+		if (stat_at(w, pfd, &st) == 0 && cf_scan_dir_unchanged(&w->prev->dirs[old], &st))
 			rc = reuse(w, depth, old, made);
 	}
 	if (rc > 0)

@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 
 #include "host/scan.h"
 #include "host/scan_cache.h"
@@ -46,6 +49,72 @@ void cf_scan_cache_key(const struct cf_ruleset *rules, char key[65])
 		cf_sha256_hex(b.s, b.len, key);
 	}
 	cf_buf_release(&b);
+}
+
+static int64_t ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/*
+ * The directory's listing of the previous scan still holds when: same identity, same
+ * timestamps to the nanosecond, on a file system whose timestamps confine trusts, and both
+ * timestamps older than the moment of that read by more than CF_SCAN_RACY_NS.  A change of the
+ * listing sets ctime to the current time, which nobody can set back: an entry added after the
+ * read shows as a later ctime, unless it came within the timestamp granularity of the read
+ * (the racy case), which is why a directory changed shortly before it was read is read again.
+ */
+bool cf_scan_dir_unchanged(const struct cf_scan_dir *d, const struct stat *st)
+{
+	if (!(d->flags & CF_SCAN_TRUSTED) || !S_ISDIR(st->st_mode) ||
+	    d->dev != (uint64_t)st->st_dev || d->ino != (uint64_t)st->st_ino ||
+	    d->mode != (uint32_t)st->st_mode || d->mtime != ns_of(&st->st_mtim) ||
+	    d->ctime != ns_of(&st->st_ctim))
+		return false;
+	return d->ctime < d->read - CF_SCAN_RACY_NS && d->mtime < d->read - CF_SCAN_RACY_NS;
+}
+
+/*
+ * Local file systems, where the kernel sets ctime from the clock confine reads.  A network or
+ * FUSE file system takes its timestamps from another clock or from a program, so its
+ * directories are always read.
+ */
+bool cf_scan_fs_trusted(int fd)
+{
+#ifdef __linux__
+	struct statfs sf;
+	if (fstatfs(fd, &sf) != 0)
+		return false;
+	switch ((unsigned long)sf.f_type) {
+	case 0xEF53UL:	   /* ext2, ext3, ext4 */
+	case 0x58465342UL: /* xfs */
+	case 0x9123683EUL: /* btrfs */
+	case 0x01021994UL: /* tmpfs */
+	case 0x794C7630UL: /* overlayfs */
+	case 0xF2F52010UL: /* f2fs */
+	case 0x2FC12FC1UL: /* zfs */
+		return true;
+	default:
+		return false;
+	}
+#else
+	(void)fd;
+	return false;
+#endif
+}
+
+void cf_scan_dir_init(struct cf_scan_dir *d, const struct stat *st, bool trusted)
+{
+	struct timespec now;
+	/* The moment of the read: taken before the first entry is read (racy rule). */
+	clock_gettime(CLOCK_REALTIME, &now);
+	*d = (struct cf_scan_dir){.dev = (uint64_t)st->st_dev,
+				  .ino = (uint64_t)st->st_ino,
+				  .mtime = ns_of(&st->st_mtim),
+				  .ctime = ns_of(&st->st_ctim),
+				  .read = ns_of(&now),
+				  .mode = (uint32_t)st->st_mode,
+				  .flags = trusted ? CF_SCAN_TRUSTED : 0};
 }
 
 int64_t cf_scan_clock_offset(void)
@@ -115,10 +184,16 @@ static void file_name(const char key[65], char name[64])
 int cf_scan_cache_load(const char *dir, const char key[65], struct cf_scan_cache **out,
 		       const char **why)
 {
+	return cf_scan_cache_load_at(dir, true, key, out, why);
+}
+
+int cf_scan_cache_load_at(const char *dir, bool create, const char key[65],
+			  struct cf_scan_cache **out, const char **why)
+{
 	char name[64];
 	struct stat st;
 	void *buf = NULL;
-	int fd = -1, dfd = open_dir(dir, true, why);
+	int fd = -1, dfd = open_dir(dir, create, why);
 	*out = NULL;
 	if (dfd < 0)
 		return -1;

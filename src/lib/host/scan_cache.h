@@ -115,6 +115,16 @@ void cf_scan_rec_sort(struct cf_scan_cache *c, uint32_t dir);
 /* The record of the entry `name` of record dir, or CF_SCAN_NONE. */
 uint32_t cf_scan_rec_child(const struct cf_scan_cache *c, uint32_t dir, const char *name, size_t n);
 
+struct stat;
+/* Whether record d still holds for the directory that lstat gives st for (the racy rule
+ * included; see the top of this file).  Pure. */
+bool cf_scan_dir_unchanged(const struct cf_scan_dir *d, const struct stat *st);
+/* Whether the file system of fd keeps timestamps confine trusts (local ones).  Touches the
+ * OS. */
+bool cf_scan_fs_trusted(int fd);
+/* A record of the directory st, read now (its entries follow).  Touches the OS (clock). */
+void cf_scan_dir_init(struct cf_scan_dir *d, const struct stat *st, bool trusted);
+
 /* CLOCK_REALTIME - CLOCK_BOOTTIME in nanoseconds.  Touches the OS (clocks). */
 int64_t cf_scan_clock_offset(void);
 
@@ -128,6 +138,9 @@ int64_t cf_scan_clock_offset(void);
  */
 int cf_scan_cache_load(const char *dir, const char key[65], struct cf_scan_cache **out,
 		       const char **why);
+/* The same; the directory is created only when `create`. */
+int cf_scan_cache_load_at(const char *dir, bool create, const char key[65],
+			  struct cf_scan_cache **out, const char **why);
 /* Writes the cache atomically (a new 0600 file made with O_EXCL, then renamed over the old
  * one), never through a symlink; only into an existing directory that passes the checks of
  * cf_scan_cache_load.  Best effort: 0, or -1 when nothing was written.  Touches the OS. */

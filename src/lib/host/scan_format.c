@@ -249,7 +249,6 @@ fail:
 	return -1;
 }
 
-
 /* ---------------------------------------------------------------------------------------- */
 /* Building a cache, as a scan walks. */
 
@@ -364,8 +363,7 @@ void cf_scan_rec_sort(struct cf_scan_cache *c, uint32_t dir)
 	sort_kids(c, c->kids + c->dirs[dir].first, c->dirs[dir].n);
 }
 
-uint32_t cf_scan_rec_child(const struct cf_scan_cache *c, uint32_t dir, const char *name,
-			   size_t n)
+uint32_t cf_scan_rec_child(const struct cf_scan_cache *c, uint32_t dir, const char *name, size_t n)
 {
 	const struct cf_scan_kid *k = c->kids + c->dirs[dir].first;
 	size_t lo = 0, hi = c->dirs[dir].n;

@@ -157,16 +157,13 @@ static json_t *asks_json(const confine_run *run, bool *oom)
 	return asks;
 }
 
-/* What the glob scans cost (R32): whether the cache file was used, or why not, and how many
- * directories each scan read and reused.  null when no scan ran (no glob rule). */
-static json_t *scan_json(const confine_run *run)
+/* What one kind of scan cost (R32): whether its cache file was used, or why not, and how many
+ * directories the launch scan and the post-run one read and reused. */
+static bool scan_obj(struct cf_jobj *j, const struct cf_scan_state *s)
 {
-	const struct cf_scan_state *s = &run->scan;
-	if (!s->loaded)
-		return json_null();
-	struct cf_jobj j, l, a;
-	cf_jobj_init(&j);
-	cf_jput_str(&j, "cache", s->why ? s->why : "used");
+	struct cf_jobj l, a;
+	cf_jobj_init(j);
+	cf_jput_str(j, "cache", s->why ? s->why : "used");
 	const struct cf_scan_stats *v[] = {&s->launch, &s->stats};
 	struct cf_jobj *o[] = {&l, &a};
 	for (int i = 0; i < 2; i++) {
@@ -175,9 +172,23 @@ static json_t *scan_json(const confine_run *run)
 		cf_jput_int(o[i], "dirs_reused", (long long)v[i]->dirs_reused);
 		cf_jput_int(o[i], "dirs_recent", (long long)v[i]->dirs_recent);
 	}
-	cf_jput_obj(&j, "launch", &l);
-	cf_jput_obj(&j, "after", &a);
-	if (j.oom) {
+	cf_jput_obj(j, "launch", &l);
+	cf_jput_obj(j, "after", &a);
+	return !j->oom;
+}
+
+/* The glob scans, and under "ipc" the sweeps of /run (R29); null when no glob scan ran. */
+static json_t *scan_json(const confine_run *run)
+{
+	if (!run->scan.loaded)
+		return json_null();
+	struct cf_jobj j, ipc;
+	bool ok = scan_obj(&j, &run->scan);
+	if (run->ipc_scan.loaded) {
+		ok = scan_obj(&ipc, &run->ipc_scan) && ok;
+		cf_jput_obj(&j, "ipc", &ipc);
+	}
+	if (!ok || j.oom) {
 		cf_jobj_release(&j);
 		return NULL;
 	}
