@@ -399,7 +399,7 @@ int cf_host_ipc_endpoints_cached(struct cf_scan_state *st, const char *cache_dir
 		st->loaded = true;
 		st->why = "no cache directory";
 		if (cache_dir &&
-		    cf_scan_cache_load_at(cache_dir, false, key, &st->cache, &st->why) == 0)
+		    cf_scan_cache_load_at(cache_dir, false, "ipc", key, &st->cache, &st->why) == 0)
 			st->why = NULL;
 	}
 	struct sweep s = {.workspace = workspace,
@@ -410,6 +410,7 @@ int cf_host_ipc_endpoints_cached(struct cf_scan_state *st, const char *cache_dir
 	if (!(s.next = calloc(1, sizeof(*s.next))))
 		return cf_nomem(err);
 	memcpy(s.next->key, key, sizeof(key));
+	snprintf(s.next->kind, sizeof(s.next->kind), "ipc");
 	int r = sweep(&s, err);
 	bool changed = !s.prev || s.read > 0 || s.next->ndirs != s.prev->ndirs ||
 		       s.next->nroots != s.prev->nroots;

@@ -780,6 +780,7 @@ int cf_scan_globs_cached(const struct cf_ruleset *rules, const struct cf_scan_bu
 	if (!(w.next = calloc(1, sizeof(*w.next))))
 		return cf_nomem(err);
 	cf_scan_cache_key(rules, w.next->key);
+	snprintf(w.next->kind, sizeof(w.next->kind), "scan");
 	if (prev && !strcmp(prev->key, w.next->key))
 		w.prev = prev;
 

@@ -176,18 +176,18 @@ out:
 	return fd;
 }
 
-static void file_name(const char key[65], char name[64])
+static void file_name(const char *kind, const char key[65], char name[64])
 {
-	snprintf(name, 64, "scan-%.32s", key);
+	snprintf(name, 64, "%.7s-%.32s", kind[0] ? kind : "scan", key);
 }
 
 int cf_scan_cache_load(const char *dir, const char key[65], struct cf_scan_cache **out,
 		       const char **why)
 {
-	return cf_scan_cache_load_at(dir, true, key, out, why);
+	return cf_scan_cache_load_at(dir, true, "scan", key, out, why);
 }
 
-int cf_scan_cache_load_at(const char *dir, bool create, const char key[65],
+int cf_scan_cache_load_at(const char *dir, bool create, const char *kind, const char key[65],
 			  struct cf_scan_cache **out, const char **why)
 {
 	char name[64];
@@ -197,7 +197,7 @@ int cf_scan_cache_load_at(const char *dir, bool create, const char key[65],
 	*out = NULL;
 	if (dfd < 0)
 		return -1;
-	file_name(key, name);
+	file_name(kind, key, name);
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		*why = errno == ELOOP ? "a symlink" : errno == ENOENT ? "none yet" : "unreadable";
@@ -240,7 +240,10 @@ int cf_scan_cache_load_at(const char *dir, bool create, const char key[65],
 	close(dfd);
 	/* A file that grew since fstat is read no further than its size then: the size check
 	 * of the parse refuses a mix. */
-	return cf_scan_cache_parse(buf, got, key, cf_scan_clock_offset(), out, why);
+	if (cf_scan_cache_parse(buf, got, key, cf_scan_clock_offset(), out, why) < 0)
+		return -1;
+	snprintf((*out)->kind, sizeof((*out)->kind), "%s", kind);
+	return 0;
 fail:
 	free(buf);
 	if (fd >= 0)
@@ -260,7 +263,7 @@ int cf_scan_cache_store(const char *dir, const struct cf_scan_cache *c)
 		return -1;
 	if (!(buf = cf_scan_cache_serialize(c, cf_scan_clock_offset(), &len)))
 		goto out;
-	file_name(c->key, name);
+	file_name(c->kind, c->key, name);
 	for (int i = 0; i < 8 && fd < 0; i++) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);

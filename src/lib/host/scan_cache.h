@@ -15,11 +15,11 @@
  * unchanged ctime older than the read means an unchanged listing.
  *
  * The file is confine's own state (R30): $XDG_CACHE_HOME/confine/scan-KEY, one per set of
- * patterns (which includes the workspace), 0600 in a 0700 directory that is a write-deny
- * override inside the sandbox.  Anything that is not exactly what confine wrote (truncated,
- * corrupt, another key or version, another owner, writable by others, a symlink, a hard link,
- * larger than the bound, written before the clock was set) is ignored: the scan reads
- * everything again.
+ * patterns (which includes the workspace; ipc-KEY for the sweep of /run, host/ipc.c), 0600 in a
+ * 0700 directory that is a write-deny override inside the sandbox.  Anything that is not exactly
+ * what confine wrote (truncated, corrupt, another key or version, another owner, writable by
+ * others, a symlink, a hard link, larger than the bound, written before the clock was set) is
+ * ignored: the scan reads everything again.
  */
 #ifndef CONFINE_SCAN_CACHE_H
 #define CONFINE_SCAN_CACHE_H
@@ -71,6 +71,7 @@ struct cf_scan_root {
 
 struct cf_scan_cache {
 	char key[65]; /* cf_scan_cache_key of the patterns */
+	char kind[8]; /* the file's name is KIND-KEY: "scan" (glob scan), "ipc" (sweep of /run) */
 	struct cf_scan_root *roots;
 	struct cf_scan_dir *dirs;
 	struct cf_scan_kid *kids;
@@ -138,8 +139,8 @@ int64_t cf_scan_clock_offset(void);
  */
 int cf_scan_cache_load(const char *dir, const char key[65], struct cf_scan_cache **out,
 		       const char **why);
-/* The same; the directory is created only when `create`. */
-int cf_scan_cache_load_at(const char *dir, bool create, const char key[65],
+/* The same for the file KIND-KEY; the directory is created only when `create`. */
+int cf_scan_cache_load_at(const char *dir, bool create, const char *kind, const char key[65],
 			  struct cf_scan_cache **out, const char **why);
 /* Writes the cache atomically (a new 0600 file made with O_EXCL, then renamed over the old
  * one), never through a symlink; only into an existing directory that passes the checks of
