@@ -19,6 +19,7 @@
 #include "host/git.h"
 #include "host/hostfs.h"
 #include "host/ipc.h"
+#include "host/kind_memo.h"
 #include "host/rulefile.h"
 #include "host/scan.h"
 #include "host/ll_listing.h"
@@ -222,6 +223,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 	for (int attempt = 0;; attempt++) {
 		free(changed);
 		changed = NULL;
+		/* What is at each path is asked afresh for every plan (kind_memo.h). */
+		cf_kind_memo_reset(&run->kind_memo);
 		cf_matches_release(&globs);
 		cf_idents_release(&ids);
 		cf_plan_release(&plan);
@@ -354,8 +357,9 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .uid = uid,
 	    .landlock_abi = cf_landlock_abi(),
 	    .seccomp = cf_seccomp_available(),
-	    .kind = cf_hostfs_kind,
+	    .kind = cf_kind_memo_get,
 	    .canonicalize = cf_host_canonicalize,
+	    .ctx = &run->kind_memo,
 	};
 	return 0;
 }
@@ -947,6 +951,7 @@ void confine_run_free(confine_run *run)
 	cf_matches_release(&run->launch);
 	cf_scan_state_release(&run->scan);
 	cf_scan_state_release(&run->ipc_scan);
+	cf_kind_memo_reset(&run->kind_memo);
 	cf_strv_release(&run->ipc_launch);
 	free(run->events);
 	free(run->skip);
