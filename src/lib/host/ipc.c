@@ -186,7 +186,8 @@ static void descend(struct sweep *s, int fd, char *path, size_t len, int depth, 
 	uint32_t first = c->dirs[idx].first, n = c->dirs[idx].n;
 	for (uint32_t i = 0; i < n && !s->oom; i++) {
 		const struct cf_scan_kid k = c->kids[first + i];
-		if (k.kind != CF_KIND_DIR || len + 1 + k.len >= PATH_MAX)
+		if (k.kind != CF_KIND_DIR || !(k.flags & CF_SCAN_KID_DIVE) ||
+		    len + 1 + k.len >= PATH_MAX)
 			continue;
 		path[len] = '/';
 		memcpy(path + len + 1, c->names + k.name, k.len);
@@ -222,6 +223,8 @@ static uint32_t reuse(struct sweep *s, char *path, size_t len, int depth, uint32
 			add(s, path);
 		if (!cf_scan_rec_kid(s->next, p->names + k->name, k->len, (enum cf_kind)k->kind))
 			s->oom = true;
+		else
+			s->next->kids[s->next->nkids - 1].flags = k->flags;
 	}
 	path[len] = '\0';
 	s->next->dirs[idx].n = (uint32_t)(s->next->nkids - s->next->dirs[idx].first);
@@ -282,6 +285,8 @@ static uint32_t read_dir(struct sweep *s, int pfd, const char *name, char *path,
 		}
 		if (kind != CF_KIND_MISSING && !cf_scan_rec_kid(s->next, ename, nl, kind))
 			s->oom = true;
+		else if (kind == CF_KIND_DIR)
+			s->next->kids[s->next->nkids - 1].flags = CF_SCAN_KID_DIVE;
 	}
 	path[len] = '\0';
 	s->next->dirs[idx].n = (uint32_t)(s->next->nkids - s->next->dirs[idx].first);
@@ -339,7 +344,7 @@ static void sweep_key(const char *workspace, const char *skip, char key[65])
 {
 	struct cf_ruleset rs = {0};
 	/* The exclusions, as the patterns of a "scan": the same key function, another prefix. */
-	const char *parts[] = {"ipc sweep 1 /run /var/run", workspace ? workspace : "",
+	const char *parts[] = {"ipc sweep 2 /run /var/run", workspace ? workspace : "",
 			       skip ? skip : ""};
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		struct cf_rule r = {

@@ -21,7 +21,7 @@ struct cf_kind_memo {
 		char *path; /* NULL: free slot */
 		uint64_t hash;
 		enum cf_kind kind;
-	} *v;
+	} * v;
 	size_t n, cap; /* cap a power of two, or 0 */
 };
 

@@ -67,6 +67,7 @@ struct walker {
 	struct confine_error *err;
 	struct pat *pats;
 	struct u32v *lv; /* max_depth + 2 levels */
+	int lv_ok; /* lv[0..lv_ok] hold the states of w->path's prefixes (see ensure_states) */
 	struct u32v matched;
 	struct cf_buf path;
 	const char *root;
@@ -173,6 +174,30 @@ static bool advance(struct walker *w, int depth, const char *name, size_t nlen)
 	return !w->oom;
 }
 
+/*
+ * A directory whose listing is reused costs no pattern work: the flags of its entries say which
+ * matched and which the walk goes into (the patterns are the same, so are the answers).  The
+ * states of the patterns are computed only where they are needed, a directory to read or a
+ * match whose rules must be named, by stepping from the root along w->path (the directory at
+ * `depth`): lv[0..depth] then hold them.  Returns false on out-of-memory.
+ */
+static bool ensure_states(struct walker *w, int depth)
+{
+	if (w->lv_ok >= depth)
+		return true;
+	const char *s = w->path.s + w->rootlen;
+	for (int level = 0; level < depth; level++) {
+		while (*s == '/')
+			s++;
+		size_t n = strcspn(s, "/");
+		if (level >= w->lv_ok && !advance(w, level, s, n))
+			return false;
+		s += n;
+	}
+	w->lv_ok = depth;
+	return true;
+}
+
 static bool over_time(struct walker *w)
 {
 	struct timespec now;
@@ -276,10 +301,12 @@ static uint32_t new_dir(struct walker *w, const struct cf_scan_dir *d)
 	return idx;
 }
 
-static bool new_kid(struct walker *w, const char *name, size_t n, enum cf_kind kind)
+static bool new_kid(struct walker *w, const char *name, size_t n, enum cf_kind kind, uint8_t flags)
 {
 	if (!cf_scan_rec_kid(w->next, name, n, kind))
 		w->oom = true;
+	else
+		w->next->kids[w->next->nkids - 1].flags = flags;
 	return !w->oom;
 }
 
@@ -376,25 +403,29 @@ static void path_pop(struct walker *w, size_t base)
 }
 
 /* Walks into every subdirectory among the entries kids[first, first + n) of the record `idx`
- * (the directory w->path, open at fd, or -1 when its listing was reused), where a pattern is
- * still alive below it; `old` is its record in the previous scan. */
+ * (the directory w->path at `depth`, open at fd, or -1 when its listing was reused) that a
+ * pattern is alive below (CF_SCAN_KID_DIVE); `old` is its record in the previous scan.  Below
+ * a directory that was read the states are stepped to each subdirectory; below a reused one
+ * they are not (ensure_states computes them if a descendant needs them). */
 static int descend_all(struct walker *w, int fd, int depth, uint32_t idx, uint32_t old)
 {
 	struct cf_scan_cache *c = w->next;
 	uint32_t first = c->dirs[idx].first, n = c->dirs[idx].n;
 	size_t base = w->path.len;
-	int rc = 0;
+	int rc = 0, mine = w->lv_ok;
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
 		const struct cf_scan_kid k = c->kids[first + i];
-		if (k.kind != CF_KIND_DIR)
+		if (!(k.flags & CF_SCAN_KID_DIVE) || k.kind != CF_KIND_DIR)
 			continue;
 		const char *name = c->names + k.name;
-		if (!advance(w, depth, name, k.len)) {
-			rc = cf_nomem(w->err);
-			break;
+		w->lv_ok = mine < depth ? mine : depth;
+		if (fd >= 0) {
+			if (!advance(w, depth, name, k.len)) {
+				rc = cf_nomem(w->err);
+				break;
+			}
+			w->lv_ok = depth + 1;
 		}
-		if (!w->lv[depth + 1].n)
-			continue;
 		uint32_t was = old_child(w, old, name, k.len);
 		if (!path_push(w, name, k.len)) {
 			rc = cf_nomem(w->err);
@@ -406,15 +437,16 @@ static int descend_all(struct walker *w, int fd, int depth, uint32_t idx, uint32
 			c->kids[first + i].dir = made;
 		path_pop(w, base);
 	}
+	w->lv_ok = mine;
 	return rc;
 }
 
 /*
- * Reuses the previous scan's listing of w->path (record `old`, found unchanged): its matches
- * are matched again (the patterns are the same, so are the results) and their identities taken
- * now, with one lstat each (R34 compares them before the command starts); its subdirectories
- * are visited.  Returns 1 when a match is not what the listing says (a mount over it, say):
- * the directory is then read instead.
+ * Reuses the previous scan's listing of w->path (record `old`, found unchanged): the entries
+ * that matched are matched again, with the states computed for this directory (their rules are
+ * named), and their identities taken now, one lstat each (R34 compares them before the command
+ * starts); the subdirectories are visited.  Returns 1 when a match is not what the listing
+ * says (a mount over it, say): the directory is then read instead.
  */
 static int reuse(struct walker *w, int depth, uint32_t old, uint32_t *made)
 {
@@ -432,16 +464,13 @@ static int reuse(struct walker *w, int depth, uint32_t old, uint32_t *made)
 		const char *name = p->names + k->name;
 		if ((++w->tick & 255) == 0 && over_time(w))
 			return time_budget(w);
-		if (!advance(w, depth, name, k->len))
-			return cf_nomem(w->err);
-		bool dive = w->lv[depth + 1].n && k->kind == CF_KIND_DIR;
-		if (!w->matched.n && !dive)
-			continue; /* matters to no pattern (cannot happen with the same patterns) */
-		if (w->matched.n) {
+		if (k->flags & CF_SCAN_KID_MATCH) {
+			if (!ensure_states(w, depth) || !advance(w, depth, name, k->len))
+				return cf_nomem(w->err);
 			struct stat st;
 			if (!path_push(w, name, k->len))
 				return cf_nomem(w->err);
-			bool same = stat_at(w, -1, &st) == 0 &&
+			bool same = w->matched.n && stat_at(w, -1, &st) == 0 &&
 				    cf_kind_of_mode(st.st_mode) == (enum cf_kind)k->kind;
 			if (same)
 				rc = add_matched(w, (enum cf_kind)k->kind, &st);
@@ -460,7 +489,7 @@ static int reuse(struct walker *w, int depth, uint32_t old, uint32_t *made)
 				return 1;
 			}
 		}
-		if (!new_kid(w, name, k->len, (enum cf_kind)k->kind))
+		if (!new_kid(w, name, k->len, (enum cf_kind)k->kind, k->flags))
 			return cf_nomem(w->err);
 	}
 	c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
@@ -476,6 +505,8 @@ static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t
 {
 	struct cf_scan_cache *c = w->next;
 	int rc = 0;
+	if (!ensure_states(w, depth))
+		return cf_nomem(w->err);
 	int fd = open_dir_at(w, pfd);
 	if (fd < 0) {
 		/* Gone, or swapped for a symlink or a file since readdir: nothing to walk. */
@@ -549,8 +580,9 @@ static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t
 			if (rc)
 				break;
 		}
-		if ((w->matched.n || (alive && kind == CF_KIND_DIR)) &&
-		    !new_kid(w, ename, nlen, kind)) {
+		uint8_t flags = (uint8_t)((w->matched.n ? CF_SCAN_KID_MATCH : 0) |
+					  (alive && kind == CF_KIND_DIR ? CF_SCAN_KID_DIVE : 0));
+		if (flags && !new_kid(w, ename, nlen, kind, flags)) {
 			rc = cf_nomem(w->err);
 			break;
 		}
@@ -737,6 +769,7 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 	}
 	w->rootfd = fd;
 	w->rootlen = strlen(root);
+	w->lv_ok = 0;
 	uint32_t old = CF_SCAN_NONE, made = CF_SCAN_NONE;
 	for (size_t i = 0; w->prev && i < w->prev->nroots && old == CF_SCAN_NONE; i++) {
 		const struct cf_scan_root *pr = &w->prev->roots[i];

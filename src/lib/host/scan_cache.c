@@ -29,7 +29,7 @@ void cf_scan_cache_key(const struct cf_ruleset *rules, char key[65])
 {
 	struct cf_buf b;
 	cf_buf_init(&b);
-	cf_buf_add(&b, "confine scan cache 1:");
+	cf_buf_add(&b, "confine scan cache 2:");
 	add_u64(&b, (uint64_t)geteuid());
 	for (size_t i = 0; i < rules->n; i++) {
 		const struct cf_rule *r = &rules->v[i];

@@ -43,6 +43,12 @@ enum {
 	CF_SCAN_TRUSTED = 1, /* on a file system whose timestamps confine trusts */
 };
 
+/* Flags of an entry (the glob scan's; the sweep of /run uses DIVE only). */
+enum {
+	CF_SCAN_KID_MATCH = 1, /* a pattern matched it */
+	CF_SCAN_KID_DIVE = 2,  /* a directory some pattern is alive below: the walk goes in */
+};
+
 /* A directory the scan read.  Times are nanoseconds since the epoch (CLOCK_REALTIME). */
 struct cf_scan_dir {
 	uint64_t dev, ino;
@@ -59,7 +65,7 @@ struct cf_scan_kid {
 	uint32_t dir;  /* the record of the directory it is, or CF_SCAN_NONE */
 	uint16_t len;  /* of the name, 1..255 */
 	uint8_t kind;  /* enum cf_kind */
-	uint8_t pad;
+	uint8_t flags; /* CF_SCAN_KID_* */
 };
 
 /* The directory a walk starts at (the wildcard-free prefix of its patterns). */

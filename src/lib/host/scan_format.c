@@ -8,7 +8,8 @@
 #include "plan/host.h"
 
 #define MAGIC "CFSCAN\r\n"
-#define VERSION 1u
+/* 2: entries carry their flags (1 had none: such a file would say nothing matched) */
+#define VERSION 2u
 #define ENDIAN 0x01020304u
 
 /* The file: this header, then roots, dirs, kids and names, nothing else. */
@@ -165,7 +166,8 @@ static const char *validate(const struct cf_scan_cache *c)
 			const struct cf_scan_kid *k = &c->kids[dr->first + i];
 			if ((uint64_t)k->name + k->len > c->nnames ||
 			    !good_name(c->names + k->name, k->len) || k->kind > CF_KIND_OTHER ||
-			    k->kind == CF_KIND_MISSING || k->pad ||
+			    k->kind == CF_KIND_MISSING ||
+			    (k->flags & ~(uint8_t)(CF_SCAN_KID_MATCH | CF_SCAN_KID_DIVE)) ||
 			    (k->dir != CF_SCAN_NONE &&
 			     (k->dir <= d || k->dir >= c->ndirs || k->kind != CF_KIND_DIR ||
 			      seen[k->dir]++)) ||
