@@ -28,6 +28,7 @@
 
 static char top[256], cdir[300], elsewhere[300];
 static struct cf_ruleset rules;
+static void add_rule(const char *rel);
 
 static char *at(const char *rel)
 {
@@ -448,6 +449,45 @@ static void identity_now(void)
 	cf_scan_cache_free(c);
 }
 
+/* Patterns whose states differ from directory to directory (nested roots, a middle wildcard,
+ * a literal component): a directory read below reused ones gets the states of its path. */
+static void mixed_patterns(void)
+{
+	struct cf_ruleset keep = rules;
+	memset(&rules, 0, sizeof(rules));
+	add_rule("d/*.pem");
+	add_rule("**/e/*.key");
+	add_rule("d/e/*");
+	add_rule("p/*/sub");
+	add_rule("deep/1/**/q.pem");
+	struct cf_scan_cache *c = fresh(), *n = NULL;
+	same_as_full("mixed patterns, settled", c, NULL);
+	mk("d/e/late.key", 'f', NULL);
+	mk("deep/1/2/3/late.pem", 'f', NULL);
+	mk("deep/1/2/q.pem", 'f', NULL);
+	struct cf_scan_stats st =
+	    same_as_full("mixed patterns, changes deep below reused directories", c, &n);
+	char *got = full();
+	TAP_OK(has(got, "d/e/late.key:1:f") && has(got, "d/e/late.key:2:f") &&
+		   has(got, "deep/1/2/q.pem:4:f") && !strstr(got, "late.pem"),
+	       "mixed patterns: the new matches of the right rules, no others (%s)", got);
+	TAP_OK(st.dirs_reused > 0 && st.dirs_read == 3,
+	       "mixed patterns: only the three changed directories read (%zu read, %zu reused)",
+	       st.dirs_read, st.dirs_reused);
+	free(got);
+	char *x = at("d/e/late.key"), *y = at("deep/1/2/3/late.pem"), *z = at("deep/1/2/q.pem");
+	unlink(x);
+	unlink(y);
+	unlink(z);
+	free(x);
+	free(y);
+	free(z);
+	cf_scan_cache_free(c);
+	cf_scan_cache_free(n);
+	cf_ruleset_release(&rules);
+	rules = keep;
+}
+
 /* Budgets hold with a cache: a deep tree still fails the scan, the matches count. */
 static void budgets(void)
 {
@@ -795,6 +835,7 @@ int main(void)
 	inode_reused();
 	symlink_swaps();
 	identity_now();
+	mixed_patterns();
 	budgets();
 	file_cases();
 	unreadable();
