@@ -250,7 +250,9 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		};
 		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0)
 			goto out;
-		r = cf_idents_record(&plan, &globs, &ids, &changed);
+		/* The identities the plan was made from (the memo of this planning). */
+		r = cf_idents_record_with(&plan, &globs, cf_kind_memo_ident, &run->kind_memo, &ids,
+					  &changed);
 		if (r < 0) {
 			r = cf_nomem(err);
 			goto out;

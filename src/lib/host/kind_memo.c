@@ -2,6 +2,7 @@
 /* The kind of a path, memoised for one planning: see kind_memo.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "host/hostfs.h"
 #include "host/kind_memo.h"
@@ -29,7 +30,8 @@ static struct cf_kind_memo_ent *find(const struct cf_kind_memo *m, const char *p
 	}
 }
 
-static void put(struct cf_kind_memo *m, const char *p, size_t n, uint64_t h, enum cf_kind k)
+static void put(struct cf_kind_memo *m, const char *p, size_t n, uint64_t h, enum cf_kind k,
+		const struct stat *st)
 {
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 256;
@@ -52,19 +54,18 @@ static void put(struct cf_kind_memo *m, const char *p, size_t n, uint64_t h, enu
 		return;
 	e->hash = h;
 	e->kind = k;
+	e->dev = st ? (uint64_t)st->st_dev : 0;
+	e->ino = st ? (uint64_t)st->st_ino : 0;
 	m->n++;
 }
 
-enum cf_kind cf_kind_memo_get(void *ctx, const char *path)
+static const struct cf_kind_memo_ent *lookup(struct cf_kind_memo *m, const char *path)
 {
-	struct cf_kind_memo *m = ctx;
-	if (!m)
-		return cf_hostfs_kind(NULL, path);
 	size_t n = strlen(path);
 	uint64_t h = hash_of(path, n);
 	const struct cf_kind_memo_ent *e = find(m, path, n, h);
 	if (e && e->path)
-		return e->kind;
+		return e;
 	/* Below a missing directory or a file, nothing exists (lstat would say ENOENT or
 	 * ENOTDIR); below a symlink or a directory the kernel is asked. */
 	const char *slash = strrchr(path, '/');
@@ -74,13 +75,40 @@ enum cf_kind cf_kind_memo_get(void *ctx, const char *path)
 		if (pe && pe->path &&
 		    (pe->kind == CF_KIND_MISSING || pe->kind == CF_KIND_FILE ||
 		     pe->kind == CF_KIND_OTHER)) {
-			put(m, path, n, h, CF_KIND_MISSING);
-			return CF_KIND_MISSING;
+			put(m, path, n, h, CF_KIND_MISSING, NULL);
+			return find(m, path, n, h);
 		}
 	}
-	enum cf_kind k = cf_hostfs_kind(NULL, path);
-	put(m, path, n, h, k);
-	return k;
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		put(m, path, n, h, CF_KIND_MISSING, NULL);
+	else
+		put(m, path, n, h, cf_kind_of_mode(st.st_mode), &st);
+	return find(m, path, n, h);
+}
+
+enum cf_kind cf_kind_memo_get(void *ctx, const char *path)
+{
+	if (!ctx)
+		return cf_hostfs_kind(NULL, path);
+	const struct cf_kind_memo_ent *e = lookup(ctx, path);
+	/* Out of memory for the memo: ask the kernel, unremembered. */
+	return e && e->path ? e->kind : cf_hostfs_kind(NULL, path);
+}
+
+bool cf_kind_memo_ident(void *ctx, const char *path, uint64_t *dev, uint64_t *ino)
+{
+	const struct cf_kind_memo_ent *e = ctx ? lookup(ctx, path) : NULL;
+	struct stat st;
+	if (!e || !e->path) {
+		bool there = lstat(path, &st) == 0;
+		*dev = there ? (uint64_t)st.st_dev : 0;
+		*ino = there ? (uint64_t)st.st_ino : 0;
+		return there;
+	}
+	*dev = e->dev;
+	*ino = e->ino;
+	return e->kind != CF_KIND_MISSING;
 }
 
 void cf_kind_memo_reset(struct cf_kind_memo *m)

@@ -11,6 +11,7 @@
 #ifndef CONFINE_KIND_MEMO_H
 #define CONFINE_KIND_MEMO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,12 +22,17 @@ struct cf_kind_memo {
 		char *path; /* NULL: free slot */
 		uint64_t hash;
 		enum cf_kind kind;
+		uint64_t dev, ino; /* 0 when missing, or not asked (below a missing directory) */
 	} * v;
 	size_t n, cap; /* cap a power of two, or 0 */
 };
 
 /* The kind callback: ctx is a struct cf_kind_memo (NULL: no memo, one lstat per question). */
 enum cf_kind cf_kind_memo_get(void *ctx, const char *path);
+/* The identity of path from the same memo (lstat's st_dev and st_ino, asked when not there
+ * yet): false when it is missing.  The identities R34 records are those the plan was made
+ * from. */
+bool cf_kind_memo_ident(void *ctx, const char *path, uint64_t *dev, uint64_t *ino);
 /* Forgets everything (before a new plan). */
 void cf_kind_memo_reset(struct cf_kind_memo *m);
 

@@ -29,8 +29,22 @@ static bool known(const struct cf_idents *ids, const char *path)
 	return false;
 }
 
+struct lookup {
+	bool (*ident)(void *ctx, const char *path, uint64_t *dev, uint64_t *ino);
+	void *ctx;
+};
+
+static bool lstat_ident(void *ctx, const char *path, uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+	bool there = lstat(path, &st) == 0;
+	*dev = there ? (uint64_t)st.st_dev : 0;
+	*ino = there ? (uint64_t)st.st_ino : 0;
+	return there;
+}
+
 /* Records path's identity; a missing path is recorded as (0, 0): it must stay missing. */
-static int record(struct cf_idents *ids, const char *path)
+static int record(struct cf_idents *ids, const char *path, const struct lookup *lk)
 {
 	if (known(ids, path))
 		return 0;
@@ -42,14 +56,12 @@ static int record(struct cf_idents *ids, const char *path)
 		ids->v = v;
 		ids->cap = cap;
 	}
-	struct stat st;
-	bool there = lstat(path, &st) == 0;
+	uint64_t dev, ino;
+	lk->ident(lk->ctx, path, &dev, &ino);
 	char *p = cf_strdup(path);
 	if (!p)
 		return CONFINE_E_NOMEM;
-	ids->v[ids->n++] = (struct cf_ident){.path = p,
-					     .dev = there ? (uint64_t)st.st_dev : 0,
-					     .ino = there ? (uint64_t)st.st_ino : 0};
+	ids->v[ids->n++] = (struct cf_ident){.path = p, .dev = dev, .ino = ino};
 	return 0;
 }
 
@@ -67,16 +79,23 @@ static bool is_writable_root(const struct cf_plan *plan, const char *path)
 int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch,
 		     struct cf_idents *out, char **changed)
 {
+	return cf_idents_record_with(plan, launch, lstat_ident, NULL, out, changed);
+}
+
+int cf_idents_record_with(const struct cf_plan *plan, const struct cf_matches *launch,
+			  bool (*ident)(void *ctx, const char *path, uint64_t *dev, uint64_t *ino),
+			  void *ctx, struct cf_idents *out, char **changed)
+{
+	const struct lookup lk = {ident, ctx};
 	*changed = NULL;
 	/* What the scan saw is the reference for glob matches: a directory swapped between the
 	 * scan and now shows here. */
 	for (size_t i = 0; launch && i < launch->n; i++) {
 		const struct cf_match *m = &launch->v[i];
-		struct stat st;
+		uint64_t dev, ino;
 		if (!m->ino)
 			continue;
-		if (lstat(m->path, &st) < 0 || (uint64_t)st.st_dev != m->dev ||
-		    (uint64_t)st.st_ino != m->ino) {
+		if (!ident(ctx, m->path, &dev, &ino) || dev != m->dev || ino != m->ino) {
 			*changed = cf_strdup(m->path);
 			return *changed ? 1 : CONFINE_E_NOMEM;
 		}
@@ -85,11 +104,11 @@ int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch
 		const struct cf_mount *m = &plan->mounts[i];
 		if (!m->guarded)
 			continue;
-		if (record(out, m->path) < 0)
+		if (record(out, m->path, &lk) < 0)
 			return CONFINE_E_NOMEM;
 		char *a = cf_path_dirname(m->path);
 		while (a && strcmp(a, "/")) {
-			if (record(out, a) < 0) {
+			if (record(out, a, &lk) < 0) {
 				free(a);
 				return CONFINE_E_NOMEM;
 			}
@@ -106,7 +125,7 @@ int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch
 	/* A protected path that was missing must still be missing when the command starts: one
 	 * that a rename brings in meanwhile would not be hidden. */
 	for (size_t i = 0; i < plan->missing.n; i++)
-		if (record(out, plan->missing.v[i]) < 0)
+		if (record(out, plan->missing.v[i], &lk) < 0)
 			return CONFINE_E_NOMEM;
 	return 0;
 }
