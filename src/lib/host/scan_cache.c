@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The scan cache file (R32, R30): see scan_cache.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -252,6 +253,68 @@ fail:
 	return -1;
 }
 
+/*
+ * The directory stays bounded: at most CACHE_FILES scan and sweep caches (one per workspace
+ * and pattern set), the least recently written removed first (a removed one costs its
+ * workspace one full scan), and temporary files a crashed run left behind removed after an
+ * hour.  Only confine's own names are touched, never through a symlink (unlinkat of a name in
+ * the directory opened without following one).
+ */
+#define CACHE_FILES 64
+
+static void prune(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct {
+		char name[64];
+		int64_t mtime;
+	} v[CACHE_FILES + 1];
+	size_t n = 0;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *nm = e->d_name;
+		bool tmp =
+		    nm[0] == '.' && (!strncmp(nm + 1, "scan-", 5) || !strncmp(nm + 1, "ipc-", 4));
+		bool ours = !strncmp(nm, "scan-", 5) || !strncmp(nm, "ipc-", 4);
+		struct stat st;
+		if ((!tmp && !ours) || strlen(nm) >= sizeof(v[0].name) ||
+		    fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (tmp) {
+			if (st.st_mtime < now.tv_sec - 3600)
+				unlinkat(dfd, nm, 0);
+			continue;
+		}
+		int64_t t = ns_of(&st.st_mtim);
+		/* Keep the CACHE_FILES newest in v (insertion by age, newest first); drop the
+		 * oldest past the bound. */
+		size_t at = n;
+		while (at > 0 && v[at - 1].mtime < t)
+			at--;
+		if (at >= CACHE_FILES) {
+			unlinkat(dfd, nm, 0);
+			continue;
+		}
+		if (n == CACHE_FILES) {
+			unlinkat(dfd, v[CACHE_FILES - 1].name, 0);
+			n--;
+		}
+		memmove(&v[at + 1], &v[at], (n - at) * sizeof(v[0]));
+		snprintf(v[at].name, sizeof(v[at].name), "%s", nm);
+		v[at].mtime = t;
+		n++;
+	}
+	closedir(d);
+}
+
 int cf_scan_cache_store(const char *dir, const struct cf_scan_cache *c)
 {
 	const char *why;
@@ -287,10 +350,12 @@ int cf_scan_cache_store(const char *dir, const struct cf_scan_cache *c)
 	ok = close(fd) == 0 && ok;
 	fd = -1;
 	/* rename is atomic: a run that reads meanwhile gets the old file or the new one. */
-	if (ok && renameat(dfd, tmp, dfd, name) == 0)
+	if (ok && renameat(dfd, tmp, dfd, name) == 0) {
 		rc = 0;
-	else
+		prune(dfd);
+	} else {
 		unlinkat(dfd, tmp, 0);
+	}
 out:
 	if (fd >= 0)
 		close(fd);

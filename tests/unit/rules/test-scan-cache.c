@@ -9,8 +9,10 @@
  * find the match or rescan in full.  The controls show that a lying record that is accepted
  * does hide a match, so the checks are what protects.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -732,6 +734,62 @@ static void file_cases(void)
 	       "store over a symlink: replaced, not followed");
 	cf_scan_cache_free(c);
 	free(target);
+
+	/* The directory stays bounded: 70 old caches, an old temporary file, someone else's file
+	 * and a symlink to a file elsewhere; a store keeps the 64 newest and its own. */
+	{
+		char *keep = cf_asprintf("%s/notes.txt", cdir),
+		     *outside = cf_asprintf("%s/x", elsewhere);
+		close(open(keep, O_WRONLY | O_CREAT, 0600));
+		close(open(outside, O_WRONLY | O_CREAT, 0600));
+		for (int i = 0; i < 70; i++) {
+			char *old = cf_asprintf("%s/scan-old%02d", cdir, i);
+			close(open(old, O_WRONLY | O_CREAT, 0600));
+			struct timespec ts[2] = {{.tv_sec = 1000000 + i}, {.tv_sec = 1000000 + i}};
+			utimensat(AT_FDCWD, old, ts, 0);
+			free(old);
+		}
+		char *tmpf = cf_asprintf("%s/.scan-crashed.1.2.0", cdir);
+		close(open(tmpf, O_WRONLY | O_CREAT, 0600));
+		struct timespec ts[2] = {{.tv_sec = 1000}, {.tv_sec = 1000}};
+		utimensat(AT_FDCWD, tmpf, ts, 0);
+		char *link = cf_asprintf("%s/scan-link", cdir);
+		must(symlink(outside, link), "symlink");
+		lutimes(link, (const struct timeval[2]){{.tv_sec = 2000}, {.tv_sec = 2000}});
+		struct cf_scan_cache *full_dir = fresh();
+		TAP_INTEQ(cf_scan_cache_store(cdir, full_dir), 0,
+			  "store with a full cache directory");
+		cf_scan_cache_free(full_dir);
+		int n = 0;
+		DIR *d = opendir(cdir);
+		for (struct dirent *e; d && (e = readdir(d));)
+			n += !strncmp(e->d_name, "scan-", 5);
+		if (d)
+			closedir(d);
+		char *newest = cf_asprintf("%s/scan-old69", cdir),
+		     *oldest = cf_asprintf("%s/scan-old00", cdir);
+		TAP_OK(n == 64 && access(f, F_OK) == 0 && access(newest, F_OK) == 0 &&
+			   access(oldest, F_OK) != 0,
+		       "at most 64 caches kept, the newest and the one just written (%d)", n);
+		struct stat lst;
+		TAP_OK(
+		    access(tmpf, F_OK) != 0 && lstat(link, &lst) != 0 &&
+			access(outside, F_OK) == 0 && access(keep, F_OK) == 0,
+		    "an old temporary file and the oldest (a symlink: removed, not followed) go; "
+		    "other files stay");
+		for (int i = 0; i < 70; i++) {
+			char *old = cf_asprintf("%s/scan-old%02d", cdir, i);
+			unlink(old);
+			free(old);
+		}
+		unlink(keep);
+		free(keep);
+		free(outside);
+		free(tmpf);
+		free(link);
+		free(newest);
+		free(oldest);
+	}
 
 	/* A cold state stores at once; a settled tree's later scans leave the file alone. */
 	unlink(f);
