@@ -403,11 +403,12 @@ static void path_pop(struct walker *w, size_t base)
 }
 
 /* Walks into every subdirectory among the entries kids[first, first + n) of the record `idx`
- * (the directory w->path at `depth`, open at fd, or -1 when its listing was reused) that a
- * pattern is alive below (CF_SCAN_KID_DIVE); `old` is its record in the previous scan.  Below
- * a directory that was read the states are stepped to each subdirectory; below a reused one
- * they are not (ensure_states computes them if a descendant needs them). */
-static int descend_all(struct walker *w, int fd, int depth, uint32_t idx, uint32_t old)
+ * (the directory w->path at `depth`, open at fd, or -1) that a pattern is alive below
+ * (CF_SCAN_KID_DIVE); `old` is its record in the previous scan.  Below a directory that was
+ * read (`stepped`) the states are stepped to each subdirectory; below a reused one they are
+ * not (ensure_states computes them if a descendant needs them). */
+static int descend_all(struct walker *w, int fd, bool stepped, int depth, uint32_t idx,
+		       uint32_t old)
 {
 	struct cf_scan_cache *c = w->next;
 	uint32_t first = c->dirs[idx].first, n = c->dirs[idx].n;
@@ -419,7 +420,7 @@ static int descend_all(struct walker *w, int fd, int depth, uint32_t idx, uint32
 			continue;
 		const char *name = c->names + k.name;
 		w->lv_ok = mine < depth ? mine : depth;
-		if (fd >= 0) {
+		if (stepped) {
 			if (!advance(w, depth, name, k.len)) {
 				rc = cf_nomem(w->err);
 				break;
@@ -448,7 +449,7 @@ static int descend_all(struct walker *w, int fd, int depth, uint32_t idx, uint32
  * starts); the subdirectories are visited.  Returns 1 when a match is not what the listing
  * says (a mount over it, say): the directory is then read instead.
  */
-static int reuse(struct walker *w, int depth, uint32_t old, uint32_t *made)
+static int reuse(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *made)
 {
 	const struct cf_scan_cache *p = w->prev;
 	struct cf_scan_cache *c = w->next;
@@ -456,27 +457,58 @@ static int reuse(struct walker *w, int depth, uint32_t old, uint32_t *made)
 	size_t m0 = w->out->n, nm0 = w->nmatches, d0 = c->ndirs, k0 = c->nkids, n0 = c->nnames;
 	size_t base = w->path.len;
 	int rc = 0;
+	/* Its subdirectories are looked at relative to it (one component each, not the whole
+	 * path from the root), through an O_PATH descriptor opened without following a symlink,
+	 * which must be the directory the record is of (else it is read); when it cannot be
+	 * opened, from the root as before. */
+	int fd = -1;
+	bool dives = false;
+	for (uint32_t i = 0; i < od.n && !dives; i++)
+		dives = (p->kids[od.first + i].flags & CF_SCAN_KID_DIVE) != 0;
+	if (dives && depth == 0) {
+		fd = w->rootfd;
+	} else if (dives) {
+		fd = pfd >= 0
+			 ? openat(pfd, last_name(w), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			 : openat(w->rootfd, rel_path(w),
+				  O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat fst;
+		if (fd >= 0 && (fstat(fd, &fst) < 0 || (uint64_t)fst.st_dev != od.dev ||
+				(uint64_t)fst.st_ino != od.ino)) {
+			close(fd);
+			return 1; /* swapped since it was looked at */
+		}
+	}
 	uint32_t idx = new_dir(w, &od);
-	if (idx == CF_SCAN_NONE)
+	if (idx == CF_SCAN_NONE) {
+		if (fd >= 0 && fd != w->rootfd)
+			close(fd);
 		return cf_nomem(w->err);
+	}
 	for (uint32_t i = 0; i < od.n; i++) {
 		const struct cf_scan_kid *k = &p->kids[od.first + i];
 		const char *name = p->names + k->name;
-		if ((++w->tick & 255) == 0 && over_time(w))
-			return time_budget(w);
+		if ((++w->tick & 255) == 0 && over_time(w)) {
+			rc = time_budget(w);
+			break;
+		}
 		if (k->flags & CF_SCAN_KID_MATCH) {
-			if (!ensure_states(w, depth) || !advance(w, depth, name, k->len))
-				return cf_nomem(w->err);
+			if (!ensure_states(w, depth) || !advance(w, depth, name, k->len)) {
+				rc = cf_nomem(w->err);
+				break;
+			}
 			struct stat st;
-			if (!path_push(w, name, k->len))
-				return cf_nomem(w->err);
+			if (!path_push(w, name, k->len)) {
+				rc = cf_nomem(w->err);
+				break;
+			}
 			bool same = w->matched.n && stat_at(w, -1, &st) == 0 &&
 				    cf_kind_of_mode(st.st_mode) == (enum cf_kind)k->kind;
 			if (same)
 				rc = add_matched(w, (enum cf_kind)k->kind, &st);
 			path_pop(w, base);
 			if (rc)
-				return rc;
+				break;
 			if (!same) {
 				/* Undo this directory and read it. */
 				for (size_t j = m0; j < w->out->n; j++)
@@ -486,15 +518,25 @@ static int reuse(struct walker *w, int depth, uint32_t old, uint32_t *made)
 				c->ndirs = d0;
 				c->nkids = k0;
 				c->nnames = n0;
-				return 1;
+				rc = 1;
+				break;
 			}
 		}
-		if (!new_kid(w, name, k->len, (enum cf_kind)k->kind, k->flags))
-			return cf_nomem(w->err);
+		if (!new_kid(w, name, k->len, (enum cf_kind)k->kind, k->flags)) {
+			rc = cf_nomem(w->err);
+			break;
+		}
+	}
+	if (rc) {
+		if (fd >= 0 && fd != w->rootfd)
+			close(fd);
+		return rc;
 	}
 	c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
 	w->stats->dirs_reused++;
-	rc = descend_all(w, -1, depth, idx, old);
+	rc = descend_all(w, fd, false, depth, idx, old);
+	if (fd >= 0 && fd != w->rootfd)
+		close(fd);
 	*made = idx;
 	return rc;
 }
@@ -590,7 +632,7 @@ static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t
 	if (rc == 0) {
 		c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
 		cf_scan_rec_sort(c, idx);
-		rc = descend_all(w, dirfd(d), depth, idx, old);
+		rc = descend_all(w, dirfd(d), true, depth, idx, old);
 	}
 	closedir(d);
 	*made = idx;
@@ -623,7 +665,7 @@ static int visit(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *m
 	if (old != CF_SCAN_NONE && w->prev && (w->prev->dirs[old].flags & CF_SCAN_TRUSTED)) {
 		struct stat st;
 		if (stat_at(w, pfd, &st) == 0 && cf_scan_dir_unchanged(&w->prev->dirs[old], &st))
-			rc = reuse(w, depth, old, made);
+			rc = reuse(w, pfd, depth, old, made);
 	}
 	if (rc > 0)
 		rc = read_dir(w, pfd, depth, old, made);
