@@ -378,9 +378,11 @@ int cf_scan_globs_cached(const struct cf_ruleset *rules, const struct cf_scan_bu
 	}
 
 	w.pats = calloc(n, sizeof(*w.pats));
+	/* 8-byte aligned, as getdents64 records are (malloc aligns to 16). */
+	w.dbuf = malloc(CF_SCAN_DBUF);
 	nlv = (size_t)(w.budget->max_depth > 0 ? w.budget->max_depth : 0) + 2;
 	w.lv = calloc(nlv, sizeof(*w.lv));
-	if (!w.pats || !w.lv)
+	if (!w.pats || !w.lv || !w.dbuf)
 		goto nomem;
 	size_t k = 0;
 	for (size_t i = 0; i < rules->n; i++) {
@@ -425,6 +427,7 @@ out:
 			free(w.lv[i].v);
 	free(w.lv);
 	free(w.matched.v);
+	free(w.dbuf);
 	cf_buf_release(&w.path);
 	if (w.pats)
 		release_pats(w.pats, n);

@@ -276,7 +276,8 @@ static int reuse(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *m
 			break;
 		}
 		if (k->flags & CF_SCAN_KID_MATCH) {
-			if (!cf_scan_w_ensure_states(w, depth) || !cf_scan_w_advance(w, depth, name, k->len)) {
+			if (!cf_scan_w_ensure_states(w, depth) ||
+			    !cf_scan_w_advance(w, depth, name, k->len)) {
 				rc = cf_nomem(w->err);
 				break;
 			}
@@ -326,6 +327,96 @@ static int reuse(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *m
 
 /* Reads the directory w->path (see open_dir_at) and records what of it matters; `old` is its
  * record in the previous scan, if any (for its subdirectories). */
+/* One entry of the directory w->path (open at dfd) being read: matched, recorded. */
+static int entry(struct walker *w, int dfd, int depth, const char *ename, unsigned char type)
+{
+	if (ename[0] == '.' && (!ename[1] || (ename[1] == '.' && !ename[2])))
+		return 0;
+	if ((++w->tick & 255) == 0 && cf_scan_w_over_time(w))
+		return cf_scan_w_time_budget(w);
+	size_t nlen = strlen(ename), base = w->path.len;
+	if (!cf_scan_w_advance(w, depth, ename, nlen))
+		return cf_nomem(w->err);
+	bool alive = w->lv[depth + 1].n > 0;
+	if (!w->matched.n && !alive)
+		return 0;
+	enum cf_kind kind = kind_of(dfd, ename, type);
+	if (kind == CF_KIND_MISSING)
+		return 0; /* gone since it was listed */
+	if (w->matched.n) {
+		struct stat mst;
+		bool known = fstatat(dfd, ename, &mst, AT_SYMLINK_NOFOLLOW) == 0;
+		if (!path_push(w, ename, nlen))
+			return cf_nomem(w->err);
+		int rc = cf_scan_w_add_matched(w, kind, known ? &mst : NULL);
+		path_pop(w, base);
+		if (rc)
+			return rc;
+	}
+	uint8_t flags = (uint8_t)((w->matched.n ? CF_SCAN_KID_MATCH : 0) |
+				  (alive && kind == CF_KIND_DIR ? CF_SCAN_KID_DIVE : 0));
+	if (flags && !new_kid(w, ename, nlen, kind, flags))
+		return cf_nomem(w->err);
+	return 0;
+}
+
+/* Every entry of the directory open at fd.  On Linux straight from getdents64 into the
+ * walker's buffer (the whole directory is read before any subdirectory is walked, so one
+ * buffer serves every level): fdopendir would fstat the descriptor and call fcntl twice more,
+ * three system calls a directory that the record's own fstat makes useless. */
+static int entries(struct walker *w, int fd, int depth)
+{
+#if defined(__linux__)
+	for (;;) {
+		ssize_t n = getdents64(fd, w->dbuf, CF_SCAN_DBUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+					 "getdents64", errno);
+		if (n == 0)
+			return 0;
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *e = (const struct dirent64 *)(void *)(w->dbuf + off);
+			if (e->d_reclen == 0 || off + e->d_reclen > n)
+				return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+					      "getdents64 returned a malformed record");
+			int rc = entry(w, fd, depth, e->d_name, e->d_type);
+			if (rc)
+				return rc;
+			off += e->d_reclen;
+		}
+	}
+#else
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		int rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+				   "fdopendir", errno);
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return rc;
+	}
+	int rc = 0;
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			if (errno)
+				rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed",
+					       w->path.s, "readdir", errno);
+			break;
+		}
+		if ((rc = entry(w, fd, depth, e->d_name, e->d_type)))
+			break;
+	}
+	closedir(d);
+	return rc;
+#endif
+}
+
+/* Reads the directory w->path (see open_dir_at) and records what of it matters; `old` is its
+ * record in the previous scan, if any (for its subdirectories). */
 static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *made)
 {
 	struct cf_scan_cache *c = w->next;
@@ -334,7 +425,7 @@ static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t
 		return cf_nomem(w->err);
 	int fd = open_dir_at(w, pfd);
 	if (fd < 0) {
-		/* Gone, or swapped for a symlink or a file since readdir: nothing to walk. */
+		/* Gone, or swapped for a symlink or a file since it was listed: nothing to walk. */
 		if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EXDEV)
 			return 0;
 		if (errno == EACCES || errno == EPERM)
@@ -356,68 +447,18 @@ static int read_dir(struct walker *w, int pfd, int depth, uint32_t old, uint32_t
 	    w->prev->dirs[old].ctime == rec.ctime)
 		w->stats->dirs_recent++;
 	uint32_t idx = new_dir(w, &rec);
-	DIR *d = idx == CF_SCAN_NONE ? NULL : fdopendir(fd);
-	if (!d) {
-		rc = idx == CF_SCAN_NONE ? cf_nomem(w->err)
-					 : cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed",
-						     w->path.s, "fdopendir", errno);
+	if (idx == CF_SCAN_NONE) {
 		close(fd);
-		return rc;
+		return cf_nomem(w->err);
 	}
 	w->stats->dirs_read++;
-	size_t base = w->path.len;
-	for (;;) {
-		errno = 0;
-		struct dirent *e = readdir(d);
-		if (!e) {
-			if (errno)
-				rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed",
-					       w->path.s, "readdir", errno);
-			break;
-		}
-		const char *ename = e->d_name;
-		if (ename[0] == '.' && (!ename[1] || (ename[1] == '.' && !ename[2])))
-			continue;
-		if ((++w->tick & 255) == 0 && cf_scan_w_over_time(w)) {
-			rc = cf_scan_w_time_budget(w);
-			break;
-		}
-		size_t nlen = strlen(ename);
-		if (!cf_scan_w_advance(w, depth, ename, nlen)) {
-			rc = cf_nomem(w->err);
-			break;
-		}
-		bool alive = w->lv[depth + 1].n > 0;
-		if (!w->matched.n && !alive)
-			continue;
-		enum cf_kind kind = kind_of(dirfd(d), ename, e->d_type);
-		if (kind == CF_KIND_MISSING)
-			continue; /* gone since readdir */
-		if (w->matched.n) {
-			struct stat mst;
-			bool known = fstatat(dirfd(d), ename, &mst, AT_SYMLINK_NOFOLLOW) == 0;
-			if (!path_push(w, ename, nlen)) {
-				rc = cf_nomem(w->err);
-				break;
-			}
-			rc = cf_scan_w_add_matched(w, kind, known ? &mst : NULL);
-			path_pop(w, base);
-			if (rc)
-				break;
-		}
-		uint8_t flags = (uint8_t)((w->matched.n ? CF_SCAN_KID_MATCH : 0) |
-					  (alive && kind == CF_KIND_DIR ? CF_SCAN_KID_DIVE : 0));
-		if (flags && !new_kid(w, ename, nlen, kind, flags)) {
-			rc = cf_nomem(w->err);
-			break;
-		}
-	}
+	rc = entries(w, fd, depth);
 	if (rc == 0) {
 		c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
 		cf_scan_rec_sort(c, idx);
-		rc = descend_all(w, dirfd(d), true, depth, idx, old);
+		rc = descend_all(w, fd, true, depth, idx, old);
 	}
-	closedir(d);
+	close(fd);
 	*made = idx;
 	return rc;
 }

@@ -60,12 +60,17 @@ struct walker {
 	struct cf_scan_cache *next;
 	bool keep;
 	struct cf_scan_stats *stats;
+	/* a directory's entries, read whole before its subdirectories are walked (scan_walk.c);
+	 * CF_SCAN_DBUF bytes on the heap (an embedding host's thread may have a small stack) */
+	char *dbuf;
 	struct {
 		uint64_t dev;
 		bool trusted;
 	} fs[8];
 	size_t nfs;
 };
+
+#define CF_SCAN_DBUF 32768
 
 /* scan.c: the patterns. */
 /* Moves every pattern alive at `depth` over the entry `name`: the patterns it matches go to
