@@ -209,7 +209,8 @@ int cf_run_detect(confine_run *run)
 			r = add_event(run, "unreadable_directory_skipped", now.skipped.v[i], NULL,
 				      "made unreadable during the run: the next run hides it "
 				      "without looking inside");
-	cf_scan_state_save(&run->scan, run->cache_dir);
+	if (run->policy == CONFINE_POLICY_REQUIRED)
+		cf_scan_state_save(&run->scan, run->cache_dir);
 out:
 	cf_matches_release(&now);
 	return r;

@@ -191,8 +191,11 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 	run->globs_collected = true;
 	if (r == 0 && run->globs.n) {
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
-		/* Incremental (R32): from the cache file, or from the scan of the plan before. */
-		r = cf_scan_cached(&run->scan, run->cache_dir, &run->globs, &b, m, err);
+		/* Incremental (R32): from the cache file, or from the scan of the plan before.  A
+		 * run without the sandbox (policy off, an approved escalation) leaves no state. */
+		r = cf_scan_cached(&run->scan,
+				   run->policy == CONFINE_POLICY_REQUIRED ? run->cache_dir : NULL,
+				   &run->globs, &b, m, err);
 		if (r < 0 && err && !err->hint[0])
 			cf_err_hint(err,
 				    "every match is protected by a mount of its own, within the "

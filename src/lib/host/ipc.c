@@ -399,8 +399,7 @@ int cf_host_ipc_endpoints_cached(struct cf_scan_state *st, const char *cache_dir
 {
 	char key[65];
 	sweep_key(workspace, skip, key);
-	bool first = !st->loaded;
-	if (first) {
+	if (!st->loaded) {
 		st->loaded = true;
 		st->why = "no cache directory";
 		if (cache_dir &&
@@ -429,9 +428,8 @@ int cf_host_ipc_endpoints_cached(struct cf_scan_state *st, const char *cache_dir
 		s.next = NULL;
 	}
 	cf_scan_cache_free(s.next);
+	/* Stored by cf_scan_state_save after a sandboxed run only (a launch sweep may be of a run
+	 * that turns out to be an escalation, which leaves no state behind). */
 	st->dirty = st->dirty || changed;
-	if (first && st->why && st->cache && cache_dir &&
-	    cf_scan_cache_store(cache_dir, st->cache) == 0)
-		st->dirty = false;
 	return r;
 }
