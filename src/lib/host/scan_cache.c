@@ -375,7 +375,7 @@ int cf_scan_cached(struct cf_scan_state *s, const char *cache_dir, const struct 
 	if (first) {
 		char key[65];
 		s->loaded = true;
-		s->why = "no cache directory";
+		s->why = cache_dir ? "no cache directory" : "not used (a run without the sandbox)";
 		cf_scan_cache_key(rules, key);
 		if (cache_dir && cf_scan_cache_load(cache_dir, key, &s->cache, &s->why) == 0)
 			s->why = NULL;
