@@ -71,7 +71,12 @@ static int detect_endpoints(confine_run *run)
 	struct cf_strv now = {0};
 	struct confine_error err = {0};
 	int r = 0;
-	if (cf_host_ipc_endpoints(run->workspace, run->runtime_dir, &now, &err) < 0) {
+	/* From the launch sweep's records (R32), stored for the next run. */
+	run->ipc_scan.launch = run->ipc_scan.stats;
+	r = cf_host_ipc_endpoints_cached(&run->ipc_scan, run->cache_dir, run->workspace,
+					 run->runtime_dir, &now, &err);
+	cf_scan_state_save(&run->ipc_scan, run->cache_dir);
+	if (r < 0) {
 		char detail[sizeof(err.reason) + sizeof(err.subject) + 8];
 		snprintf(detail, sizeof(detail), "%s: %s", err.subject, err.reason);
 		r = add_event(run, "ipc_endpoint_scan_failed", NULL, NULL, detail);
@@ -206,7 +211,9 @@ int cf_run_detect(confine_run *run)
 	struct cf_matches now = {0};
 	struct confine_error err = {0};
 	struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
-	if (cf_scan_globs(&run->globs, &b, &now, &err) < 0) {
+	/* From the launch scan's records (R32); what this scan found is the next run's cache. */
+	run->scan.launch = run->scan.stats;
+	if (cf_scan_cached(&run->scan, run->cache_dir, &run->globs, &b, &now, &err) < 0) {
 		char detail[sizeof(err.reason) + sizeof(err.subject) + 8];
 		snprintf(detail, sizeof(detail), "%s: %s", err.subject, err.reason);
 		r = add_event(run, "dynamic_glob_scan_failed", NULL, NULL, detail);
@@ -223,6 +230,8 @@ int cf_run_detect(confine_run *run)
 			r = add_event(run, "unreadable_directory_skipped", now.skipped.v[i], NULL,
 				      "made unreadable during the run: the next run hides it "
 				      "without looking inside");
+	if (run->policy == CONFINE_POLICY_REQUIRED)
+		cf_scan_state_save(&run->scan, run->cache_dir);
 out:
 	cf_matches_release(&now);
 	return r;

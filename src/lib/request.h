@@ -21,6 +21,8 @@
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/settle.h"
+#include "host/kind_memo.h"
+#include "host/scan.h"
 #endif
 
 struct confine_request {
@@ -102,6 +104,9 @@ struct confine_run {
 	struct cf_matches launch;  /* what the launch scan found */
 	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
 	struct cf_strv ipc_groups; /* directories of nothing but endpoints (cf_host_ipc_groups) */
+	struct cf_scan_state scan; /* the scan cache of this run's scans (R32) */
+	struct cf_scan_state ipc_scan; /* and of its sweeps of /run (R29, R32) */
+	struct cf_kind_memo kind_memo; /* host.kind's answers for one planning (kind_memo.h) */
 	struct confine_event *events;
 	size_t n_events;
 

@@ -19,6 +19,7 @@
 #include "host/git.h"
 #include "host/hostfs.h"
 #include "host/ipc.h"
+#include "host/kind_memo.h"
 #include "host/rulefile.h"
 #include "host/scan.h"
 #include "host/ll_listing.h"
@@ -220,7 +221,11 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 	run->globs_collected = true;
 	if (r == 0 && run->globs.n) {
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
-		r = cf_scan_globs(&run->globs, &b, m, err);
+		/* Incremental (R32): from the cache file, or from the scan of the plan before.  A
+		 * run without the sandbox (policy off, an approved escalation) leaves no state. */
+		r = cf_scan_cached(&run->scan,
+				   run->policy == CONFINE_POLICY_REQUIRED ? run->cache_dir : NULL,
+				   &run->globs, &b, m, err);
 		if (r < 0 && err && !err->hint[0])
 			cf_err_hint(err,
 				    "every match is protected by a mount of its own, within the "
@@ -251,6 +256,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 	for (int attempt = 0;; attempt++) {
 		free(changed);
 		changed = NULL;
+		/* What is at each path is asked afresh for every plan (kind_memo.h). */
+		cf_kind_memo_reset(&run->kind_memo);
 		cf_matches_release(&globs);
 		cf_idents_release(&ids);
 		cf_plan_release(&plan);
@@ -280,7 +287,9 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0 ||
 		    (r = cf_run_inject_place(run, &plan, err)) < 0)
 			goto out;
-		r = cf_idents_record(&plan, &globs, &ids, &changed);
+		/* The identities the plan was made from (the memo of this planning). */
+		r = cf_idents_record_with(&plan, &globs, cf_kind_memo_ident, &run->kind_memo, &ids,
+					  &changed);
 		if (r < 0) {
 			r = cf_nomem(err);
 			goto out;
@@ -387,8 +396,9 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .uid = uid,
 	    .landlock_abi = cf_landlock_abi(),
 	    .seccomp = cf_seccomp_available(),
-	    .kind = cf_hostfs_kind,
+	    .kind = cf_kind_memo_get,
 	    .canonicalize = cf_host_canonicalize,
+	    .ctx = &run->kind_memo,
 	};
 	return 0;
 }
@@ -482,8 +492,8 @@ static int load_policy(confine_run *run, const confine_request *req, const struc
 	if ((r = find_home(run, env, err)) < 0 || (r = resolve_workspace(run, req, err)) < 0 ||
 	    (r = host_facts(run, env, err)) < 0 ||
 	    (r = cf_policy_init(&run->policy_rules, &run->host, err)) < 0 ||
-	    (r = cf_host_ipc_endpoints(run->workspace, run->runtime_dir, &run->ipc_launch, err)) <
-		0 ||
+	    (r = cf_host_ipc_endpoints_cached(&run->ipc_scan, run->cache_dir, run->workspace,
+					      run->runtime_dir, &run->ipc_launch, err)) < 0 ||
 	    (r = cf_host_ipc_groups(&run->ipc_launch, &run->ipc_groups, err)) < 0 ||
 	    (r = check_workspace_guards(run, req->workspace ? req->workspace : run->workspace,
 					err)) < 0 ||
@@ -1084,6 +1094,9 @@ void confine_run_free(confine_run *run)
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);
 	cf_matches_release(&run->launch);
+	cf_scan_state_release(&run->scan);
+	cf_scan_state_release(&run->ipc_scan);
+	cf_kind_memo_reset(&run->kind_memo);
 	cf_strv_release(&run->ipc_launch);
 	cf_strv_release(&run->ipc_groups);
 	free(run->events);

@@ -46,6 +46,10 @@ listen() {
 	[ -n "$mode" ] && chmod "$mode" "$path"
 }
 
+# R32: directories of /run older than the racy window (2 s) of the sweeps below, whose
+# listings later sweeps reuse.
+mkdir -p /run/quiet/deep && chmod -R 0755 /run/quiet && sleep 2.2
+
 for who in $RUN_USERS; do
 	h=$(home "$who")
 	w=$(ws "$who")
@@ -169,6 +173,29 @@ for who in $RUN_USERS; do
 	kill_bg
 	[ ! -e /run/daemon/flicker.sock ] || [ -S /run/daemon/flicker.sock ]
 	ok $? "$who: ... and nothing but the service's own socket is left there"
+
+	# ---- R32: the sweep of /run is incremental, and never misses a new endpoint. ----
+	# A directory changed less than 2 s before a sweep read it is read again by the next one
+	# (the racy rule): wait until everything under /run is older than that, whatever this file
+	# (or a listener of the last round, going away) changed last.
+	for ((i = 0; i < 100; i++)); do
+		newest=$(find /run -printf '%C@\n%T@\n' 2>/dev/null | sort -n | tail -n 1)
+		[ -n "$newest" ] && awk -v n="$newest" -v now="$(date +%s.%N)" 'BEGIN { exit !(now - n > 2.5) }' && break
+		sleep 0.2
+	done
+	cx "$who" -- true
+	cx "$who" --report "$E/$who/r.json" -- true
+	[ "$(jq .scan.ipc.launch.dirs_reused "$E/$who/r.json")" -ge 1 ] &&
+		[ "$(jq -r .scan.ipc.cache "$E/$who/r.json")" = used ]
+	ok $? "$who: R32 the sweep of /run reuses the listings of directories that did not change ($(jq -c .scan.ipc "$E/$who/r.json"))"
+	listen root "/run/quiet/deep/$who.sock" 0666
+	expect "$who" "$(ux EACCES)" "R29 R32 a socket bound in a cached directory just before the run is hidden" \
+		-- "$TRYK" unix-connect "/run/quiet/deep/$who.sock"
+	mkfifo -m 0666 "/run/quiet/$who.fifo"
+	expect "$who" EACCES "R29 R32 a FIFO made in a cached directory just before the run cannot be opened" \
+		-- "$TRYOP" append "/run/quiet/$who.fifo"
+	kill_bg
+	rm -f "/run/quiet/deep/$who.sock" "/run/quiet/$who.fifo"
 	rm -rf /run/daemon /run/grouped /run/mixed "$w/dev.sock"
 done
 done_testing

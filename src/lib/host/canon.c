@@ -5,7 +5,34 @@
 #include <string.h>
 
 #include "host/canon.h"
+#include "host/kind_memo.h"
 #include "util/util.h"
+
+/*
+ * With a memo (ctx, kind_memo.h): one lstat per component, shared by every path asked in the
+ * same planning (the guards under /etc, /var, the homes share their prefixes), where realpath
+ * reads every link of every prefix again.  A normalised path none of whose existing prefixes is
+ * a symlink is its own canonical form up to its first missing component; a symlink on the way
+ * sends the path to the full walk.  Returns 1 when it answered, 0 when the full walk must.
+ */
+static int walk_memo(void *ctx, char *norm, char **out)
+{
+	for (char *s = norm + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char saved = *s;
+		*s = '\0';
+		enum cf_kind k = cf_kind_memo_get(ctx, norm);
+		*s = saved;
+		if (k == CF_KIND_SYMLINK)
+			return 0;
+		/* Missing (or unreachable, or below a file): the rest is lexical. */
+		if (k == CF_KIND_MISSING || !saved) {
+			*out = norm;
+			return 1;
+		}
+	}
+}
 
 int cf_host_canonicalize(void *ctx, const char *path, char **out, struct confine_error *err)
 {
@@ -20,6 +47,11 @@ int cf_host_canonicalize(void *ctx, const char *path, char **out, struct confine
 	norm = cf_path_normalize(path);
 	if (!norm)
 		goto nomem;
+	if (ctx && strcmp(norm, "/") && walk_memo(ctx, norm, out)) {
+		norm = NULL; /* *out has it */
+		rc = 0;
+		goto out;
+	}
 
 	/* Walk back from the whole path to "/" until a prefix resolves; `cut` is where the
 	 * unresolved rest starts (a '/' or the end). */

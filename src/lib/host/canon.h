@@ -10,7 +10,9 @@
  * normalised lexically ("." "..", "//"), the longest leading part that resolves has its
  * symlinks resolved (realpath), and the rest is appended as written.  A component that cannot
  * be resolved (missing, a dangling or looping symlink, not searchable) ends the resolved part.
- * `ctx` is unused, so the function fits the callbacks of rules.h and host.h as is.  Returns 0
+ * `ctx` is NULL or a struct cf_kind_memo (kind_memo.h), whose answers then replace realpath's
+ * walk where no symlink is on the way; the function fits the callbacks of rules.h and host.h
+ * as is.  Returns 0
  * and a malloc'd *out, CONFINE_E_INVALID for a relative path, CONFINE_E_OS or
  * CONFINE_E_NOMEM.
  */

@@ -13,6 +13,12 @@
  * Outside the workspace only (the command's own area), never below /tmp (private in the
  * sandbox), /proc, /sys or /dev (the sandbox's own), nor below `skip` (the runtime directory,
  * hidden as a whole already).  Touches the OS.
+ *
+ * The walk of /run is incremental (R32, host/scan_cache.h): every directory it reads leaves a
+ * record (identity, timestamps, the sockets, FIFOs and subdirectories in it), and a later
+ * sweep reads only the directories whose record no longer holds, one fstatat for each of the
+ * others.  The post-run sweep starts from the launch sweep; the launch sweep from the cache
+ * file of the previous run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +31,9 @@
 #include <unistd.h>
 
 #include "host/ipc.h"
+#include "host/scan.h"
+#include "host/scan_cache.h"
+#include "plan/host.h"
 #include "util/util.h"
 
 /* The walk of /run is bounded: a hostile or huge tree cannot make every launch slow. */
@@ -36,6 +45,12 @@ struct sweep {
 	struct cf_strv *out;
 	size_t entries;
 	bool oom;
+	/* the records (scan_cache.h): of the previous sweep (may be NULL), and of this one */
+	const struct cf_scan_cache *prev;
+	struct cf_scan_cache *next;
+	int rootfd;	       /* the root being walked */
+	size_t rootlen;	       /* of its path */
+	size_t read, kept;     /* directories read, and reused */
 	char parent[PATH_MAX]; /* the last parent directory canonicalised, and its result */
 	char parent_real[PATH_MAX];
 	bool parent_ok;
@@ -131,45 +146,166 @@ static int read_proc_net_unix(struct sweep *s, struct confine_error *err)
 	return s->oom ? cf_nomem(err) : 0;
 }
 
-static void walk(struct sweep *s, int fd, char *path, size_t len, int depth)
+/* path relative to the root being walked ("" for the root). */
+static const char *rel_of(const struct sweep *s, const char *path)
 {
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
+	const char *r = path + s->rootlen;
+	while (*r == '/')
+		r++;
+	return r;
+}
+
+/* The directory `path`: relative to its open parent pfd (name), or to the root. */
+static int open_at(const struct sweep *s, int pfd, const char *name, const char *path)
+{
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	if (pfd >= 0)
+		return openat(pfd, name, flags);
+	const char *rel = rel_of(s, path);
+	return *rel ? openat(s->rootfd, rel, flags) : fcntl(s->rootfd, F_DUPFD_CLOEXEC, 0);
+}
+
+static int stat_at(const struct sweep *s, int pfd, const char *name, const char *path,
+		   struct stat *st)
+{
+	if (pfd >= 0)
+		return fstatat(pfd, name, st, AT_SYMLINK_NOFOLLOW);
+	const char *rel = rel_of(s, path);
+	return *rel ? fstatat(s->rootfd, rel, st, AT_SYMLINK_NOFOLLOW) : fstat(s->rootfd, st);
+}
+
+static uint32_t visit(struct sweep *s, int pfd, const char *name, char *path, size_t len, int depth,
+		      uint32_t old);
+
+/* The subdirectories among the entries of record idx (the directory `path`, open at fd or
+ * -1 when its listing was reused). */
+static void descend(struct sweep *s, int fd, char *path, size_t len, int depth, uint32_t idx,
+		    uint32_t old)
+{
+	struct cf_scan_cache *c = s->next;
+	uint32_t first = c->dirs[idx].first, n = c->dirs[idx].n;
+	for (uint32_t i = 0; i < n && !s->oom; i++) {
+		const struct cf_scan_kid k = c->kids[first + i];
+		if (k.kind != CF_KIND_DIR || !(k.flags & CF_SCAN_KID_DIVE) ||
+		    len + 1 + k.len >= PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, c->names + k.name, k.len);
+		path[len + 1 + k.len] = '\0';
+		uint32_t was = s->prev && old != CF_SCAN_NONE
+				   ? cf_scan_rec_child(s->prev, old, path + len + 1, k.len)
+				   : CF_SCAN_NONE;
+		uint32_t made = visit(s, fd, path + len + 1, path, len + 1 + k.len, depth + 1, was);
+		s->next->kids[first + i].dir = made;
 	}
+	path[len] = '\0';
+}
+
+/* What a reused listing says, again: its endpoints, and its subdirectories walked. */
+static uint32_t reuse(struct sweep *s, char *path, size_t len, int depth, uint32_t old)
+{
+	const struct cf_scan_cache *p = s->prev;
+	const struct cf_scan_dir od = p->dirs[old];
+	uint32_t idx = cf_scan_rec_dir(s->next, &od);
+	if (idx == CF_SCAN_NONE) {
+		s->oom = true;
+		return CF_SCAN_NONE;
+	}
+	for (uint32_t i = 0; i < od.n && !s->oom && s->entries < RUN_MAX_ENTRIES; i++) {
+		const struct cf_scan_kid *k = &p->kids[od.first + i];
+		s->entries++;
+		if (len + 1 + k->len >= PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, p->names + k->name, k->len);
+		path[len + 1 + k->len] = '\0';
+		if (k->kind == CF_KIND_OTHER)
+			add(s, path);
+		if (!cf_scan_rec_kid(s->next, p->names + k->name, k->len, (enum cf_kind)k->kind))
+			s->oom = true;
+		else
+			s->next->kids[s->next->nkids - 1].flags = k->flags;
+	}
+	path[len] = '\0';
+	s->next->dirs[idx].n = (uint32_t)(s->next->nkids - s->next->dirs[idx].first);
+	s->kept++;
+	descend(s, -1, path, len, depth, idx, old);
+	return idx;
+}
+
+/* Reads the directory `path` and records its endpoints and the subdirectories to walk. */
+static uint32_t read_dir(struct sweep *s, int pfd, const char *name, char *path, size_t len,
+			 int depth, uint32_t old)
+{
+	struct stat st;
+	int fd = open_at(s, pfd, name, path);
+	if (fd < 0)
+		return CF_SCAN_NONE;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return CF_SCAN_NONE;
+	}
+	struct cf_scan_dir rec;
+	cf_scan_dir_init(&rec, &st, cf_scan_fs_trusted(fd));
+	uint32_t idx = cf_scan_rec_dir(s->next, &rec);
+	DIR *d = idx == CF_SCAN_NONE ? NULL : fdopendir(fd);
+	if (!d) {
+		s->oom = s->oom || idx == CF_SCAN_NONE;
+		close(fd);
+		return CF_SCAN_NONE;
+	}
+	s->read++;
 	struct dirent *de;
 	while ((de = readdir(d)) && !s->oom && s->entries < RUN_MAX_ENTRIES) {
 		s->entries++;
-		const char *name = de->d_name;
-		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+		const char *ename = de->d_name;
+		if (ename[0] == '.' && (!ename[1] || (ename[1] == '.' && !ename[2])))
 			continue;
-		size_t nl = strlen(name);
+		size_t nl = strlen(ename);
 		if (len + 1 + nl >= PATH_MAX)
 			continue;
 		path[len] = '/';
-		memcpy(path + len + 1, name, nl + 1);
+		memcpy(path + len + 1, ename, nl + 1);
 		unsigned char t = de->d_type;
 		if (t == DT_UNKNOWN) {
-			struct stat st;
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			struct stat est;
+			if (fstatat(dirfd(d), ename, &est, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			t = S_ISDIR(st.st_mode)	   ? DT_DIR
-			    : S_ISSOCK(st.st_mode) ? DT_SOCK
-			    : S_ISFIFO(st.st_mode) ? DT_FIFO
-						   : DT_REG;
+			t = S_ISDIR(est.st_mode)    ? DT_DIR
+			    : S_ISSOCK(est.st_mode) ? DT_SOCK
+			    : S_ISFIFO(est.st_mode) ? DT_FIFO
+						    : DT_REG;
 		}
+		enum cf_kind kind = CF_KIND_MISSING;
 		if (t == DT_SOCK || t == DT_FIFO) {
 			add(s, path);
+			kind = CF_KIND_OTHER;
 		} else if (t == DT_DIR && depth < RUN_MAX_DEPTH && !excluded(s, path)) {
-			int sub =
-			    openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0)
-				walk(s, sub, path, len + 1 + nl, depth + 1);
+			kind = CF_KIND_DIR;
 		}
+		if (kind != CF_KIND_MISSING && !cf_scan_rec_kid(s->next, ename, nl, kind))
+			s->oom = true;
+		else if (kind == CF_KIND_DIR)
+			s->next->kids[s->next->nkids - 1].flags = CF_SCAN_KID_DIVE;
 	}
 	path[len] = '\0';
+	s->next->dirs[idx].n = (uint32_t)(s->next->nkids - s->next->dirs[idx].first);
+	cf_scan_rec_sort(s->next, idx);
+	descend(s, dirfd(d), path, len, depth, idx, old);
 	closedir(d);
+	return idx;
+}
+
+/* The directory `path` (name relative to pfd, or see open_at): from its old record when that
+ * still holds, else read.  Returns its new record. */
+static uint32_t visit(struct sweep *s, int pfd, const char *name, char *path, size_t len, int depth,
+		      uint32_t old)
+{
+	struct stat st;
+	if (s->prev && old != CF_SCAN_NONE && stat_at(s, pfd, name, path, &st) == 0 &&
+	    cf_scan_dir_unchanged(&s->prev->dirs[old], &st))
+		return reuse(s, path, len, depth, old);
+	return read_dir(s, pfd, name, path, len, depth, old);
 }
 
 static int walk_root(struct sweep *s, const char *root)
@@ -182,7 +318,19 @@ static int walk_root(struct sweep *s, const char *root)
 		return 0;
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s", real);
-	walk(s, fd, path, strlen(path), 0);
+	s->rootfd = fd;
+	s->rootlen = strlen(path);
+	uint32_t old = CF_SCAN_NONE;
+	for (size_t i = 0; s->prev && i < s->prev->nroots && old == CF_SCAN_NONE; i++) {
+		const struct cf_scan_root *r = &s->prev->roots[i];
+		if (r->len == s->rootlen && !memcmp(s->prev->names + r->name, path, r->len))
+			old = r->dir;
+	}
+	uint32_t made = visit(s, -1, NULL, path, s->rootlen, 0, old);
+	close(fd);
+	s->rootfd = -1;
+	if (made != CF_SCAN_NONE && !cf_scan_rec_root(s->next, real, strlen(real), made))
+		s->oom = true;
 	return 0;
 }
 
@@ -252,20 +400,36 @@ int cf_host_ipc_groups(const struct cf_strv *endpoints, struct cf_strv *out,
 	return 0;
 }
 
-int cf_host_ipc_endpoints(const char *workspace, const char *skip, struct cf_strv *out,
-			  struct confine_error *err)
+/* The key of a sweep's records: what decides which directories it walks. */
+static void sweep_key(const char *workspace, const char *skip, char key[65])
 {
-	struct sweep s = {.workspace = workspace, .skip = skip, .out = out};
-	int r = read_proc_net_unix(&s, err);
+	struct cf_ruleset rs = {0};
+	/* The exclusions, as the patterns of a "scan": the same key function, another prefix. */
+	const char *parts[] = {"ipc sweep 2 /run /var/run", workspace ? workspace : "",
+			       skip ? skip : ""};
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		struct cf_rule r = {
+		    .pattern = (char *)parts[i], .path = (char *)parts[i], .glob = true};
+		if (cf_ruleset_add(&rs, &r, NULL) < 0)
+			break;
+	}
+	cf_scan_cache_key(&rs, key);
+	cf_ruleset_release(&rs);
+}
+
+static int sweep(struct sweep *s, struct confine_error *err)
+{
+	int r = read_proc_net_unix(s, err);
 	if (r < 0)
 		return r;
 	char a[PATH_MAX], b[PATH_MAX];
-	walk_root(&s, "/run");
+	walk_root(s, "/run");
 	/* /var/run is a symlink to /run almost everywhere: then one walk covers both. */
 	if (realpath("/var/run", a) && (!realpath("/run", b) || strcmp(a, b)))
-		walk_root(&s, "/var/run");
-	if (s.oom)
+		walk_root(s, "/var/run");
+	if (s->oom)
 		return cf_nomem(err);
+	struct cf_strv *out = s->out;
 	/* Sorted and unique: a listening socket appears once per connection in /proc/net/unix. */
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(out->v[0]), cmp_path);
@@ -279,4 +443,54 @@ int cf_host_ipc_endpoints(const char *workspace, const char *skip, struct cf_str
 	}
 	out->n = w;
 	return 0;
+}
+
+int cf_host_ipc_endpoints(const char *workspace, const char *skip, struct cf_strv *out,
+			  struct confine_error *err)
+{
+	struct cf_scan_state st = {0};
+	int r = cf_host_ipc_endpoints_cached(&st, NULL, workspace, skip, out, err);
+	cf_scan_state_release(&st);
+	return r;
+}
+
+int cf_host_ipc_endpoints_cached(struct cf_scan_state *st, const char *cache_dir,
+				 const char *workspace, const char *skip, struct cf_strv *out,
+				 struct confine_error *err)
+{
+	char key[65];
+	sweep_key(workspace, skip, key);
+	if (!st->loaded) {
+		st->loaded = true;
+		st->why = "no cache directory";
+		if (cache_dir &&
+		    cf_scan_cache_load_at(cache_dir, false, "ipc", key, &st->cache, &st->why) == 0)
+			st->why = NULL;
+	}
+	struct sweep s = {.workspace = workspace,
+			  .skip = skip,
+			  .out = out,
+			  .prev = st->cache && !strcmp(st->cache->key, key) ? st->cache : NULL,
+			  .rootfd = -1};
+	if (!(s.next = calloc(1, sizeof(*s.next))))
+		return cf_nomem(err);
+	memcpy(s.next->key, key, sizeof(key));
+	snprintf(s.next->kind, sizeof(s.next->kind), "ipc");
+	int r = sweep(&s, err);
+	bool changed = !s.prev || s.read > 0 || s.next->ndirs != s.prev->ndirs ||
+		       s.next->nroots != s.prev->nroots;
+	st->stats = (struct cf_scan_stats){.dirs_read = s.read, .dirs_reused = s.kept};
+	cf_scan_cache_free(st->cache);
+	st->cache = NULL;
+	/* A sweep cut short by its budget leaves no records: the next one walks in full. */
+	if (r == 0 && s.entries < RUN_MAX_ENTRIES &&
+	    cf_scan_cache_bytes(s.next) < CF_SCAN_CACHE_MAX_BYTES - 4096) {
+		st->cache = s.next;
+		s.next = NULL;
+	}
+	cf_scan_cache_free(s.next);
+	/* Stored by cf_scan_state_save after a sandboxed run only (a launch sweep may be of a run
+	 * that turns out to be an escalation, which leaves no state behind). */
+	st->dirty = st->dirty || changed;
+	return r;
 }

@@ -27,5 +27,15 @@ int cf_host_ipc_endpoints(const char *workspace, const char *skip, struct cf_str
  */
 int cf_host_ipc_groups(const struct cf_strv *endpoints, struct cf_strv *out,
 		       struct confine_error *err);
+struct cf_scan_state; /* host/scan.h */
+/*
+ * The same, incremental (R32): the walk of /run reuses the records of the sweep before (in
+ * `st`; the first sweep of a run loads them from the cache file in `cache_dir`, may be NULL)
+ * for every directory that did not change, and leaves its own there.  The result is the one
+ * of a full sweep.  cf_scan_state_save stores them.
+ */
+int cf_host_ipc_endpoints_cached(struct cf_scan_state *st, const char *cache_dir,
+				 const char *workspace, const char *skip, struct cf_strv *out,
+				 struct confine_error *err);
 
 #endif

@@ -12,8 +12,14 @@
  *    needs the entry's kind (d_type answers that almost always).
  * Directories are opened relative to their parent with O_NOFOLLOW|O_DIRECTORY, so a symlink is
  * never followed even when a directory is swapped for one during the walk.
+ *
+ * Incremental (R32, scan_cache.h): each directory the walk reads leaves a record (identity,
+ * timestamps, when it was read, the entries that mattered); the next scan costs one fstatat
+ * per directory whose record still holds, and reads only the others.  A directory is read in
+ * full before its subdirectories are walked, so that its record is complete; its matches are
+ * found in the read (or, reused, looked up again with one lstat each, so that their identities
+ * are the ones of now).  The directories are walked in host/scan_walk.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -26,43 +32,10 @@
 
 #include "host/hostfs.h"
 #include "host/scan.h"
+#include "host/scan_cache.h"
+#include "host/scan_walker.h"
 #include "rules/pattern.h"
 #include "util/util.h"
-
-struct comp {
-	const char *s;
-	size_t n;
-	bool globstar;
-};
-
-struct pat {
-	size_t rule;	   /* index in the ruleset */
-	char *root;	   /* wildcard-free leading directory */
-	bool fold;	   /* match names case-insensitively (the credential guards) */
-	struct comp *comp; /* components of the whole absolute pattern */
-	uint32_t ncomp;
-};
-
-/* Growable array of uint32_t.  A level holds records [pattern, count, state...]. */
-struct u32v {
-	uint32_t *v;
-	size_t n, cap;
-};
-
-struct walker {
-	const struct cf_scan_budget *budget;
-	struct cf_matches *out;
-	struct confine_error *err;
-	struct pat *pats;
-	struct u32v *lv; /* max_depth + 2 levels */
-	struct u32v matched;
-	struct cf_buf path;
-	const char *root;
-	struct timespec deadline;
-	size_t nmatches;
-	unsigned tick;
-	bool oom;
-};
 
 static bool push(struct walker *w, struct u32v *a, uint32_t x)
 {
@@ -127,7 +100,51 @@ static bool step(struct walker *w, uint32_t pi, const uint32_t *states, uint32_t
 	return out->v[out->n - 1] == p->ncomp;
 }
 
-static bool over_time(struct walker *w)
+/* Moves every pattern alive at `depth` over the entry `name`: the patterns it matches go to
+ * w->matched, the states alive below it to w->lv[depth + 1].  A match is not descended for its
+ * pattern: what is below it is covered already.  Returns false on out-of-memory. */
+bool cf_scan_w_advance(struct walker *w, int depth, const char *name, size_t nlen)
+{
+	struct u32v *cur = &w->lv[depth], *next = &w->lv[depth + 1];
+	next->n = 0;
+	w->matched.n = 0;
+	for (size_t i = 0; i < cur->n;) {
+		uint32_t pi = cur->v[i], k = cur->v[i + 1];
+		size_t head = next->n;
+		if (step(w, pi, cur->v + i + 2, k, name, nlen, next)) {
+			next->n = head;
+			push(w, &w->matched, pi);
+		}
+		i += 2 + k;
+	}
+	return !w->oom;
+}
+
+/*
+ * A directory whose listing is reused costs no pattern work: the flags of its entries say which
+ * matched and which the walk goes into (the patterns are the same, so are the answers).  The
+ * states of the patterns are computed only where they are needed, a directory to read or a
+ * match whose rules must be named, by stepping from the root along w->path (the directory at
+ * `depth`): lv[0..depth] then hold them.  Returns false on out-of-memory.
+ */
+bool cf_scan_w_ensure_states(struct walker *w, int depth)
+{
+	if (w->lv_ok >= depth)
+		return true;
+	const char *s = w->path.s + w->rootlen;
+	for (int level = 0; level < depth; level++) {
+		while (*s == '/')
+			s++;
+		size_t n = strcspn(s, "/");
+		if (level >= w->lv_ok && !cf_scan_w_advance(w, level, s, n))
+			return false;
+		s += n;
+	}
+	w->lv_ok = depth;
+	return true;
+}
+
+bool cf_scan_w_over_time(struct walker *w)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -135,25 +152,11 @@ static bool over_time(struct walker *w)
 	       (now.tv_sec == w->deadline.tv_sec && now.tv_nsec > w->deadline.tv_nsec);
 }
 
-static enum cf_kind kind_of(int dirfd, const char *name, unsigned char type)
+int cf_scan_w_time_budget(struct walker *w)
 {
-	switch (type) {
-	case DT_DIR:
-		return CF_KIND_DIR;
-	case DT_REG:
-		return CF_KIND_FILE;
-	case DT_LNK:
-		return CF_KIND_SYMLINK;
-	case DT_UNKNOWN:
-		break;
-	default:
-		return CF_KIND_OTHER;
-	}
-	/* Some file systems leave d_type empty; ask without following a symlink. */
-	struct stat st;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return CF_KIND_MISSING;
-	return cf_kind_of_mode(st.st_mode);
+	return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
+		      "the scan of '%s' took more than %g s (the time budget)", w->root,
+		      w->budget->seconds);
 }
 
 /* st: the match's identity (NULL: unknown), compared again before the command starts (R34). */
@@ -175,137 +178,12 @@ static int add_match(struct walker *w, enum cf_kind kind, size_t rule, const str
 	return 0;
 }
 
-static int walk(struct walker *w, int fd, int depth);
-
-/* The directory right below the scan's root on the way to w->path: the tree responsible. */
-static void top_below_root(const struct walker *w, char *out, size_t cap)
-{
-	size_t rl = strlen(w->root);
-	const char *rest = w->path.s + rl;
-	while (*rest == '/')
-		rest++;
-	size_t n = strcspn(rest, "/");
-	snprintf(out, cap, "%.*s", (int)(rest - w->path.s + n), w->path.s);
-}
-
-/* An unreadable directory is skipped and recorded (R14): the plan hides it.  Returns 0, or
- * CONFINE_E_NOMEM. */
-static int skip_unreadable(struct walker *w)
-{
-	if (!cf_strv_contains(&w->out->skipped, w->path.s) &&
-	    cf_strv_add(&w->out->skipped, w->path.s) < 0)
-		return cf_nomem(w->err);
-	return 0;
-}
-
-/* Opens the directory `name` below dirfd without following a symlink and walks it. */
-static int descend(struct walker *w, int dirfd, const char *name, int depth)
-{
-	if (depth > w->budget->max_depth) {
-		char top[4096];
-		top_below_root(w, top, sizeof(top));
-		cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", top,
-		       "the tree under it is deeper than %d directories (the depth budget of the "
-		       "scan of '%s'), at '%s'",
-		       w->budget->max_depth, w->root, w->path.s);
-		cf_err_hint(w->err,
-			    "remove that tree or move it out of the workspace (a command may have "
-			    "made it to stop later runs); nothing was run");
-		return CONFINE_E_SCAN;
-	}
-	if (over_time(w))
-		return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
-			      "the scan of '%s' took more than %g s (the time budget)", w->root,
-			      w->budget->seconds);
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		/* Gone, or swapped for a symlink or a file since readdir: nothing to walk. */
-		if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
-			return 0;
-		if (errno == EACCES || errno == EPERM)
-			return skip_unreadable(w);
-		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
-				 w->path.s, "openat", errno);
-	}
-	return walk(w, fd, depth);
-}
-
-/* Walks the directory open at `fd` (taken, closed here) whose path is w->path and whose
- * pattern states are in w->lv[depth]. */
-static int walk(struct walker *w, int fd, int depth)
+/* Adds every pattern of w->matched as a match of w->path. */
+int cf_scan_w_add_matched(struct walker *w, enum cf_kind kind, const struct stat *st)
 {
 	int rc = 0;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s, "fdopendir",
-			       errno);
-		close(fd);
-		return rc;
-	}
-	size_t base = w->path.len;
-	for (;;) {
-		errno = 0;
-		struct dirent *e = readdir(d);
-		if (!e) {
-			if (errno)
-				rc = cf_err_os(w->err, CONFINE_E_SCAN, "glob scan failed",
-					       w->path.s, "readdir", errno);
-			break;
-		}
-		const char *name = e->d_name;
-		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-			continue;
-		if ((++w->tick & 255) == 0 && over_time(w)) {
-			rc = cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", w->path.s,
-				    "the scan of '%s' took more than %g s (the time budget)",
-				    w->root, w->budget->seconds);
-			break;
-		}
-
-		size_t nlen = strlen(name);
-		struct u32v *cur = &w->lv[depth], *next = &w->lv[depth + 1];
-		next->n = 0;
-		w->matched.n = 0;
-		for (size_t i = 0; i < cur->n;) {
-			uint32_t pi = cur->v[i], k = cur->v[i + 1];
-			size_t head = next->n;
-			if (step(w, pi, cur->v + i + 2, k, name, nlen, next)) {
-				/* A match is reported, and not descended for this pattern: what is
-				 * below it is covered already. */
-				next->n = head;
-				push(w, &w->matched, pi);
-			}
-			i += 2 + k;
-		}
-		if (w->oom) {
-			rc = cf_nomem(w->err);
-			break;
-		}
-		if (!w->matched.n && !next->n)
-			continue;
-
-		enum cf_kind kind = kind_of(dirfd(d), name, e->d_type);
-		if (kind == CF_KIND_MISSING)
-			continue; /* gone since readdir */
-		if (base > 1 || w->path.s[0] != '/')
-			cf_buf_addc(&w->path, '/');
-		cf_buf_add(&w->path, name);
-		if (w->path.oom) {
-			rc = cf_nomem(w->err);
-			break;
-		}
-		struct stat st;
-		bool known = w->matched.n && fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		for (size_t i = 0; i < w->matched.n && rc == 0; i++)
-			rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, known ? &st : NULL);
-		if (rc == 0 && next->n && kind == CF_KIND_DIR)
-			rc = descend(w, dirfd(d), name, depth + 1);
-		w->path.len = base;
-		w->path.s[base] = '\0';
-		if (rc)
-			break;
-	}
-	closedir(d);
+	for (size_t i = 0; i < w->matched.n && rc == 0; i++)
+		rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, st);
 	return rc;
 }
 
@@ -437,31 +315,74 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 		return cf_err_os(w->err, CONFINE_E_SCAN, "cannot read directory in the glob scan",
 				 root, "open", errno);
 	}
-	return walk(w, fd, 0);
+	w->rootfd = fd;
+	w->rootlen = strlen(root);
+	w->lv_ok = 0;
+	uint32_t old = CF_SCAN_NONE, made = CF_SCAN_NONE;
+	for (size_t i = 0; w->prev && i < w->prev->nroots && old == CF_SCAN_NONE; i++) {
+		const struct cf_scan_root *pr = &w->prev->roots[i];
+		if (pr->len == w->rootlen && !memcmp(w->prev->names + pr->name, root, pr->len))
+			old = pr->dir;
+	}
+	rc = cf_scan_w_visit(w, -1, 0, old, &made);
+	close(fd);
+	w->rootfd = -1;
+	if (rc == 0 && w->keep && made != CF_SCAN_NONE &&
+	    !cf_scan_rec_root(w->next, root, w->rootlen, made))
+		return cf_nomem(w->err);
+	return rc;
 }
 
 int cf_scan_globs(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
 		  struct cf_matches *out, struct confine_error *err)
 {
+	return cf_scan_globs_cached(rules, budget, NULL, NULL, out, NULL, err);
+}
+
+int cf_scan_globs_cached(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
+			 const struct cf_scan_cache *prev, struct cf_scan_cache **next,
+			 struct cf_matches *out, struct cf_scan_stats *stats,
+			 struct confine_error *err)
+{
 	static const struct cf_scan_budget defaults = CF_SCAN_BUDGET_DEFAULT;
+	struct cf_scan_stats local = {0};
 	int rc = 0;
-	struct walker w = {.budget = budget ? budget : &defaults, .out = out, .err = err};
+	struct walker w = {.budget = budget ? budget : &defaults,
+			   .out = out,
+			   .err = err,
+			   .rootfd = -1,
+			   .keep = next != NULL,
+			   .stats = stats ? stats : &local};
 	size_t n = 0, nlv = 0;
+	if (next)
+		*next = NULL;
+	memset(w.stats, 0, sizeof(*w.stats));
+	/* The records of this scan, which the walk needs as it goes (and the caller may keep). */
+	if (!(w.next = calloc(1, sizeof(*w.next))))
+		return cf_nomem(err);
+	cf_scan_cache_key(rules, w.next->key);
+	snprintf(w.next->kind, sizeof(w.next->kind), "scan");
+	if (prev && !strcmp(prev->key, w.next->key))
+		w.prev = prev;
 
 	for (size_t i = 0; i < rules->n; i++)
 		if (rules->v[i].glob && rules->v[i].path)
 			n++;
 	if (n == 0)
-		return 0;
-	if (n > w.budget->max_patterns)
-		return cf_err(err, CONFINE_E_SCAN, "glob scan failed", "",
-			      "%zu glob patterns, more than %zu (the pattern budget)", n,
-			      w.budget->max_patterns);
+		goto out;
+	if (n > w.budget->max_patterns) {
+		rc = cf_err(err, CONFINE_E_SCAN, "glob scan failed", "",
+			    "%zu glob patterns, more than %zu (the pattern budget)", n,
+			    w.budget->max_patterns);
+		goto out;
+	}
 
 	w.pats = calloc(n, sizeof(*w.pats));
+	/* 8-byte aligned, as getdents64 records are (malloc aligns to 16). */
+	w.dbuf = malloc(CF_SCAN_DBUF);
 	nlv = (size_t)(w.budget->max_depth > 0 ? w.budget->max_depth : 0) + 2;
 	w.lv = calloc(nlv, sizeof(*w.lv));
-	if (!w.pats || !w.lv)
+	if (!w.pats || !w.lv || !w.dbuf)
 		goto nomem;
 	size_t k = 0;
 	for (size_t i = 0; i < rules->n; i++) {
@@ -506,8 +427,13 @@ out:
 			free(w.lv[i].v);
 	free(w.lv);
 	free(w.matched.v);
+	free(w.dbuf);
 	cf_buf_release(&w.path);
 	if (w.pats)
 		release_pats(w.pats, n);
+	if (rc == 0 && w.keep && !w.oom && next)
+		*next = w.next;
+	else
+		cf_scan_cache_free(w.next);
 	return rc;
 }

@@ -32,4 +32,52 @@ struct cf_scan_budget {
 int cf_scan_globs(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
 		  struct cf_matches *out, struct confine_error *err);
 
+struct cf_scan_cache; /* host/scan_cache.h */
+
+/* What one scan did. */
+struct cf_scan_stats {
+	size_t dirs_read;   /* opened and listed */
+	size_t dirs_reused; /* the previous listing still held: one fstatat */
+	size_t dirs_recent; /* of dirs_read: unchanged, but changed too shortly before the
+			     * previous read to be trusted (the racy-timestamp rule) */
+};
+
+/*
+ * cf_scan_globs, incremental (R32): `prev` (may be NULL; ignored when made for other patterns)
+ * holds the records of an earlier scan, reused for every directory whose identity and
+ * timestamps still hold (scan_cache.h); the others are read.  The matches are exactly those of
+ * a full scan of the tree as it is, with their identities of now.  When `next` is not NULL it
+ * receives this scan's records (NULL when they grew past the bound, or on failure).  `stats`
+ * may be NULL.
+ */
+int cf_scan_globs_cached(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
+			 const struct cf_scan_cache *prev, struct cf_scan_cache **next,
+			 struct cf_matches *out, struct cf_scan_stats *stats,
+			 struct confine_error *err);
+
+/* The scans of one run: the launch scan loads the cache file, each later scan (a plan made
+ * again, the post-run scan) starts from the records of the one before. */
+struct cf_scan_state {
+	struct cf_scan_cache *cache; /* the records of the last scan, or NULL */
+	bool loaded;		     /* the cache file was looked at */
+	bool dirty;		     /* the records differ from the cache file */
+	const char *why;	     /* why the cache file was not used (static), or NULL */
+	struct cf_scan_stats stats;  /* of the last scan */
+	struct cf_scan_stats launch; /* of the scan the launch was planned from (events.c) */
+};
+
+/*
+ * A scan of `rules` that reuses what it can (cf_scan_globs_cached): the first one loads the
+ * cache file from `cache_dir` (confine's cache directory, may be NULL) and, when there was no
+ * usable one, stores its own records at once; later ones start from the last scan's records.
+ * Touches the OS.
+ */
+int cf_scan_cached(struct cf_scan_state *s, const char *cache_dir, const struct cf_ruleset *rules,
+		   const struct cf_scan_budget *budget, struct cf_matches *out,
+		   struct confine_error *err);
+/* Stores the records of the last scan in the cache file when they differ from it (best
+ * effort).  Touches the OS. */
+void cf_scan_state_save(struct cf_scan_state *s, const char *cache_dir);
+void cf_scan_state_release(struct cf_scan_state *s);
+
 #endif

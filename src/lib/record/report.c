@@ -157,6 +157,44 @@ static json_t *asks_json(const confine_run *run, bool *oom)
 	return asks;
 }
 
+/* What one kind of scan cost (R32): whether its cache file was used, or why not, and how many
+ * directories the launch scan and the post-run one read and reused. */
+static bool scan_obj(struct cf_jobj *j, const struct cf_scan_state *s)
+{
+	struct cf_jobj l, a;
+	cf_jobj_init(j);
+	cf_jput_str(j, "cache", s->why ? s->why : "used");
+	const struct cf_scan_stats *v[] = {&s->launch, &s->stats};
+	struct cf_jobj *o[] = {&l, &a};
+	for (int i = 0; i < 2; i++) {
+		cf_jobj_init(o[i]);
+		cf_jput_int(o[i], "dirs_read", (long long)v[i]->dirs_read);
+		cf_jput_int(o[i], "dirs_reused", (long long)v[i]->dirs_reused);
+		cf_jput_int(o[i], "dirs_recent", (long long)v[i]->dirs_recent);
+	}
+	cf_jput_obj(j, "launch", &l);
+	cf_jput_obj(j, "after", &a);
+	return !j->oom;
+}
+
+/* The glob scans, and under "ipc" the sweeps of /run (R29); null when no glob scan ran. */
+static json_t *scan_json(const confine_run *run)
+{
+	if (!run->scan.loaded)
+		return json_null();
+	struct cf_jobj j, ipc;
+	bool ok = scan_obj(&j, &run->scan);
+	if (run->ipc_scan.loaded) {
+		ok = scan_obj(&ipc, &run->ipc_scan) && ok;
+		cf_jput_obj(&j, "ipc", &ipc);
+	}
+	if (!ok || j.oom) {
+		cf_jobj_release(&j);
+		return NULL;
+	}
+	return j.o;
+}
+
 static char *report_json(const confine_run *run, int status, const struct confine_error *why)
 {
 	struct cf_jobj j;
@@ -182,6 +220,7 @@ static char *report_json(const confine_run *run, int status, const struct confin
 	cf_record_facts(&j, run);
 	cf_jput_strv(&j, "denied_paths", run->record.denials.path, run->record.denials.n);
 	cf_jput(&j, "asks", asks_json(run, &j.oom));
+	cf_jput(&j, "scan", scan_json(run));
 	return cf_jobj_dump(&j);
 }
 

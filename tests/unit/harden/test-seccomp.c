@@ -518,6 +518,32 @@ static void check_fd(int fd)
 	TAP_OK(ftruncate(fd, 0) < 0 && errno == EPERM, "truncating the memfd fails with EPERM");
 }
 
+/* The programs made at build time are the ones libseccomp makes now, for every socket rule
+ * set, byte for byte (a rule changed without the build noticing, or another libseccomp). */
+static void check_blob(void)
+{
+	static const char *const names[] = {"any", "unix only", "none", "no unix"};
+	for (int k = 0; k < 4; k++) {
+		struct cf_seccomp_opts o = {.sockets = (enum cf_sockets)k};
+		int a = -1, b = -1;
+		unsigned char x[8192], y[8192];
+		ssize_t nx = -1, ny = -2;
+		if (cf_seccomp_build_fd_opts(&o, &a, NULL) == 0 &&
+		    cf_seccomp_build_fd_libseccomp(&o, &b, NULL) == 0) {
+			nx = pread(a, x, sizeof(x), 0);
+			ny = pread(b, y, sizeof(y), 0);
+		}
+		TAP_OK(nx > 0 && nx == ny && !memcmp(x, y, (size_t)nx),
+		       "sockets %s: the build's program is what libseccomp makes now (%zd, %zd "
+		       "bytes)",
+		       names[k], nx, ny);
+		if (a >= 0)
+			close(a);
+		if (b >= 0)
+			close(b);
+	}
+}
+
 static void check_speed(void)
 {
 	/* Built on every `confine run`: keep an eye on the cost. */
@@ -621,6 +647,7 @@ int main(void)
 			  "this kernel has no i386 entry: int 0x80 faults without the filter");
 #endif
 
+	check_blob();
 	check_speed();
 	return tap_done();
 }

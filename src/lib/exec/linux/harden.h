@@ -38,9 +38,13 @@ enum cf_sockets {
 struct cf_seccomp_opts {
 	enum cf_sockets sockets;
 };
-/* cf_seccomp_build_fd with the socket rules of `o`. */
+/* cf_seccomp_build_fd with the socket rules of `o`: the program made at build time. */
 int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 			     struct confine_error *err);
+/* The same program, made now with libseccomp (what the build runs, and what the tests compare
+ * the build's programs with). */
+int cf_seccomp_build_fd_libseccomp(const struct cf_seccomp_opts *o, int *fd_out,
+				   struct confine_error *err);
 
 /* One line per rule of the filter, for --print-plan; a static string. */
 const char *cf_seccomp_describe(void);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The seccomp filter of SPEC 3.1, built with libseccomp and exported as a BPF program into a
- * sealed memfd for `bwrap --add-seccomp-fd`.  Nothing here loads a filter: bwrap installs it
- * right before it execs the helper, after it has set no_new_privs itself.
+ * sealed memfd for `bwrap --add-seccomp-fd` (at build time: see cf_seccomp_blob).  Nothing here
+ * loads a filter: bwrap installs it right before it execs the helper, after it has set no_new_privs
+ * itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -291,8 +292,73 @@ int cf_seccomp_build_fd(int *fd_out, struct confine_error *err)
 	return cf_seccomp_build_fd_opts(&o, fd_out, err);
 }
 
+/* Seals the memfd and rewinds it: nobody holding the descriptor can change the program between
+ * now and the moment bwrap reads it. */
+static int seal(int fd, struct confine_error *err)
+{
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", "memfd",
+				 "fcntl(F_ADD_SEALS)", errno);
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", "memfd", "lseek",
+				 errno);
+	return 0;
+}
+
+#ifndef CF_SECCOMP_GEN
+/*
+ * The programs libseccomp exports for these rules, made once at build time (seccomp-gen, one per
+ * enum cf_sockets): building one at run time cost every spawn about 0.3 ms of CPU (the kernel
+ * probing of a fresh process and the BPF generation), for a program that never changes.
+ * tests/unit/harden/test-seccomp-blob checks that they are what libseccomp makes now, byte for
+ * byte; KILL_PROCESS, the one action a kernel may lack, is checked by cf_seccomp_available
+ * before any run.
+ */
+#include "seccomp_blob.h"
+
 int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 			     struct confine_error *err)
+{
+	size_t k = (size_t)o->sockets;
+	*fd_out = -1;
+	if (k >= sizeof(cf_seccomp_blob) / sizeof(cf_seccomp_blob[0]) || !cf_seccomp_blob[k].n)
+		return cf_seccomp_build_fd_libseccomp(o, fd_out, err);
+	int fd = new_memfd(err);
+	if (fd < 0)
+		return fd;
+	const unsigned char *p = cf_seccomp_blob[k].bytes;
+	size_t left = cf_seccomp_blob[k].n;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = errno;
+			close(fd);
+			return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", "memfd",
+					 "write", e);
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	int rc = seal(fd, err);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	*fd_out = fd;
+	return 0;
+}
+#else
+int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
+			     struct confine_error *err)
+{
+	return cf_seccomp_build_fd_libseccomp(o, fd_out, err);
+}
+#endif
+
+int cf_seccomp_build_fd_libseccomp(const struct cf_seccomp_opts *o, int *fd_out,
+				   struct confine_error *err)
 {
 	scmp_filter_ctx ctx = NULL;
 	int fd = -1;
@@ -332,18 +398,8 @@ int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 		rc = rule_error(err, "export", rc);
 		goto out_fd;
 	}
-	/* Sealed, so that nobody holding the descriptor can change the program between now and
-	 * the moment bwrap reads it. */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
-		rc = cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", "memfd",
-			       "fcntl(F_ADD_SEALS)", errno);
+	if ((rc = seal(fd, err)) < 0)
 		goto out_fd;
-	}
-	if (lseek(fd, 0, SEEK_SET) != 0) {
-		rc = cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", "memfd", "lseek",
-			       errno);
-		goto out_fd;
-	}
 	*fd_out = fd;
 	fd = -1;
 	rc = 0;

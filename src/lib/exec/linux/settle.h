@@ -23,7 +23,7 @@
 struct cf_ident {
 	char *path;
 	uint64_t dev, ino;
-	unsigned type;
+	enum cf_kind kind; /* CF_KIND_MISSING when it was not there */
 	char *link;
 };
 
@@ -42,6 +42,13 @@ void cf_idents_release(struct cf_idents *ids);
  */
 int cf_idents_record(const struct cf_plan *plan, const struct cf_matches *launch,
 		     struct cf_idents *out, char **changed);
+/* The same, with the identities given by `ident` (returns false for a missing path, with
+ * *dev = *ino = 0): the planner's memo of what it looked at (host/kind_memo.h), so that the
+ * identities recorded are the ones the plan was made from, without asking again. */
+int cf_idents_record_with(const struct cf_plan *plan, const struct cf_matches *launch,
+			  bool (*ident)(void *ctx, const char *path, uint64_t *dev, uint64_t *ino,
+					enum cf_kind *kind),
+			  void *ctx, struct cf_idents *out, char **changed);
 
 /*
  * After bwrap has set the sandbox up (the helper of host pid `pid` reported READY and waits):
