@@ -214,8 +214,7 @@ static int on_connect(struct cf_connguard *g, const struct seccomp_notif *req, b
 	else if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
 		 (l = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l)) < 0 ||
 		 (l = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_PROTOCOL, &proto, &l)) < 0 ||
-		 (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM ||
-		 proto != IPPROTO_TCP)
+		 (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM || proto != IPPROTO_TCP)
 		r = -EACCES; /* a stream socketpair, the only other socket the filter lets exist */
 	else if (!still_pending(g->listener, req->id))
 		r = -EACCES; /* gone meanwhile: the answer goes nowhere */
@@ -254,8 +253,9 @@ static void *loop(void *arg)
 						     sizeof(struct seccomp_notif_resp),
 						     sizeof(struct seccomp_data)};
 	/* The kernel writes its own size of the structures, which may be larger than ours. */
-	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
-								       : sizeof(struct seccomp_notif);
+	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif)
+			? sizes.seccomp_notif
+			: sizeof(struct seccomp_notif);
 	size_t rs = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
 			? sizes.seccomp_notif_resp
 			: sizeof(struct seccomp_notif_resp);
@@ -311,8 +311,8 @@ int cf_connguard_start(int handoff_fd, unsigned port, struct cf_connguard **out,
 	g->proxy4 = (struct sockaddr_in){.sin_family = AF_INET,
 					 .sin_port = htons((uint16_t)port),
 					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	g->proxy6 = (struct sockaddr_in6){.sin6_family = AF_INET6,
-					  .sin6_port = htons((uint16_t)port)};
+	g->proxy6 =
+	    (struct sockaddr_in6){.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
 	g->proxy6.sin6_addr.s6_addr[10] = 0xff;
 	g->proxy6.sin6_addr.s6_addr[11] = 0xff;
 	g->proxy6.sin6_addr.s6_addr[12] = 127;
