@@ -215,8 +215,8 @@ static void child(int handoff, int go_r, int out_w)
 	memset(&r, -1, sizeof(r));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(2);
-	long lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-			   &prog);
+	long lfd =
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 	if (lfd < 0 || cf_connguard_send(handoff, (int)lfd) < 0)
 		_exit(3);
 	close((int)lfd);
