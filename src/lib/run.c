@@ -818,8 +818,12 @@ static int plan_backend(confine_run *run, const confine_request *req, struct con
 		    "weaker: "
 		    "names of hidden paths stay visible, denied writes fail with EACCES instead of "
 		    "EROFS, host processes are visible, /tmp is not private (TMPDIR is a per-run "
-		    "directory)%s; --backend bwrap refuses instead",
-		    run->probe.code, reaps(&run->ll) ? "" : ", no daemon reaping");
+		    "directory)%s%s; --backend bwrap refuses instead",
+		    run->probe.code, reaps(&run->ll) ? "" : ", no daemon reaping",
+		    run->ll.net_proxy ? ", the network proxy listens on the host's loopback "
+					"(behind a per-run secret) and the command can open no "
+					"listening socket"
+				      : "");
 		if (!run->fallback_note)
 			return cf_nomem(err);
 	}
