@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,7 @@ static void landlock_alone(int lp, int lsame, int lother)
 	int p[2];
 	if (pipe(p) < 0)
 		return;
+	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int res[4] = {-1, -1, -1, -1};
@@ -308,24 +310,33 @@ static bool read_full(int fd, void *buf, size_t n)
 
 static void guard(int lp, int lsame, int lother)
 {
-	TAP_OK(load_program() == 0, "the CF_SOCKETS_PROXY program (%u instructions)", prog.len);
+	int loaded = load_program();
+	TAP_OK(loaded == 0, "the CF_SOCKETS_PROXY program (%u instructions)", prog.len);
 	int hs[2], go[2], out[2];
-	if (!prog.filter || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, hs) < 0 ||
+	if (loaded < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, hs) < 0 ||
 	    pipe(go) < 0 || pipe(out) < 0)
 		return;
-	struct cf_connguard *g = NULL;
-	struct confine_error err = {0};
-	int r = cf_connguard_start(hs[0], (unsigned)proxy_port, &g, &err);
-	TAP_INTEQ(r, 0, "the guard starts (%s)", err.reason);
-	if (r < 0)
-		return;
+	/* The child first, the guard's thread after: a fork while another thread runs can leave
+	 * the child with a lock that thread held (a sanitizer's allocator does).  The listener
+	 * waits in the socket until the guard takes it; the child's connects wait for it. */
+	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(go[1]);
 		close(out[0]);
+		close(hs[0]);
 		child(hs[1], go[0], out[1]);
 	}
 	close(hs[1]);
+	struct cf_connguard *g = NULL;
+	struct confine_error err = {0};
+	int r = cf_connguard_start(hs[0], (unsigned)proxy_port, &g, &err);
+	TAP_INTEQ(r, 0, "the guard starts (%s)", err.reason);
+	if (r < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
 	close(go[0]);
 	close(out[1]);
 	struct child_results cr;
