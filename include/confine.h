@@ -535,7 +535,9 @@ struct confine_net_event {
 					       * for a request too malformed to name one) */
 	char outcome[24]; /* "connected", "denied" (by the decision), "address_refused" (the name
 			   * was allowed but resolved to a refused address), "resolve_failed",
-			   * "connect_failed", "bad_request" */
+			   * "connect_failed", "bad_request", "unauthenticated" (no or wrong
+			   * proxy credentials: the landlock backend's proxy on the host's
+			   * loopback, SPEC 12) */
 	char address[64]; /* the address connected to or refused; "" when none */
 	char detail[256]; /* the reason when the outcome is not "connected" */
 };

@@ -44,7 +44,8 @@ void cli_net_warnings(const confine_run *run)
 		char t[300];
 		target(e, t, sizeof(t));
 		fprintf(stderr, "confine: network request %s: '%s': %s (%zu time%s)\n",
-			!strcmp(e->outcome, "denied") || !strcmp(e->outcome, "address_refused")
+			!strcmp(e->outcome, "denied") || !strcmp(e->outcome, "address_refused") ||
+				!strcmp(e->outcome, "unauthenticated")
 			    ? "denied"
 			    : "failed",
 			e->decision.host[0] ? t : "?", e->detail, times, times == 1 ? "" : "s");

@@ -114,6 +114,7 @@ struct confine_run {
 	struct cf_net_policy net;	      /* network rules of every layer */
 	enum confine_net_mode net_mode;	      /* what the run gets */
 	struct cf_netrun *netrun;	      /* the proxy while the command runs (net/netrun.c) */
+	struct cf_connguard *connguard;	      /* landlock: the connect(2) guard (connguard.c) */
 	struct confine_net_event *net_events; /* the proxy's decisions, after the run */
 	size_t n_net_events, net_dropped;
 	/* the landlock backend (SPEC 3.3) */

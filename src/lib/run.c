@@ -25,6 +25,7 @@
 #include "host/ll_listing.h"
 #include "net/netrun.h"
 #include "exec/linux/cgroup.h"
+#include "exec/linux/connguard.h"
 #include "inject/run_inject.h"
 #include "request.h"
 #include "util/util.h"
@@ -711,6 +712,8 @@ static int plan_landlock(confine_run *run, const confine_request *req, bool real
 		return r;
 	struct cf_ll_opts lo = {
 	    .network = req->network,
+	    /* SPEC 12 here: the proxy on the host's loopback, TCP connects only to it. */
+	    .net_proxy = run->net_mode == CONFINE_NET_DOMAINS,
 	    .run_tmp = run->run_tmp,
 	    .cgroup = run->limit_pids || run->limit_mem || cf_cgroup_available(),
 	};
@@ -814,19 +817,6 @@ static int plan_backend(confine_run *run, const confine_request *req, struct con
 				 "work, or run without --inject-env/--inject-path");
 		return r;
 	}
-	if (run->net_mode == CONFINE_NET_DOMAINS && required) {
-		/* SPEC 12 on this backend needs Landlock's TCP connect rules limited to the
-		 * proxy's port and a per-run secret in the proxy URL (nothing else on that port
-		 * may help); neither exists yet, and a run that claims network by domain while
-		 * the network is open or shut is worse than a refusal. */
-		r = cf_err(err, CONFINE_E_BACKEND, "network by domain refused", "landlock",
-			   "the landlock backend cannot restrict the network by domain yet (its "
-			   "proxy is built for the bwrap backend's network namespace)");
-		cf_err_hint(err, "use the bwrap backend (--backend bwrap) where user namespaces "
-				 "work, or run without --net-allow (and without network allows in "
-				 "the user rule file)");
-		return r;
-	}
 	if ((r = plan_landlock(run, req, required, err)) < 0 || !required)
 		return r;
 	bool fallback = req->backend == CONFINE_BACKEND_AUTO;
@@ -838,8 +828,12 @@ static int plan_backend(confine_run *run, const confine_request *req, struct con
 		    "weaker: "
 		    "names of hidden paths stay visible, denied writes fail with EACCES instead of "
 		    "EROFS, host processes are visible, /tmp is not private (TMPDIR is a per-run "
-		    "directory)%s; --backend bwrap refuses instead",
-		    run->probe.code, reaps(&run->ll) ? "" : ", no daemon reaping");
+		    "directory)%s%s; --backend bwrap refuses instead",
+		    run->probe.code, reaps(&run->ll) ? "" : ", no daemon reaping",
+		    run->ll.net_proxy ? ", the network proxy listens on the host's loopback "
+					"(behind a per-run secret) and the command can open no "
+					"listening socket"
+				      : "");
 		if (!run->fallback_note)
 			return cf_nomem(err);
 	}
@@ -1082,6 +1076,7 @@ void confine_run_free(confine_run *run)
 		close(run->target_pidfd);
 	cf_run_record_release(run);
 	cf_cgroup_destroy(&run->cgroup);
+	cf_connguard_free(run->connguard);
 	cf_netrun_free(run->netrun);
 	cf_net_policy_release(&run->net);
 	free(run->net_events);

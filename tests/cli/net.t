@@ -84,11 +84,29 @@ out=$("$CONFINE" run --no-network --net-allow a.io -- true 2>&1)
 is "$?" 125 "--no-network with --net-allow: exit 125"
 ok "$(grep -q "^confine: contradicting options: '--no-network'" <<<"$out"; echo $?)" "and says why"
 
-# Where the proxy does not exist, network by domain is refused, not pretended.
-out=$("$CONFINE" run --backend landlock --net-allow a.io -- true 2>&1)
-is "$?" 125 "--net-allow on the landlock backend: exit 125"
-ok "$(grep -q "^confine: network by domain refused: 'landlock'" <<<"$out"; echo $?)" \
-	"and says why (got: $(head -n 1 <<<"$out"))"
+# The landlock backend (SPEC 3.3): the proxy on the host's loopback, TCP only to it.
+out=$("$CONFINE" plan --target linux --backend landlock --net-allow example.com -- true 2>&1)
+ok "$(grep -qx 'network: domains (5 allowed; proxy on 127.0.0.1 at a port chosen when the run starts, HTTP and SOCKS5 alike, with credentials made for the run, in the proxy variables; TCP connect only to the proxy port (Landlock), each connect(2) made by confine; no DNS inside)' <<<"$out"; echo $?)" \
+	"R31 plan --backend landlock: network: domains (5 allowed), the proxy on the host's loopback"
+ok "$(grep -q '^  handled net: bind_tcp,connect_tcp (one rule: connect_tcp to the proxy.s port' <<<"$out" &&
+	grep -q '^socket filter: TCP over AF_INET and AF_INET6 only' <<<"$out" &&
+	grep -q '^  own network namespace (network by domain): ' <<<"$out"; echo $?)" \
+	"and the Landlock rule, the socket filter and what is given up against bwrap"
+out=$("$CONFINE" plan --target linux --backend landlock --json --net-allow example.com -- true 2>&1)
+is "$(jq -r '[.network_mode, (.network_allowed|tostring), .proxy.address, .proxy.port, .landlock.handled_net, (.landlock.net_proxy|tostring)] | join(" ")' <<<"$out")" \
+	"domains 5 127.0.0.1 per run bind_tcp,connect_tcp true" "plan --backend landlock --json: the mode, the proxy"
+abi=$("$CONFINE" probe --json 2>/dev/null | jq -r '.backends[] | select(.backend == "landlock" and .available) | .landlock_abi' 2>/dev/null)
+if [ -n "$abi" ] && [ "$abi" -ge 4 ]; then
+	out=$("$CONFINE" run --backend landlock --net-allow a.io -- sh -c 'echo "$HTTP_PROXY $ALL_PROXY $NO_PROXY"' 2>&1)
+	ok "$(grep -Eqx 'http://confine:[0-9a-f]{32}@127\.0\.0\.1:[0-9]+ socks5h://confine:[0-9a-f]{32}@127\.0\.0\.1:[0-9]+ localhost,127\.0\.0\.1' <<<"$out"; echo $?)" \
+		"R31 --net-allow on the landlock backend: the proxy variables carry the port and the run's credentials (got: $out)"
+elif [ -n "$abi" ]; then
+	out=$("$CONFINE" run --backend landlock --net-allow a.io -- true 2>&1)
+	ok "$(grep -q 'lacks LANDLOCK_ACCESS_NET_CONNECT_TCP (ABI 4)' <<<"$out"; echo $?)" \
+		"--net-allow on a landlock ABI below 4: refused, naming the missing right"
+else
+	skip "the landlock backend is not available here"
+fi
 out=$("$CONFINE" run --escalate --net-allow a.io -- true 2>&1 </dev/null)
 is "$?" 125 "--escalate with --net-allow: exit 125"
 ok "$(grep -q "'--net-allow': an escalation runs outside the sandbox" <<<"$out"; echo $?)" \

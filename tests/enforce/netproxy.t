@@ -14,11 +14,24 @@
 # Every server listens on 127.0.0.0/8; the made-up names resolve through the test build of
 # confine (tests/tools/testresolve.c: a hosts file, never DNS), and the proxy reaches
 # 127.0.0.5 and 127.0.0.6 only because a rule names them.
+#
+# On the landlock backend (tests/run's second pass) the proxy listens on the host's 127.0.0.1 at
+# a port of its own, and every request must carry the run's secret: the same clients through
+# the proxy variables; then what differs: a direct connect to any other port or address (a host
+# loopback listener, another address on the proxy's very port) is EACCES, UDP, raw, netlink and
+# MPTCP sockets, listen(2), bind(2) and TCP Fast Open are refused; a request without the secret
+# gets 407 (SOCKS5: no acceptable method) and a report entry; another process of the user that
+# knows the port but not the secret gets nothing, nor does a second sandbox, and neither can read
+# the secret from /proc/PID/environ (uid 65534 for a root command; Landlock for a sandbox).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 
 if ! sandbox_ok; then
-	skip "bubblewrap is not installed on this machine"
+	skip "$(bk "bubblewrap is not installed on this machine" "the landlock backend is not available here (confine probe)")"
+	done_testing
+fi
+if [ "$LL" = 1 ] && [ "$LL_ABI" -lt 4 ]; then
+	skip "Landlock ABI $LL_ABI has no TCP rules: network by domain is refused there (tests/cli/net.t checks the refusal)"
 	done_testing
 fi
 PY=$(command -v python3 || true)
@@ -102,10 +115,17 @@ diag "HTTP on 127.0.0.5:$P1, TLS on 127.0.0.6:$P2, echo on 127.0.0.7:$P3"
 # Hostile clients inside the sandbox, through confine-init's relay and the proxy: each check
 # prints one line.  An ordinary request is made while each kind of abuse is going on.
 cat >"$E/hostile.py" <<'PY'
-import socket, sys, time
+import base64, os, socket, sys, time, urllib.parse
 port = int(sys.argv[1])
+# The proxy of the environment: bwrap's relay inside, or the landlock backend's on the host's
+# loopback, whose credentials every request carries.
+proxy = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
+auth = b""
+if proxy.username:
+    auth = b"Proxy-Authorization: Basic " + base64.b64encode(
+        ("%s:%s" % (proxy.username, proxy.password)).encode()) + b"\r\n"
 def conn():
-    s = socket.create_connection(("127.0.0.1", 3128), timeout=20)
+    s = socket.create_connection((proxy.hostname, proxy.port), timeout=20)
     return s
 def head(s):
     b = b""
@@ -117,7 +137,7 @@ def head(s):
     return b
 def tunnel(msg=b"ping"):
     s = conn()
-    s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n\r\n" % port)
+    s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n%s\r\n" % (port, auth))
     ok = head(s).startswith(b"HTTP/1.1 200 ")
     s.sendall(msg)
     got = b""
@@ -135,7 +155,7 @@ out = []
 socks = []
 for i in range(1000):
     s = conn()
-    s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n\r\n" % port)
+    s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n%s\r\n" % (port, auth))
     socks.append(s)
 ok = sum(head(s).startswith(b"HTTP/1.1 200 ") for s in socks)
 out.append("parallel-200 %d" % ok)
@@ -179,7 +199,7 @@ for s in slow:
     s.close()
 # Half-closed: the tunnel passes the end of file on, after the echo.
 s = conn()
-s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n\r\n" % port)
+s.sendall(b"CONNECT echo.test:%d HTTP/1.1\r\n%s\r\n" % (port, auth))
 head(s)
 s.sendall(b"last words")
 s.shutdown(socket.SHUT_WR)
@@ -216,6 +236,100 @@ nexpect_rc() {
 
 net_dirs() { ls -d /tmp/confine-net.* 2>/dev/null | sort; }
 
+# The landlock backend's proxy while a sandbox runs: what another process of the same user
+# that knows the port (it is in /proc/net/tcp for everyone) can do with it, what a second
+# sandbox can, where the secret can be read, and a host server on another address at the
+# proxy's very port, which Landlock alone would let the command reach.
+ll_long_running() { # who
+	local who=$1 w port pid
+	w=$(ws "$who")
+	rm -f "$w"/out/{port,pid,same.out,go,hold} "$T"/same.*
+	mkfifo "$w/out/go" "$w/out/hold"
+	[ "$who" = nobody ] && chown 65534:65534 "$w/out/go" "$w/out/hold"
+	xenv=()
+	cx_bg "$who" --net-allow www.test -- sh -c 'cd out && echo $$ >pid &&
+		echo "${HTTP_PROXY##*:}" >port.tmp && mv port.tmp port && read x <go &&
+		'"$TRYOP"' connect-tcp 127.0.0.2 "${HTTP_PROXY##*:}" >same.tmp && mv same.tmp same.out &&
+		cat hold >/dev/null'
+	for _ in $(seq 500); do [ -s "$w/out/port" ] && break; sleep 0.02; done
+	port=$(cat "$w/out/port" 2>/dev/null)
+	pid=$(cat "$w/out/pid" 2>/dev/null)
+	if [ -z "$port" ] || [ -z "$pid" ]; then
+		ok 1 "$who: the long-running sandbox wrote its proxy's port (stderr: $(cat "$E/bg.err"))"
+		timeout 10 sh -c 'echo x >"$1"' sh "$w/out/go"
+		timeout 10 sh -c 'echo x >"$1"' sh "$w/out/hold"
+		wait_pid "$BGPID" 30
+		return
+	fi
+	# A server of the host on 127.0.0.2 at the proxy's port: the same port number, another
+	# address.  It counts what reaches it, whatever was pending when told to stop.
+	"$PY" -c '
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.2", int(sys.argv[1])))
+s.listen(16)
+s.setblocking(False)
+open(sys.argv[2] + ".tmp", "w").close()
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+n = 0
+while True:
+    stop = os.path.exists(sys.argv[3])
+    try:
+        while True:
+            s.accept()[0].close()
+            n += 1
+    except BlockingIOError:
+        pass
+    if stop:
+        break
+    time.sleep(0.01)
+with open(sys.argv[4] + ".tmp", "w") as f:
+    f.write("%d\n" % n)
+os.rename(sys.argv[4] + ".tmp", sys.argv[4])
+' "$port" "$T/same.ready" "$T/same.stop" "$T/same.count" &
+	bg_pids+=($!)
+	for _ in $(seq 500); do [ -e "$T/same.ready" ] && break; sleep 0.02; done
+	[ -e "$T/same.ready" ]
+	ok $? "$who: a host server listens on 127.0.0.2:$port, the proxy's port"
+
+	# Another process of the same user, outside any sandbox, with the port but not the secret.
+	expect_host "$who" "407" "R31 another process of the user, with the port but not the secret: 407" \
+		curl -sS -o /dev/null -w '%{http_code}' --noproxy '' --proxy "http://127.0.0.1:$port" "http://www.test:$P1/hello.txt"
+	hx "$who" curl -sS --proxy "socks5h://127.0.0.1:$port" "http://www.test:$P1/hello.txt"
+	is "$rc" 97 "$who: R31 and through SOCKS5: no acceptable method (curl 97)"
+	# A second sandbox: its own connects go to its own proxy only, and it cannot read the
+	# first command's environment (Landlock: no ptrace-read access outside its domain).
+	nexpect "$who" EACCES "R31 a second sandbox cannot connect to the first one's proxy" \
+		--net-allow www.test -- "$TRYOP" connect-tcp 127.0.0.1 "$port"
+	nexpect "$who" EACCES "R31 nor read the first command's environment (/proc/$pid/environ)" \
+		-- "$TRYOP" read "/proc/$pid/environ"
+	if [ "$who" = root ]; then
+		is "$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TRYOP" read "/proc/$pid/environ")" EACCES \
+			"$who: R31 uid 65534 cannot read a root command's environment (mode 0400, ptrace check)"
+	else
+		# What the plan says: the same user outside a sandbox, and root, can read it.
+		expect_host "$who" OK "the same user outside a sandbox can read the command's environment (said in the plan)" \
+			"$TRYOP" read "/proc/$pid/environ"
+	fi
+	grep -q "^HTTP_PROXY=http://confine:[0-9a-f]\{32\}@127\.0\.0\.1:$port\$" <(tr '\0' '\n' <"/proc/$pid/environ")
+	ok $? "$who: the command's environment holds the proxy URL with the run's secret (root reads it)"
+
+	# The command itself: another address at the proxy's port.
+	timeout 10 sh -c 'echo go >"$1"' sh "$w/out/go"
+	for _ in $(seq 500); do [ -s "$w/out/same.out" ] && break; sleep 0.02; done
+	is "$(cat "$w/out/same.out" 2>/dev/null)" EACCES \
+		"$who: R31 the command cannot reach the host server at 127.0.0.2 on the proxy's port (EACCES)"
+	touch "$T/same.stop"
+	for _ in $(seq 500); do [ -s "$T/same.count" ] && break; sleep 0.02; done
+	is "$(cat "$T/same.count" 2>/dev/null)" 0 "$who: and that server never got a connection"
+	timeout 10 sh -c 'echo done >"$1"' sh "$w/out/hold"
+	wait_pid "$BGPID" 30
+	is "$WAITRC" 0 "$who: the long-running sandbox ended"
+	expect_host "$who" ECONNREFUSED "R31 after the run nothing listens on the proxy's port" \
+		"$TRYOP" connect-tcp 127.0.0.1 "$port"
+	rm -f "$w"/out/{port,pid,same.out,go,hold}
+}
+
 outside=198.51.100.7 # TEST-NET-2: never reached, there is no route inside
 resolver=$(awk '$1 == "nameserver" && $2 ~ /^[0-9.]+$/ { print $2; exit }' /etc/resolv.conf 2>/dev/null)
 
@@ -232,7 +346,7 @@ for who in $RUN_USERS; do
 127.0.0.1 rebind.test
 127.0.0.7 echo.test
 169.254.169.254 metadata.test
-wait $w/release slow.test
+wait $w/out/release slow.test
 127.0.0.5 slow.test
 EOF
 	chmod 0644 "$E/$who.hosts"
@@ -246,10 +360,10 @@ EOF
 	nexpect "$who" "hello-tls" "R31 curl https:// through a CONNECT tunnel, TLS verified end to end" \
 		"${allow[@]}" -- curl -sS --cacert "$E/tls/cert.pem" "https://tls.test:$P2/hello.txt"
 	nexpect "$who" "hello-www" "R31 curl through SOCKS5 (socks5h: the name goes to the proxy)" \
-		"${allow[@]}" -- curl -sS --proxy socks5h://127.0.0.1:1080 "http://www.test:$P1/hello.txt"
+		"${allow[@]}" -- sh -c "curl -sS --proxy \"\$ALL_PROXY\" http://www.test:$P1/hello.txt"
 	nexpect "$who" "repo-readme" "R31 git clone over http:// (dumb protocol)" \
-		"${allow[@]}" -- sh -c "GIT_TERMINAL_PROMPT=0 git clone -q http://www.test:$P1/repo.git clone && cat clone/README"
-	rm -rf "$w/clone"
+		"${allow[@]}" -- sh -c "GIT_TERMINAL_PROMPT=0 git clone -q http://www.test:$P1/repo.git out/clone && cat out/clone/README"
+	rm -rf "$w/out/clone"
 	n=$(grep -cx www.test "$E/$who.log")
 	[ "$n" -ge 3 ]
 	ok $? "$who: the allowed name was looked up on the host, once per connection ($n)"
@@ -278,7 +392,7 @@ EOF
 	nexpect_rc "$who" 56 "R31 https:// to an unlisted name: the CONNECT is refused (curl 56)" \
 		"${allow[@]}" -- curl -sS "https://denied.test:$P2/"
 	nexpect_rc "$who" 97 "R31 SOCKS5 to an unlisted name: refused (curl 97)" \
-		"${allow[@]}" -- curl -sS --proxy socks5h://127.0.0.1:1080 "http://denied.test:$P1/"
+		"${allow[@]}" -- sh -c "curl -sS --proxy \"\$ALL_PROXY\" http://denied.test:$P1/"
 	is "$(grep -c denied.test "$E/$who.log")" 0 "$who: R31 a denied name never reached the resolver"
 
 	# --- rebinding: allowed names that resolve to loopback and to the metadata address ---
@@ -319,17 +433,20 @@ EOF
 	[ "$who" = nobody ] && chown 65534:65534 "$w/.confine/rules.json"
 
 	# --- inside: nothing but the proxy ---
-	nexpect "$who" "ECONNREFUSED" "R31 direct TCP to the server's address (own network namespace)" \
+	# (bwrap: an own network namespace with loopback only; landlock: the host's network, with
+	# TCP connects limited to the proxy's port by Landlock and to its address by confine's
+	# connect guard, and every other socket refused by the filter.)
+	nexpect "$who" "$(bk ECONNREFUSED EACCES)" "R31 direct TCP to the server's address (a host loopback listener on another port)" \
 		"${allow[@]}" -- "$TRYOP" connect-tcp 127.0.0.5 "$P1"
-	nexpect "$who" "ENETUNREACH" "R31 direct TCP to an outside address" \
+	nexpect "$who" "$(bk ENETUNREACH EACCES)" "R31 direct TCP to an outside address" \
 		"${allow[@]}" -- "$TRYOP" connect-tcp "$outside" 443
-	nexpect "$who" "ENETUNREACH" "R31 UDP to an outside address" \
+	nexpect "$who" "$(bk ENETUNREACH EPERM)" "R31 UDP to an outside address" \
 		"${allow[@]}" -- "$TRYOP" connect-udp "$outside" 53
 	if [ -n "$resolver" ] && [ "${resolver#127.}" = "$resolver" ]; then
-		nexpect "$who" "ENETUNREACH" "R31 a DNS datagram to the host's resolver $resolver" \
+		nexpect "$who" "$(bk ENETUNREACH EPERM)" "R31 a DNS datagram to the host's resolver $resolver" \
 			"${allow[@]}" -- "$TRYOP" connect-udp "$resolver" 53
 	else
-		nexpect "$who" "OK" "R31 no outside resolver here: 127.0.0.53 is the sandbox's own loopback" \
+		nexpect "$who" "$(bk OK EPERM)" "R31 no outside resolver here: a DNS datagram to 127.0.0.53$(bk " (the sandbox's own loopback)" " (no UDP socket at all)")" \
 			"${allow[@]}" -- "$TRYOP" connect-udp 127.0.0.53 53
 	fi
 	nexpect_rc "$who" 1 "R31 the C library's resolver finds nothing (no DNS inside)" \
@@ -337,23 +454,59 @@ EOF
 	is "$out" EAI_AGAIN "$who: getaddrinfo: EAI_AGAIN (no name server reachable)"
 	nexpect "$who" "EPERM" "R31 a raw IP socket" "${allow[@]}" -- "$TRYOP" raw-socket
 	nexpect "$who" "EPERM" "R31 a packet socket" "${allow[@]}" -- "$TRYOP" packet-socket
-	nexpect "$who" "OK" "the relay listens on the sandbox's own 127.0.0.1:3128" \
-		"${allow[@]}" -- "$TRYOP" connect-tcp 127.0.0.1 3128
+	nexpect "$who" "$(bk OK EPERM)" "R31 a netlink socket$(bk " (the sandbox's own namespace)" "")" \
+		"${allow[@]}" -- "$TRYOP" socket netlink raw
+	nexpect "$who" "OK" "$(bk "the relay listens on the sandbox's own 127.0.0.1:3128" "the proxy listens on the host's 127.0.0.1 at the port of HTTP_PROXY")" \
+		"${allow[@]}" -- sh -c "exec $TRYOP connect-tcp 127.0.0.1 \"\${HTTP_PROXY##*:}\""
+	nexpect "$who" "$(bk ECONNREFUSED EACCES)" "R31 another loopback address on the proxy's port$(bk "" " (Landlock matches ports: the connect guard refuses it)")" \
+		"${allow[@]}" -- sh -c "exec $TRYOP connect-tcp 127.0.0.2 \"\${HTTP_PROXY##*:}\""
+	nexpect "$who" "$(bk ECONNREFUSED EPERM)" "R31 TCP Fast Open (sendto MSG_FASTOPEN connects without connect(2))" \
+		"${allow[@]}" -- "$TRYOP" tcp-fastopen 127.0.0.5 "$P1"
+	nexpect "$who" "$(bk OK EPERM)" "R31 listen(2) without bind (an ephemeral port on every address)$(bk " (own namespace)" "")" \
+		"${allow[@]}" -- "$TRYOP" listen-tcp
+	nexpect "$who" "$(bk OK EACCES)" "R31 bind(2) of a TCP socket$(bk " (own namespace)" " (Landlock: no bind rule)")" \
+		"${allow[@]}" -- "$TRYOP" bind-tcp 127.0.0.1 0
+	if [ "$LL" = 1 ]; then
+		nexpect "$who" EPERM "R31 an MPTCP socket (Landlock's TCP rules do not see MPTCP)" \
+			"${allow[@]}" -- "$TRYOP" socket-proto inet stream 262
+		nexpect "$who" EPERM "R31 a unix socket (confine makes the connects, RESOLVE_UNIX would not apply)" \
+			"${allow[@]}" -- "$TRYOP" socket unix stream
+
+		# --- the landlock backend's proxy is on the host: every request needs the secret ---
+		nx "$who" "${allow[@]}" --report "$h/report.json" -- sh -c "
+			p=\${HTTP_PROXY##*:}
+			curl -sS -o /dev/null -w '%{http_code} ' --proxy http://127.0.0.1:\$p http://www.test:$P1/hello.txt
+			curl -sS -o /dev/null -w '%{http_code} ' --proxy http://confine:0123456789abcdef0123456789abcdef@127.0.0.1:\$p http://www.test:$P1/hello.txt
+			curl -sS -o /dev/null -w '%{http_code} ' --proxy http://127.0.0.1:\$p https://tls.test:$P2/hello.txt 2>/dev/null
+			curl -sS --proxy socks5h://127.0.0.1:\$p http://www.test:$P1/hello.txt 2>/dev/null; echo socks \$?"
+		is "$out" "407 407 000 socks 97" \
+			"$who: R31 no or a wrong secret: 407 for HTTP and CONNECT, SOCKS5 refused (curl 97)"
+		is "$(jq -r '[.network_decisions[] | .protocol + " " + .outcome + " " + .host] | join(", ")' "$h/report.json" 2>&1)" \
+			"http unauthenticated www.test, http unauthenticated www.test, connect unauthenticated tls.test, socks5 unauthenticated " \
+			"$who: R31 each is in the report, as unauthenticated, with the host it asked for"
+		case $err in
+		*"confine: network request denied: 'www.test:$P1': the request did not carry this run's proxy credentials"*"(2 times)"*)
+			ok 0 "$who: and confine says so after the run" ;;
+		*) ok 1 "$who: and confine says so after the run (stderr: $err)" ;;
+		esac
+	fi
 
 	# --- a lookup that hangs holds up nothing else ---
-	# slow.test's lookup blocks until release exists in the workspace.  Inside: start it, wait until the
-	# host's resolver has it, make another request (which must complete), then release it.
-	rm -f "$w/release"
+	# slow.test's lookup blocks until out/release exists in the workspace.  Inside: start it, wait until
+	# the host's resolver has it, make another request (which must complete), then release it.
+	# (In out/: the landlock backend refuses new entries at the workspace root, which it splits.)
+	rm -f "$w/out/release"
 	nx "$who" "${allow[@]}" -- sh -c "
+		cd out || exit 1
 		curl -sS http://slow.test:$P1/hello.txt >slow.out 2>&1 &
 		i=0; until grep -qx slow.test $E/$who.log || [ \$i -ge 1000 ]; do sleep 0.01; i=\$((i+1)); done
 		curl -sS http://www.test:$P1/hello.txt >fast.out 2>&1
 		touch release
 		wait; cat fast.out slow.out"
-	rm -f "$w/release"
+	rm -f "$w/out/release"
 	is "$out" "$(printf 'hello-www\nhello-www')" \
 		"$who: R31 a request completes while another name's lookup hangs; that one follows"
-	rm -f "$w/slow.out" "$w/fast.out"
+	rm -f "$w/out/slow.out" "$w/out/fast.out"
 
 	# --- hostile clients through the relay: no crash, no blocking of other connections ---
 	nexpect "$who" "parallel-200 1000
@@ -366,37 +519,41 @@ half-close True" "R31 1,000 parallel tunnels, a 1 MB request line, a header floo
 		--net-allow echo.test,127.0.0.7,www.test -- "$PY" "$E/hostile.py" "$P3"
 
 	# --- the proxy's socket: another host user and a second sandbox cannot reach it ---
-	before=$(net_dirs)
-	mkfifo "$w/hold"
-	[ "$who" = nobody ] && chown 65534:65534 "$w/hold"
-	xenv=()
-	cx_bg "$who" --net-allow www.test -- sh -c 'echo up >up; cat hold >/dev/null'
-	for _ in $(seq 500); do [ -s "$w/up" ] && break; sleep 0.02; done
-	dir=$(comm -13 <(echo "$before") <(net_dirs) | head -n 1)
-	if [ -n "$dir" ] && [ -S "$dir/proxy.sock" ]; then
-		is "$(stat -c '%a %u' "$dir") $(stat -c '%a %u' "$dir/proxy.sock")" "700 $uid 600 $uid" \
-			"$who: the proxy's directory is 0700 and its socket 0600, the caller's"
-		expect_host "$who" OK "the owner reaches the socket on the host (control)" \
-			"$TRYOP" connect-seqpacket "$dir/proxy.sock"
-		if [ "$(id -u)" = 0 ]; then
-			is "$(setpriv --reuid=65533 --regid=65533 --clear-groups "$TRYOP" connect-seqpacket "$dir/proxy.sock")" \
-				EACCES "$who: R31 another user of the host (uid 65533) cannot reach the proxy's socket"
+	if bwrap_only "the proxy's unix socket in a private directory; the landlock proxy is on the host's loopback, checked below"; then
+		before=$(net_dirs)
+		mkfifo "$w/hold"
+		[ "$who" = nobody ] && chown 65534:65534 "$w/hold"
+		xenv=()
+		cx_bg "$who" --net-allow www.test -- sh -c 'echo up >up; cat hold >/dev/null'
+		for _ in $(seq 500); do [ -s "$w/up" ] && break; sleep 0.02; done
+		dir=$(comm -13 <(echo "$before") <(net_dirs) | head -n 1)
+		if [ -n "$dir" ] && [ -S "$dir/proxy.sock" ]; then
+			is "$(stat -c '%a %u' "$dir") $(stat -c '%a %u' "$dir/proxy.sock")" "700 $uid 600 $uid" \
+				"$who: the proxy's directory is 0700 and its socket 0600, the caller's"
+			expect_host "$who" OK "the owner reaches the socket on the host (control)" \
+				"$TRYOP" connect-seqpacket "$dir/proxy.sock"
+			if [ "$(id -u)" = 0 ]; then
+				is "$(setpriv --reuid=65533 --regid=65533 --clear-groups "$TRYOP" connect-seqpacket "$dir/proxy.sock")" \
+					EACCES "$who: R31 another user of the host (uid 65533) cannot reach the proxy's socket"
+			else
+				skip "$who: not root: no other user to try the proxy's socket as"
+			fi
+			nexpect "$who" ENOENT "R31 a second sandbox does not see the proxy's socket" \
+				-- "$TRYOP" connect-seqpacket "$dir/proxy.sock"
+			nexpect "$who" ENOENT "R31 nor does a second network-by-domain sandbox" \
+				--net-allow www.test -- "$TRYOP" connect-seqpacket "$dir/proxy.sock"
 		else
-			skip "$who: not root: no other user to try the proxy's socket as"
+			ok 1 "$who: the long-running sandbox's proxy directory appeared (before: $before; now: $(net_dirs))"
 		fi
-		nexpect "$who" ENOENT "R31 a second sandbox does not see the proxy's socket" \
-			-- "$TRYOP" connect-seqpacket "$dir/proxy.sock"
-		nexpect "$who" ENOENT "R31 nor does a second network-by-domain sandbox" \
-			--net-allow www.test -- "$TRYOP" connect-seqpacket "$dir/proxy.sock"
+		timeout 10 sh -c 'echo done >"$1"' sh "$w/hold"
+		wait_pid "$BGPID" 30
+		is "$WAITRC" 0 "$who: the long-running sandbox ended"
+		[ -n "$dir" ] && [ ! -e "$dir" ]
+		ok $? "$who: its proxy directory ${dir:-?} is gone after the run"
+		rm -f "$w/hold" "$w/up"
 	else
-		ok 1 "$who: the long-running sandbox's proxy directory appeared (before: $before; now: $(net_dirs))"
+		ll_long_running "$who"
 	fi
-	timeout 10 sh -c 'echo done >"$1"' sh "$w/hold"
-	wait_pid "$BGPID" 30
-	is "$WAITRC" 0 "$who: the long-running sandbox ended"
-	[ -n "$dir" ] && [ ! -e "$dir" ]
-	ok $? "$who: its proxy directory ${dir:-?} is gone after the run"
-	rm -f "$w/hold" "$w/up"
 done
 
 kill_bg

@@ -122,11 +122,21 @@ static char *compile_ll_case(const char *dir)
 		r = load_file_rules(&p, dir, "user.json", CF_LAYER_USER, user_file, &err);
 	if (r == 0 && fake_scan(&f, &p, &m) < 0)
 		r = cf_nomem(&err);
+	/* Network rules that allow a domain make the mode "domains" (SPEC 12), as in a run. */
+	size_t allows = cf_net_policy_allows(&net);
 	struct cf_plan_opts o = {.target = CONFINE_TARGET_LINUX,
-				 .network = f.network,
+				 .network = f.network && !allows,
 				 .tmp_size = f.tmp_size,
-				 .cwd = f.cwd};
-	struct cf_ll_opts lo = {.network = f.network, .run_tmp = lf.run_tmp, .cgroup = lf.cgroup};
+				 .cwd = f.cwd,
+				 .net_mode = !f.network ? CONFINE_NET_OFF
+					     : allows	? CONFINE_NET_DOMAINS
+							: CONFINE_NET_ON,
+				 .net_allowed = allows,
+				 .net_rules = cf_net_policy_count(&net)};
+	struct cf_ll_opts lo = {.network = f.network,
+				.net_proxy = f.network && allows,
+				.run_tmp = lf.run_tmp,
+				.cgroup = lf.cgroup};
 	/* The order of a run: the directories to list, their listings, then the plan. */
 	if (r == 0)
 		r = cf_ll_plan_dirs(&p, &m, &lo, &dirs, &err);
@@ -156,6 +166,7 @@ static char *compile_ll_case(const char *dir)
 	cf_ll_plan_release(&ll);
 	cf_plan_release(&plan);
 out:
+	cf_net_policy_release(&net);
 	cf_strv_release(&dirs);
 	cf_ll_listings_release(&listings);
 	cf_matches_release(&m);

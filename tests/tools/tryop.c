@@ -54,6 +54,11 @@
  *   socketpair           socketpair(AF_UNIX, SOCK_STREAM)                -> OK
  *   ptrace PID           PTRACE_SEIZE then detach                        -> OK
  *   waitfile PATH SECS   wait until PATH exists                          -> OK | ETIMEDOUT
+ *   socket-proto DOMAIN TYPE PROTO  socket(2) with protocol number PROTO    -> OK
+ *   listen-tcp           socket(AF_INET, SOCK_STREAM) + listen(2), no bind -> OK
+ *   bind-tcp HOST PORT   socket + bind(2) to HOST:PORT                   -> OK
+ *   tcp-fastopen HOST PORT  sendto(MSG_FASTOPEN) on a new TCP socket (an implicit connect)
+ *                                                                        -> OK
  */
 #include <linux/netlink.h>
 #include <sys/ptrace.h>
@@ -205,6 +210,34 @@ static int op_socket(const char *domain, const char *type)
 		return report(-1);
 	close(fd);
 	return report(0);
+}
+
+static int op_socket_proto(const char *domain, const char *type, const char *proto)
+{
+	int d = !strcmp(domain, "inet") ? AF_INET : !strcmp(domain, "inet6") ? AF_INET6 : -1;
+	int t = !strcmp(type, "stream") ? SOCK_STREAM : !strcmp(type, "dgram") ? SOCK_DGRAM : -1;
+	long p;
+	if (d < 0 || t < 0 || parse_int(proto, 0, 65535, &p) < 0)
+		return usage();
+	int fd = socket(d, t | SOCK_CLOEXEC, (int)p);
+	if (fd < 0)
+		return report(-1);
+	close(fd);
+	return report(0);
+}
+
+/* A TCP socket that listens without bind(2): the kernel binds it to an ephemeral port on every
+ * address. */
+static int op_listen_tcp(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return report(-1);
+	int r = listen(fd, 1);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return report(r);
 }
 
 static int op_ptrace(long pid)
@@ -398,6 +431,48 @@ static int op_connect_udp(const char *host, const char *port)
 		return report(-1);
 	}
 	ssize_t n = sendto(fd, "tryop", 5, 0, ai->ai_addr, ai->ai_addrlen);
+	int e = errno;
+	freeaddrinfo(ai);
+	close(fd);
+	errno = e;
+	return report(n < 0 ? -1 : 0);
+}
+
+static int op_bind_tcp(const char *host, const char *port)
+{
+	struct addrinfo *ai = NULL;
+	if (resolve(host, port, SOCK_STREAM, &ai) < 0)
+		return 0;
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		freeaddrinfo(ai);
+		return report(-1);
+	}
+	int rc = bind(fd, ai->ai_addr, ai->ai_addrlen);
+	int e = errno;
+	freeaddrinfo(ai);
+	close(fd);
+	errno = e;
+	return report(rc);
+}
+
+/* TCP Fast Open: sendto(2) with MSG_FASTOPEN connects without connect(2). */
+static int op_tcp_fastopen(const char *host, const char *port)
+{
+	struct addrinfo *ai = NULL;
+	if (resolve(host, port, SOCK_STREAM, &ai) < 0)
+		return 0;
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		freeaddrinfo(ai);
+		return report(-1);
+	}
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
+	struct timeval tv = {3, 0};
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ssize_t n = sendto(fd, "x", 1, MSG_FASTOPEN | MSG_NOSIGNAL, ai->ai_addr, ai->ai_addrlen);
 	int e = errno;
 	freeaddrinfo(ai);
 	close(fd);
@@ -622,6 +697,14 @@ int main(int argc, char **argv)
 		return op_openat(a[0], a[1]);
 	if (strcmp(op, "socket") == 0 && nargs == 2)
 		return op_socket(a[0], a[1]);
+	if (strcmp(op, "socket-proto") == 0 && nargs == 3)
+		return op_socket_proto(a[0], a[1], a[2]);
+	if (strcmp(op, "listen-tcp") == 0 && nargs == 0)
+		return op_listen_tcp();
+	if (strcmp(op, "bind-tcp") == 0 && nargs == 2)
+		return op_bind_tcp(a[0], a[1]);
+	if (strcmp(op, "tcp-fastopen") == 0 && nargs == 2)
+		return op_tcp_fastopen(a[0], a[1]);
 	if (strcmp(op, "socketpair") == 0 && nargs == 0) {
 		int sv[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)

@@ -392,6 +392,8 @@ const char *cf_http_reason(int status)
 		return "Forbidden";
 	case 405:
 		return "Method Not Allowed";
+	case 407:
+		return "Proxy Authentication Required";
 	case 408:
 		return "Request Timeout";
 	case 414:
@@ -418,7 +420,8 @@ void cf_http_error(int status, const char *text, struct cf_buf *out)
 	bool nl = n && text[n - 1] == '\n';
 	cf_buf_addf(out,
 		    "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
-		    "Content-Length: %zu\r\nConnection: close\r\nX-Confine: %s\r\n\r\n%s%s",
+		    "Content-Length: %zu\r\nConnection: close\r\n%sX-Confine: %s\r\n\r\n%s%s",
 		    status, cf_http_reason(status), n + (nl ? 0 : 1),
-		    status == 403 ? "denied" : "error", text, nl ? "" : "\n");
+		    status == 407 ? "Proxy-Authenticate: Basic realm=\"confine\"\r\n" : "",
+		    status == 403 || status == 407 ? "denied" : "error", text, nl ? "" : "\n");
 }

@@ -82,7 +82,8 @@ void cf_http_forward_request(const char *buf, const struct cf_http_head *h, stru
 void cf_http_forward_response(const char *buf, const struct cf_http_head *h, struct cf_buf *out);
 
 /* A complete error response ("HTTP/1.1 403 Forbidden", a text body naming confine, the
- * reason and the hint, Connection: close).  Appends to out. */
+ * reason and the hint, Connection: close; a 407 with Proxy-Authenticate: Basic).  Appends to
+ * out. */
 void cf_http_error(int status, const char *text, struct cf_buf *out);
 
 /* The reason phrase of a status code the proxy sends. */

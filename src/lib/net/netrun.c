@@ -7,6 +7,11 @@
  * where confine-init connects to it.  The command can connect there too, and can hand over
  * only connections it already holds, to the same proxy and the same decisions: nothing to
  * gain.
+ *
+ * The landlock backend's variant has no directory: a TCP listener on 127.0.0.1 that every
+ * process of the host can reach, which is why each request must carry the run's secret.  The
+ * secret is in the command's environment (the proxy variables) and nowhere else: not on a
+ * command line, not in a file, not in the report.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,12 +19,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "net/auth.h"
 #include "net/netconst.h"
 #include "net/netrun.h"
 #include "net/proxy.h"
@@ -30,6 +38,8 @@ struct cf_netrun {
 	char *path; /* the handoff socket */
 	int dir_fd;
 	struct cf_proxy *proxy;
+	unsigned port;			      /* the TCP variant */
+	char secret[CF_PROXY_SECRET_LEN + 1]; /* the TCP variant */
 };
 
 static int listen_unix(const char *path, struct confine_error *err)
@@ -157,6 +167,81 @@ out:
 	return r;
 }
 
+/* A fresh secret: 16 bytes of the kernel's random generator, as hex. */
+static int make_secret(char out[CF_PROXY_SECRET_LEN + 1], struct confine_error *err)
+{
+	unsigned char b[CF_PROXY_SECRET_LEN / 2];
+	size_t got = 0;
+	while (got < sizeof(b)) {
+		ssize_t k = getrandom(b + got, sizeof(b) - got, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy",
+					 "secret", "getrandom", errno);
+		got += (size_t)k;
+	}
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < sizeof(b); i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[CF_PROXY_SECRET_LEN] = '\0';
+	explicit_bzero(b, sizeof(b));
+	return 0;
+}
+
+int cf_netrun_start_tcp(const struct cf_net_policy *policy, struct cf_netrun **out,
+			struct confine_error *err)
+{
+	int r, fd = -1;
+	struct cf_netrun *n = calloc(1, sizeof(*n));
+	*out = NULL;
+	if (!n)
+		return cf_nomem(err);
+	n->dir_fd = -1;
+	if ((r = make_secret(n->secret, err)) < 0)
+		goto out;
+	/* The kernel picks the port: a fixed one could be taken, or be taken over by another
+	 * user between two runs. */
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 4096) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &al) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", "127.0.0.1",
+			      fd < 0 ? "socket" : "bind", errno);
+		cf_err_hint(err, "the landlock backend's proxy listens on the host's loopback; "
+				 "check that 127.0.0.1 is configured");
+		goto out;
+	}
+	n->port = ntohs(a.sin_port);
+	struct cf_proxy_config cfg = CF_PROXY_CONFIG_DEFAULT;
+	r = cf_proxy_new_auth(&cfg, policy, fd, n->secret, &n->proxy, err);
+	fd = -1; /* the proxy's now, whatever happened */
+	if (r == 0)
+		r = cf_proxy_start(n->proxy, err);
+	if (r < 0)
+		goto out;
+	*out = n;
+	n = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	cf_netrun_free(n);
+	return r;
+}
+
+unsigned cf_netrun_port(const struct cf_netrun *n)
+{
+	return n->port;
+}
+
+const char *cf_netrun_secret(const struct cf_netrun *n)
+{
+	return n->secret;
+}
+
 int cf_netrun_dir_fd(const struct cf_netrun *n)
 {
 	return n->dir_fd;
@@ -200,5 +285,6 @@ void cf_netrun_free(struct cf_netrun *n)
 		close(n->dir_fd);
 	free(n->path);
 	free(n->dir);
+	explicit_bzero(n->secret, sizeof(n->secret));
 	free(n);
 }

@@ -15,6 +15,17 @@ struct cf_netrun;
  * the proxy over it.  `policy` is borrowed until cf_netrun_free.  Touches the OS. */
 int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
 		    struct confine_error *err);
+/*
+ * The landlock backend's variant (no network namespace): the proxy listens on 127.0.0.1, on a
+ * port the kernel picks, for HTTP and SOCKS5 alike, and requires the credentials of a secret
+ * made for this run (getrandom; net/auth.h).  No directory.  Touches the OS.
+ */
+int cf_netrun_start_tcp(const struct cf_net_policy *policy, struct cf_netrun **out,
+			struct confine_error *err);
+/* The TCP variant's port (host byte order), 0 for the other. */
+unsigned cf_netrun_port(const struct cf_netrun *n);
+/* The TCP variant's secret (CF_PROXY_SECRET_LEN hex digits), "" for the other. */
+const char *cf_netrun_secret(const struct cf_netrun *n);
 /* An O_PATH descriptor of the directory, for bwrap's --ro-bind-fd (owned by the netrun). */
 int cf_netrun_dir_fd(const struct cf_netrun *n);
 /* The directory's host path. */

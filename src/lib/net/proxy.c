@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/auth.h"
 #include "net/proxy_int.h"
 #include "policy/policy.h"
 #include "util/util.h"
@@ -170,6 +171,10 @@ static void listen_interest(struct cf_proxy *p, bool on)
 		ev.data.ptr = &p->r_socks;
 		epoll_ctl(p->ep, EPOLL_CTL_MOD, p->socks_fd, &ev);
 	}
+	if (p->mixed_fd >= 0) {
+		ev.data.ptr = &p->r_mixed;
+		epoll_ctl(p->ep, EPOLL_CTL_MOD, p->mixed_fd, &ev);
+	}
 	/* Handed-over connections wait in the handoff socket's queue the same way; the sender
 	 * then stops taking new ones (back-pressure).  Out of epoll meanwhile, not only without
 	 * EPOLLIN: a hang-up would be reported all the same, again and again. */
@@ -239,7 +244,7 @@ static void free_closed(struct cf_proxy *p)
 
 /* A client connection (non-blocking) becomes a connection of the proxy; false when there was
  * no memory (the descriptor is closed). */
-static bool new_conn(struct cf_proxy *p, int fd, enum conn_kind kind)
+static bool new_conn(struct cf_proxy *p, int fd, enum conn_kind kind, bool sniff)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	if (c && p->n_conns == p->cap_conns) {
@@ -264,7 +269,12 @@ static bool new_conn(struct cf_proxy *p, int fd, enum conn_kind kind)
 	c->cref = (struct ref){W_CLIENT, c, NULL};
 	c->uref = (struct ref){W_UPSTREAM, c, NULL};
 	c->kind = kind;
+	c->sniff = sniff;
 	c->proto = kind == K_SOCKS ? "socks5" : "http";
+	if (p->user[0]) {
+		c->socks.user = p->user;
+		c->socks.pass = p->pass;
+	}
 	c->st = S_HEAD;
 	c->deadline = cf_proxy_now() + p->cfg.head_timeout_ms;
 	cf_buf_init(&c->resp_pre);
@@ -284,7 +294,7 @@ static bool out_of_descriptors(int e)
 	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
 }
 
-static void accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind)
+static void accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind, bool sniff)
 {
 	while (p->n_conns < p->cfg.max_conns) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -297,7 +307,7 @@ static void accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind)
 						false); /* back at the next sweep at the latest */
 			return;
 		}
-		if (!new_conn(p, fd, kind))
+		if (!new_conn(p, fd, kind, sniff))
 			return;
 	}
 	/* At the bound: the rest wait in the backlog until a connection ends. */
@@ -398,7 +408,7 @@ static void read_handoff(struct cf_proxy *p, struct handoff *h)
 			close(fd);
 			continue;
 		}
-		if (!new_conn(p, fd, kind == 'S' ? K_SOCKS : K_HTTP))
+		if (!new_conn(p, fd, kind == 'S' ? K_SOCKS : K_HTTP, false))
 			return;
 	}
 	listen_interest(p, false);
@@ -460,10 +470,13 @@ static void *loop(void *arg)
 			case W_WAKE:
 				goto out;
 			case W_LISTEN_HTTP:
-				accept_all(p, p->http_fd, K_HTTP);
+				accept_all(p, p->http_fd, K_HTTP, false);
 				break;
 			case W_LISTEN_SOCKS:
-				accept_all(p, p->socks_fd, K_SOCKS);
+				accept_all(p, p->socks_fd, K_SOCKS, false);
+				break;
+			case W_LISTEN_MIXED:
+				accept_all(p, p->mixed_fd, K_HTTP, true);
 				break;
 			case W_LISTEN_HANDOFF:
 				accept_handoff(p);
@@ -509,24 +522,31 @@ static int add_fd(struct cf_proxy *p, int fd, struct ref *r, unsigned events)
 	return fd < 0 ? 0 : epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy, int http_fd,
-		 int socks_fd, int handoff_fd, struct cf_proxy **out, struct confine_error *err)
+static int proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy,
+		     int http_fd, int socks_fd, int handoff_fd, int mixed_fd, const char *secret,
+		     struct cf_proxy **out, struct confine_error *err)
 {
 	*out = NULL;
-	int lfds[] = {http_fd, socks_fd, handoff_fd};
+	int lfds[] = {http_fd, socks_fd, handoff_fd, mixed_fd};
 	struct cf_proxy *p = calloc(1, sizeof(*p));
 	if (!p) {
-		for (size_t i = 0; i < 3; i++)
+		for (size_t i = 0; i < 4; i++)
 			if (lfds[i] >= 0)
 				close(lfds[i]);
 		return cf_nomem(err);
 	}
 	p->ep = -1;
 	/* accept4 must never block the loop, whatever the caller made. */
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 4; i++)
 		if (lfds[i] >= 0)
 			fcntl(lfds[i], F_SETFL, fcntl(lfds[i], F_GETFL) | O_NONBLOCK);
 	p->handoff_fd = handoff_fd;
+	p->mixed_fd = mixed_fd;
+	if (secret) {
+		snprintf(p->user, sizeof(p->user), "%s", CF_PROXY_USER);
+		snprintf(p->pass, sizeof(p->pass), "%s", secret);
+		snprintf(p->userpass, sizeof(p->userpass), "%s:%s", CF_PROXY_USER, secret);
+	}
 	p->cfg = *cfg;
 	if (!p->cfg.max_conns)
 		p->cfg.max_conns = 1;
@@ -537,6 +557,7 @@ int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *
 	p->r_http = (struct ref){W_LISTEN_HTTP, NULL, NULL};
 	p->r_socks = (struct ref){W_LISTEN_SOCKS, NULL, NULL};
 	p->r_handoff = (struct ref){W_LISTEN_HANDOFF, NULL, NULL};
+	p->r_mixed = (struct ref){W_LISTEN_MIXED, NULL, NULL};
 	p->r_wake = (struct ref){W_WAKE, NULL, NULL};
 	p->r_resolver = (struct ref){W_RESOLVER, NULL, NULL};
 	pthread_mutex_init(&p->lock, NULL);
@@ -563,6 +584,7 @@ int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *
 	    add_fd(p, p->http_fd, &p->r_http, EPOLLIN) < 0 ||
 	    add_fd(p, p->socks_fd, &p->r_socks, EPOLLIN) < 0 ||
 	    add_fd(p, p->handoff_fd, &p->r_handoff, EPOLLIN) < 0 ||
+	    add_fd(p, p->mixed_fd, &p->r_mixed, EPOLLIN) < 0 ||
 	    add_fd(p, p->wake_fd, &p->r_wake, EPOLLIN) < 0 ||
 	    add_fd(p, p->resolver_fd, &p->r_resolver, EPOLLIN) < 0) {
 		int e = errno;
@@ -573,6 +595,19 @@ int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *
 	p->listening = true;
 	*out = p;
 	return 0;
+}
+
+int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy, int http_fd,
+		 int socks_fd, int handoff_fd, struct cf_proxy **out, struct confine_error *err)
+{
+	return proxy_new(cfg, policy, http_fd, socks_fd, handoff_fd, -1, NULL, out, err);
+}
+
+int cf_proxy_new_auth(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy,
+		      int listen_fd, const char *secret, struct cf_proxy **out,
+		      struct confine_error *err)
+{
+	return proxy_new(cfg, policy, -1, -1, -1, listen_fd, secret, out, err);
 }
 
 int cf_proxy_start(struct cf_proxy *p, struct confine_error *err)
@@ -633,6 +668,8 @@ void cf_proxy_free(struct cf_proxy *p)
 		close(p->socks_fd);
 	if (p->handoff_fd >= 0)
 		close(p->handoff_fd);
+	if (p->mixed_fd >= 0)
+		close(p->mixed_fd);
 	if (p->wake_fd >= 0)
 		close(p->wake_fd);
 	if (p->ep >= 0)

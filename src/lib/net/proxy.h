@@ -52,6 +52,16 @@ struct cf_proxy;
  */
 int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy, int http_fd,
 		 int socks_fd, int handoff_fd, struct cf_proxy **out, struct confine_error *err);
+/*
+ * A proxy on one stream socket (the landlock backend's loopback TCP listener) whose clients
+ * speak HTTP or SOCKS5, told apart by their first byte (5 or 4: SOCKS), and must all send the
+ * credentials CF_PROXY_USER:secret (net/auth.h): Proxy-Authorization Basic, or RFC 1929
+ * username/password.  A request without them gets 407 (or the SOCKS5 refusal) and is recorded
+ * with the outcome "unauthenticated".  Takes over listen_fd; `secret` is copied.
+ */
+int cf_proxy_new_auth(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy,
+		      int listen_fd, const char *secret, struct cf_proxy **out,
+		      struct confine_error *err);
 /* Runs the event loop on a thread of its own (every signal blocked there). */
 int cf_proxy_start(struct cf_proxy *p, struct confine_error *err);
 /* Ends the loop and closes every connection; waits for the thread.  Idempotent. */

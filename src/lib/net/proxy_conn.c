@@ -10,6 +10,9 @@
  *   S_CONNECT  non-blocking connects, address after address
  *   S_RELAY    both ways (proxy_relay.c)
  *   S_REPLY    a refusal (a 403 naming the rule, a SOCKS5 reply code), then S_LINGER
+ *
+ * Where the proxy requires credentials (the landlock backend's loopback listener), a request
+ * without this run's is refused before any decision: 407 or the SOCKS5 refusal.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -22,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/auth.h"
 #include "net/proxy_int.h"
 #include "policy/policy.h"
 #include "util/util.h"
@@ -100,7 +104,7 @@ void cf_conn_refuse(struct conn *c, int status, uint8_t socks_code, const char *
 	int r = 0;
 	if (c->kind == K_SOCKS) {
 		uint8_t reply[10];
-		if (c->socks.phase >= 1)
+		if (c->socks.phase == 1 || c->socks.phase == 2)
 			r = cf_conn_out_append(c, reply, cf_socks_reply(socks_code, reply));
 	} else {
 		struct cf_buf b;
@@ -360,6 +364,55 @@ static bool grow_in(struct conn *c, size_t max)
 	return true;
 }
 
+/* Whether the head carries this run's credentials (always, where none are required).  Every
+ * Proxy-Authorization header is compared; one that matches is enough. */
+static bool http_authorized(const struct conn *c)
+{
+	const struct cf_http_head *h = c->head;
+	bool ok = false;
+	if (!c->p->userpass[0])
+		return true;
+	for (size_t i = 0; i < h->n_headers; i++) {
+		const struct cf_http_header *x = &h->h[i];
+		static const char name[] = "proxy-authorization";
+		if (x->name_len != sizeof(name) - 1)
+			continue;
+		bool same = true;
+		for (size_t k = 0; k < x->name_len && same; k++) {
+			char ch = c->in[x->name + k];
+			same = (ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch) == name[k];
+		}
+		if (same)
+			ok |= cf_proxy_basic_ok(c->in + x->value, x->value_len, c->p->userpass);
+	}
+	return ok;
+}
+
+/* A request that did not carry this run's credentials: recorded (with the host it named, if
+ * any) as "unauthenticated", then refused. */
+static void unauthenticated(struct conn *c, const char *why)
+{
+	char hp[CF_HOST_MAX + 16], text[900];
+	host_port(c, hp, sizeof(hp));
+	snprintf(text, sizeof(text),
+		 "confine: network request denied: '%s': %s\nhint: use the proxy URL confine "
+		 "set in HTTP_PROXY, HTTPS_PROXY and ALL_PROXY, credentials included (they change "
+		 "with every run)\n",
+		 c->host[0] ? hp : "?", why);
+	cf_proxy_record(c, "unauthenticated", NULL, why);
+	if (c->kind == K_SOCKS) {
+		/* The refusal (method 0xff or the RFC 1929 failure) is already queued. */
+		c->st = S_REPLY;
+		c->deadline = cf_proxy_now() + c->p->cfg.linger_ms;
+		if (out_flush(c) < 0)
+			cf_proxy_close(c);
+		else
+			cf_proxy_update(c);
+		return;
+	}
+	cf_conn_refuse(c, 407, 0, text);
+}
+
 static void got_http_head(struct conn *c, size_t n)
 {
 	const char *why = NULL;
@@ -378,6 +431,11 @@ static void got_http_head(struct conn *c, size_t n)
 	c->ip = c->head->ip;
 	c->port = c->head->port;
 	c->body_off = n;
+	if (!http_authorized(c)) {
+		unauthenticated(c, "the request did not carry this run's proxy credentials "
+				   "(Proxy-Authorization)");
+		return;
+	}
 	decide(c);
 }
 
@@ -446,6 +504,14 @@ static void read_socks(struct conn *c)
 				continue;
 			}
 			if (s == CF_SOCKS_REFUSE) {
+				if (c->socks.unauthenticated) {
+					if (cf_conn_out_append(c, reply, rl) < 0) {
+						cf_proxy_close(c);
+						return;
+					}
+					unauthenticated(c, why);
+					return;
+				}
 				if (rl == 0 || cf_conn_out_append(c, reply, rl) < 0) {
 					cf_proxy_close(c);
 					return;
@@ -483,10 +549,35 @@ static void linger(struct conn *c)
 	}
 }
 
+/* A connection of the mixed listener: SOCKS5 (or 4) starts with its version byte, an HTTP
+ * request with a method's letter.  Looked at without taking it. */
+static bool sniffed(struct conn *c)
+{
+	uint8_t b;
+	ssize_t k = recv(c->cfd, &b, 1, MSG_PEEK);
+	if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return false;
+	if (k <= 0) {
+		cf_proxy_close(c);
+		return false;
+	}
+	c->sniff = false;
+	if (b == 0x05 || b == 0x04) {
+		c->kind = K_SOCKS;
+		c->proto = "socks5";
+	}
+	return true;
+}
+
 void cf_conn_client(struct conn *c, uint32_t ev)
 {
 	switch (c->st) {
 	case S_HEAD:
+		if (c->sniff && (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) || !sniffed(c))) {
+			if (!c->closed)
+				cf_proxy_update(c);
+			return;
+		}
 		if (ev & EPOLLOUT && out_flush(c) < 0) {
 			cf_proxy_close(c);
 			return;

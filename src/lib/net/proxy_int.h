@@ -16,6 +16,7 @@ enum ref_what {
 	W_LISTEN_HTTP,
 	W_LISTEN_SOCKS,
 	W_LISTEN_HANDOFF,
+	W_LISTEN_MIXED,
 	W_HANDOFF,
 	W_WAKE,
 	W_RESOLVER,
@@ -67,6 +68,7 @@ struct conn {
 	int cfd, ufd;
 	unsigned cev, uev; /* current epoll interest; ~0u: not registered */
 	enum conn_kind kind;
+	bool sniff; /* from the mixed listener: the first byte tells HTTP from SOCKS5 */
 	enum conn_state st;
 	bool closed;
 	uint64_t deadline; /* ms, monotonic: the current state's bound */
@@ -108,8 +110,11 @@ struct conn {
 struct cf_proxy {
 	struct cf_proxy_config cfg;
 	const struct cf_net_policy *policy;
-	int ep, wake_fd, http_fd, socks_fd, handoff_fd, resolver_fd;
-	struct ref r_http, r_socks, r_handoff, r_wake, r_resolver;
+	int ep, wake_fd, http_fd, socks_fd, handoff_fd, mixed_fd, resolver_fd;
+	struct ref r_http, r_socks, r_handoff, r_mixed, r_wake, r_resolver;
+	/* The credentials every client must send ("" none): HTTP Basic of userpass
+	 * ("confine:SECRET"), SOCKS5 user and pass (net/auth.h). */
+	char userpass[64], user[16], pass[40];
 	struct handoff *handoffs[CF_PROXY_MAX_HANDOFFS];
 	size_t n_handoffs;
 	struct handoff *free_handoffs; /* closed in this round */

@@ -2,6 +2,7 @@
 /* SOCKS5 for confine's proxy (see socks.h).  Pure. */
 #include <string.h>
 
+#include "net/auth.h"
 #include "net/socks.h"
 
 size_t cf_socks_reply(uint8_t code, uint8_t reply[10])
@@ -54,6 +55,19 @@ static enum cf_socks_step greeting(struct cf_socks *s, const uint8_t *b, size_t 
 	reply[1] = 0xff;
 	*reply_len = 2;
 	s->offset = 2 + n;
+	if (s->user) {
+		/* Credentials required: username/password only, never "no authentication". */
+		if (!memchr(b + 2, 0x02, n)) {
+			s->unauthenticated = true;
+			*reason =
+			    "the SOCKS5 client offers no username/password method: this proxy "
+			    "needs the credentials of the proxy URL confine set in ALL_PROXY";
+			return CF_SOCKS_REFUSE;
+		}
+		reply[1] = 0x02;
+		s->phase = 3;
+		return CF_SOCKS_SEND;
+	}
 	if (!memchr(b + 2, 0x00, n)) {
 		*reason = "the SOCKS5 client does not offer 'no authentication'";
 		return CF_SOCKS_REFUSE;
@@ -121,6 +135,40 @@ static enum cf_socks_step request(struct cf_socks *s, const uint8_t *b, size_t l
 	return CF_SOCKS_READY;
 }
 
+/* RFC 1929: VER 1, ULEN, UNAME, PLEN, PASSWD; the answer VER 1, STATUS (0 success).  A failure
+ * closes the connection (the RFC's MUST). */
+static enum cf_socks_step userpass(struct cf_socks *s, const uint8_t *b, size_t len,
+				   uint8_t reply[10], size_t *reply_len, const char **reason)
+{
+	if (len < 2)
+		return CF_SOCKS_NEED;
+	size_t ul = b[1];
+	size_t pl = len >= 3 + ul ? b[2 + ul] : 0;
+	if (b[0] == 0x01 && (len < 3 + ul || len < 3 + ul + pl))
+		return CF_SOCKS_NEED;
+	reply[0] = 0x01;
+	reply[1] = 0x01;
+	*reply_len = 2;
+	if (b[0] != 0x01) {
+		s->unauthenticated = true;
+		*reason = "not a SOCKS5 username/password request (RFC 1929)";
+		return CF_SOCKS_REFUSE;
+	}
+	/* Both compared, whatever the first says (no early exit on the user name). */
+	bool u = cf_ct_equal(b + 2, ul, s->user, strlen(s->user));
+	bool p = cf_ct_equal(b + 3 + ul, pl, s->pass, strlen(s->pass));
+	if (!(u & p)) {
+		s->unauthenticated = true;
+		*reason = "wrong SOCKS5 credentials: this proxy needs those of the proxy URL "
+			  "confine set in ALL_PROXY";
+		return CF_SOCKS_REFUSE;
+	}
+	reply[1] = 0x00;
+	s->offset += 3 + ul + pl;
+	s->phase = 1;
+	return CF_SOCKS_SEND;
+}
+
 enum cf_socks_step cf_socks_feed(struct cf_socks *s, const uint8_t *buf, size_t len,
 				 uint8_t reply[10], size_t *reply_len, const char **reason)
 {
@@ -128,6 +176,8 @@ enum cf_socks_step cf_socks_feed(struct cf_socks *s, const uint8_t *buf, size_t 
 	*reason = NULL;
 	if (s->phase == 0)
 		return greeting(s, buf, len, reply, reply_len, reason);
+	if (s->phase == 3)
+		return userpass(s, buf + s->offset, len - s->offset, reply, reply_len, reason);
 	if (s->phase == 1)
 		return request(s, buf + s->offset, len - s->offset, reply, reply_len, reason);
 	*reason = "the SOCKS5 request is already complete";

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The SOCKS5 side of confine's proxy (SPEC 12, RFC 1928): the greeting (the "no
- * authentication" method), then one CONNECT request to a domain name or an address.  BIND and
+ * authentication" method, or, where the proxy requires credentials, username/password of RFC
+ * 1929 and nothing else), then one CONNECT request to a domain name or an address.  BIND and
  * UDP ASSOCIATE are refused ("command not supported"); SOCKS4 gets its rejection reply.  Pure.
  */
 #ifndef CONFINE_NET_SOCKS_H
@@ -35,8 +36,13 @@ enum cf_socks_step {
 };
 
 struct cf_socks {
-	int phase;     /* 0 greeting, 1 request, 2 done */
-	size_t offset; /* bytes of the stream consumed by the finished phases */
+	/* Set by the caller before the first byte: the credentials every client must send
+	 * (RFC 1929), or NULL for none ("no authentication", the bwrap backend's proxy, which
+	 * only the sandbox can reach). */
+	const char *user, *pass;
+	int phase;	      /* 0 greeting, 1 request, 2 done, 3 username/password */
+	size_t offset;	      /* bytes of the stream consumed by the finished phases */
+	bool unauthenticated; /* refused for want of the right credentials */
 	/* the request */
 	char host[CF_HOST_MAX + 1]; /* normalised name or canonical address */
 	bool host_is_ip;

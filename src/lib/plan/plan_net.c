@@ -24,24 +24,49 @@ static const char *const proxy_env[][2] = {
     {"no_proxy", "localhost,127.0.0.1"},
 };
 
+/* Sets NAME=VALUE, replacing a variable of that name. */
+static int set_var(struct cf_plan *plan, const char *name, const char *value,
+		   struct confine_error *err)
+{
+	size_t nl = strlen(name);
+	char *kv = cf_asprintf("%s=%s", name, value);
+	if (!kv)
+		return cf_nomem(err);
+	for (size_t i = 0; i < plan->env.n; i++) {
+		if (strncmp(plan->env.v[i], name, nl) || plan->env.v[i][nl] != '=')
+			continue;
+		free(plan->env.v[i]);
+		plan->env.v[i] = kv;
+		return 0;
+	}
+	return cf_strv_take(&plan->env, kv) < 0 ? cf_nomem(err) : 0;
+}
+
 int cf_plan_net_env(struct cf_plan *plan, struct confine_error *err)
 {
 	for (size_t k = 0; k < sizeof(proxy_env) / sizeof(proxy_env[0]); k++) {
-		const char *name = proxy_env[k][0];
-		size_t nl = strlen(name);
-		char *kv = cf_asprintf("%s=%s", name, proxy_env[k][1]);
-		if (!kv)
-			return cf_nomem(err);
-		bool replaced = false;
-		for (size_t i = 0; i < plan->env.n && !replaced; i++) {
-			if (strncmp(plan->env.v[i], name, nl) || plan->env.v[i][nl] != '=')
-				continue;
-			free(plan->env.v[i]);
-			plan->env.v[i] = kv;
-			replaced = true;
-		}
-		if (!replaced && cf_strv_take(&plan->env, kv) < 0)
-			return cf_nomem(err);
+		int r = set_var(plan, proxy_env[k][0], proxy_env[k][1], err);
+		if (r < 0)
+			return r;
 	}
 	return 0;
+}
+
+int cf_plan_net_env_at(struct cf_plan *plan, unsigned port, const char *userinfo,
+		       struct confine_error *err)
+{
+	char *http = cf_asprintf("http://%s@127.0.0.1:%u", userinfo, port);
+	char *socks = cf_asprintf("socks5h://%s@127.0.0.1:%u", userinfo, port);
+	int r = http && socks ? 0 : cf_nomem(err);
+	for (size_t k = 0; r == 0 && k < sizeof(proxy_env) / sizeof(proxy_env[0]); k++) {
+		const char *name = proxy_env[k][0];
+		const char *v = !strncmp(name, "ALL", 3) || !strncmp(name, "all", 3) ? socks
+				: !strncmp(name, "NO", 2) || !strncmp(name, "no", 2)
+				    ? proxy_env[k][1]
+				    : http;
+		r = set_var(plan, name, v, err);
+	}
+	free(http);
+	free(socks);
+	return r;
 }

@@ -68,15 +68,28 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		    r->cgroup ? "enforced with --limit (cgroup)"
 			      : "not provided: confine cannot create a cgroup here (--limit is "
 				"refused)");
-		/* SPEC 12 on this backend: not built yet (run.c refuses --net-allow here). */
-		SET(r->network_by_domain, "not provided (--net-allow is refused on this backend)");
+		/* SPEC 12 on this backend: the proxy on the host's loopback, TCP connects only
+		 * to it (Landlock's port rule, ABI 4, and confine's connect guard). */
+		if (r->landlock_abi >= 4)
+			SET(r->network_by_domain,
+			    "enforced with --net-allow (proxy on 127.0.0.1, per-run port and "
+			    "secret; TCP connects only to it: Landlock + connect guard; no DNS)");
+		else
+			SET(r->network_by_domain,
+			    "not provided: Landlock ABI %d has no TCP rules (ABI 4); --net-allow "
+			    "is refused",
+			    r->landlock_abi);
 		SET(r->not_provided,
-		    "network by domain (--net-allow is refused); "
+		    "%s"
 		    "name hiding (names and metadata of hidden paths stay visible); EROFS (EACCES "
 		    "instead); private /tmp (a per-run TMPDIR under the host's /tmp); private "
 		    "/dev/shm; pid namespace (host processes visible, not signalable or "
 		    "traceable); masked /proc files; metadata (chmod, utimes, xattrs of the "
 		    "user's files are not governed)%s%s",
+		    r->landlock_abi >= 4
+			? "own network namespace with --net-allow (the proxy listens on the host's "
+			  "loopback behind a per-run secret; no listen(2), no UDP); "
+			: "network by domain (--net-allow is refused: no Landlock TCP rules); ",
 		    r->cgroup ? "" : "; daemon reaping (no cgroup)",
 		    r->landlock_abi >= 9
 			? ""

@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -320,6 +322,195 @@ static int op_i386_getpid(void)
 }
 #endif
 
+/* ---- network by domain on the landlock backend (CF_SOCKETS_PROXY) ---- */
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
+
+static int sock(int family, int type, int proto)
+{
+	int fd = socket(family, type, proto);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+static int op_tcp4(void)
+{
+	return sock(AF_INET, SOCK_STREAM, 0);
+}
+static int op_tcp6_flags(void)
+{
+	return sock(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+}
+static int op_mptcp(void)
+{
+	return sock(AF_INET, SOCK_STREAM, IPPROTO_MPTCP);
+}
+static int op_sctp_stream(void)
+{
+	return sock(AF_INET6, SOCK_STREAM, IPPROTO_SCTP);
+}
+static int op_udp4(void)
+{
+	return sock(AF_INET, SOCK_DGRAM, 0);
+}
+static int op_udp6(void)
+{
+	return sock(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+static int op_seqpacket4(void)
+{
+	return sock(AF_INET, SOCK_SEQPACKET, 0);
+}
+static int op_raw4(void)
+{
+	return sock(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+}
+static int op_packet(void)
+{
+	return sock(AF_PACKET, SOCK_RAW, 0);
+}
+static int op_netlink(void)
+{
+	return sock(AF_NETLINK, SOCK_RAW, 0);
+}
+static int op_unix_stream(void)
+{
+	return sock(AF_UNIX, SOCK_STREAM, 0);
+}
+static int op_ax25(void)
+{
+	return sock(3 /* AF_AX25, between AF_INET and AF_INET6 */, SOCK_STREAM, 0);
+}
+static int pair(int type)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, type, 0, sv) < 0)
+		return errno;
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+static int op_pair_stream(void)
+{
+	return pair(SOCK_STREAM);
+}
+static int op_pair_dgram(void)
+{
+	return pair(SOCK_DGRAM);
+}
+/* A TCP socket that listens without bind: bound to an ephemeral port on every address. */
+static int op_listen_unbound(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 100;
+	int r = result(listen(fd, 1));
+	close(fd);
+	return r;
+}
+static int op_connect_loopback(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 100;
+	struct sockaddr_in a = {
+	    .sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int r = result(connect(fd, (struct sockaddr *)&a, sizeof(a)));
+	close(fd);
+	return r;
+}
+static int op_fastopen(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 100;
+	struct sockaddr_in a = {
+	    .sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int r = result(sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&a, sizeof(a)));
+	close(fd);
+	return r;
+}
+static int op_fastopen_msg(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 100;
+	struct sockaddr_in a = {
+	    .sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct iovec io = {.iov_base = "x", .iov_len = 1};
+	struct msghdr m = {
+	    .msg_name = &a, .msg_namelen = sizeof(a), .msg_iov = &io, .msg_iovlen = 1};
+	int r = result(sendmsg(fd, &m, MSG_FASTOPEN));
+	close(fd);
+	return r;
+}
+
+static const struct denied_proxy_case {
+	const char *name;
+	op_fn op;
+	int want;
+} proxy_cases[] = {
+    {"socket(AF_INET, SOCK_STREAM, 0)", op_tcp4, 0},
+    {"socket(AF_INET6, SOCK_STREAM|NONBLOCK|CLOEXEC, IPPROTO_TCP)", op_tcp6_flags, 0},
+    {"socketpair(AF_UNIX, SOCK_STREAM)", op_pair_stream, 0},
+    {"socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", op_mptcp, EPERM},
+    {"socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP)", op_sctp_stream, EPERM},
+    {"socket(AF_INET, SOCK_DGRAM)", op_udp4, EPERM},
+    {"socket(AF_INET6, SOCK_DGRAM|CLOEXEC)", op_udp6, EPERM},
+    {"socket(AF_INET, SOCK_SEQPACKET)", op_seqpacket4, EPERM},
+    {"socket(AF_INET, SOCK_RAW)", op_raw4, EPERM},
+    {"socket(AF_PACKET)", op_packet, EPERM},
+    {"socket(AF_NETLINK)", op_netlink, EPERM},
+    {"socket(AF_UNIX)", op_unix_stream, EPERM},
+    {"socket(AF_AX25), a family between AF_INET and AF_INET6", op_ax25, EPERM},
+    {"socketpair(AF_UNIX, SOCK_DGRAM)", op_pair_dgram, EPERM},
+    {"listen(2) of an unbound TCP socket", op_listen_unbound, EPERM},
+    {"sendto(MSG_FASTOPEN)", op_fastopen, EPERM},
+    {"sendmsg(MSG_FASTOPEN)", op_fastopen_msg, EPERM},
+    /* SECCOMP_RET_USER_NOTIF with no listener attached (the test loads no supervisor). */
+    {"connect(2) goes to the supervisor (ENOSYS without one)", op_connect_loopback, ENOSYS},
+};
+
+static int read_program(int fd);
+
+static void check_proxy_sockets(void)
+{
+	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_PROXY};
+	struct confine_error err = {0};
+	int fd = -1;
+	int rc = cf_seccomp_build_fd_opts(&o, &fd, &err);
+	TAP_INTEQ(rc, 0, "the network-by-domain program builds (%s)", err.reason);
+	if (rc < 0)
+		return;
+	struct sock_fprog saved = prog;
+	static struct sock_filter copy[4096];
+	TAP_OK(prog.len <= sizeof(copy) / sizeof(copy[0]), "the first program fits the copy");
+	memcpy(copy, prog.filter, prog.len * sizeof(copy[0]));
+	saved.filter = copy;
+	rc = read_program(fd);
+	TAP_OK(rc == 0, "the network-by-domain program: %u instructions", prog.len);
+	close(fd);
+	for (size_t i = 0; i < sizeof(proxy_cases) / sizeof(proxy_cases[0]); i++) {
+		const struct denied_proxy_case *c = &proxy_cases[i];
+		int bare = run_case(c->op, false);
+		int got = run_case(c->op, true);
+		if (c->want)
+			TAP_OK(got == c->want && bare != c->want,
+			       "network by domain: %s -> %s (%d; unfiltered %d)", c->name,
+			       c->want == EPERM ? "EPERM" : "ENOSYS", got, bare);
+		else
+			TAP_OK(got == bare, "network by domain: %s allowed (%d, unfiltered %d)",
+			       c->name, got, bare);
+	}
+	prog = saved;
+}
+
 /* ---- checks ---- */
 
 struct denied_case {
@@ -522,8 +713,8 @@ static void check_fd(int fd)
  * set, byte for byte (a rule changed without the build noticing, or another libseccomp). */
 static void check_blob(void)
 {
-	static const char *const names[] = {"any", "unix only", "none", "no unix"};
-	for (int k = 0; k < 4; k++) {
+	static const char *const names[] = {"any", "unix only", "none", "no unix", "proxy"};
+	for (int k = 0; k < 5; k++) {
 		struct cf_seccomp_opts o = {.sockets = (enum cf_sockets)k};
 		int a = -1, b = -1;
 		unsigned char x[8192], y[8192];
@@ -648,6 +839,7 @@ int main(void)
 #endif
 
 	check_blob();
+	check_proxy_sockets();
 	check_speed();
 	return tap_done();
 }

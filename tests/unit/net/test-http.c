@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/auth.h"
 #include "net/http.h"
 #include "util/util.h"
 #include "../tap.h"
@@ -217,8 +218,40 @@ static void test_responses(void)
 	cf_buf_release(&b);
 }
 
+/* The credentials of the landlock backend's proxy (net/auth.h). */
+static void auth(void)
+{
+	const char *up = "confine:0123456789abcdef0123456789abcdef";
+	const char *b64 = "Y29uZmluZTowMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZg==";
+	char v[200];
+	snprintf(v, sizeof(v), "Basic %s", b64);
+	TAP_OK(cf_proxy_basic_ok(v, strlen(v), up), "Basic with the credentials");
+	snprintf(v, sizeof(v), "  bAsIc \t%.*s  ", (int)strlen(b64) - 2, b64);
+	TAP_OK(cf_proxy_basic_ok(v, strlen(v), up), "any case, blanks around, no padding");
+	snprintf(v, sizeof(v), "Basic %s", "Y29uZmluZTowMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2Rl");
+	TAP_OK(!cf_proxy_basic_ok(v, strlen(v), up), "one byte short: refused");
+	snprintf(v, sizeof(v), "Basic %sZm9v",
+		 "Y29uZmluZTowMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZg");
+	TAP_OK(!cf_proxy_basic_ok(v, strlen(v), up), "bytes beyond: refused");
+	snprintf(v, sizeof(v), "Basic %s", "cm9vdDowMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZg==");
+	TAP_OK(!cf_proxy_basic_ok(v, strlen(v), up), "another user, the same secret: refused");
+	snprintf(v, sizeof(v), "Bearer %s", b64);
+	TAP_OK(!cf_proxy_basic_ok(v, strlen(v), up), "another scheme: refused");
+	snprintf(v, sizeof(v), "Basic%s", b64);
+	TAP_OK(!cf_proxy_basic_ok(v, strlen(v), up), "no blank after the scheme: refused");
+	snprintf(v, sizeof(v), "Basic Y29u*mluZTo=");
+	TAP_OK(!cf_proxy_basic_ok(v, strlen(v), up), "not base64: refused");
+	TAP_OK(!cf_proxy_basic_ok("Basic ", 6, up) && !cf_proxy_basic_ok("", 0, up),
+	       "empty: refused");
+	TAP_OK(cf_ct_equal("abc", 3, "abc", 3) && !cf_ct_equal("abd", 3, "abc", 3) &&
+		   !cf_ct_equal("ab", 2, "abc", 3) && !cf_ct_equal("abcd", 4, "abc", 3) &&
+		   cf_ct_equal("", 0, "", 0),
+	       "cf_ct_equal: equal only for the same bytes and length");
+}
+
 int main(void)
 {
+	auth();
 	test_scan();
 	test_requests();
 	test_responses();

@@ -745,6 +745,150 @@ static void test_bound(void)
 	cf_proxy_free(p);
 }
 
+/* ---- the proxy with credentials on one port (the landlock backend's) -------------------- */
+
+static const char secret[] = "0123456789abcdef0123456789abcdef";
+
+/* A SOCKS5 greeting (methods), the RFC 1929 exchange when user is set, then CONNECT: the bytes
+ * the proxy answered, up to 14 (2 method choice, 2 auth status, 10 CONNECT reply). */
+static size_t socks_auth(int port, const uint8_t *methods, size_t nm, const char *user,
+			 const char *pass, const char *name, int dport, uint8_t *got)
+{
+	int fd = connect_port(port);
+	uint8_t b[600];
+	size_t n = 0, want = 2;
+	b[n++] = 5;
+	b[n++] = (uint8_t)nm;
+	memcpy(b + n, methods, nm);
+	n += nm;
+	if (user) {
+		b[n++] = 1;
+		b[n++] = (uint8_t)strlen(user);
+		memcpy(b + n, user, strlen(user));
+		n += strlen(user);
+		b[n++] = (uint8_t)strlen(pass);
+		memcpy(b + n, pass, strlen(pass));
+		n += strlen(pass);
+		want += 2;
+	}
+	size_t nl = strlen(name);
+	memcpy(b + n, "\x05\x01\x00\x03", 4);
+	n += 4;
+	b[n++] = (uint8_t)nl;
+	memcpy(b + n, name, nl);
+	n += nl;
+	b[n++] = (uint8_t)(dport >> 8);
+	b[n++] = (uint8_t)dport;
+	want += 10;
+	size_t k = 0;
+	if (fd >= 0 && send_all(fd, b, n)) {
+		while (k < want) {
+			struct pollfd pf = {.fd = fd, .events = POLLIN};
+			if (poll(&pf, 1, 30000) <= 0)
+				break;
+			ssize_t r = recv(fd, got + k, want - k, 0);
+			if (r <= 0)
+				break;
+			k += (size_t)r;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return k;
+}
+
+static void test_auth(void)
+{
+	int port;
+	int fd = listen_on("127.0.0.1", &port);
+	struct cf_proxy *p = NULL;
+	struct confine_error err = {0};
+	struct cf_proxy_config cfg = CF_PROXY_CONFIG_DEFAULT;
+	cfg.linger_ms = 300;
+	if (cf_proxy_new_auth(&cfg, &policy, fd, secret, &p, &err) < 0 ||
+	    cf_proxy_start(p, &err) < 0) {
+		printf("# %s: %s\n", err.what, err.reason);
+		exit(1);
+	}
+	char req[1024];
+	/* base64("confine:0123456789abcdef0123456789abcdef") */
+	const char *good = "Y29uZmluZTowMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZg==";
+	snprintf(req, sizeof(req), "GET http://ok.test:%d/a HTTP/1.1\r\n\r\n", srv.http_port);
+	char *resp = http_request(port, req);
+	TAP_OK(!strncmp(resp, "HTTP/1.1 407 Proxy Authentication Required\r\n", 44) &&
+		   strstr(resp, "Proxy-Authenticate: Basic realm=\"confine\"\r\n") &&
+		   strstr(resp, "proxy credentials"),
+	       "credentials required: no Proxy-Authorization gets 407 with Proxy-Authenticate");
+	snprintf(req, sizeof(req),
+		 "GET http://ok.test:%d/a HTTP/1.1\r\nProxy-Authorization: Basic "
+		 "Y29uZmluZTowMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlMA==\r\n\r\n",
+		 srv.http_port);
+	resp = http_request(port, req);
+	TAP_OK(strstr(resp, " 407 ") != NULL, "a secret wrong in its last digit: 407");
+	snprintf(req, sizeof(req),
+		 "GET http://ok.test:%d/a HTTP/1.1\r\nProxy-Authorization: Bearer %s\r\n\r\n",
+		 srv.http_port, good);
+	resp = http_request(port, req);
+	TAP_OK(strstr(resp, " 407 ") != NULL, "another scheme: 407");
+	snprintf(req, sizeof(req),
+		 "GET http://ok.test:%d/a HTTP/1.1\r\nproxy-authorization:   basic   %s\r\n\r\n",
+		 srv.http_port, good);
+	resp = http_request(port, req);
+	TAP_OK(!strncmp(resp, "HTTP/1.1 200 OK\r\n", 17) && strstr(resp, "hello"),
+	       "the right credentials (any case, extra blanks): the request goes through");
+	pthread_mutex_lock(&srv.lock);
+	TAP_OK(!strstr(srv.last_head, "roxy-") && !strstr(srv.last_head, secret) &&
+		   !strstr(srv.last_head, good),
+	       "the server never sees the credentials");
+	pthread_mutex_unlock(&srv.lock);
+	snprintf(req, sizeof(req),
+		 "CONNECT ok.test:%d HTTP/1.1\r\nProxy-Authorization: Basic "
+		 "Y29uZmluZTowMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZg\r\n\r\n",
+		 srv.echo_port);
+	int c = connect_port(port);
+	char buf[4096];
+	bool tun = c >= 0 && send_all(c, req, strlen(req)) &&
+		   recv_until(c, buf, sizeof(buf), "\r\n\r\n", 30000) &&
+		   !strncmp(buf, "HTTP/1.1 200 ", 13) && send_all(c, "ping", 4) &&
+		   recv_until(c, buf, sizeof(buf), "ping", 30000) && !strcmp(buf, "ping");
+	if (c >= 0)
+		close(c);
+	TAP_OK(tun, "CONNECT with the credentials (base64 without padding): the tunnel works");
+
+	uint8_t got[16];
+	static const uint8_t none[] = {0}, both[] = {0, 2};
+	size_t k = socks_auth(port, none, 1, NULL, NULL, "ok.test", srv.echo_port, got);
+	TAP_OK(k == 2 && got[0] == 5 && got[1] == 0xff,
+	       "SOCKS5 offering only 'no authentication': no acceptable method (0xff)");
+	k = socks_auth(port, both, 2, "confine", "0123456789abcdef0123456789abcdeX", "ok.test",
+		       srv.echo_port, got);
+	TAP_OK(k == 4 && got[1] == 2 && got[2] == 1 && got[3] != 0,
+	       "SOCKS5 with a wrong password: username/password chosen, then failure");
+	k = socks_auth(port, both, 2, "root", secret, "ok.test", srv.echo_port, got);
+	TAP_OK(k == 4 && got[3] != 0, "SOCKS5 with the right password but another user: failure");
+	k = socks_auth(port, both, 2, "confine", secret, "ok.test", srv.echo_port, got);
+	TAP_OK(k == 14 && got[1] == 2 && got[2] == 1 && got[3] == 0 && got[4] == 5 && got[5] == 0,
+	       "SOCKS5 with the credentials on the same port: authenticated and connected");
+	k = socks_auth(port, both, 2, "confine", secret, "denied.test", srv.echo_port, got);
+	TAP_OK(k == 14 && got[3] == 0 && got[5] == 2,
+	       "an authenticated SOCKS5 request is still decided (denied.test: not allowed)");
+	cf_proxy_stop(p);
+	size_t n, dropped;
+	const struct confine_net_event *ev = cf_proxy_events(p, &n, &dropped);
+	int unauth = 0, unauth_http = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(ev[i].outcome, "unauthenticated"))
+			continue;
+		unauth++;
+		if (!strcmp(ev[i].protocol, "http") && !strcmp(ev[i].decision.host, "ok.test") &&
+		    ev[i].decision.action == CONFINE_DENY && !ev[i].decision.has_rule)
+			unauth_http++;
+	}
+	TAP_INTEQ(unauth, 6, "every request without the credentials is recorded (6)");
+	TAP_INTEQ(unauth_http, 3, "an HTTP one with the host it asked for, as denied");
+	cf_proxy_free(p);
+}
+
 int main(void)
 {
 	struct rlimit rl;
@@ -802,6 +946,7 @@ int main(void)
 
 	test_bound();
 	test_handoff();
+	test_auth();
 	srv_stop(&srv);
 	cf_net_policy_release(&policy);
 	return tap_done();

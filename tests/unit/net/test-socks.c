@@ -75,6 +75,82 @@ static enum cf_socks_step run(const uint8_t *b, size_t n, size_t step, struct cf
 	}
 }
 
+/* With credentials required (the landlock backend's proxy): RFC 1929 only. */
+static enum cf_socks_step run_auth(const uint8_t *b, size_t n, size_t step, struct cf_socks *s,
+				   uint8_t *last, size_t *last_len)
+{
+	uint8_t reply[10];
+	size_t rl;
+	const char *why;
+	enum cf_socks_step r = CF_SOCKS_NEED;
+	memset(s, 0, sizeof(*s));
+	s->user = "confine";
+	s->pass = "s3cret";
+	*last_len = 0;
+	for (size_t len = step;; len += step) {
+		if (len > n)
+			len = n;
+		for (;;) {
+			r = cf_socks_feed(s, b, len, reply, &rl, &why);
+			if (rl) {
+				memcpy(last, reply, rl);
+				*last_len = rl;
+			}
+			if (r != CF_SOCKS_SEND)
+				break;
+		}
+		if (r != CF_SOCKS_NEED || len == n)
+			return r;
+	}
+}
+
+static const struct acase {
+	const char *name;
+	const uint8_t *bytes;
+	size_t n;
+	enum cf_socks_step want;
+	uint8_t r0, r1; /* the last reply's first two bytes */
+	bool unauth;
+} acases[] = {
+    {"the right credentials, then CONNECT",
+     B(5, 2, 0, 2, 1, 7, 'c', 'o', 'n', 'f', 'i', 'n', 'e', 6, 's', '3', 'c', 'r', 'e', 't', 5, 1,
+       0, 3, 1, 'a', 0, 80),
+     CF_SOCKS_READY, 1, 0, false},
+    {"only 'no authentication' offered", B(5, 1, 0), CF_SOCKS_REFUSE, 5, 0xff, true},
+    {"a wrong password",
+     B(5, 1, 2, 1, 7, 'c', 'o', 'n', 'f', 'i', 'n', 'e', 6, 's', '3', 'c', 'r', 'e', 'T'),
+     CF_SOCKS_REFUSE, 1, 1, true},
+    {"a password one byte short",
+     B(5, 1, 2, 1, 7, 'c', 'o', 'n', 'f', 'i', 'n', 'e', 5, 's', '3', 'c', 'r', 'e'),
+     CF_SOCKS_REFUSE, 1, 1, true},
+    {"another user", B(5, 1, 2, 1, 4, 'r', 'o', 'o', 't', 6, 's', '3', 'c', 'r', 'e', 't'),
+     CF_SOCKS_REFUSE, 1, 1, true},
+    {"an empty user and password", B(5, 1, 2, 1, 0, 0), CF_SOCKS_REFUSE, 1, 1, true},
+    {"not RFC 1929 after the method", B(5, 1, 2, 5, 1, 0, 3), CF_SOCKS_REFUSE, 1, 1, true},
+    {"incomplete credentials", B(5, 1, 2, 1, 7, 'c', 'o'), CF_SOCKS_NEED, 5, 2, false},
+};
+
+static void auth_cases(void)
+{
+	for (size_t i = 0; i < sizeof(acases) / sizeof(acases[0]); i++) {
+		const struct acase *c = &acases[i];
+		struct cf_socks s;
+		uint8_t last[10];
+		size_t ll;
+		enum cf_socks_step whole = run_auth(c->bytes, c->n, c->n, &s, last, &ll);
+		TAP_OK(whole == c->want && ll >= 2 && last[0] == c->r0 && last[1] == c->r1 &&
+			   s.unauthenticated == c->unauth,
+		       "credentials required: %s: step %d, reply %u %u", c->name, whole, last[0],
+		       last[1]);
+		struct cf_socks s1;
+		uint8_t last1[10];
+		size_t ll1;
+		enum cf_socks_step bytewise = run_auth(c->bytes, c->n, 1, &s1, last1, &ll1);
+		TAP_OK(bytewise == whole && ll1 == ll && !memcmp(last, last1, ll),
+		       "credentials required: %s: the same byte by byte", c->name);
+	}
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -94,6 +170,7 @@ int main(void)
 		TAP_OK(bytewise == whole && code1 == code && !strcmp(s1.host, s.host),
 		       "%s: the same byte by byte", c->name);
 	}
+	auth_cases();
 	uint8_t reply[10];
 	TAP_INTEQ(cf_socks_reply(0, reply), 10, "a reply is 10 bytes");
 	TAP_OK(reply[0] == 5 && reply[1] == 0 && reply[3] == 1, "version 5, success, IPv4 bound");

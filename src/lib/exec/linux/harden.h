@@ -34,6 +34,10 @@ enum cf_sockets {
 				 datagram socketpair, which can address a host socket) */
 	CF_SOCKETS_NO_UNIX,   /* AF_UNIX refused with EPERM (the datagram socketpair too), every
 				 other family allowed */
+	CF_SOCKETS_PROXY,     /* network by domain: socket(2) only for TCP over AF_INET and
+				 AF_INET6 (everything else EPERM, AF_UNIX included), socketpair
+				 as NONE, connect(2) goes to confine's connect guard
+				 (SECCOMP_RET_USER_NOTIF), listen(2) and MSG_FASTOPEN EPERM */
 };
 struct cf_seccomp_opts {
 	enum cf_sockets sockets;

@@ -26,13 +26,17 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "exec/linux/connguard.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/landlock_exec.h"
+#include "net/auth.h"
+#include "net/netrun.h"
 #include "request.h"
 #include "util/util.h"
 
@@ -46,6 +50,7 @@
 #define __NR_landlock_restrict_self 446
 #endif
 #define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -72,6 +77,11 @@ struct ll_path_beneath {
 	uint64_t allowed_access;
 	int32_t parent_fd;
 } __attribute__((packed));
+/* struct landlock_net_port_attr (ABI 4; not packed in the UAPI). */
+struct ll_net_port {
+	uint64_t allowed_access;
+	uint64_t port;
+};
 
 #define FILE_RIGHTS                                                                                \
 	(CF_LL_FS_EXECUTE | CF_LL_FS_WRITE_FILE | CF_LL_FS_READ_FILE | CF_LL_FS_TRUNCATE |         \
@@ -236,7 +246,8 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 	return 0;
 }
 
-int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_error *err)
+int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, int *out,
+			struct confine_error *err)
 {
 	struct ident *ids = calloc(pl->n_rules + 1, sizeof(*ids));
 	size_t n_ids = 0;
@@ -281,6 +292,19 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_er
 					 r->path, "landlock_add_rule", e);
 		}
 	}
+	/* Network by domain: the one port a TCP connect may go to; no bind at all. */
+	if (pl->net_proxy && (pl->handled_net & CF_LL_NET_CONNECT_TCP)) {
+		struct ll_net_port np = {.allowed_access = CF_LL_NET_CONNECT_TCP,
+					 .port = proxy_port};
+		if (!proxy_port ||
+		    syscall(__NR_landlock_add_rule, rs, LL_RULE_NET_PORT, &np, 0U) < 0) {
+			int e = proxy_port ? errno : EINVAL;
+			close(rs);
+			free(ids);
+			return cf_err_os(err, CONFINE_E_SPAWN, "cannot add a Landlock rule",
+					 "the proxy's port", "landlock_add_rule", e);
+		}
+	}
 	int r = check_aliases(pl, ids, n_ids, err);
 	free(ids);
 	if (r < 0) {
@@ -297,7 +321,9 @@ static int load_program(const struct cf_ll_plan *pl, struct sock_fprog *prog,
 			struct confine_error *err)
 {
 	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY};
-	if (!pl->unix_sockets)
+	if (pl->net_proxy)
+		o.sockets = CF_SOCKETS_PROXY;
+	else if (!pl->unix_sockets)
 		o.sockets = pl->network ? CF_SOCKETS_NO_UNIX : CF_SOCKETS_NONE;
 	else if (!pl->network)
 		o.sockets = CF_SOCKETS_UNIX_ONLY;
@@ -338,6 +364,7 @@ struct ll_child {
 	int err_w; /* the stderr tee's write end, or -1: stderr is inherited */
 	int ruleset;
 	const struct sock_fprog *prog;
+	int guard_w; /* network by domain: where the seccomp listener goes, or -1 */
 	const struct cf_cgroup *cgroup;
 	pid_t parent;
 };
@@ -454,8 +481,25 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 		CHILD_FAIL(c, "prctl(PR_SET_NO_NEW_PRIVS)");
 	if (syscall(__NR_landlock_restrict_self, c->ruleset, 0U) < 0)
 		CHILD_FAIL(c, "landlock_restrict_self");
-	if (c->prog && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, c->prog, 0, 0) < 0)
+	if (c->prog && c->guard_w >= 0) {
+		/* The connect guard's listener (connguard.c), handed to confine before exec.  A
+		 * connect(2) waits for its answer, killable only (Linux 5.19), so that a signal
+		 * cannot cut the answer off from a connect confine already made. */
+		long lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				   SECCOMP_FILTER_FLAG_NEW_LISTENER |
+				       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+				   c->prog);
+		if (lfd < 0 && errno == EINVAL)
+			lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				      SECCOMP_FILTER_FLAG_NEW_LISTENER, c->prog);
+		if (lfd < 0)
+			CHILD_FAIL(c, "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)");
+		if (cf_connguard_send(c->guard_w, (int)lfd) < 0)
+			CHILD_FAIL(c, "sendmsg(the seccomp listener)");
+		close((int)lfd);
+	} else if (c->prog && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, c->prog, 0, 0) < 0) {
 		CHILD_FAIL(c, "prctl(PR_SET_SECCOMP)");
+	}
 
 	/* execvp's search, on the candidates prepared from the command's own PATH. */
 	int err = ENOENT;
@@ -511,16 +555,46 @@ static int exec_candidates(const char *argv0, char **envp, struct cf_strv *out)
 	return 0;
 }
 
+/*
+ * Network by domain (SPEC 12): the proxy already listens on 127.0.0.1 (spawn.c started it);
+ * the command's proxy variables get its port and the run's credentials, and the connect guard
+ * starts, waiting for the child's seccomp listener on guard[0] (its own now); guard[1] is the
+ * child's end.
+ */
+static int start_proxy_side(confine_run *run, int guard[2], unsigned *port,
+			    struct confine_error *err)
+{
+	*port = run->netrun ? cf_netrun_port(run->netrun) : 0;
+	if (!*port)
+		return cf_err(err, CONFINE_E_SPAWN, "network by domain not available", "landlock",
+			      "the proxy does not listen on the host's loopback");
+	char userinfo[sizeof(CF_PROXY_USER) + CF_PROXY_SECRET_LEN + 1];
+	snprintf(userinfo, sizeof(userinfo), "%s:%s", CF_PROXY_USER, cf_netrun_secret(run->netrun));
+	int r = cf_plan_net_env_at(&run->plan, *port, userinfo, err);
+	explicit_bzero(userinfo, sizeof(userinfo));
+	if (r < 0)
+		return r;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, guard) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the connect guard", "landlock",
+				 "socketpair", errno);
+	r = cf_connguard_start(guard[0], *port, &run->connguard, err);
+	guard[0] = -1; /* the guard's, whatever happened */
+	return r;
+}
+
 int cf_ll_spawn(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
 	struct cf_strv cands = {0};
 	struct sock_fprog prog = {0};
 	char **sh_argv = NULL;
-	int rs = -1, status[2] = {-1, -1}, err_w = -1;
+	int rs = -1, status[2] = {-1, -1}, err_w = -1, guard[2] = {-1, -1};
+	unsigned port = 0;
 	int r;
 
-	if ((r = cf_ll_build_ruleset(&run->ll, &rs, err)) < 0)
+	if (run->ll.net_proxy && (r = start_proxy_side(run, guard, &port, err)) < 0)
+		goto out;
+	if ((r = cf_ll_build_ruleset(&run->ll, port, &rs, err)) < 0)
 		goto out;
 	if (plan->seccomp && (r = load_program(&run->ll, &prog, err)) < 0)
 		goto out;
@@ -549,6 +623,7 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .err_w = err_w,
 			     .ruleset = rs,
 			     .prog = prog.filter ? &prog : NULL,
+			     .guard_w = guard[1],
 			     .cgroup = &run->cgroup,
 			     .parent = getpid()};
 	pid_t pid = start_child(&c);
@@ -559,6 +634,11 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	}
 	close(status[1]);
 	status[1] = -1;
+	/* The child has sent the listener (or failed): the guard sees the end of the handoff
+	 * once this copy of its write end is gone too. */
+	if (guard[1] >= 0)
+		close(guard[1]);
+	guard[1] = -1;
 	run->pid = pid;
 	run->target_pid = pid;
 	/* Our own child: its number cannot be reused before we reap it. */
@@ -582,9 +662,12 @@ out:
 		close(rs);
 	if (err_w >= 0)
 		close(err_w);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (status[i] >= 0)
 			close(status[i]);
+		if (guard[i] >= 0)
+			close(guard[i]);
+	}
 	free(prog.filter);
 	free(sh_argv);
 	cf_strv_release(&cands);

@@ -9,8 +9,10 @@
 typedef struct confine_run confine_run;
 
 /* Creates the ruleset of the plan: every rule path opened once without following symlinks (a
- * path gone or turned into a symlink gets no rule: no access).  *out is close-on-exec. */
-int cf_ll_build_ruleset(const struct cf_ll_plan *pl, int *out, struct confine_error *err);
+ * path gone or turned into a symlink gets no rule: no access); with network by domain, TCP
+ * connects to `proxy_port` only.  *out is close-on-exec. */
+int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, int *out,
+			struct confine_error *err);
 
 /* The stderr tee's pipe (spawn.c): the wait loop holds the read end, *write_end (close-on-exec,
  * at fd 3 or above) becomes the command's stderr. */

@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -256,10 +257,83 @@ static int new_memfd(struct confine_error *err)
 /* The kernel's mask of the socket type under SOCK_CLOEXEC and SOCK_NONBLOCK (linux/net.h). */
 #define CF_SOCK_TYPE_MASK 0xf
 
+/*
+ * Network by domain on the landlock backend (CF_SOCKETS_PROXY).  The command needs TCP to reach
+ * the proxy on the host's loopback, and nothing else: socket(2) is allowed for AF_INET and
+ * AF_INET6 with SOCK_STREAM and protocol 0 or IPPROTO_TCP only.  The protocol matters:
+ * Landlock's TCP rules look at TCP sockets alone, so an MPTCP or SCTP stream socket would
+ * connect anywhere.  Every other combination is refused with EPERM: UDP (DNS), raw, packet,
+ * netlink, AF_UNIX.  Written as refusals, since the default is to allow: a family below
+ * AF_INET, above AF_INET6 or between them; a type other than SOCK_STREAM (under its mask); a
+ * protocol other than 0 and 6.
+ *
+ * connect(2) is handed to confine (SECCOMP_RET_USER_NOTIF, exec/linux/connguard.c), which
+ * connects the socket itself to the proxy, and only when the address asked for is the proxy's:
+ * Landlock matches ports, not addresses, so without it any server of any host would be
+ * reachable on the proxy's port number.  listen(2) is refused: a TCP socket that listens
+ * without bind(2) is bound to an ephemeral port on every address, which Landlock's bind rule
+ * never sees (an inbound channel).  sendto(2), sendmsg(2) and sendmmsg(2) with MSG_FASTOPEN
+ * are refused: TCP Fast Open connects without connect(2), where neither Landlock nor the guard
+ * looks.
+ */
+#define CF_MSG_FASTOPEN 0x20000000
+
+static int add_proxy_rules(scmp_filter_ctx ctx, struct confine_error *err)
+{
+	int rc;
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+			      SCMP_A0_32(SCMP_CMP_LT, AF_INET));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A0_32(SCMP_CMP_GT, AF_INET6));
+	for (unsigned f = AF_INET + 1; rc == 0 && f < AF_INET6; f++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A0_32(SCMP_CMP_EQ, f));
+	for (unsigned t = 0; rc == 0 && t <= CF_SOCK_TYPE_MASK; t++)
+		if (t != SOCK_STREAM)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, t));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A2_32(SCMP_CMP_GT, IPPROTO_TCP));
+	for (unsigned p = 1; rc == 0 && p < IPPROTO_TCP; p++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A2_32(SCMP_CMP_EQ, p));
+	if (rc < 0)
+		return rule_error(err, "socket", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+			      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+	if (rc == 0)
+		rc =
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+				     SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, SOCK_DGRAM));
+	if (rc < 0)
+		return rule_error(err, "socketpair", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
+	if (rc < 0)
+		return rule_error(err, "connect", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(listen), 0);
+	if (rc < 0)
+		return rule_error(err, "listen", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendto), 1,
+			      SCMP_A3_32(SCMP_CMP_MASKED_EQ, CF_MSG_FASTOPEN, CF_MSG_FASTOPEN));
+	if (rc == 0)
+		rc = seccomp_rule_add(
+		    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendmsg), 1,
+		    SCMP_A2_32(SCMP_CMP_MASKED_EQ, CF_MSG_FASTOPEN, CF_MSG_FASTOPEN));
+	if (rc == 0)
+		rc = seccomp_rule_add(
+		    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendmmsg), 1,
+		    SCMP_A3_32(SCMP_CMP_MASKED_EQ, CF_MSG_FASTOPEN, CF_MSG_FASTOPEN));
+	return rc < 0 ? rule_error(err, "sendto", rc) : 0;
+}
+
 static int add_socket_rules(scmp_filter_ctx ctx, const struct cf_seccomp_opts *o,
 			    struct confine_error *err)
 {
 	int rc = 0;
+	if (o->sockets == CF_SOCKETS_PROXY)
+		return add_proxy_rules(ctx, err);
 	if (o->sockets == CF_SOCKETS_NONE)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 0);
 	else if (o->sockets == CF_SOCKETS_UNIX_ONLY)

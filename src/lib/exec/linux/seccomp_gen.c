@@ -13,7 +13,8 @@
 int main(int argc, char **argv)
 {
 	static const enum cf_sockets kinds[] = {CF_SOCKETS_ANY, CF_SOCKETS_UNIX_ONLY,
-						CF_SOCKETS_NONE, CF_SOCKETS_NO_UNIX};
+						CF_SOCKETS_NONE, CF_SOCKETS_NO_UNIX,
+						CF_SOCKETS_PROXY};
 	if (argc != 2) {
 		fprintf(stderr, "usage: seccomp-gen OUTPUT\n");
 		return 2;

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "exec/linux/connguard.h"
 #include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
 #include "exec/linux/tee.h"
@@ -574,17 +575,19 @@ static int start_run(confine_run *run, struct confine_error *err)
 	}
 	run->wake_r = wake[0];
 	run->wake_w = wake[1];
+	bool landlock =
+	    run->policy != CONFINE_POLICY_OFF && run->backend == CONFINE_BACKEND_LANDLOCK;
 	/* Network by domain (SPEC 12): the proxy runs before the sandbox exists and until the
-	 * command has ended (bwrap backend only: prepare refused it on the others). */
+	 * command has ended: behind a unix socket for bwrap's network namespace, on the host's
+	 * loopback with a per-run secret for the landlock backend. */
 	if (run->policy == CONFINE_POLICY_REQUIRED && run->net_mode == CONFINE_NET_DOMAINS &&
-	    (r = cf_netrun_start(&run->net, &run->netrun, err)) < 0) {
+	    (r = landlock ? cf_netrun_start_tcp(&run->net, &run->netrun, err)
+			  : cf_netrun_start(&run->net, &run->netrun, err)) < 0) {
 		cf_cgroup_destroy(&run->cgroup);
 		return r;
 	}
 	/* The landlock backend has no pid namespace to end the command's other processes: a
 	 * cgroup of their own, where confine can create one, finds them all at the end. */
-	bool landlock =
-	    run->policy != CONFINE_POLICY_OFF && run->backend == CONFINE_BACKEND_LANDLOCK;
 	if (landlock && !run->cgroup.n && cf_cgroup_available())
 		(void)cf_cgroup_create_tracking(&run->cgroup, NULL);
 	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err)
@@ -592,6 +595,8 @@ static int start_run(confine_run *run, struct confine_error *err)
 					      : spawn_bwrap(run, err);
 	if (r < 0) {
 		cf_cgroup_destroy(&run->cgroup);
+		cf_connguard_free(run->connguard);
+		run->connguard = NULL;
 		cf_netrun_free(run->netrun);
 		run->netrun = NULL;
 	}
@@ -1136,6 +1141,9 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 /* The proxy's decisions, once the command has ended; the proxy and its sockets go. */
 static int finish_network(confine_run *run, struct confine_error *err)
 {
+	/* The guard first: a connect of a process that outlived the command meets ENOSYS. */
+	cf_connguard_free(run->connguard);
+	run->connguard = NULL;
 	if (!run->netrun)
 		return 0;
 	free(run->net_events);

@@ -580,8 +580,13 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 	    o->cgroup ? NULL
 		      : cf_strdup("daemon reaping: a process that leaves the command's session "
 				  "can outlive the run (no cgroup confine could create)"),
-	    pl->unix_sockets
-		? NULL
+	    pl->unix_sockets ? NULL
+	    : pl->net_proxy && pl->abi >= 9
+		? cf_strdup("unix sockets: with network by domain socket(AF_UNIX) is refused "
+			    "with EPERM, and so is socketpair(2) of datagram sockets: confine "
+			    "makes the command's connect(2) calls itself, outside its Landlock "
+			    "domain, where LANDLOCK_ACCESS_FS_RESOLVE_UNIX would not apply; "
+			    "stream socketpairs work")
 		: cf_asprintf(
 		      "unix sockets: Landlock ABI %d does not govern connect(2) or "
 		      "sendmsg(2) to pathname sockets (LANDLOCK_ACCESS_FS_RESOLVE_UNIX "
@@ -589,9 +594,26 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 		      "host's IPC endpoints out, and so is socketpair(2) of datagram sockets "
 		      "(an end can sendto(2) any pathname socket); stream socketpairs work",
 		      pl->abi),
+	    /* What network by domain gives up here against the bwrap backend's own network
+	     * namespace (SPEC 12). */
+	    pl->net_proxy
+		? cf_strdup(
+		      "own network namespace (network by domain): the command shares the host's "
+		      "network; TCP to the proxy on 127.0.0.1 is all it can open: Landlock "
+		      "limits TCP connects to the proxy's port number (on any address) and "
+		      "confine makes each connect(2) itself, only to 127.0.0.1 on that port "
+		      "(EACCES for every other address and port, the host's loopback services "
+		      "included); the proxy's port is reachable from every process of the host, "
+		      "so each request must carry the run's secret, which is in the command's "
+		      "environment (readable by the same user's processes outside the sandbox "
+		      "and by root, in /proc/PID/environ); no listening socket (listen(2) is "
+		      "EPERM, so no server on loopback either), no UDP; the host's interfaces "
+		      "and connections stay visible in /proc/net")
+		: NULL,
 	};
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
-		bool wanted = i < 7 || (i == 7 && !o->cgroup) || (i == 8 && !pl->unix_sockets);
+		bool wanted = i < 7 || (i == 7 && !o->cgroup) || (i == 8 && !pl->unix_sockets) ||
+			      (i == 9 && pl->net_proxy);
 		if (!wanted)
 			continue;
 		if ((r = note(&pl->not_provided, items[i], err)) < 0) {
@@ -612,13 +634,17 @@ int cf_ll_plan_compile(const struct cf_policy *p, const struct cf_matches *globs
 	int r = walk_init(&w, p, globs, o, out, err);
 	if (r < 0)
 		goto out;
-	out->network = o->network;
+	out->net_proxy = o->net_proxy;
+	out->network = o->network && !o->net_proxy;
 	out->handled_fs = w.all;
-	if (!o->network && out->abi >= 4)
+	if (!out->network && out->abi >= 4)
 		out->handled_net = CF_LL_NET_BIND_TCP | CF_LL_NET_CONNECT_TCP;
 	if (out->abi >= 6)
 		out->scoped = CF_LL_SCOPE_ABSTRACT_UNIX | CF_LL_SCOPE_SIGNAL;
-	out->unix_sockets = out->abi >= 9;
+	/* With the proxy, confine makes the command's connect(2) calls itself (connguard.c),
+	 * outside the command's Landlock domain, where RESOLVE_UNIX would not apply: no
+	 * AF_UNIX socket either way. */
+	out->unix_sockets = out->abi >= 9 && !o->net_proxy;
 	if (o->run_tmp && !(out->run_tmp = cf_strdup(o->run_tmp)))
 		goto oom;
 	if ((r = visit(&w, "/", CF_KIND_DIR, 0)) < 0)
@@ -648,6 +674,15 @@ int cf_ll_plan_compile(const struct cf_policy *p, const struct cf_matches *globs
 		}
 	}
 	if (out->kernel_abi <= 0 && !out->refusal)
+		goto oom;
+	/* Network by domain cannot do without the connect rule: the TCP socket it needs for the
+	 * proxy would reach every port of every host. */
+	if (o->net_proxy && !out->refusal && out->abi < 4 &&
+	    !(out->refusal = cf_asprintf("the kernel's Landlock ABI %d lacks "
+					 "LANDLOCK_ACCESS_NET_CONNECT_TCP (ABI 4): network by "
+					 "domain needs the command's TCP connects limited to the "
+					 "proxy's port",
+					 out->kernel_abi)))
 		goto oom;
 	if ((r = limits(out, o, err)) < 0)
 		goto out;

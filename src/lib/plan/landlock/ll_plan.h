@@ -98,6 +98,10 @@ struct cf_ll_plan {
 	uint64_t handled_net; /* TCP bind and connect when the network is off (ABI >= 4) */
 	uint64_t scoped;      /* abstract unix sockets and signals (ABI >= 6) */
 	bool network;
+	/* Network by domain (SPEC 12): TCP connects only to the proxy's port (one
+	 * LANDLOCK_RULE_NET_PORT rule, the port chosen when the run starts), every bind refused,
+	 * the socket filter's CF_SOCKETS_PROXY and confine's check of every connect(2). */
+	bool net_proxy;
 	bool unix_sockets; /* socket(AF_UNIX) allowed (ABI >= 9: RESOLVE_UNIX) */
 	struct cf_ll_rule *rules;
 	size_t n_rules, cap_rules;
@@ -115,15 +119,9 @@ struct cf_ll_plan {
 	char *run_tmp;		     /* the per-run temp directory (TMPDIR) */
 };
 
-/*
- * Seam for network by domain (SPEC 12, issue 13, proxied on the bwrap backend): the landlock
- * side would keep handled_net = bind_tcp|connect_tcp with one LANDLOCK_RULE_NET_PORT rule for
- * the proxy's loopback port (struct landlock_net_port_attr), allow socket(AF_INET/AF_INET6) in
- * the seccomp filter (cf_seccomp_opts), and set the proxy variables in plan.env.  Nothing of it
- * exists yet: a request with domain rules must not reach this backend until it does.
- */
 struct cf_ll_opts {
 	bool network;
+	bool net_proxy;	     /* network by domain: the proxy on the host's loopback (SPEC 12) */
 	const char *run_tmp; /* the per-run directory under /tmp, made by the executor */
 	bool cgroup;	     /* a cgroup will hold the command (limits, reaping) */
 	/* Directory listings (cf_ll_plan_dirs says which); NULL: compile without them, every

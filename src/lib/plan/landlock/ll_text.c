@@ -95,14 +95,25 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 	cf_buf_add(b, "  handled fs: ");
 	cf_ll_access_names(b, pl->handled_fs);
 	cf_buf_add(b, "\n  handled net: ");
-	if (pl->handled_net)
+	if (pl->handled_net && pl->net_proxy)
+		cf_buf_add(b, "bind_tcp,connect_tcp (one rule: connect_tcp to the proxy's port, "
+			      "chosen when the run starts; every other TCP connect and every bind "
+			      "refused)");
+	else if (pl->handled_net)
 		cf_buf_add(b, "bind_tcp,connect_tcp (no rule: every TCP bind and connect refused)");
+	else if (pl->net_proxy)
+		cf_buf_add(b, "none (abi < 4: network by domain refused)");
 	else
 		cf_buf_add(b, pl->network ? "none (network on)" : "none (abi < 4)");
 	cf_buf_add(b, "\n  scoped: ");
 	cf_buf_add(b, pl->scoped ? "abstract_unix_socket,signal" : "none (abi < 6)");
 	cf_buf_add(b, "\nsocket filter: ");
-	if (!pl->unix_sockets)
+	if (pl->net_proxy)
+		cf_buf_add(b, "TCP over AF_INET and AF_INET6 only (EPERM for every other family, "
+			      "type and protocol: UDP, raw, packet, netlink, AF_UNIX, MPTCP, "
+			      "SCTP); connect(2) made by confine, only to the proxy at 127.0.0.1 "
+			      "(EACCES otherwise); listen(2) and MSG_FASTOPEN refused (EPERM)");
+	else if (!pl->unix_sockets)
 		cf_buf_add(b, pl->network ? "AF_UNIX refused (EPERM)"
 					  : "every family refused (EPERM), AF_UNIX included");
 	else
@@ -153,8 +164,11 @@ void cf_ll_plan_json(struct cf_buf *b, const struct cf_ll_plan *pl)
 {
 	cf_buf_addf(b, "{\"abi\":%d,\"kernel_abi\":%d,\"handled_fs\":\"", pl->abi, pl->kernel_abi);
 	cf_ll_access_names(b, pl->handled_fs);
-	cf_buf_addf(b, "\",\"handled_net\":%s,\"scoped\":%s,\"unix_sockets\":%s,\"refusal\":",
+	cf_buf_addf(b,
+		    "\",\"handled_net\":%s,\"net_proxy\":%s,\"scoped\":%s,\"unix_sockets\":%s,"
+		    "\"refusal\":",
 		    pl->handled_net ? "\"bind_tcp,connect_tcp\"" : "null",
+		    pl->net_proxy ? "true" : "false",
 		    pl->scoped ? "\"abstract_unix_socket,signal\"" : "null",
 		    pl->unix_sockets ? "true" : "false");
 	if (pl->refusal)
@@ -190,8 +204,17 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	cf_buf_add(&b, "target: linux\nbackend: landlock\n");
 	cf_buf_addf(&b, "workspace: %s\n", plan->workspace);
 	cf_buf_addf(&b, "cwd: %s\n", plan->cwd);
-	cf_buf_addf(&b, "network: %s\n",
-		    plan->network ? "on" : "off (Landlock TCP rules and the socket filter)");
+	if (ll->net_proxy)
+		cf_buf_addf(&b,
+			    "network: domains (%zu allowed; proxy on 127.0.0.1 at a port chosen "
+			    "when the run starts, HTTP and SOCKS5 alike, with credentials made for "
+			    "the run, in the proxy variables; TCP connect only to the proxy port "
+			    "(Landlock), each connect(2) made by confine; no DNS inside)\n",
+			    plan->net_allowed);
+	else
+		cf_buf_addf(&b, "network: %s\n",
+			    plan->network ? "on"
+					  : "off (Landlock TCP rules and the socket filter)");
 	cf_buf_addf(&b, "seccomp: %s\n",
 		    plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
 	cf_ll_plan_text(&b, ll);
@@ -225,8 +248,16 @@ char *cf_ll_full_json(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	cf_buf_add_json(&b, plan->workspace);
 	cf_buf_add(&b, ",\"cwd\":");
 	cf_buf_add_json(&b, plan->cwd);
-	cf_buf_addf(&b, ",\"network\":%s,\"seccomp\":%s,\"landlock\":",
-		    plan->network ? "true" : "false", plan->seccomp ? "true" : "false");
+	cf_buf_addf(&b, ",\"network\":%s,\"network_mode\":\"%s\",\"network_allowed\":%zu",
+		    plan->network ? "true" : "false",
+		    ll->net_proxy   ? "domains"
+		    : plan->network ? "on"
+				    : "off",
+		    plan->net_allowed);
+	if (ll->net_proxy)
+		cf_buf_add(&b, ",\"proxy\":{\"address\":\"127.0.0.1\",\"port\":\"per run\","
+			       "\"protocols\":\"http,socks5\",\"credentials\":\"per run\"}");
+	cf_buf_addf(&b, ",\"seccomp\":%s,\"landlock\":", plan->seccomp ? "true" : "false");
 	cf_ll_plan_json(&b, ll);
 	json_strv(&b, NULL, "missing", &plan->missing);
 	json_strv(&b, NULL, "env_removed", &plan->env_removed);

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The connect guard (see connguard.h).  One thread, blocking calls, every signal blocked.
+ *
+ * For each notification (the calling thread of the command is stopped in connect(2) until the
+ * answer):
+ *   1. the address is copied out of the command's memory once (process_vm_readv);
+ *   2. anything but 127.0.0.1 (or ::ffff:127.0.0.1) on the proxy's port, or AF_UNSPEC (which
+ *      only dissolves an association), is refused with EACCES;
+ *   3. the socket is taken from the command (pidfd_getfd; the thread's own descriptor table
+ *      where the kernel has PIDFD_THREAD) and must be a TCP socket;
+ *   4. the notification is checked to be still pending: the thread is alive, so neither its
+ *      pid nor its memory can have been reused while 1 and 3 ran;
+ *   5. confine connects the socket to its own copy of the proxy's address and answers with
+ *      what connect(2) returned (EINPROGRESS for a non-blocking socket, as the command would
+ *      have seen).
+ * Nothing the command controls is read by the kernel after the check, and a socket connected
+ * here is the command's own open file: its options and flags stay as the command set them.
+ *
+ * Permissions: pidfd_getfd and process_vm_readv need ptrace access to the command (confine is
+ * its parent, the same user, or root).  Where that is refused (Yama ptrace_scope 2 or 3 for a
+ * caller that is not root, or a process that left confine's line of descendants under Yama 1),
+ * the connect is refused with EACCES: fail closed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "exec/linux/connguard.h"
+#include "util/util.h"
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+/* pidfd_open(2) of one thread (Linux 6.9); older kernels answer EINVAL. */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+struct cf_connguard {
+	int handoff_fd, listener, wake_fd;
+	struct sockaddr_in proxy4;
+	struct sockaddr_in6 proxy6; /* ::ffff:127.0.0.1, for an AF_INET6 socket */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	unsigned long made, refused;
+};
+
+/* Receives the listener from the handoff socket: the descriptor, -1 when the child sent none
+ * (it failed before exec; its own record says why). */
+static int receive_listener(int fd)
+{
+	char byte;
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ctl.buf,
+			   .msg_controllen = sizeof(ctl.buf)};
+	ssize_t k;
+	do
+		k = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+	while (k < 0 && errno == EINTR);
+	if (k <= 0)
+		return -1;
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	int lfd = -1;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&lfd, CMSG_DATA(cm), sizeof(int));
+	return lfd;
+}
+
+int cf_connguard_send(int handoff_fd, int listener)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	char byte = 'L';
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ctl.buf,
+			   .msg_controllen = sizeof(ctl.buf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &listener, sizeof(int));
+	ssize_t k;
+	do
+		k = sendmsg(handoff_fd, &m, MSG_NOSIGNAL);
+	while (k < 0 && errno == EINTR);
+	return k == 1 ? 0 : -1;
+}
+
+/* The thread group of a thread, from /proc/TID/status; -1 when it is gone. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *t = strstr(buf, "\nTgid:");
+	return t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
+}
+
+/* A pidfd whose descriptor table is the calling thread's: the thread itself where the kernel
+ * allows it, else its thread group (the same table but for a thread made without
+ * CLONE_FILES, which can only make the guard connect the wrong socket of the command's to the
+ * proxy, never a socket anywhere else). */
+static int pidfd_of(pid_t tid)
+{
+	int fd = (int)syscall(__NR_pidfd_open, tid, PIDFD_THREAD);
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	pid_t tgid = tgid_of(tid);
+	return tgid > 0 ? (int)syscall(__NR_pidfd_open, tgid, 0) : -1;
+}
+
+/* Whether the command's thread still waits for this answer. */
+static bool still_pending(int listener, uint64_t id)
+{
+	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* The answer to one connect(2): 0 or minus an errno; *made when confine connected. */
+static int on_connect(struct cf_connguard *g, const struct seccomp_notif *req, bool *made)
+{
+	int sfd = (int)req->data.args[0];
+	uint64_t addr = req->data.args[1];
+	uint64_t len = req->data.args[2];
+	struct sockaddr_storage sa;
+	memset(&sa, 0, sizeof(sa));
+	/* The kernel's own checks on the length, before anything is read. */
+	if (len > sizeof(sa))
+		return -EINVAL;
+	if (len < sizeof(sa_family_t))
+		return -EINVAL;
+	struct iovec local = {.iov_base = &sa, .iov_len = (size_t)len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = (size_t)len};
+	ssize_t k = process_vm_readv(req->pid, &local, 1, &remote, 1, 0);
+	if (k != (ssize_t)len)
+		return k < 0 && errno == EFAULT ? -EFAULT : -EACCES;
+
+	const struct sockaddr *to = NULL;
+	socklen_t to_len = 0;
+	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+	if (sa.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&sa;
+		if (a->sin_addr.s_addr == g->proxy4.sin_addr.s_addr &&
+		    a->sin_port == g->proxy4.sin_port) {
+			to = (const struct sockaddr *)&g->proxy4;
+			to_len = sizeof(g->proxy4);
+		}
+	} else if (sa.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&sa;
+		if (!memcmp(&a->sin6_addr, &g->proxy6.sin6_addr, sizeof(a->sin6_addr)) &&
+		    a->sin6_port == g->proxy6.sin6_port) {
+			to = (const struct sockaddr *)&g->proxy6;
+			to_len = sizeof(g->proxy6);
+		}
+	} else if (sa.ss_family == AF_UNSPEC) {
+		to = &unspec;
+		to_len = sizeof(unspec);
+	}
+	if (!to)
+		return -EACCES;
+
+	int pfd = pidfd_of(req->pid);
+	if (pfd < 0)
+		return -EACCES;
+	int sock = (int)syscall(__NR_pidfd_getfd, pfd, sfd, 0U);
+	int e = errno;
+	close(pfd);
+	if (sock < 0)
+		return e == EBADF ? -EBADF : -EACCES;
+	int r = 0;
+	struct stat st;
+	int dom = 0, type = 0, proto = 0;
+	socklen_t l = sizeof(int);
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode))
+		r = -ENOTSOCK;
+	else if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
+		 (l = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l)) < 0 ||
+		 (l = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_PROTOCOL, &proto, &l)) < 0 ||
+		 (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM || proto != IPPROTO_TCP)
+		r = -EACCES; /* a stream socketpair, the only other socket the filter lets exist */
+	else if (!still_pending(g->listener, req->id))
+		r = -EACCES; /* gone meanwhile: the answer goes nowhere */
+	else if ((*made = true, connect(sock, to, to_len) < 0))
+		r = -errno;
+	close(sock);
+	return r;
+}
+
+static void answer(struct cf_connguard *g, struct seccomp_notif *req,
+		   struct seccomp_notif_resp *resp, size_t resp_size)
+{
+	memset(resp, 0, resp_size);
+	resp->id = req->id;
+	bool made = false;
+	int r = req->data.nr == __NR_connect ? on_connect(g, req, &made) : -EPERM;
+	resp->error = r;
+	resp->val = 0;
+	pthread_mutex_lock(&g->lock);
+	if (made)
+		g->made++;
+	else
+		g->refused++;
+	pthread_mutex_unlock(&g->lock);
+	/* ENOENT: the thread was killed meanwhile; nothing to answer. */
+	while (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 && errno == EINTR)
+		;
+}
+
+static void *loop(void *arg)
+{
+	struct cf_connguard *g = arg;
+	struct seccomp_notif_sizes sizes = {0};
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		sizes = (struct seccomp_notif_sizes){sizeof(struct seccomp_notif),
+						     sizeof(struct seccomp_notif_resp),
+						     sizeof(struct seccomp_data)};
+	/* The kernel writes its own size of the structures, which may be larger than ours. */
+	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif)
+			? sizes.seccomp_notif
+			: sizeof(struct seccomp_notif);
+	size_t rs = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+			? sizes.seccomp_notif_resp
+			: sizeof(struct seccomp_notif_resp);
+	struct seccomp_notif *req = calloc(1, rq);
+	struct seccomp_notif_resp *resp = calloc(1, rs);
+	struct pollfd p[2] = {{.fd = g->wake_fd, .events = POLLIN},
+			      {.fd = g->handoff_fd, .events = POLLIN}};
+	for (;;) {
+		int n = poll(p, 2, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (p[0].revents & POLLIN))
+			break;
+		if (p[1].fd == g->handoff_fd && p[1].revents) {
+			g->listener = receive_listener(g->handoff_fd);
+			close(g->handoff_fd);
+			g->handoff_fd = -1;
+			p[1].fd = g->listener;
+			continue;
+		}
+		if (p[1].revents & POLLIN) {
+			if (!req || !resp) {
+				/* Out of memory: no answer can be made; the listener goes, and the
+				 * kernel answers every connect(2) with ENOSYS (fail closed). */
+				close(g->listener);
+				g->listener = p[1].fd = -1;
+				continue;
+			}
+			memset(req, 0, rq);
+			if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0)
+				answer(g, req, resp, rs);
+			continue;
+		}
+		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+			p[1].fd = -1; /* every process under the filter is gone */
+	}
+	free(req);
+	free(resp);
+	return NULL;
+}
+
+int cf_connguard_start(int handoff_fd, unsigned port, struct cf_connguard **out,
+		       struct confine_error *err)
+{
+	*out = NULL;
+	struct cf_connguard *g = calloc(1, sizeof(*g));
+	if (!g) {
+		close(handoff_fd);
+		return cf_nomem(err);
+	}
+	g->handoff_fd = handoff_fd;
+	g->listener = -1;
+	g->proxy4 = (struct sockaddr_in){.sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)port),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	g->proxy6 =
+	    (struct sockaddr_in6){.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+	g->proxy6.sin6_addr.s6_addr[10] = 0xff;
+	g->proxy6.sin6_addr.s6_addr[11] = 0xff;
+	g->proxy6.sin6_addr.s6_addr[12] = 127;
+	g->proxy6.sin6_addr.s6_addr[15] = 1;
+	pthread_mutex_init(&g->lock, NULL);
+	g->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (g->wake_fd < 0) {
+		int e = errno;
+		cf_connguard_free(g);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the connect guard", "eventfd",
+				 "eventfd", e);
+	}
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&g->thread, NULL, loop, g);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		cf_connguard_free(g);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the connect guard", "thread",
+				 "pthread_create", e);
+	}
+	g->started = true;
+	*out = g;
+	return 0;
+}
+
+void cf_connguard_counts(struct cf_connguard *g, unsigned long *made, unsigned long *refused)
+{
+	pthread_mutex_lock(&g->lock);
+	*made = g->made;
+	*refused = g->refused;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void cf_connguard_free(struct cf_connguard *g)
+{
+	if (!g)
+		return;
+	if (g->started) {
+		uint64_t one = 1;
+		ssize_t k = write(g->wake_fd, &one, sizeof(one));
+		(void)k;
+		pthread_join(g->thread, NULL);
+	}
+	if (g->handoff_fd >= 0)
+		close(g->handoff_fd);
+	if (g->listener >= 0)
+		close(g->listener);
+	if (g->wake_fd >= 0)
+		close(g->wake_fd);
+	pthread_mutex_destroy(&g->lock);
+	free(g);
+}
