@@ -22,7 +22,9 @@ hidden() {
 for who in $RUN_USERS; do
 	w=$(ws "$who")
 	mkdir -p "$w/t/a/b/c" "$w/t/a/b/d" "$w/t/b" "$w/t/x"
-	for i in $(seq 1 40); do mkdir -p "$w/t/many/m$i/n" && : >"$w/t/many/m$i/n/file.txt"; done
+	# 1,120 directories: past the size (1,024) where the scans look at them on several threads
+	mkdir -p "$w/t/many" && (cd "$w/t/many" && seq -f 'm%g/n' 1 560 | xargs mkdir -p &&
+		seq -f 'm%g/n/file.txt' 1 560 | xargs touch)
 	echo k-secret >"$w/t/b/k.pem"
 	ln -s ../x "$w/t/l"
 	chmod -R a+rX "$w/t"
@@ -49,6 +51,8 @@ for who in $RUN_USERS; do
 		"$who: R32 a later run uses it and reads no directory"
 	[ "$(report .scan.launch.dirs_reused)" -gt 40 ]
 	ok $? "$who: every directory reused with one fstatat ($(report .scan.launch.dirs_reused))"
+	[ "$(report .scan.launch.dirs_prechecked)" -gt 1120 ] && [ "$(report .scan.after.dirs_prechecked)" -gt 1120 ]
+	ok $? "$who: R32 both scans looked at them on several threads first ($(report .scan.launch.dirs_prechecked), $(report .scan.after.dirs_prechecked))"
 
 	# ---- New matches, made the moment before the next run. ----
 	echo s >"$w/t/a/b/c/new.pem"

@@ -324,7 +324,13 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 		if (pr->len == w->rootlen && !memcmp(w->prev->names + pr->name, root, pr->len))
 			old = pr->dir;
 	}
+	struct cf_scan_pre *pre = NULL;
+	if (old != CF_SCAN_NONE)
+		pre = cf_scan_pre_run(w->prev, old, fd, w->budget, &w->deadline);
+	w->pre = pre;
 	rc = cf_scan_w_visit(w, -1, 0, old, &made);
+	w->pre = NULL;
+	cf_scan_pre_free(pre);
 	close(fd);
 	w->rootfd = -1;
 	if (rc == 0 && w->keep && made != CF_SCAN_NONE &&

@@ -13,11 +13,14 @@ struct cf_scan_budget {
 	int max_depth;	     /* 64 */
 	size_t max_matches;  /* 2048 */
 	size_t max_patterns; /* 256 */
+	/* R32: a scan that starts from records of at least this many directories asks whether
+	 * they still hold on several threads first (host/scan_pre.h); 0: always */
+	size_t parallel_min_dirs; /* 1024 */
 };
 
 #define CF_SCAN_BUDGET_DEFAULT                                                                     \
 	{                                                                                          \
-		30.0, 64, 2048, 256                                                                \
+		30.0, 64, 2048, 256, 1024                                                          \
 	}
 
 /*
@@ -36,10 +39,12 @@ struct cf_scan_cache; /* host/scan_cache.h */
 
 /* What one scan did. */
 struct cf_scan_stats {
-	size_t dirs_read;   /* opened and listed */
-	size_t dirs_reused; /* the previous listing still held: one fstatat */
-	size_t dirs_recent; /* of dirs_read: unchanged, but changed too shortly before the
-			     * previous read to be trusted (the racy-timestamp rule) */
+	size_t dirs_read;	/* opened and listed */
+	size_t dirs_reused;	/* the previous listing still held: one fstatat */
+	size_t dirs_recent;	/* of dirs_read: unchanged, but changed too shortly before the
+				 * previous read to be trusted (the racy-timestamp rule) */
+	size_t dirs_prechecked; /* of the directories with a record: decided from what the
+				 * threads of host/scan_pre.h saw, not asked again */
 };
 
 /*

@@ -487,8 +487,13 @@ static int visit(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *m
 	if (depth > 0 && cf_scan_w_over_time(w))
 		return cf_scan_w_time_budget(w);
 	if (old != CF_SCAN_NONE && w->prev && (w->prev->dirs[old].flags & CF_SCAN_TRUSTED)) {
+		enum cf_scan_pre_verdict v = cf_scan_pre_get(w->pre, old);
 		struct stat st;
-		if (stat_at(w, pfd, &st) == 0 && cf_scan_dir_unchanged(&w->prev->dirs[old], &st))
+		if (v != CF_SCAN_PRE_UNKNOWN)
+			w->stats->dirs_prechecked++;
+		if (v == CF_SCAN_PRE_SAME ||
+		    (v == CF_SCAN_PRE_UNKNOWN && stat_at(w, pfd, &st) == 0 &&
+		     cf_scan_dir_unchanged(&w->prev->dirs[old], &st)))
 			rc = reuse(w, pfd, depth, old, made);
 	}
 	if (rc > 0)

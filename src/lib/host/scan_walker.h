@@ -15,6 +15,7 @@
 
 #include "host/scan.h"
 #include "host/scan_cache.h"
+#include "host/scan_pre.h"
 #include "util/util.h"
 
 struct comp {
@@ -57,6 +58,7 @@ struct walker {
 	 * `keep` is false (no caller wants them, or they grew past the bound), a directory's
 	 * records are dropped once it is walked: the walk needs them only while it is in it. */
 	const struct cf_scan_cache *prev;
+	const struct cf_scan_pre *pre; /* what was seen of prev's directories, or NULL */
 	struct cf_scan_cache *next;
 	bool keep;
 	struct cf_scan_stats *stats;

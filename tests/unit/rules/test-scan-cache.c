@@ -119,27 +119,50 @@ static char *full(void)
 	return s;
 }
 
-/* A scan from prev; *next (if not NULL) gets its records. */
-static char *scan_from(const struct cf_scan_cache *prev, struct cf_scan_cache **next,
-		       struct cf_scan_stats *st)
+/* A scan from prev with budget b (NULL: the defaults); *next (if not NULL) gets its records. */
+static char *scan_with(const struct cf_scan_budget *b, const struct cf_scan_cache *prev,
+		       struct cf_scan_cache **next, struct cf_scan_stats *st)
 {
 	struct cf_matches m = {0};
 	struct confine_error err = {0};
-	if (cf_scan_globs_cached(&rules, NULL, prev, next, &m, st, &err) < 0)
+	if (cf_scan_globs_cached(&rules, b, prev, next, &m, st, &err) < 0)
 		return cf_asprintf("error: %s", err.reason);
 	char *s = render(&m);
 	cf_matches_release(&m);
 	return s;
 }
 
-/* The cached scan equals the full one; returns the stats. */
+static char *scan_from(const struct cf_scan_cache *prev, struct cf_scan_cache **next,
+		       struct cf_scan_stats *st)
+{
+	return scan_with(NULL, prev, next, st);
+}
+
+/*
+ * The cached scan equals the full one; returns the stats.  Asked a second time with the
+ * directories looked at on several threads first (host/scan_pre.h, which the defaults keep for
+ * trees of 1,024 directories or more): the same matches and the same decisions, every one of
+ * them taken from what the threads saw.
+ */
 static struct cf_scan_stats same_as_full(const char *name, const struct cf_scan_cache *prev,
 					 struct cf_scan_cache **next)
 {
-	struct cf_scan_stats st = {0};
-	char *want = full(), *got = scan_from(prev, next, &st);
+	struct cf_scan_stats st = {0}, pst = {0};
+	struct cf_scan_budget par = CF_SCAN_BUDGET_DEFAULT;
+	par.parallel_min_dirs = 0;
+	char *want = full(), *pgot = scan_with(&par, prev, NULL, &pst),
+	     *got = scan_from(prev, next, &st);
 	TAP_STREQ(got, want, "%s: the cached scan finds what a full scan finds", name);
+	TAP_STREQ(pgot, want, "%s: so does the scan checked on several threads first", name);
+	if (prev && prev->ndirs && pst.dirs_reused + pst.dirs_read > 0)
+		TAP_OK(pst.dirs_read == st.dirs_read && pst.dirs_reused == st.dirs_reused &&
+			   pst.dirs_prechecked > 0 && st.dirs_prechecked == 0,
+		       "%s: with the same decisions (read %zu/%zu, reused %zu/%zu), %zu of them "
+		       "from the threads",
+		       name, pst.dirs_read, st.dirs_read, pst.dirs_reused, st.dirs_reused,
+		       pst.dirs_prechecked);
 	free(want);
+	free(pgot);
 	free(got);
 	return st;
 }
@@ -491,6 +514,53 @@ static void mixed_patterns(void)
 }
 
 /* Budgets hold with a cache: a deep tree still fails the scan, the matches count. */
+/*
+ * A tree wide enough that the threads of host/scan_pre.h share it out (more subtrees than
+ * eight a thread): what they saw of each directory decides, and a directory changed, swapped
+ * for another or for a symlink is read, as by one thread.
+ */
+static void wide(void)
+{
+	char rel[64];
+	mk("w", 'd', NULL);
+	for (int i = 0; i < 40; i++) {
+		static const char *const sub[] = {"", "/a", "/a/x", "/b"};
+		for (int j = 0; j < 4; j++) {
+			snprintf(rel, sizeof(rel), "w/s%02d%s", i, sub[j]);
+			mk(rel, 'd', NULL);
+		}
+	}
+	mk("w/s07/a/k.pem", 'f', NULL);
+	struct cf_scan_cache *c = fresh();
+	struct cf_scan_stats st = same_as_full("wide, settled", c, NULL);
+	TAP_OK(st.dirs_read == 0 && st.dirs_reused > 120, "wide: every directory reused (%zu)",
+	       st.dirs_reused);
+	mk("w/s29/a/x/new.pem", 'f', NULL);
+	st = same_as_full("wide, a match added deep", c, NULL);
+	TAP_OK(st.dirs_read == 1, "wide: only the changed directory is read (%zu)", st.dirs_read);
+	cf_scan_cache_free(c);
+
+	c = fresh();
+	char *from = at("w/s11"), *to = at("w/s11-old");
+	rename(from, to);
+	free(from);
+	free(to);
+	mk("w/s11", 'd', NULL);
+	mk("w/s11/a", 'd', NULL);
+	mk("w/s11/a/x", 'd', NULL);
+	mk("w/s11/a/x/moved.pem", 'f', NULL);
+	from = at("w/s12/a");
+	rm_rf(from);
+	free(from);
+	mk("w/s12/a", 'l', "../s07/a");
+	same_as_full("wide, a directory moved into another's place, one swapped for a symlink", c,
+		     NULL);
+	cf_scan_cache_free(c);
+	char *top_w = at("w");
+	rm_rf(top_w);
+	free(top_w);
+}
+
 static void budgets(void)
 {
 	struct cf_scan_cache *c = fresh();
@@ -901,6 +971,7 @@ int main(void)
 	symlink_swaps();
 	identity_now();
 	mixed_patterns();
+	wide();
 	budgets();
 	file_cases();
 	unreadable();

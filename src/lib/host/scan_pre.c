@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The check of the previous scan's directories on several threads (see scan_pre.h).
+ *
+ * The calling thread first looks at the top of the tree breadth first, until there are enough
+ * subtrees to share out (CF_PRE_TASKS_PER_THREAD for every thread) or none is left; then it
+ * and the helper threads take the subtrees one by one and look at each depth first.  Each
+ * record is claimed once (an atomic exchange), so that no verdict is written twice even if
+ * two entries named one record (the cache file's check rules that out; the claim makes it
+ * harmless besides).  Every signal is blocked in the helpers; they are joined before
+ * cf_scan_pre_run returns, so the walk reads the verdicts without a race.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/scan_pre.h"
+
+enum { CF_PRE_BUSY = 3, CF_PRE_MAX_THREADS = 4, CF_PRE_TASKS_PER_THREAD = 8 };
+
+struct task {
+	uint32_t rec;
+	int fd; /* O_PATH, the directory of `rec` (the root's is the walk's, not ours) */
+	int depth;
+};
+
+struct cf_scan_pre {
+	const struct cf_scan_cache *prev;
+	atomic_uchar *v; /* one per record of prev: enum cf_scan_pre_verdict, or CF_PRE_BUSY */
+	struct task *tasks;
+	size_t ntasks, cap, first; /* tasks[first, ntasks) are shared out */
+	atomic_size_t next;
+	int rootfd, max_depth;
+	struct timespec deadline;
+	atomic_bool stop;
+};
+
+static bool over_time(struct cf_scan_pre *p, unsigned *tick)
+{
+	if (atomic_load_explicit(&p->stop, memory_order_relaxed))
+		return true;
+	if ((++*tick & 255) != 0)
+		return false;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > p->deadline.tv_sec ||
+	    (now.tv_sec == p->deadline.tv_sec && now.tv_nsec >= p->deadline.tv_nsec)) {
+		atomic_store(&p->stop, true);
+		return true;
+	}
+	return false;
+}
+
+/* Whether the record has an entry the walk goes into (a subdirectory with a record). */
+static bool has_dives(const struct cf_scan_cache *c, uint32_t rec)
+{
+	const struct cf_scan_dir *d = &c->dirs[rec];
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct cf_scan_kid *k = &c->kids[d->first + i];
+		if ((k->flags & CF_SCAN_KID_DIVE) && k->kind == CF_KIND_DIR && k->dir < c->ndirs)
+			return true;
+	}
+	return false;
+}
+
+static bool push(struct cf_scan_pre *p, uint32_t rec, int fd, int depth)
+{
+	if (p->ntasks == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct task *t = realloc(p->tasks, cap * sizeof(*t));
+		if (!t)
+			return false;
+		p->tasks = t;
+		p->cap = cap;
+	}
+	p->tasks[p->ntasks++] = (struct task){.rec = rec, .fd = fd, .depth = depth};
+	return true;
+}
+
+static void look_below(struct cf_scan_pre *p, const struct task *t, bool share, unsigned *tick);
+
+/*
+ * Looks at the subdirectories of t->rec (open at t->fd) that the walk will ask about; those
+ * that still hold and have subdirectories of their own are opened and looked into: pushed as
+ * tasks when `share`, else at once.
+ */
+static void look_below(struct cf_scan_pre *p, const struct task *t, bool share, unsigned *tick)
+{
+	const struct cf_scan_cache *c = p->prev;
+	const struct cf_scan_dir *d = &c->dirs[t->rec];
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct cf_scan_kid *k = &c->kids[d->first + i];
+		uint32_t rec = k->dir;
+		if (!(k->flags & CF_SCAN_KID_DIVE) || k->kind != CF_KIND_DIR || rec >= c->ndirs ||
+		    !(c->dirs[rec].flags & CF_SCAN_TRUSTED) || k->len == 0 || k->len > 255)
+			continue;
+		if (over_time(p, tick))
+			return;
+		unsigned char none = CF_SCAN_PRE_UNKNOWN;
+		if (!atomic_compare_exchange_strong(&p->v[rec], &none, CF_PRE_BUSY))
+			continue;
+		char name[256];
+		memcpy(name, c->names + k->name, k->len);
+		name[k->len] = '\0';
+		struct stat st;
+		bool looked = fstatat(t->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		bool same = looked && cf_scan_dir_unchanged(&c->dirs[rec], &st);
+		atomic_store_explicit(&p->v[rec], same ? CF_SCAN_PRE_SAME : CF_SCAN_PRE_CHANGED,
+				      memory_order_relaxed);
+		/* Below a changed directory too: the walk reads it, then asks about each of its
+		 * subdirectories that has a record, by the same name. */
+		if (!looked || !S_ISDIR(st.st_mode) || t->depth + 1 >= p->max_depth ||
+		    !has_dives(c, rec))
+			continue;
+		int fd = openat(t->fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat fst;
+		if (fd >= 0 &&
+		    (fstat(fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino)) {
+			close(fd); /* swapped since it was looked at: the walk reads it */
+			continue;
+		}
+		if (fd < 0)
+			continue;
+		struct task sub = {.rec = rec, .fd = fd, .depth = t->depth + 1};
+		if (share && push(p, rec, fd, sub.depth))
+			continue;
+		look_below(p, &sub, false, tick);
+		close(fd);
+	}
+}
+
+static void drop_task(struct cf_scan_pre *p, struct task *t)
+{
+	if (t->fd >= 0 && t->fd != p->rootfd)
+		close(t->fd);
+	t->fd = -1;
+}
+
+static void *work(void *arg)
+{
+	struct cf_scan_pre *p = arg;
+	unsigned tick = 0;
+	for (;;) {
+		size_t j = atomic_fetch_add(&p->next, 1) + p->first;
+		if (j >= p->ntasks)
+			break;
+		if (!atomic_load_explicit(&p->stop, memory_order_relaxed))
+			look_below(p, &p->tasks[j], false, &tick);
+		drop_task(p, &p->tasks[j]);
+	}
+	return NULL;
+}
+
+static int cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+struct cf_scan_pre *cf_scan_pre_run(const struct cf_scan_cache *prev, uint32_t root, int rootfd,
+				    const struct cf_scan_budget *budget,
+				    const struct timespec *deadline)
+{
+	if (!prev || root >= prev->ndirs || prev->ndirs < budget->parallel_min_dirs)
+		return NULL;
+	int threads = cpus();
+	if (threads > CF_PRE_MAX_THREADS)
+		threads = CF_PRE_MAX_THREADS;
+	if (threads < 2 && budget->parallel_min_dirs > 0)
+		return NULL;
+	if (threads < 2)
+		threads = 2; /* asked for always (the tests): two threads even on one CPU */
+	struct cf_scan_pre *p = calloc(1, sizeof(*p));
+	if (!p || !(p->v = calloc(prev->ndirs, sizeof(*p->v)))) {
+		free(p);
+		return NULL;
+	}
+	p->prev = prev;
+	p->rootfd = rootfd;
+	p->max_depth = budget->max_depth;
+	p->deadline = *deadline;
+	unsigned tick = 0;
+
+	/* The root, as the walk looks at it (fstat of its descriptor). */
+	struct stat st;
+	bool same = (prev->dirs[root].flags & CF_SCAN_TRUSTED) && fstat(rootfd, &st) == 0 &&
+		    cf_scan_dir_unchanged(&prev->dirs[root], &st);
+	atomic_store(&p->v[root], same ? CF_SCAN_PRE_SAME : CF_SCAN_PRE_CHANGED);
+	if (!push(p, root, rootfd, 0))
+		return p;
+
+	/* Breadth first until there is enough to share out. */
+	size_t want = (size_t)threads * CF_PRE_TASKS_PER_THREAD;
+	while (p->first < p->ntasks && p->ntasks - p->first < want && !over_time(p, &tick)) {
+		struct task t = p->tasks[p->first++];
+		look_below(p, &t, true, &tick);
+		drop_task(p, &t);
+	}
+
+	/* Then depth first, on every thread. */
+	pthread_t tid[CF_PRE_MAX_THREADS - 1];
+	int started = 0;
+	size_t left = p->ntasks - p->first;
+	if (left > 1) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_attr_t attr;
+		bool attr_ok = pthread_attr_init(&attr) == 0;
+		if (attr_ok)
+			pthread_attr_setstacksize(&attr, 256 * 1024);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		for (int i = 0; i < threads - 1 && (size_t)i + 1 < left; i++) {
+			if (pthread_create(&tid[started], attr_ok ? &attr : NULL, work, p) != 0)
+				break;
+			started++;
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (attr_ok)
+			pthread_attr_destroy(&attr);
+	}
+	work(p);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	return p;
+}
+
+enum cf_scan_pre_verdict cf_scan_pre_get(const struct cf_scan_pre *p, uint32_t rec)
+{
+	if (!p || rec >= p->prev->ndirs)
+		return CF_SCAN_PRE_UNKNOWN;
+	unsigned char v = atomic_load_explicit((atomic_uchar *)&p->v[rec], memory_order_relaxed);
+	return v == CF_SCAN_PRE_SAME || v == CF_SCAN_PRE_CHANGED ? (enum cf_scan_pre_verdict)v
+								 : CF_SCAN_PRE_UNKNOWN;
+}
+
+void cf_scan_pre_free(struct cf_scan_pre *p)
+{
+	if (!p)
+		return;
+	for (size_t j = p->first; j < p->ntasks; j++)
+		drop_task(p, &p->tasks[j]);
+	free(p->tasks);
+	free(p->v);
+	free(p);
+}
