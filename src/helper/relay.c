@@ -24,6 +24,7 @@
 
 #include "helper/relay.h"
 #include "net/netconst.h"
+#include "util/fdpass.h"
 
 enum { R_SIG, R_HTTP, R_SOCKS, R_HANDOFF };
 
@@ -88,22 +89,7 @@ static void listen_on(struct relay *r, bool on)
 /* Returns 1 when handed over, 0 when the handoff socket is full, -1 when it is broken. */
 static int hand_over(struct relay *r, int fd, char kind)
 {
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	memset(&ctl, 0, sizeof(ctl));
-	struct iovec iov = {.iov_base = &kind, .iov_len = 1};
-	struct msghdr m = {.msg_iov = &iov,
-			   .msg_iovlen = 1,
-			   .msg_control = ctl.buf,
-			   .msg_controllen = sizeof(ctl.buf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(r->handoff, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == 1) {
+	if (cf_fd_send(r->handoff, kind, fd, MSG_DONTWAIT) == 1) {
 		close(fd); /* the proxy holds it now */
 		return 1;
 	}

@@ -21,6 +21,7 @@
 #include "net/auth.h"
 #include "net/proxy_int.h"
 #include "policy/policy.h"
+#include "util/fdpass.h"
 #include "util/util.h"
 
 uint64_t cf_proxy_now(void)
@@ -379,28 +380,15 @@ static void read_handoff(struct cf_proxy *p, struct handoff *h)
 {
 	while (p->n_conns < p->cfg.max_conns) {
 		char kind;
-		union {
-			struct cmsghdr align;
-			char buf[CMSG_SPACE(sizeof(int))];
-		} ctl;
-		struct iovec iov = {.iov_base = &kind, .iov_len = 1};
-		struct msghdr m = {.msg_iov = &iov,
-				   .msg_iovlen = 1,
-				   .msg_control = ctl.buf,
-				   .msg_controllen = sizeof(ctl.buf)};
+		int fd;
 		/* One descriptor per message; more are closed by the kernel (MSG_CTRUNC). */
-		ssize_t k = recvmsg(h->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		ssize_t k = cf_fd_recv(h->fd, &kind, &fd, MSG_DONTWAIT);
 		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			return;
 		if (k <= 0) {
 			close_handoff(p, h);
 			return;
 		}
-		int fd = -1;
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-		if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 		if (fd < 0)
 			continue;
 		if ((kind != 'H' && kind != 'S') || !tcp_connection(fd) ||

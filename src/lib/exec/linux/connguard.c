@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "exec/linux/connguard.h"
+#include "util/fdpass.h"
 #include "util/util.h"
 
 #ifndef __NR_pidfd_open
@@ -70,50 +71,19 @@ struct cf_connguard {
 static int receive_listener(int fd)
 {
 	char byte;
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr m = {.msg_iov = &iov,
-			   .msg_iovlen = 1,
-			   .msg_control = ctl.buf,
-			   .msg_controllen = sizeof(ctl.buf)};
+	int lfd;
 	ssize_t k;
 	do
-		k = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+		k = cf_fd_recv(fd, &byte, &lfd, 0);
 	while (k < 0 && errno == EINTR);
-	if (k <= 0)
-		return -1;
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	int lfd = -1;
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&lfd, CMSG_DATA(cm), sizeof(int));
-	return lfd;
+	return k > 0 ? lfd : -1;
 }
 
 int cf_connguard_send(int handoff_fd, int listener)
 {
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	memset(&ctl, 0, sizeof(ctl));
-	char byte = 'L';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr m = {.msg_iov = &iov,
-			   .msg_iovlen = 1,
-			   .msg_control = ctl.buf,
-			   .msg_controllen = sizeof(ctl.buf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &listener, sizeof(int));
 	ssize_t k;
 	do
-		k = sendmsg(handoff_fd, &m, MSG_NOSIGNAL);
+		k = cf_fd_send(handoff_fd, 'L', listener, 0);
 	while (k < 0 && errno == EINTR);
 	return k == 1 ? 0 : -1;
 }
