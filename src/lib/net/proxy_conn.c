@@ -83,6 +83,18 @@ static int out_flush(struct conn *c)
 	return 0;
 }
 
+/* The connection's last words (a refusal or a SOCKS reply, queued in c->out): sent, then the
+ * connection lingers in S_REPLY until they are out or linger_ms has passed. */
+static void send_reply(struct conn *c)
+{
+	c->st = S_REPLY;
+	c->deadline = cf_proxy_now() + c->p->cfg.linger_ms;
+	if (out_flush(c) < 0)
+		cf_proxy_close(c);
+	else
+		cf_proxy_update(c);
+}
+
 void cf_conn_close_upstream(struct conn *c)
 {
 	if (c->ufd >= 0) {
@@ -117,13 +129,7 @@ void cf_conn_refuse(struct conn *c, int status, uint8_t socks_code, const char *
 		cf_proxy_close(c);
 		return;
 	}
-	c->st = S_REPLY;
-	c->deadline = cf_proxy_now() + c->p->cfg.linger_ms;
-	if (out_flush(c) < 0) {
-		cf_proxy_close(c);
-		return;
-	}
-	cf_proxy_update(c);
+	send_reply(c);
 }
 
 static void host_port(const struct conn *c, char *buf, size_t cap)
@@ -402,12 +408,7 @@ static void unauthenticated(struct conn *c, const char *why)
 	cf_proxy_record(c, "unauthenticated", NULL, why);
 	if (c->kind == K_SOCKS) {
 		/* The refusal (method 0xff or the RFC 1929 failure) is already queued. */
-		c->st = S_REPLY;
-		c->deadline = cf_proxy_now() + c->p->cfg.linger_ms;
-		if (out_flush(c) < 0)
-			cf_proxy_close(c);
-		else
-			cf_proxy_update(c);
+		send_reply(c);
 		return;
 	}
 	cf_conn_refuse(c, 407, 0, text);
@@ -516,12 +517,7 @@ static void read_socks(struct conn *c)
 					cf_proxy_close(c);
 					return;
 				}
-				c->st = S_REPLY;
-				c->deadline = cf_proxy_now() + c->p->cfg.linger_ms;
-				if (out_flush(c) < 0)
-					cf_proxy_close(c);
-				else
-					cf_proxy_update(c);
+				send_reply(c);
 				return;
 			}
 			snprintf(c->host, sizeof(c->host), "%s", c->socks.host);
