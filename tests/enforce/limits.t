@@ -90,15 +90,14 @@ for who in $RUN_USERS; do
 	# --timeout kills the whole sandbox, daemons included.
 	start=$SECONDS
 	marker="31.4$$"
-	cx "$who" --timeout 0.5 -- sh -c "sleep 30 & sleep $marker"
+	cx "$who" --timeout 0.5 -- sh -c "sleep 32.$$ & sleep $marker"
 	is "$rc" 137 "$who: --timeout 0.5: status 137 (killed by SIGKILL)"
 	[ $((SECONDS - start)) -lt 10 ]
 	ok $? "$who: --timeout returns promptly"
 	echo "$err" | grep -q "^confine: command timed out: 'sh': the sandbox was killed after 0.5 seconds"
 	ok $? "$who: --timeout says so"
-	sleep 0.2
-	pgrep -f "sleep $marker" >/dev/null
-	ok $((!$?)) "$who: nothing of the timed-out sandbox survives"
+	wait_gone "sleep ${marker//./\\.}\$" 10 && wait_gone "sleep 32\\.$$\$" 10
+	ok $? "$who: nothing of the timed-out sandbox survives, its daemon included"
 	cx "$who" --timeout 5 -- "$TRYOP" exit 3
 	is "$rc" 3 "$who: a command within its --timeout keeps its own status"
 	expect_rc "$who" 125 "--timeout 0 is refused" --timeout 0 -- true
