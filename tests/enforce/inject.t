@@ -19,6 +19,15 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 enforce_begin
 
+# holding TEXT STAMP: the files of the places confine could write to (the temp roots, the
+# workspace, the home) changed since STAMP that hold TEXT.  Only those changed since: a file
+# confine wrote is among them, and the content of every other file of a shared /var/tmp is
+# not worth reading on every run.
+holding() {
+	find /tmp /var/tmp /dev/shm "$w" "$h" -xdev -type f -cnewer "$2" -print0 2>/dev/null |
+		xargs -0r grep -lsF -- "$1" 2>/dev/null
+}
+
 if ! command -v b3sum >/dev/null; then
 	skip "b3sum is not installed (scripts/install-deps test installs it)"
 	done_testing
@@ -197,6 +206,9 @@ for who in $RUN_USERS; do
 
 	# --- the host rewrites the source after confine read it; nothing on the host ----------
 	marker="marker-$who-$RANDOM$RANDOM$RANDOM"
+	# Whatever confine could write holds a change time after this (ctime cannot be set back).
+	stamp=$E/inject-stamp-$who
+	touch "$stamp"
 	printf 'policy %s\n' "$marker" >"$src"
 	sum=$(b3 "$src")
 	rm -f "$w/ready" "$w/go"
@@ -211,14 +223,14 @@ for who in $RUN_USERS; do
 	printf 'evil rewrite\n' >"$src"
 	printf 'evil replacement\n' >"$src.new" && mv -f "$src.new" "$src"
 	# During the run: no file anywhere in the searched places holds the injected content.
-	found=$(grep -rlsF -- "$marker" /tmp /var/tmp /dev/shm "$w" "$h" 2>/dev/null)
+	found=$(holding "$marker" "$stamp")
 	is "$found" "" "$who: R21 during the run no file on the host holds the injected content"
 	ok "$([ ! -e "$tdir" ]; echo $?)" "$who: R21 during the run nothing exists at the fixed path's place on the host"
 	touch "$w/go"
 	wait_pid "$BGPID" 60
 	is "$WAITRC" 0 "$who: the run"
 	is "$(cat "$E/bg.out" | tr '\n' ' ')" "$sum $sum " "$who: R21 the command read what confine read, not the host's rewrite"
-	found=$(grep -rlsF -- "$marker" /tmp /var/tmp /dev/shm "$w" "$h" 2>/dev/null)
+	found=$(holding "$marker" "$stamp")
 	is "$found" "" "$who: R21 after the run no file on the host holds the injected content"
 	found=$(find /tmp /var/tmp /dev/shm "$w" "$h" -xdev \( -name '.confine-inject' -o -name 'bindfile*' -o -name MY_SETTINGS \) 2>/dev/null)
 	is "$found" "" "$who: R21 no injection directory, bwrap copy or env-pointer file on the host"
