@@ -9,9 +9,15 @@
  * two entries named one record (the cache file's check rules that out; the claim makes it
  * harmless besides).  Every signal is blocked in the helpers; they are joined before
  * cf_scan_pre_run returns, so the walk reads the verdicts without a race.
+ *
+ * A subtree waiting to be taken holds no descriptor, only its record, the task of its parent
+ * and the identity it had when it was looked at: the thread that takes it opens it again from
+ * the root (openat2 beneath the root, no symlink on the way) and checks that identity, so that
+ * a tree of any width keeps at most one descriptor a level a thread open.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -20,16 +26,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "host/scan_pre.h"
 
 enum { CF_PRE_BUSY = 3, CF_PRE_MAX_THREADS = 4, CF_PRE_TASKS_PER_THREAD = 8 };
 
+#define CF_PRE_NO_TASK UINT32_MAX
+
 struct task {
 	uint32_t rec;
-	int fd; /* O_PATH, the directory of `rec` (the root's is the walk's, not ours) */
+	uint32_t parent; /* the task of the directory it is in (CF_PRE_NO_TASK: the root) */
+	uint32_t name;	 /* its entry in that directory: offset in prev->names */
+	uint16_t len;
 	int depth;
+	uint64_t dev, ino; /* what it was when looked at */
 };
 
 struct cf_scan_pre {
@@ -71,28 +83,63 @@ static bool has_dives(const struct cf_scan_cache *c, uint32_t rec)
 	return false;
 }
 
-static bool push(struct cf_scan_pre *p, uint32_t rec, int fd, int depth)
+static bool push(struct cf_scan_pre *p, const struct task *t)
 {
+	if (p->ntasks >= CF_PRE_NO_TASK - 1)
+		return false;
 	if (p->ntasks == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct task *t = realloc(p->tasks, cap * sizeof(*t));
-		if (!t)
+		struct task *v = realloc(p->tasks, cap * sizeof(*v));
+		if (!v)
 			return false;
-		p->tasks = t;
+		p->tasks = v;
 		p->cap = cap;
 	}
-	p->tasks[p->ntasks++] = (struct task){.rec = rec, .fd = fd, .depth = depth};
+	p->tasks[p->ntasks++] = *t;
 	return true;
 }
 
-static void look_below(struct cf_scan_pre *p, const struct task *t, bool share, unsigned *tick);
+/* Opens the directory of task j again (O_PATH, beneath the root, no symlink followed) and
+ * checks that it is what was looked at; -1 when it is not (the walk then asks itself). */
+static int open_task(const struct cf_scan_pre *p, size_t j)
+{
+	const struct task *t = &p->tasks[j];
+	if (t->parent == CF_PRE_NO_TASK)
+		return p->rootfd;
+	char path[(255 + 1) * 66];
+	size_t at = sizeof(path) - 1;
+	path[at] = '\0';
+	for (const struct task *u = t; u->parent != CF_PRE_NO_TASK; u = &p->tasks[u->parent]) {
+		if (at < (size_t)u->len + 1)
+			return -1;
+		at -= u->len;
+		memcpy(path + at, p->prev->names + u->name, u->len);
+		path[--at] = '/';
+	}
+	const char *rel = path + at + 1;
+	const int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	struct open_how how = {.flags = (uint64_t)flags,
+			       .resolve =
+				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	int fd = (int)syscall(SYS_openat2, p->rootfd, rel, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(p->rootfd, rel, flags); /* the identity check below still holds */
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != t->dev ||
+			(uint64_t)st.st_ino != t->ino)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 /*
- * Looks at the subdirectories of t->rec (open at t->fd) that the walk will ask about; those
- * that still hold and have subdirectories of their own are opened and looked into: pushed as
- * tasks when `share`, else at once.
+ * Looks at the subdirectories of the task j's directory (open at fd) that the walk will ask
+ * about; those with subdirectories of their own are looked into: pushed as tasks when `share`,
+ * else at once, depth first (`t` is then the directory's task, not in the array).
  */
-static void look_below(struct cf_scan_pre *p, const struct task *t, bool share, unsigned *tick)
+static void look_below(struct cf_scan_pre *p, const struct task *t, uint32_t j, int fd, bool share,
+		       unsigned *tick)
 {
 	const struct cf_scan_cache *c = p->prev;
 	const struct cf_scan_dir *d = &c->dirs[t->rec];
@@ -111,7 +158,7 @@ static void look_below(struct cf_scan_pre *p, const struct task *t, bool share, 
 		memcpy(name, c->names + k->name, k->len);
 		name[k->len] = '\0';
 		struct stat st;
-		bool looked = fstatat(t->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		bool looked = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		bool same = looked && cf_scan_dir_unchanged(&c->dirs[rec], &st);
 		atomic_store_explicit(&p->v[rec], same ? CF_SCAN_PRE_SAME : CF_SCAN_PRE_CHANGED,
 				      memory_order_relaxed);
@@ -120,28 +167,35 @@ static void look_below(struct cf_scan_pre *p, const struct task *t, bool share, 
 		if (!looked || !S_ISDIR(st.st_mode) || t->depth + 1 >= p->max_depth ||
 		    !has_dives(c, rec))
 			continue;
-		int fd = openat(t->fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct task sub = {.rec = rec,
+				   .parent = j,
+				   .name = k->name,
+				   .len = k->len,
+				   .depth = t->depth + 1,
+				   .dev = (uint64_t)st.st_dev,
+				   .ino = (uint64_t)st.st_ino};
+		if (share && push(p, &sub))
+			continue;
+		int sfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		struct stat fst;
-		if (fd >= 0 &&
-		    (fstat(fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino)) {
-			close(fd); /* swapped since it was looked at: the walk reads it */
+		if (sfd < 0)
 			continue;
-		}
-		if (fd < 0)
-			continue;
-		struct task sub = {.rec = rec, .fd = fd, .depth = t->depth + 1};
-		if (share && push(p, rec, fd, sub.depth))
-			continue;
-		look_below(p, &sub, false, tick);
-		close(fd);
+		if (fstat(sfd, &fst) == 0 && fst.st_dev == st.st_dev && fst.st_ino == st.st_ino)
+			look_below(p, &sub, CF_PRE_NO_TASK, sfd, false, tick);
+		close(sfd); /* else swapped since it was looked at: the walk reads it */
 	}
 }
 
-static void drop_task(struct cf_scan_pre *p, struct task *t)
+/* Takes task j: opens its directory and looks below it, depth first. */
+static void take(struct cf_scan_pre *p, size_t j, unsigned *tick)
 {
-	if (t->fd >= 0 && t->fd != p->rootfd)
-		close(t->fd);
-	t->fd = -1;
+	int fd = open_task(p, j);
+	if (fd < 0)
+		return;
+	struct task t = p->tasks[j];
+	look_below(p, &t, CF_PRE_NO_TASK, fd, false, tick);
+	if (fd != p->rootfd)
+		close(fd);
 }
 
 static void *work(void *arg)
@@ -153,8 +207,7 @@ static void *work(void *arg)
 		if (j >= p->ntasks)
 			break;
 		if (!atomic_load_explicit(&p->stop, memory_order_relaxed))
-			look_below(p, &p->tasks[j], false, &tick);
-		drop_task(p, &p->tasks[j]);
+			take(p, j, &tick);
 	}
 	return NULL;
 }
@@ -196,15 +249,22 @@ struct cf_scan_pre *cf_scan_pre_run(const struct cf_scan_cache *prev, uint32_t r
 	bool same = (prev->dirs[root].flags & CF_SCAN_TRUSTED) && fstat(rootfd, &st) == 0 &&
 		    cf_scan_dir_unchanged(&prev->dirs[root], &st);
 	atomic_store(&p->v[root], same ? CF_SCAN_PRE_SAME : CF_SCAN_PRE_CHANGED);
-	if (!push(p, root, rootfd, 0))
+	struct task top = {.rec = root, .parent = CF_PRE_NO_TASK};
+	if (!push(p, &top))
 		return p;
 
-	/* Breadth first until there is enough to share out. */
+	/* Breadth first until there is enough to share out (the tasks looked into here keep
+	 * their place in the array: their children name them as parents). */
 	size_t want = (size_t)threads * CF_PRE_TASKS_PER_THREAD;
 	while (p->first < p->ntasks && p->ntasks - p->first < want && !over_time(p, &tick)) {
-		struct task t = p->tasks[p->first++];
-		look_below(p, &t, true, &tick);
-		drop_task(p, &t);
+		size_t j = p->first++;
+		int fd = open_task(p, j);
+		if (fd < 0)
+			continue;
+		struct task t = p->tasks[j];
+		look_below(p, &t, (uint32_t)j, fd, true, &tick);
+		if (fd != rootfd)
+			close(fd);
 	}
 
 	/* Then depth first, on every thread. */
@@ -247,8 +307,6 @@ void cf_scan_pre_free(struct cf_scan_pre *p)
 {
 	if (!p)
 		return;
-	for (size_t j = p->first; j < p->ntasks; j++)
-		drop_task(p, &p->tasks[j]);
 	free(p->tasks);
 	free(p->v);
 	free(p);
