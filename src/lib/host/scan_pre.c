@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,8 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 
 #include "host/scan_pre.h"
 
@@ -118,10 +120,14 @@ static int open_task(const struct cf_scan_pre *p, size_t j)
 	}
 	const char *rel = path + at + 1;
 	const int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = -1;
+	errno = ENOSYS;
+#ifdef __linux__
 	struct open_how how = {.flags = (uint64_t)flags,
 			       .resolve =
 				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int fd = (int)syscall(SYS_openat2, p->rootfd, rel, &how, sizeof(how));
+	fd = (int)syscall(SYS_openat2, p->rootfd, rel, &how, sizeof(how));
+#endif
 	if (fd < 0 && errno == ENOSYS)
 		fd = openat(p->rootfd, rel, flags); /* the identity check below still holds */
 	struct stat st;
@@ -212,12 +218,18 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* The CPUs this process may run on. */
 static int cpus(void)
 {
+#ifdef __linux__
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof(set), &set) != 0)
 		return 1;
 	return CPU_COUNT(&set);
+#else
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+#endif
 }
 
 struct cf_scan_pre *cf_scan_pre_run(const struct cf_scan_cache *prev, uint32_t root, int rootfd,
