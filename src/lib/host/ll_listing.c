@@ -11,26 +11,6 @@
 #include "host/ll_listing.h"
 #include "util/util.h"
 
-static enum cf_kind kind_of(int dfd, const struct dirent *e)
-{
-	switch (e->d_type) {
-	case DT_DIR:
-		return CF_KIND_DIR;
-	case DT_REG:
-		return CF_KIND_FILE;
-	case DT_LNK:
-		return CF_KIND_SYMLINK;
-	case DT_UNKNOWN:
-		break;
-	default:
-		return CF_KIND_OTHER;
-	}
-	struct stat st;
-	if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return CF_KIND_MISSING;
-	return cf_kind_of_mode(st.st_mode);
-}
-
 int cf_host_ll_listings(const struct cf_strv *dirs, struct cf_ll_listings *out,
 			struct confine_error *err)
 {
@@ -51,7 +31,7 @@ int cf_host_ll_listings(const struct cf_strv *dirs, struct cf_ll_listings *out,
 		while ((e = readdir(d))) {
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 				continue;
-			enum cf_kind k = kind_of(dirfd(d), e);
+			enum cf_kind k = cf_kind_of_entry(dirfd(d), e->d_name, e->d_type);
 			if (k == CF_KIND_MISSING)
 				continue; /* gone since readdir: nothing to allow */
 			if (cf_ll_listing_add(l, e->d_name, k) < 0) {

@@ -24,27 +24,6 @@
 #include "host/scan_walker.h"
 #include "util/util.h"
 
-static enum cf_kind kind_of(int dirfd, const char *name, unsigned char type)
-{
-	switch (type) {
-	case DT_DIR:
-		return CF_KIND_DIR;
-	case DT_REG:
-		return CF_KIND_FILE;
-	case DT_LNK:
-		return CF_KIND_SYMLINK;
-	case DT_UNKNOWN:
-		break;
-	default:
-		return CF_KIND_OTHER;
-	}
-	/* Some file systems leave d_type empty; ask without following a symlink. */
-	struct stat st;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return CF_KIND_MISSING;
-	return cf_kind_of_mode(st.st_mode);
-}
-
 /* The directory right below the scan's root on the way to w->path: the tree responsible. */
 static void top_below_root(const struct walker *w, char *out, size_t cap)
 {
@@ -340,7 +319,7 @@ static int entry(struct walker *w, int dfd, int depth, const char *ename, unsign
 	bool alive = w->lv[depth + 1].n > 0;
 	if (!w->matched.n && !alive)
 		return 0;
-	enum cf_kind kind = kind_of(dfd, ename, type);
+	enum cf_kind kind = cf_kind_of_entry(dfd, ename, type);
 	if (kind == CF_KIND_MISSING)
 		return 0; /* gone since it was listed */
 	if (w->matched.n) {

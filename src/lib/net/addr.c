@@ -4,21 +4,11 @@
 #include <string.h>
 
 #include "net/addr.h"
+#include "util/util.h"
 
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Four decimal parts, each 0-255 without a leading zero. */
@@ -79,7 +69,7 @@ static bool parse_v6(const char *s, size_t n, uint8_t out[16])
 			return false;
 		unsigned v = 0;
 		for (size_t k = i; k < j; k++) {
-			int h = hex_value(s[k]);
+			int h = cf_hex_value((unsigned char)s[k]);
 			if (h < 0)
 				return false;
 			v = v << 4 | (unsigned)h;

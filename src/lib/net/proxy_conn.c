@@ -52,18 +52,7 @@ void cf_conn_release(struct conn *c)
 
 int cf_conn_out_append(struct conn *c, const void *data, size_t n)
 {
-	size_t left = c->out_len - c->out_off;
-	char *v = malloc(left + n + 1);
-	if (!v)
-		return -1;
-	if (left)
-		memcpy(v, c->out + c->out_off, left);
-	memcpy(v + left, data, n);
-	free(c->out);
-	c->out = v;
-	c->out_off = 0;
-	c->out_len = left + n;
-	return 0;
+	return cf_queue_append(&c->out, &c->out_off, &c->out_len, data, n);
 }
 
 /* Sends what is queued for the client before the relay; -1 on error. */

@@ -144,6 +144,9 @@ void cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *ad
 void cf_conn_refuse(struct conn *c, int status, uint8_t socks_code, const char *text);
 void cf_conn_close_upstream(struct conn *c);
 int cf_conn_out_append(struct conn *c, const void *data, size_t n);
+/* Appends n bytes to the queue *buf, whose bytes [*off, *len) are still to go, compacting what
+ * went; 0, or -1 on out-of-memory (the queue as it was). */
+int cf_queue_append(char **buf, size_t *off, size_t *len, const void *data, size_t n);
 void cf_conn_client(struct conn *c, uint32_t events);
 void cf_conn_upstream(struct conn *c, uint32_t events);
 void cf_conn_resolved(struct conn *c, struct cf_resolve_job *job);

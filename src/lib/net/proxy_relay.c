@@ -24,23 +24,28 @@ void cf_dir_release(struct dir *d)
 	d->pump_on = false;
 }
 
-/* Appends to what a direction sends first (compacting what was sent). */
-static int dir_append(struct dir *d, const void *data, size_t n)
+int cf_queue_append(char **buf, size_t *off, size_t *len, const void *data, size_t n)
 {
 	if (!n)
 		return 0;
-	size_t left = d->pre_len - d->pre_off;
+	size_t left = *len - *off;
 	char *v = malloc(left + n);
 	if (!v)
 		return -1;
 	if (left)
-		memcpy(v, d->pre + d->pre_off, left);
+		memcpy(v, *buf + *off, left);
 	memcpy(v + left, data, n);
-	free(d->pre);
-	d->pre = v;
-	d->pre_off = 0;
-	d->pre_len = left + n;
+	free(*buf);
+	*buf = v;
+	*off = 0;
+	*len = left + n;
 	return 0;
+}
+
+/* Appends to what a direction sends first. */
+static int dir_append(struct dir *d, const void *data, size_t n)
+{
+	return cf_queue_append(&d->pre, &d->pre_off, &d->pre_len, data, n);
 }
 
 /* Sends what is queued in d->pre to fd.  Returns 1 when bytes went, 0 when none could, -1 on

@@ -54,22 +54,11 @@ static bool expect(struct scanner *sc, char c)
 	return true;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool hex4(struct scanner *sc, uint32_t *out)
 {
 	uint32_t v = 0;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(peek(sc));
+		int h = cf_hex_value(peek(sc));
 		if (h < 0) {
 			sc->bad = true;
 			return false;

@@ -81,4 +81,16 @@ bool cf_wildcard_match_ci(const char *pattern, const char *text);
 /* Case-sensitive variant. */
 bool cf_wildcard_match(const char *pattern, const char *text);
 
+/* The value of the hexadecimal digit c (either case), or -1. */
+static inline int cf_hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif
