@@ -2,8 +2,8 @@
 /*
  * confine-init: pid 1 inside the sandbox (bwrap --as-pid-1).
  *
- *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--landlock] [--net-relay] -- COMMAND
- *                [ARG...]
+ *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--landlock] [--net-relay]
+ *                [--mounts-fd L --ids UID:GID [--seccomp-fd S]] -- COMMAND [ARG...]
  *
  * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
  * reach the user as confine's messages), checks that it holds no capability, sets
@@ -12,7 +12,9 @@
  * with the command's status (128+N for death by signal N).  When pid 1 exits the kernel kills
  * everything else in the namespace, so no daemon outlives the command (R4).  With
  * --net-relay (network by domain, SPEC 12) it also listens on 127.0.0.1:3128 and :1080 and
- * hands each connection over to confine's proxy (relay.c), in the same loop.
+ * hands each connection over to confine's proxy (relay.c), in the same loop.  With
+ * --mounts-fd (helper mode, mounts.c) it first makes the plan's masks itself, nests the user
+ * namespace, drops every capability and loads the seccomp filter, which bwrap does otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@
 
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "helper/mounts.h"
 #include "helper/relay.h"
 #include "net/netconst.h"
 
@@ -116,8 +119,10 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	int status_fd = -1, stderr_fd = -1, go_fd = -1, i;
+	int status_fd = -1, stderr_fd = -1, go_fd = -1, mounts_fd = -1, seccomp_fd = -1, i;
 	int landlock = 0, relay = 0;
+	unsigned uid = 0, gid = 0;
+	bool ids = false;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--status-fd") && i + 1 < argc)
@@ -126,6 +131,12 @@ int main(int argc, char **argv)
 			stderr_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--go-fd") && i + 1 < argc)
 			go_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--mounts-fd") && i + 1 < argc)
+			mounts_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--seccomp-fd") && i + 1 < argc)
+			seccomp_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--ids") && i + 1 < argc)
+			ids = sscanf(argv[++i], "%u:%u", &uid, &gid) == 2;
 		else if (!strcmp(argv[i], "--landlock"))
 			landlock = 1;
 		else if (!strcmp(argv[i], "--net-relay"))
@@ -136,7 +147,8 @@ int main(int argc, char **argv)
 		} else
 			return usage();
 	}
-	if (status_fd < 3 || stderr_fd < 3 || i >= argc)
+	if (status_fd < 3 || stderr_fd < 3 || i >= argc ||
+	    (mounts_fd >= 0 && (mounts_fd < 3 || !ids)) || (seccomp_fd >= 0 && mounts_fd < 0))
 		return usage();
 	char **cmd = argv + i;
 
@@ -154,6 +166,18 @@ int main(int argc, char **argv)
 		report(status_fd, CF_HELPER_FAIL, errno, "cannot restore stderr");
 		return 125;
 	}
+	/* Helper mode: the mount list and the filter are read before their descriptors go. */
+	char *list = NULL, *prog = NULL;
+	size_t list_len = 0, prog_len = 0;
+	struct cf_helper_err he = {0};
+	if (mounts_fd >= 0 && cf_helper_slurp(mounts_fd, 1 << 24, &list, &list_len) < 0) {
+		report(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe mount list");
+		return 125;
+	}
+	if (seccomp_fd >= 0 && cf_helper_slurp(seccomp_fd, 1 << 20, &prog, &prog_len) < 0) {
+		report(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe seccomp program");
+		return 125;
+	}
 	/* Nothing of the host stays open in pid 1: the descriptor it was executed from (an
 	 * O_PATH of the installed confine-init), whatever bwrap left.  Only 0-2 and the status
 	 * pipe remain. */
@@ -162,7 +186,17 @@ int main(int argc, char **argv)
 		return 125;
 	}
 
-	/* Checked, not assumed: bwrap --cap-drop ALL should leave nothing. */
+	if (mounts_fd >= 0 &&
+	    (cf_helper_limit_userns(&he) < 0 || cf_helper_mount_all(list, list_len, &he) < 0 ||
+	     cf_helper_nest(uid, gid, &he) < 0)) {
+		char msg[248];
+		snprintf(msg, sizeof(msg), "%s\t%s", he.call, he.path);
+		report(status_fd, CF_HELPER_MODE_FAIL, he.err, msg);
+		return 125;
+	}
+	free(list);
+
+	/* Checked, not assumed: bwrap --cap-drop ALL (or the helper mode) leaves nothing. */
 	int caps = holds_capabilities();
 	if (caps != 0) {
 		report(status_fd, CF_HELPER_FAIL, caps < 0 ? errno : EPERM,
@@ -184,6 +218,14 @@ int main(int argc, char **argv)
 			return 125;
 		}
 	}
+
+	/* The filter last: in helper mode bwrap did not load it, so that the mounts could be made.
+	 */
+	if (prog && cf_helper_load_seccomp(prog, prog_len, &he) < 0) {
+		report(status_fd, CF_HELPER_FAIL, he.err, "cannot load the seccomp filter");
+		return 125;
+	}
+	free(prog);
 
 	/* The relay's listeners exist before READY, so the command can connect at once.  They
 	 * are close-on-exec: the command gets none of them. */

@@ -16,6 +16,8 @@ source "$(dirname "$0")/enforce.sh"
 enforce_begin
 cp "$FIX/denysys" "$E/bin/" && chmod a+rx "$E/bin/denysys"
 DENY=$E/bin/denysys
+cp "$FIX/tryk" "$E/bin/" && chmod a+rx "$E/bin/tryk"
+TRYK=$E/bin/tryk
 
 # cx with confine started under denysys RULES...: cxd WHO "RULES" ARGS...
 cxd() {
@@ -64,6 +66,27 @@ for who in $RUN_USERS; do
 	# keyctl blocked by an outer profile: the run goes ahead.
 	cxd "$who" "keyctl=EPERM" -- "$TRYOP" exit 0
 	is "$rc" 0 "$who: keyctl blocked outside: the sandbox still starts"
+
+	# Helper mode (confine-init makes the masks with the mount API) needs Linux 5.12.  Without
+	# the mount API (ENOSYS), with a profile that refuses it (EPERM), or with a call that
+	# fails only inside the helper (EINVAL: confine launches again), bwrap makes every mount:
+	# the same masks hold, and the mount table shows who made them (the helper's hidden
+	# files are clones of one file 'e' of its own tmpfs; bwrap's are its 'bindfile's).
+	[ -n "${CONFINE_TEST_BACKEND:-}" ] && continue
+	z=0000000000000000
+	probe="'$TRYOP' read /etc/shadow; '$TRYOP' write /proc/sys/kernel/core_pattern; '$TRYOP' read /proc/keys; '$TRYOP' readdir /proc/acpi; '$TRYK' caps-all; grep ' /etc/shadow ' /proc/self/mountinfo | cut -d' ' -f4 | sed 's/^.bindfile.*/bwrap/'"
+	for rules in "" "open_tree=ENOSYS" "fsopen=EPERM" "mount_setattr=ENOSYS" "openat2=ENOSYS" "fsconfig=EINVAL" "move_mount=EINVAL"; do
+		maker=bwrap
+		if [ -z "$rules" ]; then
+			maker=/e
+			out=$(cd "$w" && _as "$who" env -i $(_env "$who") "$FIX/confine" run -- sh -c "$probe" 2>"$E/err")
+			rc=$?
+		else
+			cxd "$who" "$rules" -- sh -c "$probe"
+		fi
+		is "$(echo $out)/$rc" "EACCES EROFS EACCES EACCES $z $z $z $z $z $maker/0" \
+			"$who: ${rules:-mount API present}: masks hold, no capability left, made by $maker"
+	done
 done
 
 # R4: the grace period.  The command traps the signal and carries on.  The cases run at the

@@ -351,7 +351,17 @@ static char *compile_case(const char *dir)
 				   .helper = 12,
 				   .status = 13,
 				   .stderr_fd = 14,
-				   .go = 15};
+				   .go = 15,
+				   .mounts = 16,
+				   .uid = 1000,
+				   .gid = 1000};
+	/* Helper mode, as a run on a kernel with the mount API makes it: the masks confine-init
+	 * makes itself are listed after the vector. */
+	bool by_helper[512] = {0};
+	if (plan.n_mounts <= 512) {
+		cf_plan_helper_split(&plan, NULL, by_helper);
+		fds.by_helper = by_helper;
+	}
 	struct cf_strv argv = {0};
 	if (cf_bwrap_argv(&plan, &fds, &argv, &err) == 0)
 		for (size_t i = 0; i < argv.n; i++)
@@ -359,6 +369,13 @@ static char *compile_case(const char *dir)
 				    !strcmp(argv.v[i], CF_BWRAP_ARGS_END) ? "(end of --args)"
 									  : argv.v[i]);
 	cf_strv_release(&argv);
+	cf_buf_add(&out, "--- confine-init mounts\n");
+	struct cf_buf list;
+	cf_buf_init(&list);
+	cf_plan_helper_list(&plan, by_helper, &list);
+	for (size_t at = 0; at < list.len; at += strlen(list.s + at) + 1)
+		cf_buf_addf(&out, "%c %s\n", list.s[at], list.s + at + 1);
+	cf_buf_release(&list);
 	cf_plan_release(&plan);
 out:
 	cf_net_policy_release(&net);

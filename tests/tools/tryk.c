@@ -40,6 +40,7 @@
  *   kill PID SIG           kill(PID, SIG)
  *   ptrace PID             PTRACE_SEIZE then detach
  *   caps                   CapEff of /proc/self/status, 16 hex digits
+ *   caps-all               CapInh, CapPrm, CapEff, CapBnd and CapAmb, space-separated
  *   umount PATH            umount2(PATH, 0)
  *   mount-tmpfs PATH       mount a tmpfs on PATH
  *   core                   RLIMIT_CORE soft limit in bytes, or `unlimited`
@@ -327,6 +328,32 @@ static int op_ptrace(long pid)
 	return outcome(rc);
 }
 
+static int op_caps_all(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return outcome(-1);
+	static const char *const sets[] = {"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"};
+	char vals[5][32] = {{0}};
+	char line[256];
+	while (fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < 5; i++)
+			if (!strncmp(line, sets[i], 7)) {
+				char *v = line + 7;
+				v += strspn(v, " \t");
+				v[strcspn(v, "\n")] = '\0';
+				snprintf(vals[i], sizeof(vals[i]), "%s", v);
+			}
+	fclose(f);
+	for (size_t i = 0; i < 5; i++)
+		if (!vals[i][0]) {
+			errno = ENOENT;
+			return outcome(-1);
+		}
+	printf("%s %s %s %s %s\n", vals[0], vals[1], vals[2], vals[3], vals[4]);
+	return 0;
+}
+
 static int op_caps(void)
 {
 	FILE *f = fopen("/proc/self/status", "re");
@@ -563,6 +590,8 @@ int main(int argc, char **argv)
 			    closing(syscall(SYS_open_tree, AT_FDCWD, "/", CF_OPEN_TREE_CLOEXEC)));
 		if (strcmp(op, "caps") == 0)
 			return op_caps();
+		if (strcmp(op, "caps-all") == 0)
+			return op_caps_all();
 		if (strcmp(op, "core") == 0)
 			return op_core();
 		if (strcmp(op, "nnp") == 0)

@@ -18,6 +18,93 @@ const char *const cf_bwrap_process_flags[] = {
     "--as-pid-1",     NULL,
 };
 
+/* Helper mode: bwrap neither drops the capabilities nor nests the user namespace; confine-init
+ * does both once its mounts are made (it runs as uid 0 of the first namespace). */
+static const char *const helper_process_flags[] = {
+    "--new-session",
+    "--die-with-parent",
+    "--unshare-user",
+    "--uid",
+    "0",
+    "--gid",
+    "0",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--cap-add",
+    "ALL",
+    "--as-pid-1",
+    NULL,
+};
+
+static bool helper_op(enum cf_mount_op op)
+{
+	return op == CF_MNT_RO_KERNEL || op == CF_MNT_HIDE_FILE || op == CF_MNT_HIDE_DIR;
+}
+
+/* bwrap's own tmpfs mounts: a path inside one exists only if bwrap makes it. */
+static bool bwrap_tmpfs(enum cf_mount_op op)
+{
+	return op == CF_MNT_DEV || op == CF_MNT_TMPFS || op == CF_MNT_HIDE_DIR ||
+	       op == CF_MNT_INJECT_DIR;
+}
+
+static bool related(const char *a, const char *b)
+{
+	return cf_path_within(a, b) || cf_path_within(b, a);
+}
+
+void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by_helper)
+{
+	size_t n = plan->n_mounts;
+	for (size_t i = 0; i < n; i++)
+		by_helper[i] = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if (!helper_op(m->op) || m->transient || (skip && skip[i]))
+			continue;
+		bool ok = true;
+		/* Inside a tmpfs of bwrap's (an earlier one it keeps): no mount point there. */
+		for (size_t j = 0; ok && j < i; j++)
+			ok = by_helper[j] || !bwrap_tmpfs(plan->mounts[j].op) ||
+			     (skip && skip[j]) || !cf_path_within(m->path, plan->mounts[j].path);
+		/* Anything later at, above or below it would be made before it now. */
+		size_t remount = 0;
+		for (size_t j = i + 1; ok && j < n; j++) {
+			const struct cf_mount *l = &plan->mounts[j];
+			if (skip && skip[j])
+				continue;
+			if (m->op == CF_MNT_HIDE_DIR && l->op == CF_MNT_REMOUNT_RO &&
+			    !strcmp(l->path, m->path) && !remount) {
+				remount = j;
+				continue;
+			}
+			ok = !related(l->path, m->path);
+		}
+		/* A hidden directory goes only with its read-only remount. */
+		if (!ok || (m->op == CF_MNT_HIDE_DIR && !remount))
+			continue;
+		by_helper[i] = true;
+		if (remount)
+			by_helper[remount] = true;
+	}
+}
+
+void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, struct cf_buf *out)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if (!by_helper[i] || !helper_op(m->op))
+			continue;
+		cf_buf_addc(out, m->op == CF_MNT_RO_KERNEL   ? 'k'
+				 : m->op == CF_MNT_HIDE_FILE ? 'f'
+				 : m->traverse		     ? 't'
+							     : 'd');
+		cf_buf_addn(out, m->path, strlen(m->path) + 1);
+	}
+}
+
 static int add(struct cf_strv *out, const char *s)
 {
 	return cf_strv_add(out, s);
@@ -34,15 +121,16 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 		  struct confine_error *err)
 {
 	int bad = 0;
-	for (size_t i = 0; cf_bwrap_process_flags[i]; i++)
-		bad |= add(out, cf_bwrap_process_flags[i]);
+	const char *const *flags = fds->by_helper ? helper_process_flags : cf_bwrap_process_flags;
+	for (size_t i = 0; flags[i]; i++)
+		bad |= add(out, flags[i]);
 	if (!plan->network)
 		bad |= add(out, "--unshare-net");
 
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		char size[32];
-		if (fds->skip && fds->skip[i])
+		if ((fds->skip && fds->skip[i]) || (fds->by_helper && fds->by_helper[i]))
 			continue;
 		switch (m->op) {
 		case CF_MNT_RO_ROOT:
@@ -101,7 +189,8 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 			break;
 		}
 	}
-	if (fds->seccomp >= 0)
+	/* In helper mode the filter would forbid the helper its mounts: it loads it itself. */
+	if (fds->seccomp >= 0 && !fds->by_helper)
 		bad |= add(out, "--add-seccomp-fd") | addfd(out, fds->seccomp);
 	if (fds->info >= 0)
 		bad |= add(out, "--info-fd") | addfd(out, fds->info);
@@ -117,6 +206,14 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 	       addfd(out, fds->status) | add(out, "--stderr-fd") | addfd(out, fds->stderr_fd);
 	if (fds->go >= 0)
 		bad |= add(out, "--go-fd") | addfd(out, fds->go);
+	if (fds->by_helper) {
+		char ids[32];
+		bad |= add(out, "--mounts-fd") | addfd(out, fds->mounts);
+		snprintf(ids, sizeof(ids), "%u:%u", fds->uid, fds->gid);
+		bad |= add(out, "--ids") | add(out, ids);
+		if (fds->seccomp >= 0)
+			bad |= add(out, "--seccomp-fd") | addfd(out, fds->seccomp);
+	}
 	if (plan->landlock_abi >= 6)
 		bad |= add(out, "--landlock");
 	/* SPEC 12: confine-init relays 127.0.0.1 of the sandbox to the proxy's sockets. */

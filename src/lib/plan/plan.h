@@ -150,7 +150,30 @@ struct cf_bwrap_fds {
 			    * -1: it does not wait */
 	const bool *skip;  /* per mount index: leave this mount out (a transient path that is
 			    * gone); NULL: none */
+	/* Helper mode (cf_plan_helper_split): per mount index, made by confine-init instead of
+	 * bwrap; NULL: bwrap makes every mount and drops the capabilities itself. */
+	const bool *by_helper;
+	int mounts;	   /* helper mode: the list of cf_plan_helper_list, read by the helper */
+	unsigned uid, gid; /* helper mode: the caller's ids, which the sandbox sees as its own */
 };
+
+/*
+ * Helper mode.  bwrap reads its whole mount table again after every mount it makes, so each
+ * of the 20 to 50 masks of a plan costs it about a quarter of a millisecond; confine-init
+ * makes the same mounts with the mount API (open_tree, move_mount, fsmount) in a few
+ * microseconds each, before it gives up its capabilities.  Marks in by_helper[] (n_mounts
+ * entries) the mounts it can make without changing what the sandbox looks like: a kernel
+ * interface made read-only, a hidden file, a hidden directory (and its read-only remount),
+ * when no other mount lies at, above or below the path after it, and the path is not inside a
+ * tmpfs that bwrap makes (where the mount point would not exist).  Transient endpoints stay
+ * with bwrap, which knows how to leave out one that is gone.  Pure.
+ */
+void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by_helper);
+
+/* The helper's list: one record per marked mount but the remounts, "<op><path>\0" with op 'k'
+ * (RO_KERNEL), 'f' (HIDE_FILE), 'd' (HIDE_DIR, mode 0000), 't' (HIDE_DIR, mode 0111); every
+ * hidden directory read-only.  Pure. */
+void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, struct cf_buf *out);
 
 /* The namespace, capability and process flags of every run (R12), NULL-terminated; the probe
  * runs its test sandbox with exactly these. */

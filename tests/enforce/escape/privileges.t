@@ -21,6 +21,17 @@ for who in $RUN_USERS; do
 		is "$(got)" 0000000000000000 "$who: no capabilities on the host (host control)"
 	fi
 	expect "$who" 0000000000000000 "R12 --cap-drop ALL: CapEff is empty" -- "$TRYK" caps
+	# Every set, the bounding and ambient sets too: confine-init makes the masks while it
+	# holds the first namespace's capabilities (helper mode), then drops them all.
+	# (The landlock backend makes no user namespace: a user's bounding set stays the caller's,
+	# which no_new_privs, below, keeps any exec from using; root's is emptied.)
+	z=0000000000000000
+	hx "$who" "$TRYK" caps-all
+	bnd=$z
+	[ "${CONFINE_TEST_BACKEND:-}" = landlock ] && [ "$who" != root ] && bnd=$(printf '%s' "$out" | cut -d' ' -f4)
+	expect "$who" "$z $z $z $bnd $z" "R12: no capability in any set (inheritable, permitted, effective, bounding, ambient)" -- "$TRYK" caps-all
+	xenv=(CONFINE_NO_HELPER_MOUNTS=1)
+	expect "$who" "$z $z $z $bnd $z" "R12: the same when bwrap makes every mount (no helper mode)" -- "$TRYK" caps-all
 
 	# no_new_privs.
 	expect_host "$who" 0 "no_new_privs is not set" "$TRYK" nnp

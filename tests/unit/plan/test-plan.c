@@ -630,6 +630,125 @@ static void end_marker(void)
 	       "R12 the --args end marker is 0x01 + \"end-of-options\"");
 }
 
+/* Helper mode (cf_plan_helper_split): which masks confine-init makes, on a plan made by hand
+ * with one mount of every case, and the vector bwrap gets then. */
+static void helper_split(void)
+{
+	static const struct {
+		enum cf_mount_op op;
+		const char *path;
+		bool traverse, transient, skip, want;
+		const char *why;
+	} ms[] = {
+	    {CF_MNT_RO_ROOT, "/", 0, 0, 0, 0, "bwrap's root"},
+	    {CF_MNT_DEV, "/dev", 0, 0, 0, 0, "bwrap's /dev"},
+	    {CF_MNT_PROC, "/proc", 0, 0, 0, 0, "bwrap's /proc"},
+	    {CF_MNT_RO_KERNEL, "/proc/sys", 0, 0, 0, 1, "a kernel interface"},
+	    {CF_MNT_HIDE_FILE, "/proc/keys", 0, 0, 0, 1, "a masked file"},
+	    {CF_MNT_HIDE_DIR, "/proc/acpi", 0, 0, 0, 1, "a masked directory with its remount"},
+	    {CF_MNT_HIDE_DIR, "/home/u/.ssh", 1, 0, 0, 0, "a hidden directory with a mount below"},
+	    {CF_MNT_RO_BIND, "/home/u/.ssh/known_hosts", 0, 0, 0, 0, "a bind"},
+	    {CF_MNT_HIDE_FILE, "/home/u/.ssh/id", 0, 0, 0, 0, "inside a tmpfs of bwrap's"},
+	    {CF_MNT_TMPFS, "/tmp", 0, 0, 0, 0, "bwrap's /tmp"},
+	    {CF_MNT_HIDE_FILE, "/tmp/x", 0, 0, 0, 0, "inside bwrap's /tmp"},
+	    {CF_MNT_HIDE_FILE, "/run/user/1/s", 0, 1, 0, 0, "a transient endpoint"},
+	    {CF_MNT_HIDE_DIR, "/srv/a", 0, 0, 0, 0, "a hidden directory without a remount"},
+	    {CF_MNT_HIDE_FILE, "/ws/a/.env", 0, 0, 0, 0, "below a later bind"},
+	    {CF_MNT_HIDE_FILE, "/var/x", 0, 0, 1, 0, "left out of this launch"},
+	    {CF_MNT_HIDE_FILE, "/etc/shadow", 0, 0, 0, 1, "a guard"},
+	    {CF_MNT_REMOUNT_RO, "/proc/acpi", 0, 0, 0, 1, "the remount of a moved directory"},
+	    {CF_MNT_REMOUNT_RO, "/home/u/.ssh", 0, 0, 0, 0, "the remount of a kept directory"},
+	    {CF_MNT_RW_BIND, "/ws/a", 0, 0, 0, 0, "a bind"},
+	    {CF_MNT_RO_KERNEL, "/proc/fs", 0, 0, 0, 1, "the last mount"},
+	};
+	struct cf_mount mounts[N(ms)];
+	bool skip[N(ms)], by[N(ms)];
+	int src[N(ms)], empty[N(ms)];
+	memset(mounts, 0, sizeof(mounts));
+	for (size_t i = 0; i < N(ms); i++) {
+		mounts[i] = (struct cf_mount){.op = ms[i].op,
+					      .path = (char *)ms[i].path,
+					      .traverse = ms[i].traverse,
+					      .transient = ms[i].transient};
+		skip[i] = ms[i].skip;
+		src[i] = 100 + (int)i;
+		empty[i] = 300 + (int)i;
+	}
+	struct cf_plan plan = {0};
+	plan.mounts = mounts;
+	plan.n_mounts = N(ms);
+	plan.cwd = "/ws/a";
+	plan.seccomp = true;
+	cf_strv_add(&plan.argv, "cmd");
+	cf_plan_helper_split(&plan, skip, by);
+	for (size_t i = 0; i < N(ms); i++)
+		TAP_OK(by[i] == ms[i].want, "helper mode: %s %s: %s (%s)",
+		       ms[i].want ? "made by confine-init" : "left to bwrap", ms[i].path, ms[i].why,
+		       by[i] ? "moved" : "kept");
+	struct cf_buf list;
+	cf_buf_init(&list);
+	cf_plan_helper_list(&plan, by, &list);
+	static const char want_list[] = "k/proc/sys\0f/proc/keys\0d/proc/acpi\0f/etc/shadow\0"
+					"k/proc/fs";
+	TAP_OK(list.len == sizeof(want_list) && !memcmp(list.s, want_list, sizeof(want_list)),
+	       "helper mode: the list names each moved mount once, remounts implied");
+	cf_buf_release(&list);
+
+	struct cf_bwrap_fds fds = {.source = src,
+				   .empty = empty,
+				   .seccomp = 10,
+				   .info = -1,
+				   .helper = 12,
+				   .status = 13,
+				   .stderr_fd = 14,
+				   .go = 15,
+				   .skip = skip,
+				   .by_helper = by,
+				   .mounts = 16,
+				   .uid = 1000,
+				   .gid = 100};
+	struct cf_strv v = {0};
+	TAP_INTEQ(cf_bwrap_argv(&plan, &fds, &v, NULL), 0, "helper mode: the vector is built");
+	size_t end = v.n;
+	bool drop = false, nest = false, bwrap_filter = false, moved = false, kept = true;
+	for (size_t i = 0; i < v.n; i++) {
+		if (end == v.n && !strcmp(v.v[i], CF_BWRAP_ARGS_END))
+			end = i;
+		if (i < end) {
+			drop |= !strcmp(v.v[i], "--cap-drop");
+			nest |= !strcmp(v.v[i], "--disable-userns");
+			bwrap_filter |= !strcmp(v.v[i], "--add-seccomp-fd");
+			for (size_t j = 0; j < N(ms); j++)
+				if (!strcmp(v.v[i], ms[j].path) && ms[j].op != CF_MNT_RO_ROOT &&
+				    i > 0 && strcmp(v.v[i - 1], "--chdir"))
+					moved |= by[j];
+		}
+	}
+	for (size_t j = 0; j < N(ms); j++) {
+		bool seen = false;
+		for (size_t i = 0; i < end; i++)
+			seen |= !strcmp(v.v[i], ms[j].path);
+		if (!by[j] && !ms[j].skip && !seen)
+			kept = false;
+	}
+	TAP_OK(!drop && !nest && !bwrap_filter,
+	       "helper mode: bwrap neither drops the capabilities, nor nests the namespace, nor "
+	       "loads the filter");
+	TAP_OK(!moved, "helper mode: no moved mount reaches bwrap");
+	TAP_OK(kept, "helper mode: every kept mount reaches bwrap");
+	char joined[512] = "";
+	for (size_t i = end + 1; i < v.n; i++) {
+		strncat(joined, v.v[i], sizeof(joined) - strlen(joined) - 2);
+		strcat(joined, " ");
+	}
+	TAP_STREQ(joined,
+		  "-- /proc/self/fd/12 --status-fd 13 --stderr-fd 14 --go-fd 15 --mounts-fd 16 "
+		  "--ids 1000:100 --seccomp-fd 10 -- cmd ",
+		  "helper mode: confine-init gets the list, the caller's ids and the filter");
+	cf_strv_release(&v);
+	cf_strv_release(&plan.argv);
+}
+
 int main(void)
 {
 	end_marker();
@@ -641,6 +760,7 @@ int main(void)
 	temp_root_rule();
 	missing();
 	bwrap_vector();
+	helper_split();
 	fs_clear();
 	return tap_done();
 }

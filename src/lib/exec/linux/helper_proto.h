@@ -12,6 +12,8 @@ enum {
 	CF_HELPER_READY = 'R',	   /* sandbox set up; value: landlock ABI applied (0: none) */
 	CF_HELPER_EXEC_FAIL = 'E', /* execvp of the command failed; value: errno */
 	CF_HELPER_FAIL = 'H',	   /* the helper could not harden the sandbox; value: errno */
+	CF_HELPER_MODE_FAIL = 'M', /* helper mode (its mounts, the nested namespace, the filter)
+				    * failed; value: errno; message: "CALL\tPATH" */
 };
 
 struct cf_helper_record {

@@ -32,6 +32,7 @@
 #include "exec/linux/tee.h"
 #include "inject/run_inject.h"
 #include "request.h"
+#include "util/mountapi.h"
 #include "util/util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -332,11 +333,69 @@ int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
 	return 0;
 }
 
+/*
+ * Helper mode (cf_plan_helper_split): confine-init makes the masks with the mount API.  It
+ * needs open_tree, move_mount, fsopen, fsconfig, fsmount, mount_setattr (Linux 5.12) and
+ * openat2, and a bwrap that is not setuid (that one refuses --cap-add).  Each call is made
+ * here with arguments that fail before doing anything; ENOSYS says no (an old kernel, or a
+ * seccomp profile around confine, which the helper inherits).  EPERM cannot: it is also what
+ * the kernel answers a caller without CAP_SYS_ADMIN, before it looks at the arguments; a
+ * profile that refuses with EPERM makes the helper fail, and confine launches again without
+ * helper mode (helper_mode_failed).
+ */
+static bool helper_mode_ok(const confine_run *run)
+{
+	static int known = -1;
+	if (run->helper_mode_off || !run->bwrap)
+		return false;
+	if (known < 0) {
+		long calls[] = {SYS_open_tree, SYS_move_mount,	  SYS_fsopen, SYS_fsconfig,
+				SYS_fsmount,   SYS_mount_setattr, SYS_openat2};
+		known = 1;
+		for (size_t i = 0; known && i < sizeof(calls) / sizeof(calls[0]); i++) {
+			errno = 0;
+			long rc = syscall(calls[i], -1, NULL, NULL, NULL, 0);
+			known = !(rc < 0 && errno == ENOSYS);
+		}
+		if (getenv("CONFINE_NO_HELPER_MOUNTS"))
+			known = 0;
+	}
+	if (!known)
+		return false;
+	struct stat st;
+	return stat(run->bwrap, &st) == 0 && !(st.st_mode & (S_ISUID | S_ISGID));
+}
+
+/* The helper's mount list in a memfd it reads from the start. */
+static int helper_list_fd(const struct cf_plan *plan, const bool *by_helper,
+			  struct confine_error *err)
+{
+	struct cf_buf list;
+	cf_buf_init(&list);
+	cf_plan_helper_list(plan, by_helper, &list);
+	if (list.oom) {
+		cf_buf_release(&list);
+		return cf_nomem(err);
+	}
+	int fd = memfd_create("confine-mounts", MFD_CLOEXEC);
+	size_t len = list.len;
+	ssize_t k = fd < 0 ? -1 : write(fd, list.s ? list.s : "", len);
+	int e = k < 0 ? errno : EIO;
+	cf_buf_release(&list);
+	if (fd >= 0 && k == (ssize_t)len)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "the helper's mount list",
+			 fd < 0 ? "memfd_create" : "write", fd < 0 ? errno : e);
+}
+
 static int spawn_bwrap(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
 	struct fdlist keep = {0}; /* handed to bwrap */
 	int *source = NULL, *empty = NULL, *data = NULL;
+	bool *by_helper = NULL;
 	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1}, go[2] = {-1, -1};
 	int args_fd = -1;
 	char *helper = NULL, *args_arg = NULL, **bargv = NULL;
@@ -351,6 +410,11 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		run->skip = calloc(plan->n_mounts + 1, sizeof(bool));
 	if (!source || !empty || !run->skip || (plan->n_injects && !data))
 		goto oom;
+	if (helper_mode_ok(run)) {
+		if (!(by_helper = malloc(plan->n_mounts + 1)))
+			goto oom;
+		cf_plan_helper_split(plan, run->skip, by_helper);
+	}
 	if (data) {
 		/* A fresh descriptor of each sealed memfd: bwrap reads it to the end and closes
 		 * it; another launch (skip_vanished) gets its own. */
@@ -405,7 +469,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 				if (plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
 				    !strcmp(plan->mounts[j].path, m->path))
 					run->skip[j] = true;
-		} else if (m->op == CF_MNT_HIDE_FILE) {
+		} else if (m->op == CF_MNT_HIDE_FILE && !(by_helper && by_helper[i])) {
 			/* bwrap copies this (empty) descriptor into the file it binds. */
 			if ((empty[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 				r = cf_err_os(err, CONFINE_E_OS, "cannot open", "/dev/null", "open",
@@ -417,8 +481,25 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		}
 	}
 
-	struct cf_bwrap_fds fds = {
-	    .source = source, .empty = empty, .data = data, .seccomp = -1, .skip = run->skip};
+	struct cf_bwrap_fds fds = {.source = source,
+				   .empty = empty,
+				   .data = data,
+				   .seccomp = -1,
+				   .skip = run->skip,
+				   .by_helper = by_helper,
+				   .mounts = -1,
+				   .uid = (unsigned)getuid(),
+				   .gid = (unsigned)getgid()};
+	if (by_helper) {
+		if ((fds.mounts = helper_list_fd(plan, by_helper, err)) < 0) {
+			r = fds.mounts;
+			goto out;
+		}
+		if (fdlist_add(&keep, fds.mounts) < 0) {
+			close(fds.mounts);
+			goto oom;
+		}
+	}
 	if (plan->seccomp) {
 		if ((r = cf_seccomp_build_fd(&fds.seccomp, err)) < 0)
 			goto out;
@@ -550,6 +631,7 @@ out:
 	free(source);
 	free(empty);
 	free(data);
+	free(by_helper);
 	free(helper);
 	free(args_arg);
 	free(bargv);
@@ -961,6 +1043,40 @@ static bool skip_vanished(confine_run *run, const char *msg)
 	return found;
 }
 
+/*
+ * Helper mode failed before the command started.  A target that is gone, or is not what the
+ * plan saw, changed since the plan: R34, plan again.  Anything else (a kernel or a profile
+ * that refuses a call the check did not catch) costs one more launch, with bwrap making every
+ * mount as without helper mode; the sandbox is the same.
+ */
+static int helper_mode_failed(confine_run *run, const struct cf_helper_record *rec, bool *again,
+			      struct confine_error *err)
+{
+	const char *tab = strchr(rec->message, '\t');
+	const char *path = tab ? tab + 1 : rec->message;
+	size_t cl = tab ? (size_t)(tab - rec->message) : strlen(rec->message);
+	bool lookup = (cl == 7 && !strncmp(rec->message, "openat2", 7)) ||
+		      (cl == 6 && !strncmp(rec->message, "lookup", 6)) ||
+		      (cl == 5 && !strncmp(rec->message, "fstat", 5));
+	int e = rec->value;
+	if (lookup && path[0] == '/' &&
+	    (e == ENOENT || e == ENOTDIR || e == EISDIR || e == ELOOP || e == EXDEV)) {
+		free(run->unsettled);
+		if (!(run->unsettled = cf_strdup(path)))
+			return cf_nomem(err);
+		*again = true;
+		return 0;
+	}
+	if (!run->helper_mode_off) {
+		run->helper_mode_off = true;
+		*again = true;
+		return 0;
+	}
+	cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", "confine-init", "%.*s %s: %s", (int)cl,
+	       rec->message, path, strerror(e));
+	return CONFINE_E_SPAWN;
+}
+
 static int setup_failure(const char *text, struct confine_error *err)
 {
 	if (!strncmp(text, "bwrap: ", 7))
@@ -1047,6 +1163,8 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 				cf_err_hint(err, "a rule may hide the command or a directory it "
 						 "lives in; see 'confine explain PATH'");
 			return err ? err->code : CONFINE_E_NOTFOUND;
+		} else if (rec[i].type == CF_HELPER_MODE_FAIL) {
+			return helper_mode_failed(run, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_FAIL) {
 			cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed",
 			       run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock"

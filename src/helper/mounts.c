@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helper mode (plan/bwrap_args.c, cf_plan_helper_split): the masks of the plan are made here,
+ * by pid 1 of the sandbox while it still holds the capabilities of the first user namespace,
+ * with the mount API instead of bwrap's mount-and-reread-the-table; then the helper does what
+ * bwrap would have done after its mounts: user namespaces disabled (user.max_user_namespaces
+ * = 1 in the first namespace, the one allowed spent on a nested namespace that maps the
+ * caller's ids), every capability dropped, the seccomp filter loaded last.
+ *
+ * Every target is opened without following a symlink anywhere (openat2 RESOLVE_NO_SYMLINKS)
+ * and must still be what the plan saw (a directory or not): a path that changed since the
+ * plan is reported as such, and confine plans the run again (R34).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <sched.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "helper/mounts.h"
+#include "util/mountapi.h"
+
+static int fail(struct cf_helper_err *e, int err, const char *call, const char *path)
+{
+	e->err = err;
+	e->call = call;
+	snprintf(e->path, sizeof(e->path), "%s", path ? path : "");
+	return -1;
+}
+
+int cf_helper_slurp(int fd, size_t max, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap + 1);
+	if (!b)
+		return -1;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= max) {
+				free(b);
+				errno = EFBIG;
+				return -1;
+			}
+			cap *= 2;
+			char *nb = realloc(b, cap + 1);
+			if (!nb) {
+				free(b);
+				return -1;
+			}
+			b = nb;
+		}
+		ssize_t k = pread(fd, b + n, cap - n, (off_t)n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			free(b);
+			errno = e;
+			return -1;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	b[n] = '\0';
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+/* The target, opened without a symlink anywhere on the way, and of the kind the plan saw. */
+static int open_target(const char *path, bool dir, struct cf_helper_err *e)
+{
+	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0)
+		return fail(e, errno, "openat2", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int err = errno;
+		close(fd);
+		return fail(e, err, "fstat", path);
+	}
+	if (dir != !!S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) {
+		close(fd);
+		return fail(e, dir ? ENOTDIR : EISDIR, "lookup", path);
+	}
+	return fd;
+}
+
+/* A detached read-only tmpfs with root mode `mode`; with `file`, an empty mode-000 file "e"
+ * made in it first.  The masks are clones of it: nothing can be written into any of them. */
+static int detached_tmpfs(const char *mode, bool file, struct cf_helper_err *e)
+{
+	int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return fail(e, errno, "fsopen", "tmpfs");
+	int mnt = -1;
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "4k", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+		fail(e, errno, "fsconfig", "tmpfs");
+		goto out;
+	}
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (mnt < 0) {
+		fail(e, errno, "fsmount", "tmpfs");
+		goto out;
+	}
+	if (file) {
+		int f = openat(mnt, "e", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
+		if (f < 0 || fchmod(f, 0) < 0) {
+			fail(e, errno, "openat", "tmpfs/e");
+			if (f >= 0)
+				close(f);
+			close(mnt);
+			mnt = -1;
+			goto out;
+		}
+		close(f);
+	}
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0) {
+		fail(e, errno, "mount_setattr", "tmpfs");
+		close(mnt);
+		mnt = -1;
+	}
+out:
+	close(fs);
+	return mnt;
+}
+
+int cf_helper_mount_all(const char *list, size_t len, struct cf_helper_err *e)
+{
+	int file_src = -1, dir_src[2] = {-1, -1}; /* mode 0000, 0111 */
+	int rc = 0;
+	for (size_t at = 0; at < len && rc == 0;) {
+		char op = list[at];
+		const char *path = list + at + 1;
+		size_t pl = strnlen(path, len - at - 1);
+		if (pl == len - at - 1 || path[0] != '/')
+			return fail(e, EINVAL, "read", "the mount list");
+		at += pl + 2;
+		int src = -1, tfd = -1;
+		if (op == 'f') {
+			if (file_src < 0 && (file_src = detached_tmpfs("0755", true, e)) < 0) {
+				rc = -1;
+				break;
+			}
+			src = (int)syscall(SYS_open_tree, file_src, "e",
+					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+			if (src < 0) {
+				rc = fail(e, errno, "open_tree", path);
+				break;
+			}
+			tfd = open_target(path, false, e);
+		} else if (op == 'd' || op == 't') {
+			int *d = &dir_src[op == 't'];
+			if (*d < 0 &&
+			    (*d = detached_tmpfs(op == 't' ? "0111" : "0000", false, e)) < 0) {
+				rc = -1;
+				break;
+			}
+			src = (int)syscall(SYS_open_tree, *d, "",
+					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+			if (src < 0) {
+				rc = fail(e, errno, "open_tree", path);
+				break;
+			}
+			tfd = open_target(path, true, e);
+		} else if (op == 'k') {
+			/* The kernel interface itself, with everything mounted below it, read-only
+			 * (without touching its other flags, which a user namespace may not clear).
+			 */
+			if ((tfd = open_target(path, true, e)) < 0) {
+				rc = -1;
+				break;
+			}
+			src = (int)syscall(SYS_open_tree, tfd, "",
+					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+					       AT_RECURSIVE);
+			struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+			if (src < 0)
+				rc = fail(e, errno, "open_tree", path);
+			else if (syscall(SYS_mount_setattr, src, "", AT_EMPTY_PATH | AT_RECURSIVE,
+					 &ro, sizeof(ro)) < 0)
+				rc = fail(e, errno, "mount_setattr", path);
+		} else {
+			return fail(e, EINVAL, "read", "the mount list");
+		}
+		if (rc == 0 && tfd < 0)
+			rc = -1;
+		if (rc == 0 && syscall(SYS_move_mount, src, "", tfd, "",
+				       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			rc = fail(e, errno, "move_mount", path);
+		if (src >= 0)
+			close(src);
+		if (tfd >= 0)
+			close(tfd);
+	}
+	int all[] = {file_src, dir_src[0], dir_src[1]};
+	for (size_t i = 0; i < 3; i++)
+		if (all[i] >= 0)
+			close(all[i]);
+	return rc;
+}
+
+static int write_file(const char *path, const char *text, struct cf_helper_err *e)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(e, errno, "open", path);
+	size_t n = strlen(text);
+	ssize_t k = write(fd, text, n);
+	int err = k < 0 ? errno : EIO;
+	close(fd);
+	return k == (ssize_t)n ? 0 : fail(e, err, "write", path);
+}
+
+int cf_helper_limit_userns(struct cf_helper_err *e)
+{
+	/* The limit of the first namespace (the one the helper is in), before /proc/sys becomes
+	 * read-only; a nested namespace counts against it, so only one can be made. */
+	return write_file("/proc/sys/user/max_user_namespaces", "1", e);
+}
+
+static int drop_capabilities(struct cf_helper_err *e)
+{
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return fail(e, errno, "prctl PR_CAPBSET_DROP", "the bounding set");
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return fail(e, errno, "prctl PR_CAP_AMBIENT", "the ambient set");
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2] = {{0}};
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return fail(e, errno, "capset", "the capabilities");
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) > 0)
+			return fail(e, EPERM, "prctl PR_CAPBSET_READ", "the bounding set");
+	return 0;
+}
+
+int cf_helper_nest(unsigned uid, unsigned gid, struct cf_helper_err *e)
+{
+	if (unshare(CLONE_NEWUSER) < 0)
+		return fail(e, errno, "unshare", "the nested user namespace");
+	char map[64];
+	if (write_file("/proc/self/setgroups", "deny", e) < 0)
+		return -1;
+	/* The helper is uid 0 of the first namespace; the sandbox sees the caller's ids. */
+	snprintf(map, sizeof(map), "%u 0 1\n", uid);
+	if (write_file("/proc/self/uid_map", map, e) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u 0 1\n", gid);
+	if (write_file("/proc/self/gid_map", map, e) < 0)
+		return -1;
+	if (drop_capabilities(e) < 0)
+		return -1;
+	/* Checked, not assumed (bwrap checks the same): no further user namespace. */
+	if (unshare(CLONE_NEWUSER) == 0)
+		return fail(e, EPERM, "unshare", "user namespaces are still allowed");
+	return 0;
+}
+
+int cf_helper_load_seccomp(const char *prog, size_t len, struct cf_helper_err *e)
+{
+	if (len == 0 || len % sizeof(struct sock_filter) || len / sizeof(struct sock_filter) > 4096)
+		return fail(e, EINVAL, "read", "the seccomp program");
+	struct sock_fprog fp = {.len = (unsigned short)(len / sizeof(struct sock_filter)),
+				.filter = (struct sock_filter *)(void *)prog};
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) < 0)
+		return fail(e, errno, "seccomp", "the filter");
+	return 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Helper mode of confine-init (mounts.c). */
+#ifndef CONFINE_HELPER_MOUNTS_H
+#define CONFINE_HELPER_MOUNTS_H
+
+#include <stddef.h>
+
+/* What failed: the call, its errno and the path it was about. */
+struct cf_helper_err {
+	int err;
+	const char *call;
+	char path[200];
+};
+
+/* Reads fd from offset 0 to its end (at most max bytes) into a malloc'd, NUL-terminated
+ * buffer.  0, or -1 with errno. */
+int cf_helper_slurp(int fd, size_t max, char **out, size_t *len);
+/* Makes every mount of the list (plan/bwrap_args.c, cf_plan_helper_list).  0 or -1. */
+int cf_helper_mount_all(const char *list, size_t len, struct cf_helper_err *e);
+/* user.max_user_namespaces = 1 in the helper's namespace.  0 or -1. */
+int cf_helper_limit_userns(struct cf_helper_err *e);
+/* A nested user namespace mapping uid and gid to the helper's 0, then every capability
+ * dropped and checked gone, and no further user namespace possible.  0 or -1. */
+int cf_helper_nest(unsigned uid, unsigned gid, struct cf_helper_err *e);
+/* Loads the classic BPF program prog (len bytes) as the seccomp filter.  0 or -1. */
+int cf_helper_load_seccomp(const char *prog, size_t len, struct cf_helper_err *e);
+
+#endif
