@@ -3,7 +3,7 @@
  * confine-init: pid 1 inside the sandbox (bwrap --as-pid-1).
  *
  *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--landlock] [--net-relay]
- *                [--mounts-fd L --ids UID:GID [--seccomp-fd S]] -- COMMAND [ARG...]
+ *                [--mounts-fd L --ids UID:GID | --nested] [--seccomp-fd S] -- COMMAND [ARG...]
  *
  * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
  * reach the user as confine's messages), checks that it holds no capability, sets
@@ -14,7 +14,11 @@
  * --net-relay (network by domain, SPEC 12) it also listens on 127.0.0.1:3128 and :1080 and
  * hands each connection over to confine's proxy (relay.c), in the same loop.  With
  * --mounts-fd (helper mode, mounts.c) it first makes the plan's masks itself, nests the user
- * namespace, drops every capability and loads the seccomp filter, which bwrap does otherwise.
+ * namespace and drops every capability, then executes itself again with --nested in place of
+ * --mounts-fd and --ids, and loads the seccomp filter, which bwrap does otherwise.  (The
+ * second execution is what makes the nested namespace the one of pid 1's memory: the kernel
+ * makes the /proc/1 files of an undumpable process owned by uid 0 of that namespace, which in
+ * the first namespace is the caller's own uid.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,6 +115,62 @@ static int close_from(const int keep_in[2], bool cloexec)
 	return 0;
 }
 
+static int mode_failed(int status_fd, const struct cf_helper_err *he)
+{
+	char msg[248];
+	snprintf(msg, sizeof(msg), "%s\t%s", he->call, he->path);
+	report(status_fd, CF_HELPER_MODE_FAIL, he->err, msg);
+	return 125;
+}
+
+/*
+ * The first stage of helper mode: the masks, user.max_user_namespaces, the nested namespace,
+ * every capability dropped; then this program again (/proc/self/exe: the installed file, even
+ * where its directory is hidden) with --nested in place of --mounts-fd and --ids, and every
+ * other option and descriptor as they were.  Returns only on failure.
+ */
+static int helper_mode(int argc, char **argv, int status_fd, int mounts_fd, unsigned uid,
+		       unsigned gid)
+{
+	struct cf_helper_err he = {0};
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		report(status_fd, CF_HELPER_FAIL, errno, "cannot make the helper undumpable");
+		return 125;
+	}
+	char *list = NULL;
+	size_t len = 0;
+	if (cf_helper_slurp(mounts_fd, 1 << 24, &list, &len) < 0) {
+		he = (struct cf_helper_err){.err = errno, .call = "read", .path = "the mount list"};
+		return mode_failed(status_fd, &he);
+	}
+	close(mounts_fd);
+	if (cf_helper_limit_userns(&he) < 0 || cf_helper_mount_all(list, len, &he) < 0 ||
+	    cf_helper_nest(uid, gid, &he) < 0)
+		return mode_failed(status_fd, &he);
+	free(list);
+	char **next = calloc((size_t)argc + 1, sizeof(*next));
+	if (!next) {
+		he = (struct cf_helper_err){.err = ENOMEM, .call = "calloc", .path = "argv"};
+		return mode_failed(status_fd, &he);
+	}
+	int n = 0, i = 0;
+	next[n++] = argv[0];
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--mounts-fd") || !strcmp(argv[i], "--ids")) {
+			i++;
+			continue;
+		}
+		next[n++] = argv[i];
+	}
+	next[n++] = "--nested";
+	for (; i < argc; i++)
+		next[n++] = argv[i];
+	next[n] = NULL;
+	execv("/proc/self/exe", next);
+	he = (struct cf_helper_err){.err = errno, .call = "execve", .path = "/proc/self/exe"};
+	return mode_failed(status_fd, &he);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "confine-init: internal helper of confine; not meant to be run by hand\n");
@@ -122,7 +182,7 @@ int main(int argc, char **argv)
 	int status_fd = -1, stderr_fd = -1, go_fd = -1, mounts_fd = -1, seccomp_fd = -1, i;
 	int landlock = 0, relay = 0;
 	unsigned uid = 0, gid = 0;
-	bool ids = false;
+	bool ids = false, nested = false;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--status-fd") && i + 1 < argc)
@@ -137,6 +197,8 @@ int main(int argc, char **argv)
 			seccomp_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ids") && i + 1 < argc)
 			ids = sscanf(argv[++i], "%u:%u", &uid, &gid) == 2;
+		else if (!strcmp(argv[i], "--nested"))
+			nested = true;
 		else if (!strcmp(argv[i], "--landlock"))
 			landlock = 1;
 		else if (!strcmp(argv[i], "--net-relay"))
@@ -148,9 +210,12 @@ int main(int argc, char **argv)
 			return usage();
 	}
 	if (status_fd < 3 || stderr_fd < 3 || i >= argc ||
-	    (mounts_fd >= 0 && (mounts_fd < 3 || !ids)) || (seccomp_fd >= 0 && mounts_fd < 0))
+	    (mounts_fd >= 0 && (mounts_fd < 3 || !ids || nested)) ||
+	    (seccomp_fd >= 0 && mounts_fd < 0 && !nested))
 		return usage();
 	char **cmd = argv + i;
+	if (mounts_fd >= 0)
+		return helper_mode(argc, argv, status_fd, mounts_fd, uid, gid);
 
 	prctl(PR_SET_NAME, "confine-init", 0, 0, 0);
 	/* pid 1 is a program of the host's (run from a descriptor on its installed file): not
@@ -166,14 +231,10 @@ int main(int argc, char **argv)
 		report(status_fd, CF_HELPER_FAIL, errno, "cannot restore stderr");
 		return 125;
 	}
-	/* Helper mode: the mount list and the filter are read before their descriptors go. */
-	char *list = NULL, *prog = NULL;
-	size_t list_len = 0, prog_len = 0;
+	/* Helper mode: the filter is read before its descriptor goes. */
+	char *prog = NULL;
+	size_t prog_len = 0;
 	struct cf_helper_err he = {0};
-	if (mounts_fd >= 0 && cf_helper_slurp(mounts_fd, 1 << 24, &list, &list_len) < 0) {
-		report(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe mount list");
-		return 125;
-	}
 	if (seccomp_fd >= 0 && cf_helper_slurp(seccomp_fd, 1 << 20, &prog, &prog_len) < 0) {
 		report(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe seccomp program");
 		return 125;
@@ -185,16 +246,6 @@ int main(int argc, char **argv)
 		report(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
 		return 125;
 	}
-
-	if (mounts_fd >= 0 &&
-	    (cf_helper_limit_userns(&he) < 0 || cf_helper_mount_all(list, list_len, &he) < 0 ||
-	     cf_helper_nest(uid, gid, &he) < 0)) {
-		char msg[248];
-		snprintf(msg, sizeof(msg), "%s\t%s", he.call, he.path);
-		report(status_fd, CF_HELPER_MODE_FAIL, he.err, msg);
-		return 125;
-	}
-	free(list);
 
 	/* Checked, not assumed: bwrap --cap-drop ALL (or the helper mode) leaves nothing. */
 	int caps = holds_capabilities();
