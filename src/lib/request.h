@@ -86,7 +86,8 @@ struct confine_run {
 	bool reaped;			     /* the wait loop reaped pid already (no pidfd) */
 	bool *skip;   /* per plan mount: left out of this launch (a vanished host endpoint) */
 	int attempts; /* launches tried again because an endpoint vanished */
-	bool helper_mode_off; /* bwrap makes every mount (helper mode failed once) */
+	bool helper_mode_used; /* this launch: confine-init makes the masks (helper mode) */
+	bool helper_mode_off;  /* bwrap makes every mount (helper mode failed once) */
 	int reaped_status;
 	int status_fd; /* read end of the helper's status pipe */
 	int err_fd;    /* read end of bwrap's stderr */

@@ -15,6 +15,8 @@
 static const char *const base_env[] = {"PATH=/usr/bin:/bin", "GITHUB_TOKEN=secret-value",
 				       "AUTHOR_NAME=ana", NULL};
 
+static const char *helper = CONFINE_TEST_HELPER_DIR "/confine-init";
+
 static int run(const char *ws, const char *home, const char *const *argv, size_t argc, int *status,
 	       struct confine_error *err, confine_run **keep)
 {
@@ -31,7 +33,7 @@ static int run(const char *ws, const char *home, const char *const *argv, size_t
 	if (rc == 0)
 		rc = confine_request_set_environment(req, env, err);
 	if (rc == 0)
-		rc = confine_request_set_helper(req, CONFINE_TEST_HELPER_DIR "/confine-init", err);
+		rc = confine_request_set_helper(req, helper, err);
 	if (rc == 0)
 		rc = confine_run_prepare(req, &r, err);
 	if (rc == 0)
@@ -82,6 +84,28 @@ int main(void)
 		  "workspace writable");
 	struct stat st;
 	TAP_OK(stat(out, &st) == 0, "the workspace write is on the host");
+
+	/* A confine-init older than helper mode (a host's own installation beside a newer
+	 * library) refuses its options: the run goes ahead, bwrap making every mount. */
+	char old[700];
+	snprintf(old, sizeof(old), "%s/old-init", top);
+	f = fopen(old, "w");
+	if (f) {
+		fprintf(f,
+			"#!/bin/sh\nfor a; do case $a in --mounts-fd|--nested) echo 'confine-init: "
+			"internal helper of confine; not meant to be run by hand' >&2; exit 125;; "
+			"--) break;; esac; done\nexec '%s' \"$@\"\n",
+			helper);
+		fclose(f);
+	}
+	chmod(old, 0755);
+	helper = old;
+	memset(&err, 0, sizeof(err));
+	unlink(out);
+	rc = run(ws, home, argv1, 3, &status, &err, NULL);
+	TAP_INTEQ(rc, 0, "a confine-init without helper mode: the run goes ahead (%s)", err.reason);
+	TAP_INTEQ(status, 0, "and the same protections hold");
+	helper = CONFINE_TEST_HELPER_DIR "/confine-init";
 
 	memset(&err, 0, sizeof(err));
 	const char *argv2[] = {"/bin/sh", "-c", "kill -TERM $$"};

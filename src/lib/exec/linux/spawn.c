@@ -410,7 +410,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		run->skip = calloc(plan->n_mounts + 1, sizeof(bool));
 	if (!source || !empty || !run->skip || (plan->n_injects && !data))
 		goto oom;
-	if (helper_mode_ok(run)) {
+	run->helper_mode_used = helper_mode_ok(run);
+	if (run->helper_mode_used) {
 		if (!(by_helper = malloc(plan->n_mounts + 1)))
 			goto oom;
 		cf_plan_helper_split(plan, run->skip, by_helper);
@@ -1194,6 +1195,14 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 		setup_message(run, msg, sizeof(msg));
 		if ((*again = skip_vanished(run, msg)))
 			return 0;
+		/* A confine-init older than helper mode (one a host installed beside a newer
+		 * library) refuses the options: once more without them. */
+		if (run->helper_mode_used && !run->helper_mode_off &&
+		    strstr(msg, "confine-init: internal helper")) {
+			run->helper_mode_off = true;
+			*again = true;
+			return 0;
+		}
 		return setup_failure(msg, err);
 	}
 	run->from_command = true;
