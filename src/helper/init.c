@@ -143,10 +143,10 @@ static int helper_mode(int argc, char **argv, int status_fd, int mounts_fd, unsi
 		he = (struct cf_helper_err){.err = errno, .call = "read", .path = "the mount list"};
 		return mode_failed(status_fd, &he);
 	}
-	close(mounts_fd);
-	if (cf_helper_limit_userns(&he) < 0 || cf_helper_mount_all(list, len, &he) < 0 ||
+	if (cf_helper_limit_userns(&he) < 0 || cf_helper_mount_all(list, len, mounts_fd, &he) < 0 ||
 	    cf_helper_nest(uid, gid, &he) < 0)
 		return mode_failed(status_fd, &he);
+	close(mounts_fd);
 	free(list);
 	char **next = calloc((size_t)argc + 1, sizeof(*next));
 	if (!next) {

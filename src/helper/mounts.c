@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "helper/mounts.h"
+#include "plan/plan.h"
 #include "util/mountapi.h"
 
 static int fail(struct cf_helper_err *e, int err, const char *call, const char *path)
@@ -92,9 +93,13 @@ static int open_target(const char *path, bool dir, struct cf_helper_err *e)
 		close(fd);
 		return fail(e, err, "fstat", path);
 	}
-	if (dir != !!S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) {
+	if (S_ISLNK(st.st_mode) || dir != !!S_ISDIR(st.st_mode)) {
 		close(fd);
-		return fail(e, dir ? ENOTDIR : EISDIR, "lookup", path);
+		return fail(e,
+			    S_ISLNK(st.st_mode) ? ELOOP
+			    : dir		? ENOTDIR
+						: EISDIR,
+			    "lookup", path);
 	}
 	return fd;
 }
@@ -142,52 +147,49 @@ out:
 	return mnt;
 }
 
-int cf_helper_mount_all(const char *list, size_t len, struct cf_helper_err *e)
+int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_helper_err *e)
 {
-	int file_src = -1, dir_src[2] = {-1, -1}; /* mode 0000, 0111 */
+	int src_of[3] = {-1, -1, -1}; /* the hidden file's tmpfs, the hidden directories' (0000,
+				       * 0111) */
 	int rc = 0;
 	for (size_t at = 0; at < len && rc == 0;) {
+		size_t rec = at;
 		char op = list[at];
 		const char *path = list + at + 1;
 		size_t pl = strnlen(path, len - at - 1);
-		if (pl == len - at - 1 || path[0] != '/')
-			return fail(e, EINVAL, "read", "the mount list");
+		if (pl == len - at - 1 || path[0] != '/') {
+			rc = fail(e, EINVAL, "read", "the mount list");
+			break;
+		}
 		at += pl + 2;
-		int src = -1, tfd = -1;
-		if (op == 'f') {
-			if (file_src < 0 && (file_src = detached_tmpfs("0755", true, e)) < 0) {
-				rc = -1;
+		/* Upper case: a host endpoint that may have gone since the sweep (R29). */
+		bool transient = op == 'F' || op == 'D' || op == 'T';
+		if (transient)
+			op = (char)(op - 'A' + 'a');
+		if (op != 'f' && op != 'd' && op != 't' && op != 'k') {
+			rc = fail(e, EINVAL, "read", "the mount list");
+			break;
+		}
+		int tfd = open_target(path, op != 'f', e);
+		if (tfd < 0 && transient && e->err == ENOENT && !strcmp(e->call, "openat2")) {
+			/* Gone: nothing to hide.  confine reads the mark back and reports the
+			 * endpoint if it is there after the run. */
+			char mark = CF_HELPER_LEFT_OUT;
+			if (pwrite(list_fd, &mark, 1, (off_t)rec) != 1) {
+				rc = fail(e, errno, "pwrite", "the mount list");
 				break;
 			}
-			src = (int)syscall(SYS_open_tree, file_src, "e",
-					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-			if (src < 0) {
-				rc = fail(e, errno, "open_tree", path);
-				break;
-			}
-			tfd = open_target(path, false, e);
-		} else if (op == 'd' || op == 't') {
-			int *d = &dir_src[op == 't'];
-			if (*d < 0 &&
-			    (*d = detached_tmpfs(op == 't' ? "0111" : "0000", false, e)) < 0) {
-				rc = -1;
-				break;
-			}
-			src = (int)syscall(SYS_open_tree, *d, "",
-					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-			if (src < 0) {
-				rc = fail(e, errno, "open_tree", path);
-				break;
-			}
-			tfd = open_target(path, true, e);
-		} else if (op == 'k') {
+			continue;
+		}
+		if (tfd < 0) {
+			rc = -1;
+			break;
+		}
+		int src = -1;
+		if (op == 'k') {
 			/* The kernel interface itself, with everything mounted below it, read-only
 			 * (without touching its other flags, which a user namespace may not clear).
 			 */
-			if ((tfd = open_target(path, true, e)) < 0) {
-				rc = -1;
-				break;
-			}
 			src = (int)syscall(SYS_open_tree, tfd, "",
 					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
 					       AT_RECURSIVE);
@@ -198,22 +200,29 @@ int cf_helper_mount_all(const char *list, size_t len, struct cf_helper_err *e)
 					 &ro, sizeof(ro)) < 0)
 				rc = fail(e, errno, "mount_setattr", path);
 		} else {
-			return fail(e, EINVAL, "read", "the mount list");
+			int *from = &src_of[op == 'f' ? 0 : op == 'd' ? 1 : 2];
+			if (*from < 0)
+				*from = detached_tmpfs(op == 'f'   ? "0755"
+						       : op == 'd' ? "0000"
+								   : "0111",
+						       op == 'f', e);
+			if (*from < 0)
+				rc = -1;
+			else if ((src = (int)syscall(SYS_open_tree, *from, op == 'f' ? "e" : "",
+						     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+							 (op == 'f' ? 0 : AT_EMPTY_PATH))) < 0)
+				rc = fail(e, errno, "open_tree", path);
 		}
-		if (rc == 0 && tfd < 0)
-			rc = -1;
 		if (rc == 0 && syscall(SYS_move_mount, src, "", tfd, "",
 				       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 			rc = fail(e, errno, "move_mount", path);
 		if (src >= 0)
 			close(src);
-		if (tfd >= 0)
-			close(tfd);
+		close(tfd);
 	}
-	int all[] = {file_src, dir_src[0], dir_src[1]};
 	for (size_t i = 0; i < 3; i++)
-		if (all[i] >= 0)
-			close(all[i]);
+		if (src_of[i] >= 0)
+			close(src_of[i]);
 	return rc;
 }
 

@@ -15,8 +15,9 @@ struct cf_helper_err {
 /* Reads fd from offset 0 to its end (at most max bytes) into a malloc'd, NUL-terminated
  * buffer.  0, or -1 with errno. */
 int cf_helper_slurp(int fd, size_t max, char **out, size_t *len);
-/* Makes every mount of the list (plan/bwrap_args.c, cf_plan_helper_list).  0 or -1. */
-int cf_helper_mount_all(const char *list, size_t len, struct cf_helper_err *e);
+/* Makes every mount of the list (plan/bwrap_args.c, cf_plan_helper_list), read from list_fd;
+ * a transient endpoint that is gone is marked CF_HELPER_LEFT_OUT there.  0 or -1. */
+int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_helper_err *e);
 /* user.max_user_namespaces = 1 in the helper's namespace.  0 or -1. */
 int cf_helper_limit_userns(struct cf_helper_err *e);
 /* A nested user namespace mapping uid and gid to the helper's 0, then every capability

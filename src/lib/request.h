@@ -87,6 +87,8 @@ struct confine_run {
 	bool *skip;   /* per plan mount: left out of this launch (a vanished host endpoint) */
 	int attempts; /* launches tried again because an endpoint vanished */
 	bool helper_mode_used; /* this launch: confine-init makes the masks (helper mode) */
+	bool *by_helper;       /* this launch, per plan mount: made by confine-init */
+	int mounts_r;	       /* this launch: the helper's mount list, read back after READY */
 	bool helper_mode_off;  /* bwrap makes every mount (helper mode failed once) */
 	int reaped_status;
 	int status_fd; /* read end of the helper's status pipe */

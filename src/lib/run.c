@@ -449,6 +449,7 @@ static confine_run *run_new(const confine_request *req)
 	run->status_fd = run->err_fd = run->info_fd = -1;
 	run->wake_r = run->wake_w = -1;
 	run->go_w = -1;
+	run->mounts_r = -1;
 	run->policy = req->policy;
 	run->limit_pids = req->limit_pids;
 	run->limit_mem = req->limit_mem;
@@ -1096,6 +1097,9 @@ void confine_run_free(confine_run *run)
 	cf_strv_release(&run->ipc_groups);
 	free(run->events);
 	free(run->skip);
+	free(run->by_helper);
+	if (run->mounts_r >= 0)
+		close(run->mounts_r);
 	free(run->home);
 	free(run->pw_home);
 	free(run->pw_name);

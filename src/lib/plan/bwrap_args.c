@@ -62,7 +62,8 @@ void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by
 		by_helper[i] = false;
 	for (size_t i = 0; i < n; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
-		if (!helper_op(m->op) || m->transient || (skip && skip[i]))
+		if (!helper_op(m->op) || (m->transient && m->op == CF_MNT_RO_KERNEL) ||
+		    (skip && skip[i]))
 			continue;
 		bool ok = true;
 		/* Inside a tmpfs of bwrap's (an earlier one it keeps): no mount point there. */
@@ -97,10 +98,12 @@ void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, stru
 		const struct cf_mount *m = &plan->mounts[i];
 		if (!by_helper[i] || !helper_op(m->op))
 			continue;
-		cf_buf_addc(out, m->op == CF_MNT_RO_KERNEL   ? 'k'
-				 : m->op == CF_MNT_HIDE_FILE ? 'f'
-				 : m->traverse		     ? 't'
-							     : 'd');
+		char op = m->op == CF_MNT_RO_KERNEL   ? 'k'
+			  : m->op == CF_MNT_HIDE_FILE ? 'f'
+			  : m->traverse		      ? 't'
+						      : 'd';
+		/* A host endpoint that may be gone by then: upper case, left out if so. */
+		cf_buf_addc(out, m->transient && op != 'k' ? (char)(op - 'a' + 'A') : op);
 		cf_buf_addn(out, m->path, strlen(m->path) + 1);
 	}
 }

@@ -165,14 +165,17 @@ struct cf_bwrap_fds {
  * entries) the mounts it can make without changing what the sandbox looks like: a kernel
  * interface made read-only, a hidden file, a hidden directory (and its read-only remount),
  * when no other mount lies at, above or below the path after it, and the path is not inside a
- * tmpfs that bwrap makes (where the mount point would not exist).  Transient endpoints stay
- * with bwrap, which knows how to leave out one that is gone.  Pure.
+ * tmpfs that bwrap makes (where the mount point would not exist).  A transient endpoint (R29)
+ * that is gone when the helper comes to it is left out, and the helper says so in its list
+ * (cf_plan_helper_list).  Pure.
  */
 void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by_helper);
 
 /* The helper's list: one record per marked mount but the remounts, "<op><path>\0" with op 'k'
- * (RO_KERNEL), 'f' (HIDE_FILE), 'd' (HIDE_DIR, mode 0000), 't' (HIDE_DIR, mode 0111); every
- * hidden directory read-only.  Pure. */
+ * (RO_KERNEL), 'f' (HIDE_FILE), 'd' (HIDE_DIR, mode 0000), 't' (HIDE_DIR, mode 0111), in upper
+ * case for a transient endpoint; every hidden directory read-only.  The helper overwrites the
+ * op of a transient endpoint it found gone with CF_HELPER_LEFT_OUT.  Pure. */
+#define CF_HELPER_LEFT_OUT '-'
 void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, struct cf_buf *out);
 
 /* The namespace, capability and process flags of every run (R12), NULL-terminated; the probe

@@ -651,12 +651,14 @@ static void helper_split(void)
 	    {CF_MNT_HIDE_FILE, "/home/u/.ssh/id", 0, 0, 0, 0, "inside a tmpfs of bwrap's"},
 	    {CF_MNT_TMPFS, "/tmp", 0, 0, 0, 0, "bwrap's /tmp"},
 	    {CF_MNT_HIDE_FILE, "/tmp/x", 0, 0, 0, 0, "inside bwrap's /tmp"},
-	    {CF_MNT_HIDE_FILE, "/run/user/1/s", 0, 1, 0, 0, "a transient endpoint"},
+	    {CF_MNT_HIDE_FILE, "/run/user/1/s", 0, 1, 0, 1, "a transient endpoint (upper case)"},
+	    {CF_MNT_HIDE_DIR, "/run/user/1/d", 0, 1, 0, 1, "a transient directory"},
 	    {CF_MNT_HIDE_DIR, "/srv/a", 0, 0, 0, 0, "a hidden directory without a remount"},
 	    {CF_MNT_HIDE_FILE, "/ws/a/.env", 0, 0, 0, 0, "below a later bind"},
 	    {CF_MNT_HIDE_FILE, "/var/x", 0, 0, 1, 0, "left out of this launch"},
 	    {CF_MNT_HIDE_FILE, "/etc/shadow", 0, 0, 0, 1, "a guard"},
 	    {CF_MNT_REMOUNT_RO, "/proc/acpi", 0, 0, 0, 1, "the remount of a moved directory"},
+	    {CF_MNT_REMOUNT_RO, "/run/user/1/d", 0, 0, 0, 1, "the remount of a transient one"},
 	    {CF_MNT_REMOUNT_RO, "/home/u/.ssh", 0, 0, 0, 0, "the remount of a kept directory"},
 	    {CF_MNT_RW_BIND, "/ws/a", 0, 0, 0, 0, "a bind"},
 	    {CF_MNT_RO_KERNEL, "/proc/fs", 0, 0, 0, 1, "the last mount"},
@@ -688,8 +690,8 @@ static void helper_split(void)
 	struct cf_buf list;
 	cf_buf_init(&list);
 	cf_plan_helper_list(&plan, by, &list);
-	static const char want_list[] = "k/proc/sys\0f/proc/keys\0d/proc/acpi\0f/etc/shadow\0"
-					"k/proc/fs";
+	static const char want_list[] = "k/proc/sys\0f/proc/keys\0d/proc/acpi\0F/run/user/1/s\0"
+					"D/run/user/1/d\0f/etc/shadow\0k/proc/fs";
 	TAP_OK(list.len == sizeof(want_list) && !memcmp(list.s, want_list, sizeof(want_list)),
 	       "helper mode: the list names each moved mount once, remounts implied");
 	cf_buf_release(&list);

@@ -457,7 +457,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			if ((r = check_inject_target(m, err)) < 0)
 				goto out;
 		} else if ((m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR) &&
-			   m->transient &&
+			   m->transient && !(by_helper && by_helper[i]) &&
 			   (run->skip[i] || !still_there(m->path, m->op == CF_MNT_HIDE_DIR))) {
 			/* A host socket or FIFO that went away since the sweep: nothing to hide,
 			 * and bwrap must not create it on the host.  One that comes back in the
@@ -500,6 +500,15 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			close(fds.mounts);
 			goto oom;
 		}
+		/* Read back after READY: the transient endpoints the helper left out. */
+		if ((run->mounts_r = fcntl(fds.mounts, F_DUPFD_CLOEXEC, 3)) < 0) {
+			r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox",
+				      "the helper's mount list", "fcntl", errno);
+			goto out;
+		}
+		free(run->by_helper);
+		run->by_helper = by_helper;
+		by_helper = NULL;
 	}
 	if (plan->seccomp) {
 		if ((r = cf_seccomp_build_fd(&fds.seccomp, err)) < 0)
@@ -858,6 +867,32 @@ static void settle(confine_run *run)
 	}
 }
 
+/* Helper mode: the transient endpoints the helper found gone (CF_HELPER_LEFT_OUT in its list)
+ * were left out of this launch, as skip_vanished leaves them out of bwrap's. */
+static void helper_left_out(confine_run *run)
+{
+	if (run->mounts_r < 0 || !run->by_helper || !run->skip)
+		return;
+	const struct cf_plan *plan = &run->plan;
+	off_t at = 0;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		if (!run->by_helper[i] || m->op == CF_MNT_REMOUNT_RO)
+			continue;
+		char op = 0;
+		if (pread(run->mounts_r, &op, 1, at) == 1 && op == CF_HELPER_LEFT_OUT) {
+			run->skip[i] = true;
+			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < plan->n_mounts; j++)
+				if (plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
+				    !strcmp(plan->mounts[j].path, m->path))
+					run->skip[j] = true;
+		}
+		at += (off_t)strlen(m->path) + 2;
+	}
+	close(run->mounts_r);
+	run->mounts_r = -1;
+}
+
 /* Reads the helper's records that have arrived; notes READY. */
 static void read_records(confine_run *run)
 {
@@ -870,6 +905,7 @@ static void read_records(confine_run *run)
 			break; /* EAGAIN, EOF, or a torn record (never: one write each) */
 		if (run->rec[run->n_rec].type == CF_HELPER_READY && !run->ready) {
 			run->ready = true;
+			helper_left_out(run);
 			if (run->go_w >= 0)
 				settle(run);
 		}
@@ -1222,6 +1258,11 @@ static void reset_launch(confine_run *run)
 	run->n_rec = 0;
 	run->ready = false;
 	run->reaped = false;
+	if (run->mounts_r >= 0)
+		close(run->mounts_r);
+	run->mounts_r = -1;
+	free(run->by_helper);
+	run->by_helper = NULL;
 	if (run->go_w >= 0)
 		close(run->go_w);
 	run->go_w = -1;
