@@ -48,13 +48,18 @@ struct sweep {
 	/* the records (scan_cache.h): of the previous sweep (may be NULL), and of this one */
 	const struct cf_scan_cache *prev;
 	struct cf_scan_cache *next;
-	int rootfd;	       /* the root being walked */
-	size_t rootlen;	       /* of its path */
-	size_t read, kept;     /* directories read, and reused */
-	char parent[PATH_MAX]; /* the last parent directory canonicalised, and its result */
-	char parent_real[PATH_MAX];
-	bool parent_ok;
+	int rootfd;	   /* the root being walked */
+	size_t rootlen;	   /* of its path */
+	size_t read, kept; /* directories read, and reused */
+	/* the parent directories of bound sockets canonicalised so far (/proc/net/unix lists
+	 * them in no order), and their results: NULL when gone or elsewhere */
+	struct parent {
+		char *dir, *real;
+	} * parents;
+	size_t n_parents;
 };
+
+#define PARENTS_MAX 4096 /* distinct directories remembered; beyond, each is resolved again */
 
 static bool excluded(const struct sweep *s, const char *path)
 {
@@ -71,25 +76,57 @@ static void add(struct sweep *s, const char *path)
 		s->oom = true;
 }
 
+/* The canonical form of directory `dir` (dl bytes), resolved once per sweep (beyond
+ * PARENTS_MAX directories, into buf); NULL when it is gone or in another mount namespace (*oom
+ * on allocation failure). */
+static const char *parent_real(struct sweep *s, const char *dir, size_t dl, char buf[PATH_MAX],
+			       bool *oom)
+{
+	for (size_t i = 0; i < s->n_parents; i++)
+		if (strlen(s->parents[i].dir) == dl && !memcmp(s->parents[i].dir, dir, dl))
+			return s->parents[i].real;
+	char *d = cf_strndup(dl ? dir : "/", dl ? dl : 1);
+	if (!d) {
+		*oom = true;
+		return NULL;
+	}
+	char *real = realpath(d, NULL);
+	if (s->n_parents < PARENTS_MAX && s->n_parents % 16 == 0) {
+		struct parent *np = realloc(s->parents, (s->n_parents + 16) * sizeof(*np));
+		if (np)
+			s->parents = np;
+		else
+			*oom = true;
+	}
+	if (!*oom && s->n_parents < PARENTS_MAX) {
+		s->parents[s->n_parents++] = (struct parent){d, real};
+		return real;
+	}
+	/* Not remembered: the caller's buffer. */
+	snprintf(buf, PATH_MAX, "%s", real ? real : "");
+	free(d);
+	free(real);
+	return buf[0] && !*oom ? buf : NULL;
+}
+
 /* A path as /proc/net/unix names it is what the binder passed to bind(): its directory may
- * have been reached through a symlink (/var/run -> /run).  The directory is resolved (one
- * cached realpath per directory: sockets cluster), the name is kept. */
+ * have been reached through a symlink (/var/run -> /run).  The directory is resolved (once per
+ * directory and sweep: sockets cluster, in no order), the name is kept. */
 static void add_bound(struct sweep *s, const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	size_t dl = (size_t)(slash - path);
-	if (!slash || dl >= sizeof(s->parent) || !slash[1])
+	if (!slash || !slash[1])
 		return;
-	if (dl != strlen(s->parent) || strncmp(path, s->parent, dl)) {
-		memcpy(s->parent, path, dl);
-		s->parent[dl] = '\0';
-		s->parent_ok = realpath(dl ? s->parent : "/", s->parent_real) != NULL;
-	}
-	if (!s->parent_ok)
+	bool oom = false;
+	char buf[PATH_MAX];
+	const char *real = parent_real(s, path, (size_t)(slash - path), buf, &oom);
+	if (oom)
+		s->oom = true;
+	if (!real)
 		return; /* gone, or in another mount namespace: nothing to hide here */
 	/* No lstat here: the planner asks for the kind of every candidate anyway, and a socket
 	 * whose file was unlinked after bind (still listed) is simply not mounted then. */
-	char *full = cf_path_join(s->parent_real, slash + 1);
+	char *full = cf_path_join(real, slash + 1);
 	if (!full) {
 		s->oom = true;
 		return;
@@ -477,6 +514,11 @@ int cf_host_ipc_endpoints_cached(struct cf_scan_state *st, const char *cache_dir
 	memcpy(s.next->key, key, sizeof(key));
 	snprintf(s.next->kind, sizeof(s.next->kind), "ipc");
 	int r = sweep(&s, err);
+	for (size_t i = 0; i < s.n_parents; i++) {
+		free(s.parents[i].dir);
+		free(s.parents[i].real);
+	}
+	free(s.parents);
 	bool changed = !s.prev || s.read > 0 || s.next->ndirs != s.prev->ndirs ||
 		       s.next->nroots != s.prev->nroots;
 	st->stats = (struct cf_scan_stats){.dirs_read = s.read, .dirs_reused = s.kept};
