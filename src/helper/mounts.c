@@ -166,11 +166,11 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 		bool transient = op == 'F' || op == 'D' || op == 'T';
 		if (transient)
 			op = (char)(op - 'A' + 'a');
-		if (op != 'f' && op != 'd' && op != 't' && op != 'k') {
+		if (op != 'f' && op != 'd' && op != 't' && op != 'k' && op != 'r') {
 			rc = fail(e, EINVAL, "read", "the mount list");
 			break;
 		}
-		int tfd = open_target(path, op != 'f', e);
+		int tfd = open_target(path, op != 'f' && op != 'r', e);
 		if (tfd < 0 && transient && e->err == ENOENT && !strcmp(e->call, "openat2")) {
 			/* Gone: nothing to hide.  confine reads the mark back and reports the
 			 * endpoint if it is there after the run. */
@@ -186,10 +186,10 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 			break;
 		}
 		int src = -1;
-		if (op == 'k') {
-			/* The kernel interface itself, with everything mounted below it, read-only
-			 * (without touching its other flags, which a user namespace may not clear).
-			 */
+		if (op == 'k' || op == 'r') {
+			/* The kernel interface itself (a directory with everything mounted below
+			 * it, or a file), read-only, without touching its other flags, which a user
+			 * namespace may not clear. */
 			src = (int)syscall(SYS_open_tree, tfd, "",
 					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
 					       AT_RECURSIVE);

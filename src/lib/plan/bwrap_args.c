@@ -98,12 +98,13 @@ void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, stru
 		const struct cf_mount *m = &plan->mounts[i];
 		if (!by_helper[i] || !helper_op(m->op))
 			continue;
-		char op = m->op == CF_MNT_RO_KERNEL   ? 'k'
+		char op = m->op == CF_MNT_RO_KERNEL   ? (m->kind == CF_KIND_DIR ? 'k' : 'r')
 			  : m->op == CF_MNT_HIDE_FILE ? 'f'
 			  : m->traverse		      ? 't'
 						      : 'd';
 		/* A host endpoint that may be gone by then: upper case, left out if so. */
-		cf_buf_addc(out, m->transient && op != 'k' ? (char)(op - 'a' + 'A') : op);
+		bool transient = m->transient && m->op != CF_MNT_RO_KERNEL;
+		cf_buf_addc(out, transient ? (char)(op - 'a' + 'A') : op);
 		cf_buf_addn(out, m->path, strlen(m->path) + 1);
 	}
 }

@@ -172,9 +172,10 @@ struct cf_bwrap_fds {
 void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by_helper);
 
 /* The helper's list: one record per marked mount but the remounts, "<op><path>\0" with op 'k'
- * (RO_KERNEL), 'f' (HIDE_FILE), 'd' (HIDE_DIR, mode 0000), 't' (HIDE_DIR, mode 0111), in upper
- * case for a transient endpoint; every hidden directory read-only.  The helper overwrites the
- * op of a transient endpoint it found gone with CF_HELPER_LEFT_OUT.  Pure. */
+ * (RO_KERNEL of a directory), 'r' (RO_KERNEL of a file: /proc/sysrq-trigger), 'f' (HIDE_FILE), 'd'
+ * (HIDE_DIR, mode 0000), 't' (HIDE_DIR, mode 0111), in upper case for a transient endpoint; every
+ * hidden directory read-only.  The helper overwrites the op of a transient endpoint it found gone
+ * with CF_HELPER_LEFT_OUT.  Pure. */
 #define CF_HELPER_LEFT_OUT '-'
 void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, struct cf_buf *out);
 

@@ -4,7 +4,8 @@
  * mount namespace of a forked child, over a scratch tree of the test's own; the child sends
  * back what it saw, the parent checks it.
  *  - a hidden file is an empty mode-000 file on a read-only mount; a hidden directory an empty
- *    mode-000 read-only directory; a kernel interface read-only, its content still there;
+ *    mode-000 read-only directory; a kernel interface (a directory, or a file such as
+ *    /proc/sysrq-trigger) read-only, its content still there;
  *  - a target that changed since the plan fails with the errno and call confine reads as "plan
  *    again" (R34): missing (openat2 ENOENT), reached through a symlink (openat2 ELOOP), itself a
  *    symlink (lookup ELOOP), a directory where a file was (lookup EISDIR) and the reverse
@@ -34,6 +35,7 @@ struct outcome {
 	char mark; /* the list's first byte afterwards */
 	/* after a successful list: */
 	int file_mode, file_size, file_write, dir_mode, dir_entries, dir_create, k_read, k_create;
+	int r_read, r_write;
 };
 
 static char top[64];
@@ -123,6 +125,9 @@ static struct outcome run_list(const char *list, size_t len)
 				c.k_read = open_errno(x, O_RDONLY);
 				snprintf(x, sizeof(x), "%s/new", k);
 				c.k_create = open_errno(x, O_WRONLY | O_CREAT);
+				snprintf(x, sizeof(x), "%s/kfile", top);
+				c.r_read = open_errno(x, O_RDONLY);
+				c.r_write = open_errno(x, O_WRONLY);
 			}
 		} else {
 			c.err = errno;
@@ -177,6 +182,9 @@ int main(void)
 	snprintf(p, sizeof(p), "%s/kdir/inside", top);
 	if ((f = fopen(p, "w")))
 		fclose(f);
+	snprintf(p, sizeof(p), "%s/kfile", top);
+	if ((f = fopen(p, "w")))
+		fclose(f);
 	snprintf(p, sizeof(p), "%s/link", top);
 	if (symlink("dir", p) < 0)
 		return 1;
@@ -190,6 +198,7 @@ int main(void)
 	rec(buf, &n, 'f', "file");
 	rec(buf, &n, 'd', "dir");
 	rec(buf, &n, 'k', "kdir");
+	rec(buf, &n, 'r', "kfile");
 	struct outcome o = run_list(buf, n);
 	TAP_INTEQ(o.rc, 0, "a hidden file, a hidden directory, a kernel interface: made (%s %s)",
 		  o.call, strerror(o.err));
@@ -201,6 +210,8 @@ int main(void)
 	TAP_INTEQ(o.dir_create, EROFS, "and read-only (create: EROFS)");
 	TAP_INTEQ(o.k_read, 0, "the kernel interface keeps its content");
 	TAP_INTEQ(o.k_create, EROFS, "but is read-only (create: EROFS)");
+	TAP_INTEQ(o.r_read, 0, "a kernel file (/proc/sysrq-trigger) stays readable");
+	TAP_INTEQ(o.r_write, EROFS, "but not writable (EROFS)");
 	struct stat st;
 	snprintf(p, sizeof(p), "%s/file", top);
 	TAP_OK(stat(p, &st) == 0 && st.st_size == 7 && (st.st_mode & 0777) == 0644,
@@ -213,6 +224,7 @@ int main(void)
 	expect_fail('f', "dir", EISDIR, "lookup", "a directory where the plan saw a file");
 	expect_fail('d', "file", ENOTDIR, "lookup", "a file where the plan saw a directory");
 	expect_fail('k', "file", ENOTDIR, "lookup", "a kernel interface that is a file now");
+	expect_fail('r', "dir", EISDIR, "lookup", "a kernel file that is a directory now");
 
 	/* A transient endpoint that is gone: left out and marked; the next record is made. */
 	n = 0;

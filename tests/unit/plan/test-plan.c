@@ -644,6 +644,7 @@ static void helper_split(void)
 	    {CF_MNT_DEV, "/dev", 0, 0, 0, 0, "bwrap's /dev"},
 	    {CF_MNT_PROC, "/proc", 0, 0, 0, 0, "bwrap's /proc"},
 	    {CF_MNT_RO_KERNEL, "/proc/sys", 0, 0, 0, 1, "a kernel interface"},
+	    {CF_MNT_RO_KERNEL, "/proc/sysrq-trigger", 0, 0, 0, 1, "a kernel file ('r')"},
 	    {CF_MNT_HIDE_FILE, "/proc/keys", 0, 0, 0, 1, "a masked file"},
 	    {CF_MNT_HIDE_DIR, "/proc/acpi", 0, 0, 0, 1, "a masked directory with its remount"},
 	    {CF_MNT_HIDE_DIR, "/home/u/.ssh", 1, 0, 0, 0, "a hidden directory with a mount below"},
@@ -668,10 +669,13 @@ static void helper_split(void)
 	int src[N(ms)], empty[N(ms)];
 	memset(mounts, 0, sizeof(mounts));
 	for (size_t i = 0; i < N(ms); i++) {
-		mounts[i] = (struct cf_mount){.op = ms[i].op,
-					      .path = (char *)ms[i].path,
-					      .traverse = ms[i].traverse,
-					      .transient = ms[i].transient};
+		mounts[i] = (struct cf_mount){
+		    .op = ms[i].op,
+		    .path = (char *)ms[i].path,
+		    /* the one file of the table that matters */
+		    .kind = strcmp(ms[i].path, "/proc/sysrq-trigger") ? CF_KIND_DIR : CF_KIND_FILE,
+		    .traverse = ms[i].traverse,
+		    .transient = ms[i].transient};
 		skip[i] = ms[i].skip;
 		src[i] = 100 + (int)i;
 		empty[i] = 300 + (int)i;
@@ -690,8 +694,9 @@ static void helper_split(void)
 	struct cf_buf list;
 	cf_buf_init(&list);
 	cf_plan_helper_list(&plan, by, &list);
-	static const char want_list[] = "k/proc/sys\0f/proc/keys\0d/proc/acpi\0F/run/user/1/s\0"
-					"D/run/user/1/d\0f/etc/shadow\0k/proc/fs";
+	static const char want_list[] =
+	    "k/proc/sys\0r/proc/sysrq-trigger\0f/proc/keys\0d/proc/acpi\0F/run/user/1/s\0"
+	    "D/run/user/1/d\0f/etc/shadow\0k/proc/fs";
 	TAP_OK(list.len == sizeof(want_list) && !memcmp(list.s, want_list, sizeof(want_list)),
 	       "helper mode: the list names each moved mount once, remounts implied");
 	cf_buf_release(&list);
