@@ -166,7 +166,7 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 		bool transient = op == 'F' || op == 'D' || op == 'T';
 		if (transient)
 			op = (char)(op - 'A' + 'a');
-		if (op != 'f' && op != 'd' && op != 't' && op != 'k' && op != 'r') {
+		if (op != 'f' && op != 'd' && op != 't' && op != 'k' && op != 'r' && op != 'p') {
 			rc = fail(e, EINVAL, "read", "the mount list");
 			break;
 		}
@@ -199,6 +199,15 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 			else if (syscall(SYS_mount_setattr, src, "", AT_EMPTY_PATH | AT_RECURSIVE,
 					 &ro, sizeof(ro)) < 0)
 				rc = fail(e, errno, "mount_setattr", path);
+		} else if (op == 'p') {
+			/* A pin (R33): the directory bound onto itself, with what is mounted below
+			 * it, its flags as they are (the workspace's, writable), so that it cannot
+			 * be renamed (EBUSY). */
+			src = (int)syscall(SYS_open_tree, tfd, "",
+					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+					       AT_RECURSIVE);
+			if (src < 0)
+				rc = fail(e, errno, "open_tree", path);
 		} else {
 			int *from = &src_of[op == 'f' ? 0 : op == 'd' ? 1 : 2];
 			if (*from < 0)

@@ -38,13 +38,18 @@ static const char *const helper_process_flags[] = {
     NULL,
 };
 
-static bool helper_op(enum cf_mount_op op)
+/* What confine-init can make itself: a kernel interface made read-only, a hidden file or
+ * directory, and a pin (R33: a directory bound onto itself, which needs no source from the
+ * host: the sandbox's own view of it is the same directory). */
+static bool helper_op(const struct cf_mount *m)
 {
-	return op == CF_MNT_RO_KERNEL || op == CF_MNT_HIDE_FILE || op == CF_MNT_HIDE_DIR;
+	return m->op == CF_MNT_RO_KERNEL || m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR ||
+	       (m->op == CF_MNT_RW_BIND && m->pin && m->kind == CF_KIND_DIR && !m->net_dir);
 }
 
-/* bwrap's own tmpfs mounts: a path inside one exists only if bwrap makes it. */
-static bool bwrap_tmpfs(enum cf_mount_op op)
+/* A tmpfs (bwrap's, or a hidden directory): a path inside one exists only if the one who made
+ * the tmpfs made it. */
+static bool tmpfs_op(enum cf_mount_op op)
 {
 	return op == CF_MNT_DEV || op == CF_MNT_TMPFS || op == CF_MNT_HIDE_DIR ||
 	       op == CF_MNT_INJECT_DIR;
@@ -55,36 +60,39 @@ static bool related(const char *a, const char *b)
 	return cf_path_within(a, b) || cf_path_within(b, a);
 }
 
+/* The read-only remount of hidden directory i: the first later REMOUNT_RO of its path. */
+static size_t remount_of(const struct cf_plan *plan, const bool *skip, size_t i)
+{
+	for (size_t j = i + 1; j < plan->n_mounts; j++)
+		if (plan->mounts[j].op == CF_MNT_REMOUNT_RO && !(skip && skip[j]) &&
+		    !strcmp(plan->mounts[j].path, plan->mounts[i].path))
+			return j;
+	return 0;
+}
+
 void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by_helper)
 {
 	size_t n = plan->n_mounts;
 	for (size_t i = 0; i < n; i++)
 		by_helper[i] = false;
-	for (size_t i = 0; i < n; i++) {
+	/* From the last mount back, so that what comes after a mount is decided before it: the
+	 * helper makes its mounts in plan order after all of bwrap's, so a mount may go to it
+	 * only if every later mount at, above or below its path goes too. */
+	for (size_t i = n; i-- > 0;) {
 		const struct cf_mount *m = &plan->mounts[i];
-		if (!helper_op(m->op) || (m->transient && m->op == CF_MNT_RO_KERNEL) ||
-		    (skip && skip[i]))
+		if (!helper_op(m) || (skip && skip[i]))
 			continue;
-		bool ok = true;
-		/* Inside a tmpfs of bwrap's (an earlier one it keeps): no mount point there. */
-		for (size_t j = 0; ok && j < i; j++)
-			ok = by_helper[j] || !bwrap_tmpfs(plan->mounts[j].op) ||
-			     (skip && skip[j]) || !cf_path_within(m->path, plan->mounts[j].path);
-		/* Anything later at, above or below it would be made before it now. */
-		size_t remount = 0;
-		for (size_t j = i + 1; ok && j < n; j++) {
-			const struct cf_mount *l = &plan->mounts[j];
-			if (skip && skip[j])
-				continue;
-			if (m->op == CF_MNT_HIDE_DIR && l->op == CF_MNT_REMOUNT_RO &&
-			    !strcmp(l->path, m->path) && !remount) {
-				remount = j;
-				continue;
-			}
-			ok = !related(l->path, m->path);
-		}
 		/* A hidden directory goes only with its read-only remount. */
-		if (!ok || (m->op == CF_MNT_HIDE_DIR && !remount))
+		size_t remount = m->op == CF_MNT_HIDE_DIR ? remount_of(plan, skip, i) : 0;
+		bool ok = m->op != CF_MNT_HIDE_DIR || remount;
+		/* Inside an earlier tmpfs: no mount point there for the helper. */
+		for (size_t j = 0; ok && j < i; j++)
+			ok = (skip && skip[j]) || !tmpfs_op(plan->mounts[j].op) ||
+			     !cf_path_within(m->path, plan->mounts[j].path);
+		for (size_t j = i + 1; ok && j < n; j++)
+			ok = j == remount || (skip && skip[j]) || by_helper[j] ||
+			     !related(plan->mounts[j].path, m->path);
+		if (!ok)
 			continue;
 		by_helper[i] = true;
 		if (remount)
@@ -96,14 +104,16 @@ void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, stru
 {
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
-		if (!by_helper[i] || !helper_op(m->op))
+		if (!by_helper[i] || !helper_op(m))
 			continue;
 		char op = m->op == CF_MNT_RO_KERNEL   ? (m->kind == CF_KIND_DIR ? 'k' : 'r')
+			  : m->op == CF_MNT_RW_BIND   ? 'p'
 			  : m->op == CF_MNT_HIDE_FILE ? 'f'
 			  : m->traverse		      ? 't'
 						      : 'd';
 		/* A host endpoint that may be gone by then: upper case, left out if so. */
-		bool transient = m->transient && m->op != CF_MNT_RO_KERNEL;
+		bool transient =
+		    m->transient && (m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR);
 		cf_buf_addc(out, transient ? (char)(op - 'a' + 'A') : op);
 		cf_buf_addn(out, m->path, strlen(m->path) + 1);
 	}

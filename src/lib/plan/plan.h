@@ -159,23 +159,25 @@ struct cf_bwrap_fds {
 
 /*
  * Helper mode.  bwrap reads its whole mount table again after every mount it makes, so each
- * of the 20 to 50 masks of a plan costs it about a quarter of a millisecond; confine-init
- * makes the same mounts with the mount API (open_tree, move_mount, fsmount) in a few
- * microseconds each, before it gives up its capabilities.  Marks in by_helper[] (n_mounts
- * entries) the mounts it can make without changing what the sandbox looks like: a kernel
- * interface made read-only, a hidden file, a hidden directory (and its read-only remount),
- * when no other mount lies at, above or below the path after it, and the path is not inside a
- * tmpfs that bwrap makes (where the mount point would not exist).  A transient endpoint (R29)
+ * of the 20 to 50 masks of a plan costs it about a quarter of a millisecond, and more with
+ * every pin and glob match; confine-init makes the same mounts with the mount API (open_tree,
+ * move_mount, fsmount) in a few microseconds each, before it gives up its capabilities.  Marks
+ * in by_helper[] (n_mounts entries) the mounts it can make without changing what the sandbox
+ * looks like: a kernel interface made read-only, a hidden file, a hidden directory (and its
+ * read-only remount), a pin (R33), when every later mount at, above or below the path is the
+ * helper's too (it makes its mounts in plan order after all of bwrap's), and the path is not
+ * inside an earlier tmpfs (where the mount point would not exist).  A transient endpoint (R29)
  * that is gone when the helper comes to it is left out, and the helper says so in its list
- * (cf_plan_helper_list).  Pure.
+ * (cf_plan_helper_list).  Binds with a source of the host's stay with bwrap, which mounts the
+ * object confine opened (R15).  Pure.
  */
 void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by_helper);
 
 /* The helper's list: one record per marked mount but the remounts, "<op><path>\0" with op 'k'
- * (RO_KERNEL of a directory), 'r' (RO_KERNEL of a file: /proc/sysrq-trigger), 'f' (HIDE_FILE), 'd'
- * (HIDE_DIR, mode 0000), 't' (HIDE_DIR, mode 0111), in upper case for a transient endpoint; every
- * hidden directory read-only.  The helper overwrites the op of a transient endpoint it found gone
- * with CF_HELPER_LEFT_OUT.  Pure. */
+ * (RO_KERNEL of a directory), 'r' (RO_KERNEL of a file: /proc/sysrq-trigger), 'p' (a pin),
+ * 'f' (HIDE_FILE), 'd' (HIDE_DIR, mode 0000), 't' (HIDE_DIR, mode 0111), in upper case for a
+ * transient endpoint; every hidden directory read-only.  The helper overwrites the op of a
+ * transient endpoint it found gone with CF_HELPER_LEFT_OUT.  Pure. */
 #define CF_HELPER_LEFT_OUT '-'
 void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, struct cf_buf *out);
 

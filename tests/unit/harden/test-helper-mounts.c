@@ -10,6 +10,7 @@
  *    again" (R34): missing (openat2 ENOENT), reached through a symlink (openat2 ELOOP), itself a
  *    symlink (lookup ELOOP), a directory where a file was (lookup EISDIR) and the reverse
  *    (lookup ENOTDIR);
+ *  - a pinned directory (R33) cannot be renamed and stays writable;
  *  - a transient endpoint (upper case) that is gone is left out and marked '-' in the list;
  *  - a list without its terminator or with an unknown op is refused (read EINVAL).
  */
@@ -36,6 +37,7 @@ struct outcome {
 	/* after a successful list: */
 	int file_mode, file_size, file_write, dir_mode, dir_entries, dir_create, k_read, k_create;
 	int r_read, r_write;
+	int pin_rename, pin_write; /* a pinned directory: renamed, written into */
 };
 
 static char top[64];
@@ -128,6 +130,12 @@ static struct outcome run_list(const char *list, size_t len)
 				snprintf(x, sizeof(x), "%s/kfile", top);
 				c.r_read = open_errno(x, O_RDONLY);
 				c.r_write = open_errno(x, O_WRONLY);
+				char pin[128], moved[128];
+				snprintf(pin, sizeof(pin), "%s/pinned", top);
+				snprintf(moved, sizeof(moved), "%s/pinned.old", top);
+				c.pin_rename = rename(pin, moved) < 0 ? errno : 0;
+				snprintf(x, sizeof(x), "%s/new", pin);
+				c.pin_write = open_errno(x, O_WRONLY | O_CREAT);
 			}
 		} else {
 			c.err = errno;
@@ -185,6 +193,8 @@ int main(void)
 	snprintf(p, sizeof(p), "%s/kfile", top);
 	if ((f = fopen(p, "w")))
 		fclose(f);
+	snprintf(p, sizeof(p), "%s/pinned", top);
+	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/link", top);
 	if (symlink("dir", p) < 0)
 		return 1;
@@ -199,6 +209,7 @@ int main(void)
 	rec(buf, &n, 'd', "dir");
 	rec(buf, &n, 'k', "kdir");
 	rec(buf, &n, 'r', "kfile");
+	rec(buf, &n, 'p', "pinned");
 	struct outcome o = run_list(buf, n);
 	TAP_INTEQ(o.rc, 0, "a hidden file, a hidden directory, a kernel interface: made (%s %s)",
 		  o.call, strerror(o.err));
@@ -212,6 +223,8 @@ int main(void)
 	TAP_INTEQ(o.k_create, EROFS, "but is read-only (create: EROFS)");
 	TAP_INTEQ(o.r_read, 0, "a kernel file (/proc/sysrq-trigger) stays readable");
 	TAP_INTEQ(o.r_write, EROFS, "but not writable (EROFS)");
+	TAP_INTEQ(o.pin_rename, EBUSY, "R33 a pinned directory cannot be renamed (EBUSY)");
+	TAP_INTEQ(o.pin_write, 0, "and stays as writable as it was");
 	struct stat st;
 	snprintf(p, sizeof(p), "%s/file", top);
 	TAP_OK(stat(p, &st) == 0 && st.st_size == 7 && (st.st_mode & 0777) == 0644,
@@ -225,6 +238,7 @@ int main(void)
 	expect_fail('d', "file", ENOTDIR, "lookup", "a file where the plan saw a directory");
 	expect_fail('k', "file", ENOTDIR, "lookup", "a kernel interface that is a file now");
 	expect_fail('r', "dir", EISDIR, "lookup", "a kernel file that is a directory now");
+	expect_fail('p', "file", ENOTDIR, "lookup", "a pinned directory that is a file now");
 
 	/* A transient endpoint that is gone: left out and marked; the next record is made. */
 	n = 0;

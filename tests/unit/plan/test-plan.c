@@ -662,6 +662,10 @@ static void helper_split(void)
 	    {CF_MNT_REMOUNT_RO, "/run/user/1/d", 0, 0, 0, 1, "the remount of a transient one"},
 	    {CF_MNT_REMOUNT_RO, "/home/u/.ssh", 0, 0, 0, 0, "the remount of a kept directory"},
 	    {CF_MNT_RW_BIND, "/ws/a", 0, 0, 0, 0, "a bind"},
+	    {CF_MNT_RW_BIND, "/ws/b", 0, 0, 0, 1, "a pin with a moved hide below it"},
+	    {CF_MNT_HIDE_FILE, "/ws/b/.env", 0, 0, 0, 1, "a hide below a pin"},
+	    {CF_MNT_RW_BIND, "/ws/c", 0, 0, 0, 0, "a pin with a bind of bwrap's below it"},
+	    {CF_MNT_RO_BIND, "/ws/c/ro", 0, 0, 0, 0, "a bind below a pin"},
 	    {CF_MNT_RO_KERNEL, "/proc/fs", 0, 0, 0, 1, "the last mount"},
 	};
 	struct cf_mount mounts[N(ms)];
@@ -675,7 +679,9 @@ static void helper_split(void)
 		    /* the one file of the table that matters */
 		    .kind = strcmp(ms[i].path, "/proc/sysrq-trigger") ? CF_KIND_DIR : CF_KIND_FILE,
 		    .traverse = ms[i].traverse,
-		    .transient = ms[i].transient};
+		    .transient = ms[i].transient,
+		    /* every bind but the workspace's is a pin */
+		    .pin = ms[i].op == CF_MNT_RW_BIND && strcmp(ms[i].path, "/ws/a")};
 		skip[i] = ms[i].skip;
 		src[i] = 100 + (int)i;
 		empty[i] = 300 + (int)i;
@@ -696,7 +702,7 @@ static void helper_split(void)
 	cf_plan_helper_list(&plan, by, &list);
 	static const char want_list[] =
 	    "k/proc/sys\0r/proc/sysrq-trigger\0f/proc/keys\0d/proc/acpi\0F/run/user/1/s\0"
-	    "D/run/user/1/d\0f/etc/shadow\0k/proc/fs";
+	    "D/run/user/1/d\0f/etc/shadow\0p/ws/b\0f/ws/b/.env\0k/proc/fs";
 	TAP_OK(list.len == sizeof(want_list) && !memcmp(list.s, want_list, sizeof(want_list)),
 	       "helper mode: the list names each moved mount once, remounts implied");
 	cf_buf_release(&list);

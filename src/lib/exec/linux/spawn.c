@@ -446,7 +446,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
 				goto oom;
-		} else if (m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND) {
+		} else if ((m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND) &&
+			   !(by_helper && by_helper[i])) {
 			if ((source[i] = open_source(m->path, m->kind, err)) < 0) {
 				r = CONFINE_E_SPAWN;
 				goto out;
