@@ -115,43 +115,49 @@ static int close_from(const int keep_in[2], bool cloexec)
 	return 0;
 }
 
-static int mode_failed(int status_fd, const struct cf_helper_err *he)
+/* Every failure of the helper ends here: the record, then _exit, so that nothing runs at exit
+ * in pid 1 (a sanitizer's leak check in pid 1 cannot even abort: pid 1 ignores SIGABRT). */
+static _Noreturn void fail(int status_fd, char type, int value, const char *msg)
+{
+	report(status_fd, type, value, msg);
+	_exit(125);
+}
+
+static _Noreturn void mode_failed(int status_fd, const struct cf_helper_err *he)
 {
 	char msg[248];
 	snprintf(msg, sizeof(msg), "%s\t%s", he->call, he->path);
-	report(status_fd, CF_HELPER_MODE_FAIL, he->err, msg);
-	return 125;
+	fail(status_fd, CF_HELPER_MODE_FAIL, he->err, msg);
 }
 
 /*
  * The first stage of helper mode: the masks, user.max_user_namespaces, the nested namespace,
  * every capability dropped; then this program again (/proc/self/exe: the installed file, even
  * where its directory is hidden) with --nested in place of --mounts-fd and --ids, and every
- * other option and descriptor as they were.  Returns only on failure.
+ * other option and descriptor as they were.
  */
-static int helper_mode(int argc, char **argv, int status_fd, int mounts_fd, unsigned uid,
-		       unsigned gid)
+static _Noreturn void helper_mode(int argc, char **argv, int status_fd, int mounts_fd, unsigned uid,
+				  unsigned gid)
 {
 	struct cf_helper_err he = {0};
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-		report(status_fd, CF_HELPER_FAIL, errno, "cannot make the helper undumpable");
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, errno, "cannot make the helper undumpable");
 	}
 	char *list = NULL;
 	size_t len = 0;
 	if (cf_helper_slurp(mounts_fd, 1 << 24, &list, &len) < 0) {
 		he = (struct cf_helper_err){.err = errno, .call = "read", .path = "the mount list"};
-		return mode_failed(status_fd, &he);
+		mode_failed(status_fd, &he);
 	}
 	if (cf_helper_limit_userns(&he) < 0 || cf_helper_mount_all(list, len, mounts_fd, &he) < 0 ||
 	    cf_helper_nest(uid, gid, &he) < 0)
-		return mode_failed(status_fd, &he);
+		mode_failed(status_fd, &he);
 	close(mounts_fd);
 	free(list);
 	char **next = calloc((size_t)argc + 1, sizeof(*next));
 	if (!next) {
 		he = (struct cf_helper_err){.err = ENOMEM, .call = "calloc", .path = "argv"};
-		return mode_failed(status_fd, &he);
+		mode_failed(status_fd, &he);
 	}
 	int n = 0, i = 0;
 	next[n++] = argv[0];
@@ -168,7 +174,7 @@ static int helper_mode(int argc, char **argv, int status_fd, int mounts_fd, unsi
 	next[n] = NULL;
 	execv("/proc/self/exe", next);
 	he = (struct cf_helper_err){.err = errno, .call = "execve", .path = "/proc/self/exe"};
-	return mode_failed(status_fd, &he);
+	mode_failed(status_fd, &he);
 }
 
 static int usage(void)
@@ -215,7 +221,7 @@ int main(int argc, char **argv)
 		return usage();
 	char **cmd = argv + i;
 	if (mounts_fd >= 0)
-		return helper_mode(argc, argv, status_fd, mounts_fd, uid, gid);
+		helper_mode(argc, argv, status_fd, mounts_fd, uid, gid);
 
 	prctl(PR_SET_NAME, "confine-init", 0, 0, 0);
 	/* pid 1 is a program of the host's (run from a descriptor on its installed file): not
@@ -224,57 +230,49 @@ int main(int argc, char **argv)
 	 * sandbox holds.  The command's own exec makes it dumpable again (it is its own program).
 	 */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-		report(status_fd, CF_HELPER_FAIL, errno, "cannot make the helper undumpable");
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, errno, "cannot make the helper undumpable");
 	}
 	if (dup2(stderr_fd, 2) < 0) {
-		report(status_fd, CF_HELPER_FAIL, errno, "cannot restore stderr");
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, errno, "cannot restore stderr");
 	}
 	/* Helper mode: the filter is read before its descriptor goes. */
 	char *prog = NULL;
 	size_t prog_len = 0;
 	struct cf_helper_err he = {0};
 	if (seccomp_fd >= 0 && cf_helper_slurp(seccomp_fd, 1 << 20, &prog, &prog_len) < 0) {
-		report(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe seccomp program");
-		return 125;
+		fail(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe seccomp program");
 	}
 	/* Nothing of the host stays open in pid 1: the descriptor it was executed from (an
 	 * O_PATH of the installed confine-init), whatever bwrap left.  Only 0-2 and the status
 	 * pipe remain. */
 	if (close_from((int[2]){status_fd, go_fd}, false) < 0) {
-		report(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
 	}
 
 	/* Checked, not assumed: bwrap --cap-drop ALL (or the helper mode) leaves nothing. */
 	int caps = holds_capabilities();
 	if (caps != 0) {
-		report(status_fd, CF_HELPER_FAIL, caps < 0 ? errno : EPERM,
-		       caps < 0 ? "cannot read its own capabilities"
-				: "the sandbox still holds capabilities");
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, caps < 0 ? errno : EPERM,
+		     caps < 0 ? "cannot read its own capabilities"
+			      : "the sandbox still holds capabilities");
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		report(status_fd, CF_HELPER_FAIL, errno, "cannot set no_new_privs");
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, errno, "cannot set no_new_privs");
 	}
 	int abi = 0;
 	if (landlock) {
 		struct confine_error e = {0};
 		abi = cf_landlock_scope_self(&e);
 		if (abi < 0) {
-			report(status_fd, CF_HELPER_FAIL, e.os_errno,
-			       e.reason[0] ? e.reason : "cannot apply Landlock scoping");
-			return 125;
+			fail(status_fd, CF_HELPER_FAIL, e.os_errno,
+			     e.reason[0] ? e.reason : "cannot apply Landlock scoping");
 		}
 	}
 
 	/* The filter last: in helper mode bwrap did not load it, so that the mounts could be made.
 	 */
 	if (prog && cf_helper_load_seccomp(prog, prog_len, &he) < 0) {
-		report(status_fd, CF_HELPER_FAIL, he.err, "cannot load the seccomp filter");
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, he.err, "cannot load the seccomp filter");
 	}
 	free(prog);
 
@@ -283,14 +281,12 @@ int main(int argc, char **argv)
 	int http_l = -1, socks_l = -1, handoff = -1;
 	if (relay && ((http_l = cf_relay_listen(CF_NET_HTTP_PORT)) < 0 ||
 		      (socks_l = cf_relay_listen(CF_NET_SOCKS_PORT)) < 0)) {
-		report(status_fd, CF_HELPER_FAIL, errno,
-		       "cannot listen on 127.0.0.1 for the network proxy");
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, errno,
+		     "cannot listen on 127.0.0.1 for the network proxy");
 	}
 	if (relay && (handoff = cf_relay_connect()) < 0) {
-		report(status_fd, CF_HELPER_FAIL, errno,
-		       "cannot reach confine's network proxy at " CF_NET_DIR);
-		return 125;
+		fail(status_fd, CF_HELPER_FAIL, errno,
+		     "cannot reach confine's network proxy at " CF_NET_DIR);
 	}
 
 	sigset_t set, old;
@@ -316,14 +312,13 @@ int main(int argc, char **argv)
 			k = read(go_fd, &go, 1);
 		while (k < 0 && errno == EINTR);
 		if (k != 1 || go != 'g')
-			return 125;
+			_exit(125);
 		close(go_fd);
 	}
 
 	pid_t child = fork();
 	if (child < 0) {
-		report(status_fd, CF_HELPER_EXEC_FAIL, errno, "fork");
-		return 125;
+		fail(status_fd, CF_HELPER_EXEC_FAIL, errno, "fork");
 	}
 	if (child == 0) {
 		struct sigaction dfl = {.sa_handler = SIG_DFL};
