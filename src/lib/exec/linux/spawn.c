@@ -343,10 +343,14 @@ int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
  * profile that refuses with EPERM makes the helper fail, and confine launches again without
  * helper mode (helper_mode_failed).
  */
+/* Set once helper mode failed for another reason than a changed path: every later run of this
+ * process (a host that embeds the library) goes without it at once. */
+static _Atomic bool helper_mode_broken;
+
 static bool helper_mode_ok(const confine_run *run)
 {
 	static int known = -1;
-	if (run->helper_mode_off || !run->bwrap)
+	if (run->helper_mode_off || !run->bwrap || helper_mode_broken)
 		return false;
 	if (known < 0) {
 		long calls[] = {SYS_open_tree, SYS_move_mount,	  SYS_fsopen, SYS_fsconfig,
@@ -1107,6 +1111,7 @@ static int helper_mode_failed(confine_run *run, const struct cf_helper_record *r
 	}
 	if (!run->helper_mode_off) {
 		run->helper_mode_off = true;
+		helper_mode_broken = true;
 		*again = true;
 		return 0;
 	}
