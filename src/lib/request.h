@@ -90,6 +90,7 @@ struct confine_run {
 	bool *by_helper;       /* this launch, per plan mount: made by confine-init */
 	int mounts_r;	       /* this launch: the helper's mount list, read back after READY */
 	bool helper_mode_off;  /* bwrap makes every mount (helper mode failed once) */
+	char *helper_failed;   /* the target helper mode last failed on (changed, or unreachable) */
 	int reaped_status;
 	int status_fd; /* read end of the helper's status pipe */
 	int err_fd;    /* read end of bwrap's stderr */

@@ -1098,6 +1098,7 @@ void confine_run_free(confine_run *run)
 	free(run->events);
 	free(run->skip);
 	free(run->by_helper);
+	free(run->helper_failed);
 	if (run->mounts_r >= 0)
 		close(run->mounts_r);
 	free(run->home);

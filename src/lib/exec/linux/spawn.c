@@ -341,10 +341,10 @@ int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
  * seccomp profile around confine, which the helper inherits).  EPERM cannot: it is also what
  * the kernel answers a caller without CAP_SYS_ADMIN, before it looks at the arguments; a
  * profile that refuses with EPERM makes the helper fail, and confine launches again without
- * helper mode (helper_mode_failed).
+ * helper mode (helper_mode_failed).  helper_mode_broken: set once helper mode failed for
+ * another reason than a changed path, so that every later run of this process (a host that
+ * embeds the library) goes without it at once.
  */
-/* Set once helper mode failed for another reason than a changed path: every later run of this
- * process (a host that embeds the library) goes without it at once. */
 static _Atomic bool helper_mode_broken;
 
 static bool helper_mode_ok(const confine_run *run)
@@ -1087,9 +1087,11 @@ static bool skip_vanished(confine_run *run, const char *msg)
 
 /*
  * Helper mode failed before the command started.  A target that is gone, or is not what the
- * plan saw, changed since the plan: R34, plan again.  Anything else (a kernel or a profile
- * that refuses a call the check did not catch) costs one more launch, with bwrap making every
- * mount as without helper mode; the sandbox is the same.
+ * plan saw, changed since the plan: R34, plan again.  The same target failing again after the
+ * plan was made anew is no change but a path the helper cannot reach as the host shows it (a
+ * kernel interface the sandbox's own /proc lacks, say): bwrap makes every mount, and says so
+ * if it cannot either.  Anything else (a kernel or a profile that refuses a call the check did
+ * not catch) costs one more launch, without helper mode; the sandbox is the same.
  */
 static int helper_mode_failed(confine_run *run, const struct cf_helper_record *rec, bool *again,
 			      struct confine_error *err)
@@ -1103,6 +1105,14 @@ static int helper_mode_failed(confine_run *run, const struct cf_helper_record *r
 	int e = rec->value;
 	if (lookup && path[0] == '/' &&
 	    (e == ENOENT || e == ENOTDIR || e == EISDIR || e == ELOOP || e == EXDEV)) {
+		if (run->helper_failed && !strcmp(run->helper_failed, path)) {
+			run->helper_mode_off = true;
+			*again = true;
+			return 0;
+		}
+		free(run->helper_failed);
+		if (!(run->helper_failed = cf_strdup(path)))
+			return cf_nomem(err);
 		free(run->unsettled);
 		if (!(run->unsettled = cf_strdup(path)))
 			return cf_nomem(err);
