@@ -118,8 +118,17 @@ static long run_child(HANDLE token, const char *mode, const char *arg, struct cf
 	cf_win_environment(&env, &err);
 	DWORD code = 0;
 	long r = -1;
-	if (cf_win_spawn(token, self, cmd, &env, NULL, &p, &err) == 0 &&
-	    cf_win_wait(&p, &code, &err) == 0)
+	int spawned = cf_win_spawn(token, self, cmd, &env, NULL, &p, &err);
+	/* Wine's wineserver, on a busy machine, now and then fails a CreateProcess with
+	 * ERROR_INTERNAL_ERROR (1359), which Windows does not: tried again there, a few times. */
+	for (int again = 0; spawned < 0 && on_wine && again < 3 && strstr(err.reason, "error 1359");
+	     again++) {
+		printf("# child %s: %s: %s (Wine; trying again)\n", mode, err.what, err.reason);
+		Sleep(200 * (DWORD)(again + 1));
+		memset(&err, 0, sizeof(err));
+		spawned = cf_win_spawn(token, self, cmd, &env, NULL, &p, &err);
+	}
+	if (spawned == 0 && cf_win_wait(&p, &code, &err) == 0)
 		r = (long)code;
 	else
 		printf("# child %s: %s: %s\n", mode, err.what, err.reason);
