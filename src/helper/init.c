@@ -126,6 +126,8 @@ static _Noreturn void fail(int status_fd, char type, int value, const char *msg)
 static _Noreturn void mode_failed(int status_fd, const struct cf_helper_err *he)
 {
 	char msg[248];
+	if (he->changed)
+		fail(status_fd, CF_HELPER_CHANGED, he->err, he->path);
 	snprintf(msg, sizeof(msg), "%s\t%s", he->call, he->path);
 	fail(status_fd, CF_HELPER_MODE_FAIL, he->err, msg);
 }

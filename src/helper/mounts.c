@@ -35,6 +35,7 @@ static int fail(struct cf_helper_err *e, int err, const char *call, const char *
 {
 	e->err = err;
 	e->call = call;
+	e->changed = false;
 	snprintf(e->path, sizeof(e->path), "%s", path ? path : "");
 	return -1;
 }
@@ -85,8 +86,13 @@ static int open_target(const char *path, bool dir, struct cf_helper_err *e)
 	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd < 0)
-		return fail(e, errno, "openat2", path);
+	if (fd < 0) {
+		int err = errno;
+		fail(e, err, "openat2", path);
+		/* Gone, or reached only through a symlink now: not what the plan saw. */
+		e->changed = err == ENOENT || err == ENOTDIR || err == ELOOP || err == EXDEV;
+		return -1;
+	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int err = errno;
@@ -95,11 +101,9 @@ static int open_target(const char *path, bool dir, struct cf_helper_err *e)
 	}
 	if (S_ISLNK(st.st_mode) || dir != !!S_ISDIR(st.st_mode)) {
 		close(fd);
-		return fail(e,
-			    S_ISLNK(st.st_mode) ? ELOOP
-			    : dir		? ENOTDIR
-						: EISDIR,
-			    "lookup", path);
+		fail(e, S_ISLNK(st.st_mode) ? ELOOP : dir ? ENOTDIR : EISDIR, "lookup", path);
+		e->changed = true;
+		return -1;
 	}
 	return fd;
 }
@@ -171,7 +175,7 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 			break;
 		}
 		int tfd = open_target(path, op != 'f' && op != 'r', e);
-		if (tfd < 0 && transient && e->err == ENOENT && !strcmp(e->call, "openat2")) {
+		if (tfd < 0 && transient && e->changed && e->err == ENOENT) {
 			/* Gone: nothing to hide.  confine reads the mark back and reports the
 			 * endpoint if it is there after the run. */
 			char mark = CF_HELPER_LEFT_OUT;

@@ -3,13 +3,17 @@
 #ifndef CONFINE_HELPER_MOUNTS_H
 #define CONFINE_HELPER_MOUNTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* What failed: the call, its errno and the path it was about. */
+/* What failed: the call, its errno and the path it was about; changed: the path is not what the
+ * plan saw (gone, a symlink on the way, another kind), which confine answers by planning again
+ * (R34). */
 struct cf_helper_err {
 	int err;
 	const char *call;
 	char path[200];
+	bool changed;
 };
 
 /* Reads fd from offset 0 to its end (at most max bytes) into a malloc'd, NUL-terminated

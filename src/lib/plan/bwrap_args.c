@@ -4,6 +4,7 @@
  * by the executor and passed in by number, so golden tests can fix them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan/plan.h"
@@ -60,44 +61,55 @@ static bool related(const char *a, const char *b)
 	return cf_path_within(a, b) || cf_path_within(b, a);
 }
 
-/* The read-only remount of hidden directory i: the first later REMOUNT_RO of its path. */
-static size_t remount_of(const struct cf_plan *plan, const bool *skip, size_t i)
-{
-	for (size_t j = i + 1; j < plan->n_mounts; j++)
-		if (plan->mounts[j].op == CF_MNT_REMOUNT_RO && !(skip && skip[j]) &&
-		    !strcmp(plan->mounts[j].path, plan->mounts[i].path))
-			return j;
-	return 0;
-}
-
 void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by_helper)
 {
 	size_t n = plan->n_mounts;
 	for (size_t i = 0; i < n; i++)
 		by_helper[i] = false;
+	/* The mounts left to bwrap after the one at hand (kept; by_helper[] tells which of them
+	 * moved since), and the tmpfs mounts: the two lists each mount is checked against, so
+	 * that a plan of thousands of matches is not checked against every other mount.  Without
+	 * memory for them bwrap makes every mount. */
+	size_t *kept = malloc((n + 1) * sizeof(*kept)), *tmpfs = malloc((n + 1) * sizeof(*tmpfs));
+	size_t n_kept = 0, n_tmpfs = 0;
+	if (!kept || !tmpfs)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (!(skip && skip[i]) && tmpfs_op(plan->mounts[i].op))
+			tmpfs[n_tmpfs++] = i;
 	/* From the last mount back, so that what comes after a mount is decided before it: the
 	 * helper makes its mounts in plan order after all of bwrap's, so a mount may go to it
 	 * only if every later mount at, above or below its path goes too. */
 	for (size_t i = n; i-- > 0;) {
 		const struct cf_mount *m = &plan->mounts[i];
-		if (!helper_op(m) || (skip && skip[i]))
+		if (skip && skip[i])
 			continue;
-		/* A hidden directory goes only with its read-only remount. */
-		size_t remount = m->op == CF_MNT_HIDE_DIR ? remount_of(plan, skip, i) : 0;
-		bool ok = m->op != CF_MNT_HIDE_DIR || remount;
+		bool ok = helper_op(m);
+		/* A hidden directory goes only with its read-only remount: the first later
+		 * REMOUNT_RO of its path, which is still bwrap's. */
+		size_t remount = 0;
+		for (size_t k = 0; ok && m->op == CF_MNT_HIDE_DIR && k < n_kept; k++)
+			if (plan->mounts[kept[k]].op == CF_MNT_REMOUNT_RO &&
+			    !strcmp(plan->mounts[kept[k]].path, m->path))
+				remount = kept[k]; /* backwards: the last match is the first */
+		ok = ok && (m->op != CF_MNT_HIDE_DIR || remount);
 		/* Inside an earlier tmpfs: no mount point there for the helper. */
-		for (size_t j = 0; ok && j < i; j++)
-			ok = (skip && skip[j]) || !tmpfs_op(plan->mounts[j].op) ||
-			     !cf_path_within(m->path, plan->mounts[j].path);
-		for (size_t j = i + 1; ok && j < n; j++)
-			ok = j == remount || (skip && skip[j]) || by_helper[j] ||
-			     !related(plan->mounts[j].path, m->path);
-		if (!ok)
+		for (size_t k = 0; ok && k < n_tmpfs && tmpfs[k] < i; k++)
+			ok = !cf_path_within(m->path, plan->mounts[tmpfs[k]].path);
+		for (size_t k = 0; ok && k < n_kept; k++)
+			ok = kept[k] == remount || by_helper[kept[k]] ||
+			     !related(plan->mounts[kept[k]].path, m->path);
+		if (!ok) {
+			kept[n_kept++] = i;
 			continue;
+		}
 		by_helper[i] = true;
 		if (remount)
 			by_helper[remount] = true;
 	}
+out:
+	free(kept);
+	free(tmpfs);
 }
 
 void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, struct cf_buf *out)

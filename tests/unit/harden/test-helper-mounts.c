@@ -2,26 +2,29 @@
 /*
  * Helper mode (src/helper/mounts.c): the masks confine-init makes, made for real in a user and
  * mount namespace of a forked child, over a scratch tree of the test's own; the child sends
- * back what it saw, the parent checks it.
+ * back what it saw, the parent checks it.  As the test's user and, when that is root, again as
+ * uid 65534 (with a tree it owns, as a caller's workspace is).
  *  - a hidden file is an empty mode-000 file on a read-only mount; a hidden directory an empty
  *    mode-000 read-only directory; a kernel interface (a directory, or a file such as
  *    /proc/sysrq-trigger) read-only, its content still there;
- *  - a target that changed since the plan fails with the errno and call confine reads as "plan
- *    again" (R34): missing (openat2 ENOENT), reached through a symlink (openat2 ELOOP), itself a
- *    symlink (lookup ELOOP), a directory where a file was (lookup EISDIR) and the reverse
- *    (lookup ENOTDIR);
+ *  - a target that changed since the plan fails with its errno and call and is taken as changed
+ *    (confine plans again, R34): missing (openat2 ENOENT), reached through a symlink (openat2
+ *    ELOOP), itself a symlink (lookup ELOOP), a directory where a file was (lookup EISDIR) and
+ *    the reverse (lookup ENOTDIR);
  *  - a pinned directory (R33) cannot be renamed and stays writable;
  *  - a transient endpoint (upper case) that is gone is left out and marked '-' in the list;
  *  - a list without its terminator or with an unknown op is refused (read EINVAL).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,9 +41,25 @@ struct outcome {
 	int file_mode, file_size, file_write, dir_mode, dir_entries, dir_create, k_read, k_create;
 	int r_read, r_write;
 	int pin_rename, pin_write; /* a pinned directory: renamed, written into */
+	bool changed;		   /* the helper took the target for changed since the plan */
 };
 
 static char top[64];
+static unsigned as_uid; /* whom the helper runs as: the test's user, then uid 65534 */
+static const char *who;
+
+/* The user this pass runs the helper as, before its namespaces (as confine-init is started by
+ * a caller of that uid). */
+static int become(unsigned uid)
+{
+	if (uid == (unsigned)getuid())
+		return 0;
+	/* Dumpable again after the change of ids, so that its /proc/self files are its own. */
+	return setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+		       setresuid(uid, uid, uid) < 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0
+		   ? -1
+		   : 0;
+}
 
 static int write_map(const char *file, const char *text)
 {
@@ -103,10 +122,12 @@ static struct outcome run_list(const char *list, size_t len)
 		close(p[0]);
 		struct outcome c = {.rc = -8};
 		int fd = memfd_create("list", MFD_CLOEXEC);
-		if (fd >= 0 && write(fd, list, len) == (ssize_t)len && enter_namespace() == 0) {
+		if (become(as_uid) == 0 && fd >= 0 && write(fd, list, len) == (ssize_t)len &&
+		    enter_namespace() == 0) {
 			struct cf_helper_err e = {0};
 			c.rc = cf_helper_mount_all(list, len, fd, &e);
 			c.err = e.err;
+			c.changed = e.changed;
 			snprintf(c.call, sizeof(c.call), "%s", e.call ? e.call : "");
 			if (pread(fd, &c.mark, 1, 0) != 1)
 				c.mark = 0;
@@ -164,16 +185,19 @@ static void expect_fail(char op, const char *rel, int err, const char *call, con
 	size_t n = 0;
 	rec(buf, &n, op, rel);
 	struct outcome o = run_list(buf, n);
-	TAP_OK(o.rc == -1 && o.err == err && !strcmp(o.call, call),
-	       "%c %s: %s: %s %s (got rc %d, %s %s)", op, rel, why, call, strerror(err), o.rc,
-	       o.call, strerror(o.err));
+	TAP_OK(o.rc == -1 && o.err == err && !strcmp(o.call, call) && o.changed,
+	       "%s: %c %s: %s: %s %s, taken as changed (got rc %d, %s %s, changed %d)", who, op,
+	       rel, why, call, strerror(err), o.rc, o.call, strerror(o.err), o.changed);
 }
 
-int main(void)
+/* One pass: a scratch tree of as_uid's own, every check, the tree removed. */
+static void checks(void)
 {
 	snprintf(top, sizeof(top), "/tmp/confine-hm.XXXXXX");
-	if (!mkdtemp(top))
-		return 1;
+	if (!mkdtemp(top) || chmod(top, 0755) < 0) {
+		TAP_OK(0, "%s: scratch tree", who);
+		return;
+	}
 	char p[160];
 	snprintf(p, sizeof(p), "%s/file", top);
 	FILE *f = fopen(p, "w");
@@ -196,11 +220,12 @@ int main(void)
 	snprintf(p, sizeof(p), "%s/pinned", top);
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/link", top);
-	if (symlink("dir", p) < 0)
-		return 1;
+	int links = symlink("dir", p);
 	snprintf(p, sizeof(p), "%s/flink", top);
-	if (symlink("file", p) < 0)
-		return 1;
+	links |= symlink("file", p);
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "chown -R -h %u:%u '%s'", as_uid, as_uid, top);
+	TAP_OK(links == 0 && system(cmd) == 0, "%s: a scratch tree of its own", who);
 
 	/* The masks themselves. */
 	char buf[4096];
@@ -211,24 +236,26 @@ int main(void)
 	rec(buf, &n, 'r', "kfile");
 	rec(buf, &n, 'p', "pinned");
 	struct outcome o = run_list(buf, n);
-	TAP_INTEQ(o.rc, 0, "a hidden file, a hidden directory, a kernel interface: made (%s %s)",
+	TAP_INTEQ(o.rc, 0,
+		  "%s: a hidden file, a hidden directory, a kernel interface: made (%s %s)", who,
 		  o.call, strerror(o.err));
-	TAP_INTEQ(o.file_mode, 0, "the hidden file is mode 000");
-	TAP_INTEQ(o.file_size, 0, "and empty: the content is gone");
-	TAP_INTEQ(o.file_write, EROFS, "and on a read-only mount (open for writing: EROFS)");
-	TAP_INTEQ(o.dir_mode, 0, "the hidden directory is mode 000");
-	TAP_INTEQ(o.dir_entries, 0, "and empty (its entry 'inner' is not seen)");
-	TAP_INTEQ(o.dir_create, EROFS, "and read-only (create: EROFS)");
-	TAP_INTEQ(o.k_read, 0, "the kernel interface keeps its content");
-	TAP_INTEQ(o.k_create, EROFS, "but is read-only (create: EROFS)");
-	TAP_INTEQ(o.r_read, 0, "a kernel file (/proc/sysrq-trigger) stays readable");
-	TAP_INTEQ(o.r_write, EROFS, "but not writable (EROFS)");
-	TAP_INTEQ(o.pin_rename, EBUSY, "R33 a pinned directory cannot be renamed (EBUSY)");
-	TAP_INTEQ(o.pin_write, 0, "and stays as writable as it was");
+	TAP_INTEQ(o.file_mode, 0, "%s: the hidden file is mode 000", who);
+	TAP_INTEQ(o.file_size, 0, "%s: and empty: the content is gone", who);
+	TAP_INTEQ(o.file_write, EROFS, "%s: and on a read-only mount (open for writing: EROFS)",
+		  who);
+	TAP_INTEQ(o.dir_mode, 0, "%s: the hidden directory is mode 000", who);
+	TAP_INTEQ(o.dir_entries, 0, "%s: and empty (its entry 'inner' is not seen)", who);
+	TAP_INTEQ(o.dir_create, EROFS, "%s: and read-only (create: EROFS)", who);
+	TAP_INTEQ(o.k_read, 0, "%s: the kernel interface keeps its content", who);
+	TAP_INTEQ(o.k_create, EROFS, "%s: but is read-only (create: EROFS)", who);
+	TAP_INTEQ(o.r_read, 0, "%s: a kernel file (/proc/sysrq-trigger) stays readable", who);
+	TAP_INTEQ(o.r_write, EROFS, "%s: but not writable (EROFS)", who);
+	TAP_INTEQ(o.pin_rename, EBUSY, "%s: R33 a pinned directory cannot be renamed (EBUSY)", who);
+	TAP_INTEQ(o.pin_write, 0, "%s: and stays as writable as it was", who);
 	struct stat st;
 	snprintf(p, sizeof(p), "%s/file", top);
 	TAP_OK(stat(p, &st) == 0 && st.st_size == 7 && (st.st_mode & 0777) == 0644,
-	       "outside the namespace the file is as it was");
+	       "%s: outside the namespace the file is as it was", who);
 
 	/* A target that changed since the plan. */
 	expect_fail('f', "gone", ENOENT, "openat2", "missing");
@@ -246,31 +273,47 @@ int main(void)
 	rec(buf, &n, 'f', "file");
 	o = run_list(buf, n);
 	TAP_OK(o.rc == 0 && o.mark == CF_HELPER_LEFT_OUT && o.file_mode == 0,
-	       "a transient endpoint that is gone is left out and marked '%c' (rc %d, mark '%c')",
-	       CF_HELPER_LEFT_OUT, o.rc, o.mark ? o.mark : '0');
+	       "%s: a transient endpoint that is gone is left out and marked '%c' (rc %d, mark "
+	       "'%c')",
+	       who, CF_HELPER_LEFT_OUT, o.rc, o.mark ? o.mark : '0');
 	n = 0;
 	rec(buf, &n, 'F', "dir");
 	o = run_list(buf, n);
-	TAP_OK(o.rc == -1 && o.err == EISDIR && o.mark == 'F',
-	       "a transient endpoint that is there but changed kind still fails (lookup EISDIR)");
+	TAP_OK(o.rc == -1 && o.err == EISDIR && o.changed && o.mark == 'F',
+	       "%s: a transient endpoint that is there but changed kind still fails (lookup "
+	       "EISDIR, taken as changed)",
+	       who);
 
-	/* A list that is not one. */
+	/* A list that is not one: refused, and not taken for a changed target. */
 	n = 0;
 	rec(buf, &n, 'f', "file");
 	o = run_list(buf, n - 1);
-	TAP_OK(o.rc == -1 && o.err == EINVAL && !strcmp(o.call, "read"),
-	       "a list without its last terminator is refused (read EINVAL)");
+	TAP_OK(o.rc == -1 && o.err == EINVAL && !strcmp(o.call, "read") && !o.changed,
+	       "%s: a list without its last terminator is refused (read EINVAL)", who);
 	n = 0;
 	rec(buf, &n, 'x', "file");
 	o = run_list(buf, n);
-	TAP_OK(o.rc == -1 && o.err == EINVAL && !strcmp(o.call, "read"),
-	       "an unknown op is refused (read EINVAL)");
+	TAP_OK(o.rc == -1 && o.err == EINVAL && !strcmp(o.call, "read") && !o.changed,
+	       "%s: an unknown op is refused (read EINVAL)", who);
 	o = run_list("frelative\0", 10);
-	TAP_OK(o.rc == -1 && o.err == EINVAL, "a relative path is refused (read EINVAL)");
+	TAP_OK(o.rc == -1 && o.err == EINVAL && !o.changed,
+	       "%s: a relative path is refused (read EINVAL)", who);
 
-	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	if (system(cmd) != 0)
-		TAP_OK(0, "scratch tree removed");
+	TAP_OK(system(cmd) == 0, "%s: scratch tree removed", who);
+}
+
+int main(void)
+{
+	/* As the test's user; as root, also as uid 65534 (as an unprivileged caller's helper
+	 * runs), each with a tree of its own. */
+	as_uid = (unsigned)getuid();
+	who = as_uid == 0 ? "root" : "caller";
+	checks();
+	if (as_uid == 0) {
+		as_uid = 65534;
+		who = "nobody";
+		checks();
+	}
 	return tap_done();
 }

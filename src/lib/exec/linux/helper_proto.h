@@ -14,6 +14,9 @@ enum {
 	CF_HELPER_FAIL = 'H',	   /* the helper could not harden the sandbox; value: errno */
 	CF_HELPER_MODE_FAIL = 'M', /* helper mode (its mounts, the nested namespace, the filter)
 				    * failed; value: errno; message: "CALL\tPATH" */
+	CF_HELPER_CHANGED = 'C',   /* helper mode: a target is not what the plan saw (gone, a
+				    * symlink on the way, another kind); value: errno; message:
+				    * the path */
 };
 
 struct cf_helper_record {

@@ -505,8 +505,12 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			close(fds.mounts);
 			goto oom;
 		}
-		/* Read back after READY: the transient endpoints the helper left out. */
-		if ((run->mounts_r = fcntl(fds.mounts, F_DUPFD_CLOEXEC, 3)) < 0) {
+		/* Read back after READY when it holds transient endpoints: which ones the helper
+		 * left out. */
+		bool transient = false;
+		for (size_t i = 0; i < plan->n_mounts && !transient; i++)
+			transient = by_helper[i] && plan->mounts[i].transient;
+		if (transient && (run->mounts_r = fcntl(fds.mounts, F_DUPFD_CLOEXEC, 3)) < 0) {
 			r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox",
 				      "the helper's mount list", "fcntl", errno);
 			goto out;
@@ -879,21 +883,29 @@ static void helper_left_out(confine_run *run)
 	if (run->mounts_r < 0 || !run->by_helper || !run->skip)
 		return;
 	const struct cf_plan *plan = &run->plan;
-	off_t at = 0;
-	for (size_t i = 0; i < plan->n_mounts; i++) {
+	char *list = NULL;
+	size_t len = 0, at = 0;
+	/* One read of the whole list (a memfd of confine's own: only a failed allocation leaves it
+	 * unread, and then no endpoint is taken as left out). */
+	struct stat st;
+	if (fstat(run->mounts_r, &st) == 0 && st.st_size > 0 &&
+	    (list = malloc((size_t)st.st_size)) &&
+	    pread(run->mounts_r, list, (size_t)st.st_size, 0) == st.st_size)
+		len = (size_t)st.st_size;
+	for (size_t i = 0; i < plan->n_mounts && at < len; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		if (!run->by_helper[i] || m->op == CF_MNT_REMOUNT_RO)
 			continue;
-		char op = 0;
-		if (pread(run->mounts_r, &op, 1, at) == 1 && op == CF_HELPER_LEFT_OUT) {
+		if (m->transient && list[at] == CF_HELPER_LEFT_OUT) {
 			run->skip[i] = true;
 			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < plan->n_mounts; j++)
 				if (plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
 				    !strcmp(plan->mounts[j].path, m->path))
 					run->skip[j] = true;
 		}
-		at += (off_t)strlen(m->path) + 2;
+		at += strlen(m->path) + 2;
 	}
+	free(list);
 	close(run->mounts_r);
 	run->mounts_r = -1;
 }
@@ -1086,47 +1098,46 @@ static bool skip_vanished(confine_run *run, const char *msg)
 }
 
 /*
- * Helper mode failed before the command started.  A target that is gone, or is not what the
- * plan saw, changed since the plan: R34, plan again.  The same target failing again after the
- * plan was made anew is no change but a path the helper cannot reach as the host shows it (a
- * kernel interface the sandbox's own /proc lacks, say): bwrap makes every mount, and says so
- * if it cannot either.  Anything else (a kernel or a profile that refuses a call the check did
- * not catch) costs one more launch, without helper mode; the sandbox is the same.
+ * Helper mode: a target is not what the plan saw (CF_HELPER_CHANGED; the command has not
+ * started): R34, plan again.  The same target failing again after the plan was made anew is no
+ * change but a path the helper cannot reach as the host shows it (a kernel interface the
+ * sandbox's own /proc lacks, say): bwrap makes every mount, and says so if it cannot either.
+ */
+static int helper_changed(confine_run *run, const struct cf_helper_record *rec, bool *again,
+			  struct confine_error *err)
+{
+	*again = true;
+	if (run->helper_failed && !strcmp(run->helper_failed, rec->message)) {
+		run->helper_mode_off = true;
+		return 0;
+	}
+	free(run->helper_failed);
+	free(run->unsettled);
+	run->unsettled = NULL;
+	if (!(run->helper_failed = cf_strdup(rec->message)) ||
+	    !(run->unsettled = cf_strdup(rec->message)))
+		return cf_nomem(err);
+	return 0;
+}
+
+/*
+ * Helper mode failed otherwise (CF_HELPER_MODE_FAIL: a kernel or a profile that refuses a call
+ * the check did not catch): one more launch without it, for the rest of the process too; the
+ * sandbox is the same.  Only a launch in helper mode sends this record.
  */
 static int helper_mode_failed(confine_run *run, const struct cf_helper_record *rec, bool *again,
 			      struct confine_error *err)
 {
-	const char *tab = strchr(rec->message, '\t');
-	const char *path = tab ? tab + 1 : rec->message;
-	size_t cl = tab ? (size_t)(tab - rec->message) : strlen(rec->message);
-	bool lookup = (cl == 7 && !strncmp(rec->message, "openat2", 7)) ||
-		      (cl == 6 && !strncmp(rec->message, "lookup", 6)) ||
-		      (cl == 5 && !strncmp(rec->message, "fstat", 5));
-	int e = rec->value;
-	if (lookup && path[0] == '/' &&
-	    (e == ENOENT || e == ENOTDIR || e == EISDIR || e == ELOOP || e == EXDEV)) {
-		if (run->helper_failed && !strcmp(run->helper_failed, path)) {
-			run->helper_mode_off = true;
-			*again = true;
-			return 0;
-		}
-		free(run->helper_failed);
-		if (!(run->helper_failed = cf_strdup(path)))
-			return cf_nomem(err);
-		free(run->unsettled);
-		if (!(run->unsettled = cf_strdup(path)))
-			return cf_nomem(err);
-		*again = true;
-		return 0;
-	}
-	if (!run->helper_mode_off) {
+	if (run->helper_mode_used && !run->helper_mode_off) {
 		run->helper_mode_off = true;
 		helper_mode_broken = true;
 		*again = true;
 		return 0;
 	}
-	cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", "confine-init", "%.*s %s: %s", (int)cl,
-	       rec->message, path, strerror(e));
+	const char *tab = strchr(rec->message, '\t');
+	cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", tab ? tab + 1 : "confine-init",
+	       "%.*s: %s", tab ? (int)(tab - rec->message) : (int)strlen(rec->message),
+	       rec->message, strerror(rec->value));
 	return CONFINE_E_SPAWN;
 }
 
@@ -1216,6 +1227,8 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 				cf_err_hint(err, "a rule may hide the command or a directory it "
 						 "lives in; see 'confine explain PATH'");
 			return err ? err->code : CONFINE_E_NOTFOUND;
+		} else if (rec[i].type == CF_HELPER_CHANGED) {
+			return helper_changed(run, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_MODE_FAIL) {
 			return helper_mode_failed(run, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_FAIL) {
