@@ -328,55 +328,44 @@ static int op_ptrace(long pid)
 	return outcome(rc);
 }
 
-static int op_caps_all(void)
+/* Prints the named capability sets of /proc/self/status ("CapEff", ...), space-separated. */
+static int print_caps(const char *const *sets, size_t n)
 {
 	FILE *f = fopen("/proc/self/status", "re");
 	if (!f)
 		return outcome(-1);
-	static const char *const sets[] = {"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"};
 	char vals[5][32] = {{0}};
 	char line[256];
 	while (fgets(line, sizeof(line), f))
-		for (size_t i = 0; i < 5; i++)
-			if (!strncmp(line, sets[i], 7)) {
+		for (size_t i = 0; i < n; i++)
+			if (!strncmp(line, sets[i], 6) && line[6] == ':') {
 				char *v = line + 7;
 				v += strspn(v, " \t");
 				v[strcspn(v, "\n")] = '\0';
 				snprintf(vals[i], sizeof(vals[i]), "%s", v);
 			}
 	fclose(f);
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < n; i++)
 		if (!vals[i][0]) {
 			errno = ENOENT;
 			return outcome(-1);
 		}
-	printf("%s %s %s %s %s\n", vals[0], vals[1], vals[2], vals[3], vals[4]);
+	for (size_t i = 0; i < n; i++)
+		printf("%s%s", i ? " " : "", vals[i]);
+	putchar('\n');
 	return 0;
+}
+
+static int op_caps_all(void)
+{
+	static const char *const sets[] = {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"};
+	return print_caps(sets, 5);
 }
 
 static int op_caps(void)
 {
-	FILE *f = fopen("/proc/self/status", "re");
-	if (!f)
-		return outcome(-1);
-	char line[256];
-	int found = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "CapEff:", 7) == 0) {
-			char *v = line + 7;
-			v += strspn(v, " \t");
-			v[strcspn(v, "\n")] = '\0';
-			printf("%s\n", v);
-			found = 1;
-			break;
-		}
-	}
-	fclose(f);
-	if (!found) {
-		errno = ENOENT;
-		return outcome(-1);
-	}
-	return 0;
+	static const char *const sets[] = {"CapEff"};
+	return print_caps(sets, 1);
 }
 
 static int op_core(void)
