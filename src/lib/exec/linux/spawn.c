@@ -1138,6 +1138,7 @@ static int helper_mode_failed(confine_run *run, const struct cf_helper_record *r
 	cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", tab ? tab + 1 : "confine-init",
 	       "%.*s: %s", tab ? (int)(tab - rec->message) : (int)strlen(rec->message),
 	       rec->message, strerror(rec->value));
+	cf_err_hint(err, "set CONFINE_NO_HELPER_MOUNTS=1 to have bwrap make every mount");
 	return CONFINE_E_SPAWN;
 }
 
