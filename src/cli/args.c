@@ -45,6 +45,32 @@ int cli_parse_size(const char *s, uint64_t *out)
 	return *out ? 0 : -1;
 }
 
+int cli_parse_duration(const char *s, uint64_t *ms)
+{
+	char *end;
+	/* Digits and one point only: strtod alone would skip blanks and read signs, "nan",
+	 * "inf", exponents and hexadecimal. */
+	size_t n = strspn(s, "0123456789.");
+	if (n == 0 || memchr(s, '.', n) != memrchr(s, '.', n))
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end != s + n)
+		return -1;
+	double unit = 1000.0;
+	if (*end == 's')
+		end++;
+	else if (*end == 'm')
+		unit = 60000.0, end++;
+	else if (*end == 'h')
+		unit = 3600000.0, end++;
+	if (*end || !(v > 0) || v * unit > 1e12)
+		return -1;
+	uint64_t r = (uint64_t)(v * unit + 0.5);
+	*ms = r ? r : 1;
+	return 0;
+}
+
 /* --limit pids=N,mem=SIZE (either or both). */
 static int parse_limits(confine_request *req, const char *v, struct confine_error *err)
 {
@@ -273,15 +299,13 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 				return r;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--timeout", &v)) {
 			VALUE();
-			char *end;
-			errno = 0;
-			double secs = strtod(v, &end);
-			if (errno || end == v || *end || !(secs > 0) || secs > 1e9)
+			uint64_t ms;
+			if (cli_parse_duration(v, &ms) < 0)
 				return cf_err(
 				    err, CONFINE_E_INVALID, "invalid --timeout", v,
-				    "expected a positive number of seconds, such as 30 or 2.5");
-			uint64_t ms = (uint64_t)(secs * 1000.0 + 0.5);
-			confine_request_set_timeout(o->req, ms ? ms : 1);
+				    "expected a positive duration: seconds (30, 2.5, 30s), "
+				    "minutes (2m) or hours (1h)");
+			confine_request_set_timeout(o->req, ms);
 			o->timeout = v;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--report", &v)) {
 			VALUE();

@@ -47,6 +47,10 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *opts,
  * for recording an attempt whose arguments do not parse. */
 const char *cli_find_option(int argc, char **argv, const char *name);
 
+/* Parses a duration: a positive number of seconds with an optional suffix s, m (minutes) or h
+ * (hours): "30", "2.5", "5s", "2m", "1h".  At most 1e9 seconds; *ms is at least 1. */
+int cli_parse_duration(const char *s, uint64_t *ms);
+
 /* Parses a size with an optional K, M or G suffix (powers of 1024). */
 int cli_parse_size(const char *s, uint64_t *out);
 

@@ -49,7 +49,8 @@ static const char help[] =
     "  --limit pids=N,mem=SIZE    at most N processes (counting confine's own two) and SIZE\n"
     "                             of memory, through a cgroup; refused where the host does\n"
     "                             not let confine create one (see 'confine probe')\n"
-    "  --timeout SECONDS          kill the whole sandbox after SECONDS (status 137)\n"
+    "  --timeout DURATION         kill the whole sandbox after DURATION (status 137):\n"
+    "                             seconds (30, 2.5, 30s), minutes (2m) or hours (1h)\n"
     "  --report FILE              write the post-run report (JSON) to FILE\n"
     "  --audit FILE               append one JSON line per spawn attempt to FILE (also\n"
     "                             CONFINE_AUDIT); FILE is hidden from the sandbox\n"
@@ -286,11 +287,13 @@ int cmd_run(int argc, char **argv)
 	r = confine_run_wait(run, &status, &err);
 	if (r < 0)
 		cli_report(&err);
-	if (confine_run_timed_out(run))
-		fprintf(
-		    stderr,
-		    "confine: command timed out: '%s': the sandbox was killed after %s seconds\n",
-		    argv[o.first_operand], o.timeout);
+	if (confine_run_timed_out(run)) {
+		size_t tl = strlen(o.timeout);
+		bool unit = tl && !(o.timeout[tl - 1] >= '0' && o.timeout[tl - 1] <= '9');
+		fprintf(stderr,
+			"confine: command timed out: '%s': the sandbox was killed after %s%s\n",
+			argv[o.first_operand], o.timeout, unit ? "" : " seconds");
+	}
 	if (confine_run_killed_after_grace(run))
 		fprintf(stderr,
 			"confine: command did not end: '%s': it was asked to end by a signal and "

@@ -18,8 +18,38 @@ static const char usage[] =
     "                                        print the compiled plan, run nothing\n"
     "  card [OPTIONS] [--json] -- COMMAND... the approval card and digest of an escalation\n"
     "                                        or write grant\n"
+    "  help [COMMAND]                        this text, or COMMAND's options\n"
+    "  --version                             confine's version\n"
     "\n"
-    "`confine COMMAND --help` describes each command's options.\n";
+    "`confine help COMMAND` (or `confine COMMAND --help`) describes each command's options.\n";
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"run", cmd_run},	      {"probe", cmd_probe}, {"plan", cmd_plan},
+    {"explain", cmd_explain}, {"check", cmd_check},
+#ifndef _WIN32
+    {"card", cmd_card},
+#endif
+};
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int unknown(const char *cmd)
+{
+	fprintf(stderr, "confine: unknown command: '%s'\nhint: run 'confine --help' for the list\n",
+		cmd);
+	return CLI_EXIT_CONFINE;
+}
 
 int main(int argc, char **argv)
 {
@@ -28,7 +58,7 @@ int main(int argc, char **argv)
 		return CLI_EXIT_CONFINE;
 	}
 	const char *cmd = argv[1];
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || (!strcmp(cmd, "help") && argc == 2)) {
 		fputs(usage, stdout);
 		return 0;
 	}
@@ -36,21 +66,14 @@ int main(int argc, char **argv)
 		printf("confine %s\n", CONFINE_VERSION);
 		return 0;
 	}
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 1, argv + 1);
-	if (!strcmp(cmd, "probe"))
-		return cmd_probe(argc - 1, argv + 1);
-	if (!strcmp(cmd, "plan"))
-		return cmd_plan(argc - 1, argv + 1);
-	if (!strcmp(cmd, "explain"))
-		return cmd_explain(argc - 1, argv + 1);
-	if (!strcmp(cmd, "check"))
-		return cmd_check(argc - 1, argv + 1);
-#ifndef _WIN32
-	if (!strcmp(cmd, "card"))
-		return cmd_card(argc - 1, argv + 1);
-#endif
-	fprintf(stderr, "confine: unknown command: '%s'\nhint: run 'confine --help' for the list\n",
-		cmd);
-	return CLI_EXIT_CONFINE;
+	if (!strcmp(cmd, "help")) {
+		/* confine help COMMAND: that command's own --help. */
+		const struct command *c = find(argv[2]);
+		if (!c)
+			return unknown(argv[2]);
+		char *hargv[] = {argv[2], "--help", NULL};
+		return c->fn(2, hargv);
+	}
+	const struct command *c = find(cmd);
+	return c ? c->fn(argc - 1, argv + 1) : unknown(cmd);
 }
