@@ -13,9 +13,7 @@
 #include "cli/cli.h"
 #include "util/util.h"
 
-#define CF_STR2(x) #x
-#define CF_STR(x) CF_STR2(x)
-
+/* A format: the minimum Landlock ABI is the library's. */
 static const char usage[] =
     "usage: confine probe [--json] [--no-cache] [-w|--workspace DIR]\n"
     "\n"
@@ -23,33 +21,22 @@ static const char usage[] =
     "bwrap: available, binary_missing, path_rejected, binary_invalid, version_unreadable,\n"
     "version_too_old, required_feature_missing, user_namespace_disabled,\n"
     "proc_mount_restricted, probe_timeout, probe_failed, binary_identity_changed.\n"
-    "landlock (minimum Landlock ABI " CF_STR(
-	CONFINE_LANDLOCK_MIN_ABI) "): available, "
-				  "landlock_unavailable,\n"
-				  "landlock_abi_too_old, seccomp_unavailable.\n"
-				  "\n"
-				  "  --json            print {\"backends\": [{\"backend\", "
-				  "\"available\", \"code\", \"path\",\n"
-				  "                    \"version\", \"reason\", \"hint\", "
-				  "\"cached\", \"landlock_abi\", "
-				  "\"seccomp\",\n"
-				  "                    \"cgroup\", \"guarantees\": "
-				  "{\"read_protection\", \"write_protection\",\n"
-				  "                    \"network_isolation\", \"syscall_filter\", "
-				  "\"process_scoping\",\n"
-				  "                    \"resource_limits\"}, \"not_provided\": "
-				  "[...]}, ...]}; path,\n"
-				  "                    version, reason and hint are null when "
-				  "unknown\n"
-				  "  --no-cache        probe now instead of trusting a success of "
-				  "the last 300 s\n"
-				  "  -w, --workspace DIR\n"
-				  "                    a bwrap inside DIR is never used (default: "
-				  "the current directory,\n"
-				  "                    as for `confine run`)\n"
-				  "\n"
-				  "Exit status: 0 when a backend is available, 1 when none is, 125 "
-				  "on a usage error.\n";
+    "landlock (minimum Landlock ABI %d): available, landlock_unavailable,\n"
+    "landlock_abi_too_old, seccomp_unavailable.\n"
+    "\n"
+    "  --json            print {\"backends\": [{\"backend\", \"available\", \"code\", \"path\",\n"
+    "                    \"version\", \"reason\", \"hint\", \"cached\", \"landlock_abi\", "
+    "\"seccomp\",\n"
+    "                    \"cgroup\", \"guarantees\": {\"read_protection\", \"write_protection\",\n"
+    "                    \"network_isolation\", \"syscall_filter\", \"process_scoping\",\n"
+    "                    \"resource_limits\"}, \"not_provided\": [...]}, ...]}; path,\n"
+    "                    version, reason and hint are null when unknown\n"
+    "  --no-cache        probe now instead of trusting a success of the last 300 s\n"
+    "  -w, --workspace DIR\n"
+    "                    a bwrap inside DIR is never used (default: the current directory,\n"
+    "                    as for `confine run`)\n"
+    "\n"
+    "Exit status: 0 when a backend is available, 1 when none is, 125 on a usage error.\n";
 
 /* A JSON string, or null for an empty one. */
 static void json_str_or_null(struct cf_buf *b, const char *s)
@@ -166,7 +153,7 @@ int cmd_probe(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
+			printf(usage, CONFINE_LANDLOCK_MIN_ABI);
 			return 0;
 		} else if (!strcmp(a, "--json")) {
 			json = true;
