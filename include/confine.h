@@ -295,7 +295,9 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err);
 struct confine_decision {
 	char path[4096];	    /* canonical path */
 	enum confine_access access; /* READ or WRITE */
-	enum confine_action action;
+	enum confine_action action; /* what the sandbox does: a guard is DENY (no rule lifts
+				     * it; only an escalation, SPEC 7.1, runs past it); ASK is
+				     * a rule's ask, enforced as deny until approved */
 	char layer[16];	   /* "override", "guard", "session", "workspace", "user", "fallback" */
 	bool has_rule;	   /* false for the fallback */
 	char source[1024]; /* rule file path, "builtin" or "session" */

@@ -14,7 +14,8 @@ static const char help[] =
     "\n"
     "Print which rule decides read and write access to each PATH, and why: the decision\n"
     "(allow, ask or deny), the layer (override, guard, session, workspace, user, fallback)\n"
-    "and the rule's file, line and pattern.  'ask' is enforced as deny until approved.\n"
+    "and the rule's file, line and pattern.  'ask' is enforced as deny until approved.  A\n"
+    "built-in guard is a deny that no rule lifts: only an escalation runs past it.\n"
     "\n"
     "--net HOST[:PORT] prints which network rule decides HOST (port 443 when none is given;\n"
     "an IPv6 address with a port in brackets): allow, deny, or ask (no rule: enforced as\n"
@@ -38,6 +39,10 @@ static void print_text(const struct confine_decision *d)
 		printf("  %s:%d:%d  %s\n", d->source, d->line, d->column, d->pattern);
 	else
 		printf("  %s rule %d  %s\n", d->source, d->index, d->pattern);
+	if (!strcmp(d->layer, "guard"))
+		printf("  a built-in guard: no allow lifts it (below a host-socket guard, an allow "
+		       "gives back the one path it names); only an escalation runs outside the "
+		       "guards: 'confine card -- COMMAND'\n");
 	if (d->has_outranked)
 		printf("  outranked: %s:%d:%d  %s allows it, but a workspace file never lifts a %s "
 		       "of the user file (R10b)\n",

@@ -648,7 +648,7 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 	copy_str(out->path, sizeof(out->path), canon);
 	free(canon);
 	out->access = access;
-	out->action = (enum confine_action)d.action;
+	out->action = (enum confine_action)cf_explain_action(&d);
 	copy_str(out->layer, sizeof(out->layer), cf_layer_name(d.layer));
 	if (d.rule) {
 		out->has_rule = true;

@@ -19,6 +19,11 @@ const char *cf_action_name(enum cf_action a)
 	return "?";
 }
 
+enum cf_action cf_explain_action(const struct cf_decision *d)
+{
+	return d->layer == CF_LAYER_GUARD && d->action == CF_ASK ? CF_DENY : d->action;
+}
+
 const char *cf_layer_name(enum cf_layer l)
 {
 	static const char *const names[] = {"override",	 "guard", "session",

@@ -84,6 +84,11 @@ int cf_policy_add_unreadable(struct cf_policy *p, const struct cf_strv *dirs,
 /* The guarded credential paths under the home directory, relative to it. */
 const char *const *cf_home_guards(size_t *n);
 
+/* The decision as explain shows it (R11): what the sandbox does.  A guard is `ask` in the
+ * policy (only an escalation, SPEC 7.1, steps past it, and the report's asks offer that card),
+ * but no rule lifts it and nothing asks at run time: it is shown as deny. */
+enum cf_action cf_explain_action(const struct cf_decision *d);
+
 /* Short names for text output. */
 const char *cf_action_name(enum cf_action a);
 const char *cf_layer_name(enum cf_layer l);

@@ -635,7 +635,7 @@ int confine_rules_explain(const confine_rules *rl, const char *path, enum confin
 	memset(out, 0, sizeof(*out));
 	copy_str(out->path, sizeof(out->path), c);
 	out->access = access;
-	out->action = (enum confine_action)d.action;
+	out->action = (enum confine_action)cf_explain_action(&d);
 	/* The Mac's read posture (SPEC 9): the fallback reads only the roots the profile lists. */
 	if (d.layer == CF_LAYER_FALLBACK && access == CONFINE_ACCESS_READ &&
 	    !cf_mac_fallback_readable(&rl->run->in, &rl->policy, c))
