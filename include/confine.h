@@ -539,7 +539,8 @@ struct confine_net_event {
 			   * was allowed but resolved to a refused address), "resolve_failed",
 			   * "connect_failed", "bad_request", "unauthenticated" (no or wrong
 			   * proxy credentials: the landlock backend's proxy on the host's
-			   * loopback, SPEC 12) */
+			   * loopback, SPEC 12), "auth_challenge" (an HTTP first try without
+			   * credentials that the same client retried with them: not a refusal) */
 	char address[64]; /* the address connected to or refused; "" when none */
 	char detail[256]; /* the reason when the outcome is not "connected" */
 };
@@ -549,6 +550,14 @@ struct confine_net_event {
  * Pure. */
 const struct confine_net_event *confine_run_net_events(const confine_run *run, size_t *n,
 						       size_t *dropped);
+/* The remedy for one network event of the run (from confine_run_net_events), as a person
+ * would type it: for an allowed name refused for the address it resolved to, the exact
+ * --net-allow of that address and of its range ("--net-allow 10.1.2.3, or its whole range:
+ * --net-allow 10.0.0.0/8"); for a host no rule names, its --net-allow; for a deny rule, the
+ * explain line.  Writes at most cap - 1 bytes and a NUL; "" when confine knows no remedy (a
+ * connected request, a name that does not resolve).  Returns the length.  Pure. */
+size_t confine_run_net_hint(const confine_run *run, const struct confine_net_event *e, char *buf,
+			    size_t cap);
 /* The network mode of a prepared run.  Pure. */
 enum confine_net_mode confine_run_net_mode(const confine_run *run);
 

@@ -18,14 +18,26 @@ static void target(const struct confine_net_event *e, char *buf, size_t cap)
 
 #define MAX_LINES 10
 
+/* Whether an earlier line gave this hint already. */
+static bool hinted(const confine_run *run, const struct confine_net_event *ev, size_t i,
+		   const char *hint)
+{
+	char other[600];
+	for (size_t j = 0; j < i; j++)
+		if (confine_run_net_hint(run, &ev[j], other, sizeof(other)) && !strcmp(other, hint))
+			return true;
+	return false;
+}
+
 void cli_net_warnings(const confine_run *run)
 {
 	size_t n, dropped;
 	const struct confine_net_event *ev = confine_run_net_events(run, &n, &dropped);
-	size_t shown = 0, refused = 0;
+	size_t shown = 0, refused = 0, unhinted = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct confine_net_event *e = &ev[i];
-		if (!strcmp(e->outcome, "connected") || !strcmp(e->outcome, "closed"))
+		if (!strcmp(e->outcome, "connected") || !strcmp(e->outcome, "closed") ||
+		    !strcmp(e->outcome, "auth_challenge"))
 			continue;
 		refused++;
 		/* One line per host, port and outcome: the first time it was refused. */
@@ -50,12 +62,18 @@ void cli_net_warnings(const confine_run *run)
 			    : "failed",
 			e->decision.host[0] ? t : "?", e->detail, times, times == 1 ? "" : "s");
 		shown++;
+		/* The exact remedy of this refusal (the address to allow, the rule to look at),
+		 * once per remedy. */
+		char hint[600];
+		if (!confine_run_net_hint(run, e, hint, sizeof(hint)))
+			unhinted++;
+		else if (!hinted(run, ev, i, hint))
+			fprintf(stderr, "hint: %s\n", hint);
 	}
-	if (refused) {
+	if (refused > shown || unhinted)
 		fprintf(stderr,
-			"hint: allow a host with --net-allow HOST or in your user rule file; "
-			"'confine explain --net HOST:PORT' shows which rule decides\n");
-	}
+			"hint: 'confine explain --net HOST:PORT' shows which rule decides a "
+			"host; the --report file lists every decision\n");
 	if (dropped)
 		fprintf(stderr,
 			"confine: network: %zu more decisions were not kept (the report keeps "

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include "host/scan.h"
 #include "host/ll_listing.h"
 #include "net/netrun.h"
+#include "net/remedy.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/connguard.h"
 #include "inject/run_inject.h"
@@ -915,6 +917,33 @@ const struct confine_net_event *confine_run_net_events(const confine_run *run, s
 	return run->net_events;
 }
 
+/* NO_PROXY of the command: the caller's own --env NO_PROXY=... (or no_proxy) for both cases, as
+ * given; none after --unset-env of it; else confine's (cf_net_no_proxy).  What it lists the
+ * command's clients connect to directly, which the sandbox refuses (no route out of its own
+ * network namespace; on the landlock backend every connect but the proxy's is EACCES): a
+ * user's NO_PROXY can make a request fail, never go around the proxy. */
+static const char *no_proxy(const confine_request *req, const confine_run *run)
+{
+	const char *given = NULL;
+	for (size_t i = 0; i < req->env.set.n; i++) {
+		const char *kv = req->env.set.v[i];
+		if (!strncasecmp(kv, "NO_PROXY=", 9))
+			given = kv + 9;
+	}
+	if (given)
+		return given;
+	for (size_t i = 0; i < req->env.unset.n; i++)
+		if (cf_wildcard_match_ci(req->env.unset.v[i], "NO_PROXY"))
+			return NULL;
+	return cf_net_no_proxy(&run->net);
+}
+
+size_t confine_run_net_hint(const confine_run *run, const struct confine_net_event *e, char *buf,
+			    size_t cap)
+{
+	return cf_net_event_remedy(&run->net, e, buf, cap);
+}
+
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err)
 {
 	confine_run *run = NULL;
@@ -985,7 +1014,7 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	 * enforce the mode: under policy off or an escalation nothing listens. */
 	if (r == 0 && run->net_mode == CONFINE_NET_DOMAINS &&
 	    run->policy == CONFINE_POLICY_REQUIRED)
-		r = cf_plan_net_env(&run->plan, err);
+		r = cf_plan_net_env(&run->plan, no_proxy(req, run), err);
 	/* After the environment: the pointer variables are set last (SPEC 5). */
 	if (r < 0 || (r = cf_run_inject_seal(run, req, err)) < 0 ||
 	    (r = plan_backend(run, req, err)) < 0)

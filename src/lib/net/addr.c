@@ -222,6 +222,52 @@ static const struct range v6_ranges[] = {
     {{0xff}, 8, "multicast"},
 };
 
+bool cf_ip_in_prefix(const struct cf_ip *ip, const struct cf_ip *net, unsigned bits)
+{
+	return ip->family == net->family && bits <= (ip->family == 4 ? 32u : 128u) &&
+	       in_range(ip->b, net->b, (int)bits);
+}
+
+const char *cf_ip_prefix_parse(const char *s, size_t n, struct cf_ip *net, unsigned *bits)
+{
+	const char *slash = memchr(s, '/', n);
+	if (!slash)
+		return "not an address range (ADDRESS/BITS)";
+	size_t an = (size_t)(slash - s), bn = n - an - 1;
+	if (!cf_ip_parse(s, an, net))
+		return "the part before '/' is not an IP address";
+	unsigned v = 0;
+	if (bn == 0 || bn > 3 || (bn > 1 && slash[1] == '0'))
+		return "the prefix length after '/' must be a decimal number without leading zeros";
+	for (size_t i = 1; i <= bn; i++) {
+		if (!is_digit(slash[i]))
+			return "the prefix length after '/' must be a decimal number";
+		v = v * 10 + (unsigned)(slash[i] - '0');
+	}
+	/* An IPv4-mapped address (::ffff:a.b.c.d) was returned as IPv4: its prefix counts the
+	 * 96 bits of the mapping. */
+	if (net->family == 4 && memchr(s, ':', an)) {
+		if (v < 96)
+			return "an IPv4-mapped range needs a prefix of at least 96 bits";
+		v -= 96;
+	}
+	unsigned max = net->family == 4 ? 32 : 128;
+	if (v > max)
+		return net->family == 4 ? "an IPv4 prefix is at most 32 bits"
+					: "an IPv6 prefix is at most 128 bits";
+	if (v == 0)
+		return "a /0 range matches every address (loopback and the cloud metadata address "
+		       "included); name the networks the command needs";
+	struct cf_ip masked = *net;
+	for (unsigned k = v; k < max; k++)
+		masked.b[k / 8] &= (uint8_t) ~(0x80u >> (k % 8));
+	if (!cf_ip_equal(&masked, net))
+		return "the address has bits set past the prefix: write the network address "
+		       "(10.0.0.0/8, not 10.1.2.3/8)";
+	*bits = v;
+	return NULL;
+}
+
 static const char *v4_special(const uint8_t *b)
 {
 	static const uint8_t zero[4] = {0}, bcast[4] = {255, 255, 255, 255};
@@ -254,6 +300,24 @@ const char *cf_ip_special(const struct cf_ip *ip)
 		if (in_range(ip->b, v6_ranges[i].prefix, v6_ranges[i].bits))
 			return v6_ranges[i].class;
 	return NULL;
+}
+
+bool cf_ip_special_range(const struct cf_ip *ip, struct cf_ip *net, unsigned *bits)
+{
+	const struct range *v = ip->family == 4 ? v4_ranges : v6_ranges;
+	size_t n = ip->family == 4 ? sizeof(v4_ranges) / sizeof(v4_ranges[0])
+				   : sizeof(v6_ranges) / sizeof(v6_ranges[0]);
+	size_t len = ip->family == 4 ? 4 : 16;
+	for (size_t i = 0; i < n; i++) {
+		if (!in_range(ip->b, v[i].prefix, v[i].bits))
+			continue;
+		memset(net, 0, sizeof(*net));
+		net->family = ip->family;
+		memcpy(net->b, v[i].prefix, len);
+		*bits = (unsigned)v[i].bits;
+		return true;
+	}
+	return false;
 }
 
 static bool is_alpha(char c)

@@ -37,6 +37,23 @@ void cf_ip_format(const struct cf_ip *ip, char *buf, size_t cap);
 
 bool cf_ip_equal(const struct cf_ip *a, const struct cf_ip *b);
 
+/* Whether ip lies in the network net/bits (same family; bits 0-32 or 0-128). */
+bool cf_ip_in_prefix(const struct cf_ip *ip, const struct cf_ip *net, unsigned bits);
+
+/*
+ * Parses an address range of exactly n bytes, "ADDRESS/BITS": "10.0.0.0/8", "fd00::/8",
+ * "::ffff:10.0.0.0/104" (an IPv4-mapped range is the IPv4 range it maps).  BITS is decimal
+ * without leading zeros, 1-32 or 1-128: /0 would match every address, loopback and the cloud
+ * metadata address included, and is refused.  The address must be the network itself (no bit
+ * set past the prefix), so that what is written is what matches.  Fills *net and *bits.
+ * Returns NULL or a static reason.  Pure.
+ */
+const char *cf_ip_prefix_parse(const char *s, size_t n, struct cf_ip *net, unsigned *bits);
+
+/* The smallest special-purpose range (cf_ip_special) that holds ip: 10.0.0.0/8 for 10.1.2.3,
+ * 127.0.0.0/8, fc00::/7...  Returns false for an ordinary address. */
+bool cf_ip_special_range(const struct cf_ip *ip, struct cf_ip *net, unsigned *bits);
+
 /*
  * The class of an address the proxy refuses unless a rule names the address (DNS rebinding,
  * the cloud metadata address): "loopback", "private" (RFC 1918), "unique-local" (fc00::/7),

@@ -60,7 +60,7 @@ static bool matches(const struct cf_net_rule *r, const char *host, const struct 
 	if (r->port && r->port != port)
 		return false;
 	if (r->is_ip || ip)
-		return r->is_ip && ip && cf_ip_equal(&r->ip, ip);
+		return r->is_ip && ip && cf_ip_in_prefix(ip, &r->ip, r->bits);
 	if (!r->subdomains)
 		return !strcmp(r->host, host);
 	size_t hl = strlen(host), rl = strlen(r->host);
@@ -106,4 +106,25 @@ const char *cf_net_address_check(const struct cf_net_policy *p, const struct cf_
 		return buf;
 	}
 	return NULL;
+}
+
+const char *cf_net_no_proxy(const struct cf_net_policy *p)
+{
+	struct cf_ip lo4, lo6;
+	cf_ip_parse("127.0.0.1", 9, &lo4);
+	cf_ip_parse("::1", 3, &lo6);
+	for (int l = 0; l < CF_LAYER_FALLBACK; l++) {
+		for (size_t i = 0; i < p->layers[l].n; i++) {
+			const struct cf_net_rule *r = &p->layers[l].v[i];
+			if (r->action != CF_ALLOW)
+				continue;
+			/* Any address of 127.0.0.0/8 is the host's loopback too. */
+			bool loop = r->is_ip && ((r->ip.family == 4 && r->ip.b[0] == 127) ||
+						 cf_ip_in_prefix(&lo4, &r->ip, r->bits) ||
+						 cf_ip_in_prefix(&lo6, &r->ip, r->bits));
+			if (loop || (!r->is_ip && !strcmp(r->host, "localhost")))
+				return NULL;
+		}
+	}
+	return "localhost,127.0.0.1";
 }

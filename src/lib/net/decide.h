@@ -40,6 +40,15 @@ void cf_net_decide(const struct cf_net_policy *p, const char *host, const struct
 		   uint16_t port, struct cf_net_decision *out);
 
 /*
+ * NO_PROXY of the command (SPEC 12): the names its clients connect to directly, never through
+ * the proxy.  "localhost,127.0.0.1" is the sandbox's own loopback (a test server the command
+ * starts), unless an allow rule can reach a loopback address (127.0.0.0/8, ::1) or names
+ * localhost: then the command means the host's, which only the proxy reaches, and NULL is
+ * returned (no NO_PROXY at all), so that no allowed request goes around the proxy.
+ */
+const char *cf_net_no_proxy(const struct cf_net_policy *p);
+
+/*
  * May the proxy connect to `ip` (a resolved address, or the literal that was asked for) on
  * `port`?  No when a rule denies the address, or when the address is loopback, private,
  * link-local, multicast or otherwise special (cf_ip_special) and no rule allows it by address

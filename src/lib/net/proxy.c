@@ -43,16 +43,16 @@ static void copy(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-void cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *addr,
+bool cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *addr,
 		     const char *detail)
 {
 	struct cf_proxy *p = c->p;
 	if (c->recorded)
-		return;
+		return false;
 	c->recorded = true;
 	if (p->n_events >= p->cfg.max_events) {
 		p->dropped++;
-		return;
+		return false;
 	}
 	if (p->n_events == p->cap_events) {
 		size_t cap = p->cap_events ? p->cap_events * 2 : 64;
@@ -61,7 +61,7 @@ void cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *ad
 		struct confine_net_event *v = realloc(p->events, cap * sizeof(*v));
 		if (!v) {
 			p->dropped++;
-			return;
+			return false;
 		}
 		p->events = v;
 		p->cap_events = cap;
@@ -80,7 +80,7 @@ void cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *ad
 	if (!c->decided) {
 		d->action = CONFINE_DENY;
 		copy(d->layer, sizeof(d->layer), "");
-		return;
+		return true;
 	}
 	d->action = (enum confine_action)c->dec.action;
 	copy(d->layer, sizeof(d->layer), cf_layer_name(c->dec.layer));
@@ -93,6 +93,59 @@ void cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *ad
 		d->index = r->index;
 		d->line = r->line;
 		d->column = r->column;
+	}
+	return true;
+}
+
+void cf_proxy_challenged(struct cf_proxy *p)
+{
+	if (!p->n_events)
+		return;
+	if (p->n_challenges == p->cap_challenges) {
+		size_t cap = p->cap_challenges ? p->cap_challenges * 2 : 16;
+		size_t *v = realloc(p->challenges, cap * sizeof(*v));
+		if (!v)
+			return; /* then it stays a refusal, which it also was */
+		p->challenges = v;
+		p->cap_challenges = cap;
+	}
+	p->challenges[p->n_challenges++] = p->n_events - 1;
+}
+
+/* How long after a first try without credentials its retry may come. */
+#define CHALLENGE_RETRY_MS 10000
+
+/*
+ * A client that is told to send credentials (407) and sends them is not refused: HTTP clients
+ * that are not sure a proxy wants credentials (git's libcurl with CURLAUTH_ANY) try without
+ * them first.  Each first try without any Proxy-Authorization is paired with the next request
+ * of the same protocol, host and port within CHALLENGE_RETRY_MS that did carry this run's
+ * credentials, one for one, and recorded as "auth_challenge".  A request with wrong
+ * credentials, or a first try nobody followed up, stays "unauthenticated".
+ */
+static void settle_challenges(struct cf_proxy *p)
+{
+	for (size_t j = 0; j < p->n_events; j++) {
+		const struct confine_net_event *ok = &p->events[j];
+		if (!strcmp(ok->outcome, "unauthenticated") ||
+		    !strcmp(ok->outcome, "auth_challenge"))
+			continue;
+		for (size_t k = 0; k < p->n_challenges; k++) {
+			size_t i = p->challenges[k];
+			struct confine_net_event *e = &p->events[i];
+			if (i >= j || strcmp(e->outcome, "unauthenticated") ||
+			    strcmp(e->protocol, ok->protocol) ||
+			    strcmp(e->decision.host, ok->decision.host) ||
+			    e->decision.port != ok->decision.port ||
+			    ok->time_ms - e->time_ms > CHALLENGE_RETRY_MS)
+				continue;
+			copy(e->outcome, sizeof(e->outcome), "auth_challenge");
+			copy(
+			    e->detail, sizeof(e->detail),
+			    "a first try without credentials, answered with 407; the client's next "
+			    "request carried this run's credentials");
+			break;
+		}
 	}
 }
 
@@ -621,6 +674,7 @@ void cf_proxy_stop(struct cf_proxy *p)
 	(void)k;
 	pthread_join(p->thread, NULL);
 	p->stopped = true;
+	settle_challenges(p);
 }
 
 void cf_proxy_stats(struct cf_proxy *p, struct cf_proxy_stats *out)
@@ -664,6 +718,7 @@ void cf_proxy_free(struct cf_proxy *p)
 		close(p->ep);
 	free(p->conns);
 	free(p->events);
+	free(p->challenges);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }

@@ -27,6 +27,7 @@
 
 #include "net/auth.h"
 #include "net/proxy_int.h"
+#include "net/remedy.h"
 #include "policy/policy.h"
 #include "util/util.h"
 
@@ -214,12 +215,8 @@ static void check_addresses(struct conn *c, const struct cf_ip *addrs, size_t n)
 		start_connect(c);
 		return;
 	}
-	char hint[400], a[CF_IP_TEXT];
-	cf_ip_format(&refused, a, sizeof(a));
-	snprintf(hint, sizeof(hint),
-		 "if the command must reach %s, allow that address too (--net-allow %s); a name "
-		 "alone never opens a loopback, private or link-local address",
-		 a, a);
+	char hint[400];
+	cf_net_address_remedy(c->p->policy, &refused, c->port, hint, sizeof(hint));
 	char text[sizeof(c->why) + 64];
 	snprintf(text, sizeof(text), "%s%s",
 		 c->is_ip ? "" : "it resolved to an address it may not reach: ", first);
@@ -361,7 +358,7 @@ static bool grow_in(struct conn *c, size_t max)
 
 /* Whether the head carries this run's credentials (always, where none are required).  Every
  * Proxy-Authorization header is compared; one that matches is enough. */
-static bool http_authorized(const struct conn *c)
+static bool http_authorized(struct conn *c)
 {
 	const struct cf_http_head *h = c->head;
 	bool ok = false;
@@ -377,8 +374,10 @@ static bool http_authorized(const struct conn *c)
 			char ch = c->in[x->name + k];
 			same = (ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch) == name[k];
 		}
-		if (same)
+		if (same) {
+			c->offered_creds = true;
 			ok |= cf_proxy_basic_ok(c->in + x->value, x->value_len, c->p->userpass);
+		}
 	}
 	return ok;
 }
@@ -394,7 +393,9 @@ static void unauthenticated(struct conn *c, const char *why)
 		 "set in HTTP_PROXY, HTTPS_PROXY and ALL_PROXY, credentials included (they change "
 		 "with every run)\n",
 		 c->host[0] ? hp : "?", why);
-	cf_proxy_record(c, "unauthenticated", NULL, why);
+	if (cf_proxy_record(c, "unauthenticated", NULL, why) && c->kind != K_SOCKS &&
+	    !c->offered_creds)
+		cf_proxy_challenged(c->p);
 	if (c->kind == K_SOCKS) {
 		/* The refusal (method 0xff or the RFC 1929 failure) is already queued. */
 		send_reply(c);
@@ -422,8 +423,11 @@ static void got_http_head(struct conn *c, size_t n)
 	c->port = c->head->port;
 	c->body_off = n;
 	if (!http_authorized(c)) {
-		unauthenticated(c, "the request did not carry this run's proxy credentials "
-				   "(Proxy-Authorization)");
+		unauthenticated(c, c->offered_creds
+				       ? "the request carried other proxy credentials than this "
+					 "run's (Proxy-Authorization)"
+				       : "the request did not carry this run's proxy credentials "
+					 "(Proxy-Authorization)");
 		return;
 	}
 	decide(c);

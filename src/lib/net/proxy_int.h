@@ -87,6 +87,7 @@ struct conn {
 	uint16_t port;
 	struct cf_net_decision dec;
 	bool decided, recorded;
+	bool offered_creds;	   /* an HTTP request carried a Proxy-Authorization header */
 	int64_t decided_at;	   /* ms since the epoch */
 	struct cf_http_head *head; /* an absolute-URI request's head, for forwarding */
 	/* resolution and connection */
@@ -129,6 +130,10 @@ struct cf_proxy {
 	struct cf_proxy_stats stats;
 	struct confine_net_event *events;
 	size_t n_events, cap_events, dropped;
+	/* The events of HTTP requests refused for carrying no credentials at all: a client's
+	 * first try, which a 407 answers (cf_proxy_stop pairs each with its retry). */
+	size_t *challenges;
+	size_t n_challenges, cap_challenges;
 };
 
 uint64_t cf_proxy_now(void);
@@ -136,9 +141,12 @@ uint64_t cf_proxy_now(void);
 void cf_proxy_update(struct conn *c);
 /* Closes the connection (freed after the current round). */
 void cf_proxy_close(struct conn *c);
-/* Records the decision of c once, with its outcome. */
-void cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *addr,
+/* Records the decision of c once, with its outcome.  Returns whether it was kept (false when
+ * recorded before, or over the bound of decisions kept). */
+bool cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *addr,
 		     const char *detail);
+/* Marks the event just recorded as a first try without credentials. */
+void cf_proxy_challenged(struct cf_proxy *p);
 
 /* proxy_conn.c */
 void cf_conn_refuse(struct conn *c, int status, uint8_t socks_code, const char *text);

@@ -102,10 +102,12 @@ int cf_plan_compile(const struct cf_policy *p, const struct cf_matches *globs,
 		    const struct cf_plan_opts *o, struct cf_plan *out, struct confine_error *err);
 
 /* Network by domain: appends the proxy variables to plan->env, replacing any of the same name
- * (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY in both cases, NO_PROXY=localhost,127.0.0.1).  Pure. */
-int cf_plan_net_env(struct cf_plan *plan, struct confine_error *err);
-/* The same with the proxy at 127.0.0.1:PORT for HTTP and SOCKS5 alike and `userinfo`
- * ("confine:SECRET") in both URLs: the landlock backend's proxy, known once it listens.  Pure. */
+ * (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY in both cases), and sets NO_PROXY and no_proxy to
+ * `no_proxy`, or removes them when it is NULL (cf_net_no_proxy says which).  Pure. */
+int cf_plan_net_env(struct cf_plan *plan, const char *no_proxy, struct confine_error *err);
+/* The proxy variables again with the proxy at 127.0.0.1:PORT for HTTP and SOCKS5 alike and
+ * `userinfo` ("confine:SECRET") in both URLs: the landlock backend's proxy, known once it
+ * listens.  NO_PROXY stays as cf_plan_net_env left it.  Pure. */
 int cf_plan_net_env_at(struct cf_plan *plan, unsigned port, const char *userinfo,
 		       struct confine_error *err);
 /* One injection to place: what cf_plan_add_injections needs of it. */

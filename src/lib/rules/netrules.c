@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Network rule patterns and lists (see netrules.h).  Pure. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,31 @@ static bool parse_port(const char *s, size_t n, uint16_t *out)
 	return true;
 }
 
+/* An address range, "10.0.0.0/8" or "fd00::/8", in brackets when it is IPv6 with a port
+ * ("[fd00::/8]:443"; the port is already split off).  r->host becomes its canonical text. */
+static const char *range_parse(const char *s, size_t n, struct cf_net_rule *r)
+{
+	bool brackets = s[0] == '[';
+	if (r->subdomains)
+		return "'*.' goes with a domain name, not an address range";
+	if (brackets) {
+		if (n < 3 || s[n - 1] != ']')
+			return "an IPv6 range in brackets lacks its ']'";
+		s++;
+		n -= 2;
+	}
+	const char *why = cf_ip_prefix_parse(s, n, &r->ip, &r->bits);
+	if (why)
+		return why;
+	if (brackets && r->ip.family != 6)
+		return "only an IPv6 range is written in brackets";
+	char text[CF_IP_TEXT];
+	cf_ip_format(&r->ip, text, sizeof(text));
+	snprintf(r->host, sizeof(r->host), "%s/%u", text, r->bits);
+	r->is_ip = true;
+	return NULL;
+}
+
 const char *cf_net_pattern_parse(const char *s, size_t n, struct cf_net_rule *r)
 {
 	const char *host = s;
@@ -30,6 +56,7 @@ const char *cf_net_pattern_parse(const char *s, size_t n, struct cf_net_rule *r)
 	r->subdomains = false;
 	r->is_ip = false;
 	r->port = 0;
+	r->bits = 0;
 	r->host[0] = '\0';
 	memset(&r->ip, 0, sizeof(r->ip));
 	if (n == 0)
@@ -67,6 +94,8 @@ const char *cf_net_pattern_parse(const char *s, size_t n, struct cf_net_rule *r)
 	}
 	if (memchr(host, '*', hn))
 		return "'*' is only allowed as a leading '*.' (every name below a domain)";
+	if (memchr(host, '/', hn))
+		return range_parse(host, hn, r);
 
 	bool is_ip;
 	const char *why = cf_net_host_parse(host, hn, hn > 0 && host[0] == '[', r->host,
@@ -76,6 +105,7 @@ const char *cf_net_pattern_parse(const char *s, size_t n, struct cf_net_rule *r)
 	if (is_ip && r->subdomains)
 		return "'*.' goes with a domain name, not an address";
 	r->is_ip = is_ip;
+	r->bits = is_ip ? (r->ip.family == 4 ? 32 : 128) : 0;
 	return NULL;
 }
 

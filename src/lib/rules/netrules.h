@@ -8,7 +8,9 @@
  *   192.0.2.7, 2001:db8::1, [2001:db8::1]
  *                        that address (only a rule naming an address lets the proxy reach a
  *                        loopback, private or link-local address, or connect to a literal)
- *   any of them + ":PORT"  (an IPv6 address with a port is written in brackets)
+ *   10.0.0.0/8, fd00::/8, [fd00::/8]
+ *                        every address of that range (cf_ip_prefix_parse), the same way
+ *   any of them + ":PORT"  (an IPv6 address or range with a port is written in brackets)
  *
  * Pure.
  */
@@ -28,10 +30,11 @@ struct cf_net_rule {
 	char *pattern;		    /* as written */
 	char host[CF_HOST_MAX + 1]; /* normalised name (without "*.") or canonical address */
 	bool subdomains;	    /* "*.": names strictly below host */
-	bool is_ip;
-	struct cf_ip ip;
-	uint16_t port;	       /* 0: any port */
-	enum cf_action action; /* CF_ALLOW or CF_DENY */
+	bool is_ip;		    /* an address or an address range */
+	struct cf_ip ip;	    /* the address, or the range's network address */
+	unsigned bits;		    /* is_ip: the prefix length (32 or 128 for one address) */
+	uint16_t port;		    /* 0: any port */
+	enum cf_action action;	    /* CF_ALLOW or CF_DENY */
 	enum cf_layer layer;
 	char *source;	  /* rule file path or "session" */
 	int index;	  /* position in its list ("allow" or "deny"), or among session rules */

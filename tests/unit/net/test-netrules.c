@@ -185,6 +185,30 @@ static void test_patterns(void)
 	    {"github.com/path", NULL, false, false, 0},
 	    {" github.com", NULL, false, false, 0},
 	    {"127.1", NULL, false, false, 0},
+	    /* Address ranges. */
+	    {"10.0.0.0/8", "10.0.0.0/8", false, true, 0},
+	    {"203.0.113.0/24:443", "203.0.113.0/24", false, true, 443},
+	    {"127.0.0.1/32", "127.0.0.1/32", false, true, 0},
+	    {"fd00::/8", "fd00::/8", false, true, 0},
+	    {"FD00:0::/8", "fd00::/8", false, true, 0},
+	    {"[fd00::/8]:8080", "fd00::/8", false, true, 8080},
+	    {"[fd00::/8]", "fd00::/8", false, true, 0},
+	    {"::ffff:10.0.0.0/104", "10.0.0.0/8", false, true, 0},
+	    {"10.1.2.3/8", NULL, false, false, 0},
+	    {"10.0.0.0/0", NULL, false, false, 0},
+	    {"::/0", NULL, false, false, 0},
+	    {"10.0.0.0/33", NULL, false, false, 0},
+	    {"fd00::/129", NULL, false, false, 0},
+	    {"10.0.0.0/08", NULL, false, false, 0},
+	    {"10.0.0.0/", NULL, false, false, 0},
+	    {"10.0.0.0/8x", NULL, false, false, 0},
+	    {"10.0.0.0/-8", NULL, false, false, 0},
+	    {"10.0.0.0/8/8", NULL, false, false, 0},
+	    {"[10.0.0.0/8]", NULL, false, false, 0},
+	    {"*.10.0.0.0/8", NULL, false, false, 0},
+	    {"example.com/8", NULL, false, false, 0},
+	    {"::ffff:10.0.0.0/95", NULL, false, false, 0},
+	    {"[fd00::/8", NULL, false, false, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct cf_net_rule r = {0};
@@ -371,6 +395,22 @@ static void test_decide(void)
 	TAP_STREQ(decide(&p, "127.0.0.6", 9), "ask fallback", "another address is unlisted");
 	TAP_STREQ(decide(&p, "[::1]", 8080), "allow user [::1]:8080", "an IPv6 address and port");
 	TAP_STREQ(decide(&p, "[::1]", 8081), "ask fallback", "another port");
+	add(&p, CF_LAYER_SESSION, CF_ALLOW, "10.0.0.0/8", 11);
+	add(&p, CF_LAYER_SESSION, CF_ALLOW, "[fd00::/8]:8443", 12);
+	add(&p, CF_LAYER_SESSION, CF_DENY, "10.9.0.0/16", 13);
+	TAP_STREQ(decide(&p, "10.1.2.3", 80), "allow session 10.0.0.0/8", "an address in a range");
+	TAP_STREQ(decide(&p, "10.255.255.255", 80), "allow session 10.0.0.0/8",
+		  "the range's last address");
+	TAP_STREQ(decide(&p, "11.0.0.0", 80), "ask fallback", "the next address is outside");
+	TAP_STREQ(decide(&p, "10.9.1.1", 80), "deny session 10.9.0.0/16",
+		  "a narrower deny of the layer comes first");
+	TAP_STREQ(decide(&p, "[::ffff:10.1.2.3]", 80), "allow session 10.0.0.0/8",
+		  "the IPv4-mapped form of an address in the range");
+	TAP_STREQ(decide(&p, "[fd12::1]", 8443), "allow session [fd00::/8]:8443",
+		  "an IPv6 range with its port");
+	TAP_STREQ(decide(&p, "[fd12::1]", 443), "ask fallback", "... on another port");
+	TAP_STREQ(decide(&p, "[fe00::1]", 8443), "ask fallback", "outside the IPv6 range");
+	TAP_STREQ(decide(&p, "ten.example", 80), "ask fallback", "a range never matches a name");
 
 	/* Addresses after resolution. */
 	char buf[256];
@@ -395,6 +435,32 @@ static void test_decide(void)
 	TAP_OK(why != NULL, "::1 port 80 refused: the rule names port 8080");
 	TAP_OK(!cf_net_address_check(&p, &ip, 8080, &by, buf, sizeof(buf)),
 	       "::1 port 8080 named by a rule");
+	cf_ip_parse("10.200.0.1", 10, &ip);
+	TAP_OK(!cf_net_address_check(&p, &ip, 80, &by, buf, sizeof(buf)) && by.rule,
+	       "a private address inside an allowed range: allowed");
+	cf_ip_parse("10.9.0.1", 8, &ip);
+	why = cf_net_address_check(&p, &ip, 80, &by, buf, sizeof(buf));
+	TAP_OK(why && strstr(why, "denied by rule '10.9.0.0/16'"), "one inside a denied range: %s",
+	       why ? why : "-");
+	struct cf_ip net;
+	unsigned bits = 0;
+	char text[CF_IP_TEXT];
+	static const struct {
+		const char *ip, *net;
+		unsigned bits;
+	} ranges[] = {{"10.1.2.3", "10.0.0.0", 8},	{"172.20.0.1", "172.16.0.0", 12},
+		      {"127.0.0.9", "127.0.0.0", 8},	{"169.254.169.254", "169.254.0.0", 16},
+		      {"100.64.3.4", "100.64.0.0", 10}, {"fd12::1", "fc00::", 7},
+		      {"fe80::1", "fe80::", 10},	{"203.0.113.9", "203.0.113.0", 24}};
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+		cf_ip_parse(ranges[i].ip, strlen(ranges[i].ip), &ip);
+		bool found = cf_ip_special_range(&ip, &net, &bits);
+		cf_ip_format(&net, text, sizeof(text));
+		TAP_OK(found && !strcmp(text, ranges[i].net) && bits == ranges[i].bits,
+		       "the special range of %s is %s/%u", ranges[i].ip, text, bits);
+	}
+	cf_ip_parse("140.82.112.3", 12, &ip);
+	TAP_OK(!cf_ip_special_range(&ip, &net, &bits), "a public address has no special range");
 	add(&p, CF_LAYER_USER, CF_DENY, "140.82.112.3", 10);
 	cf_ip_parse("140.82.112.3", 12, &ip);
 	why = cf_net_address_check(&p, &ip, 443, &by, buf, sizeof(buf));

@@ -819,6 +819,10 @@ static void test_auth(void)
 		   strstr(resp, "Proxy-Authenticate: Basic realm=\"confine\"\r\n") &&
 		   strstr(resp, "proxy credentials"),
 	       "credentials required: no Proxy-Authorization gets 407 with Proxy-Authenticate");
+	/* A first try without credentials that nobody retries (other.test): stays a refusal. */
+	snprintf(req, sizeof(req), "GET http://other.test:%d/a HTTP/1.1\r\n\r\n", srv.http_port);
+	resp = http_request(port, req);
+	TAP_OK(strstr(resp, " 407 ") != NULL, "a first try to other.test: 407");
 	snprintf(req, sizeof(req),
 		 "GET http://ok.test:%d/a HTTP/1.1\r\nProxy-Authorization: Basic "
 		 "Y29uZmluZTowMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlMA==\r\n\r\n",
@@ -875,17 +879,26 @@ static void test_auth(void)
 	cf_proxy_stop(p);
 	size_t n, dropped;
 	const struct confine_net_event *ev = cf_proxy_events(p, &n, &dropped);
-	int unauth = 0, unauth_http = 0;
+	int unauth = 0, unauth_http = 0, challenged = 0, other = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(ev[i].outcome, "auth_challenge"))
+			challenged += i == 0 && !strcmp(ev[i].decision.host, "ok.test");
 		if (strcmp(ev[i].outcome, "unauthenticated"))
 			continue;
 		unauth++;
+		other += !strcmp(ev[i].decision.host, "other.test");
 		if (!strcmp(ev[i].protocol, "http") && !strcmp(ev[i].decision.host, "ok.test") &&
 		    ev[i].decision.action == CONFINE_DENY && !ev[i].decision.has_rule)
 			unauth_http++;
 	}
-	TAP_INTEQ(unauth, 6, "every request without the credentials is recorded (6)");
-	TAP_INTEQ(unauth_http, 3, "an HTTP one with the host it asked for, as denied");
+	TAP_INTEQ(challenged, 1,
+		  "the first try to ok.test without credentials, which the client retried with "
+		  "them (the request with the right ones), is an auth_challenge, not a refusal");
+	TAP_INTEQ(other, 1, "a first try nobody retried (other.test) stays unauthenticated");
+	TAP_INTEQ(unauth, 6, "every other request without the right credentials is recorded (6)");
+	TAP_INTEQ(unauth_http, 2,
+		  "the HTTP ones with wrong credentials, with the host they asked for, as denied "
+		  "(wrong credentials are never a challenge)");
 	cf_proxy_free(p);
 }
 
