@@ -330,7 +330,12 @@ struct confine_event {
 			    * name), "protected_created_kept" (the same, but it could not be
 			    * renamed: detail says why), "ipc_endpoint_created",
 			    * "unreadable_directory_skipped", "missing_protected_scan_failed",
-			    * "dynamic_glob_scan_failed", "ipc_endpoint_scan_failed" */
+			    * "dynamic_glob_scan_failed", "ipc_endpoint_scan_failed",
+			    * "memory_limit_killed", "pids_limit_reached" (detail: the limit and
+			    * the kernel's count); "missing_protected_appeared",
+			    * "dynamic_glob_appeared", "ipc_endpoint_appeared": the same made
+			    * where the command could not write (outside the workspace and every
+			    * write allow), so by another process of the host, not by this run */
 	char path[4096];   /* the path concerned ("" for a scan failure) */
 	char rule[4096];   /* the pattern that protects it, as written */
 	char detail[4160]; /* a reason or a new name; "" otherwise */

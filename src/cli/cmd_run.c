@@ -87,12 +87,28 @@ static void forward(int sig)
 
 /* What was not protected while the command ran (R23): said on stderr, after the command's own
  * output. */
-static void report_events(const confine_run *run)
+static void report_events(const confine_run *run, const char *cmd)
 {
 	size_t n;
 	const struct confine_event *e = confine_run_events(run, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(e[i].kind, "missing_protected_created"))
+		size_t kl = strlen(e[i].kind);
+		if (kl > 9 && !strcmp(e[i].kind + kl - 9, "_appeared"))
+			continue; /* another process's doing: in the report, not this run's */
+		if (!strcmp(e[i].kind, "memory_limit_killed"))
+			fprintf(
+			    stderr,
+			    "confine: command killed by its memory limit: '%s': %s\nhint: "
+			    "raise the limit (--limit mem=SIZE, such as 2G), or let the command "
+			    "use less memory\n",
+			    cmd, e[i].detail);
+		else if (!strcmp(e[i].kind, "pids_limit_reached"))
+			fprintf(
+			    stderr,
+			    "confine: warning: process limit reached: '%s': %s\nhint: raise "
+			    "the limit (--limit pids=N; N counts confine's own two processes)\n",
+			    cmd, e[i].detail);
+		else if (!strcmp(e[i].kind, "missing_protected_created"))
 			fprintf(
 			    stderr,
 			    "confine: warning: protected path created during the run: '%s': it "
@@ -131,10 +147,9 @@ static void report_events(const confine_run *run)
 			fprintf(
 			    stderr,
 			    "confine: warning: host socket or FIFO created during the run: '%s': "
-			    "confine hides the host's IPC endpoints that exist at launch, so the "
-			    "command could reach this one\nhint: if it belongs to a service the "
-			    "command must not use, stop and check the command's actions; from the "
-			    "next run on it is hidden\n",
+			    "it is in an area the command could write, and confine hides only the "
+			    "host's IPC endpoints that exist at launch\nhint: inspect it before a "
+			    "program of yours connects to it; from the next run on it is hidden\n",
 			    e[i].path);
 		else
 			fprintf(
@@ -299,7 +314,7 @@ int cmd_run(int argc, char **argv)
 			"confine: command did not end: '%s': it was asked to end by a signal and "
 			"was still running after the grace period; the whole sandbox was killed\n",
 			argv[o.first_operand]);
-	report_events(run);
+	report_events(run, argv[o.first_operand]);
 	cli_net_warnings(run);
 	goto out;
 refused:

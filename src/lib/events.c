@@ -36,6 +36,34 @@ static int add_event(confine_run *run, const char *kind, const char *path, const
 	return 0;
 }
 
+/*
+ * Whether this run's command could have made `path`: only then is its creation the run's to
+ * report (another process of the host makes sockets, /run/user/UID and files all the time).
+ * Without a sandbox (policy off, an approved escalation) the command could write wherever the
+ * user can.  With one, it writes only in the workspace and where a rule (a session, user or
+ * grant allow: not the fallback) lets it: the fallback's other write roots, /tmp and $TMPDIR,
+ * are a private tmpfs (bwrap) or replaced by the run's own directory (landlock), never the
+ * host's.  The parent is what the command would have written.
+ */
+static bool made_by_this_run(const confine_run *run, const char *path)
+{
+	if (run->policy != CONFINE_POLICY_REQUIRED)
+		return true;
+	if (run->workspace && cf_path_within(path, run->workspace))
+		return true;
+	char *parent = cf_path_dirname(path);
+	struct cf_decision d;
+	cf_policy_decide(&run->policy_rules, parent ? parent : path, CF_ACC_WRITE, &d);
+	free(parent);
+	return d.action == CF_ALLOW && d.layer != CF_LAYER_FALLBACK;
+}
+
+/* What another process made where the command could not write: a fact of the report, not a
+ * warning about the command. */
+#define ELSEWHERE                                                                                  \
+	"made during the run where the command could not write, so by another process; it "        \
+	"was not protected while the command ran"
+
 /* The pattern (as written) of the first rule that protects path, for the message. */
 static const char *protecting_rule(const confine_run *run, const char *path)
 {
@@ -96,9 +124,12 @@ static int detect_endpoints(confine_run *run)
 			continue; /* allowed by a rule: the sandbox could reach it on purpose */
 		if (rd.rule && rd.rule->group && !left_out(run, rd.rule->path))
 			continue; /* inside a directory hidden as a whole at launch */
-		r = add_event(run, "ipc_endpoint_created", now.v[i], NULL,
-			      "bound or created on the host while the command ran, so it was not "
-			      "hidden");
+		if (made_by_this_run(run, now.v[i]))
+			r = add_event(run, "ipc_endpoint_created", now.v[i], NULL,
+				      "bound or created on the host while the command ran, so it "
+				      "was not hidden");
+		else
+			r = add_event(run, "ipc_endpoint_appeared", now.v[i], NULL, ELSEWHERE);
 	}
 out:
 	cf_strv_release(&now);
@@ -154,6 +185,9 @@ static int defuse(const char *path, char *moved, size_t cap)
 static int created(confine_run *run, const char *p)
 {
 	struct cf_decision d;
+	if (!made_by_this_run(run, p))
+		return add_event(run, "missing_protected_appeared", p, protecting_rule(run, p),
+				 ELSEWHERE);
 	cf_policy_decide(&run->policy_rules, p, CF_ACC_WRITE, &d);
 	/* Without a sandbox (policy off, an approved escalation) the command did what the
 	 * operator let it do: reported, never undone. */
@@ -169,6 +203,39 @@ static int created(confine_run *run, const char *p)
 	return add_event(run, "protected_created_kept", p, d.rule->pattern, detail);
 }
 
+/* What the cgroup's limits did (cf_cgroup_counts): a process the kernel ended for the memory
+ * limit, forks refused at the pids limit.  Otherwise only a status 137 would be left. */
+static int limit_events(confine_run *run)
+{
+	char detail[256], size[48];
+	const struct cf_cgroup_counts *c = &run->limit_counts;
+	int r = 0;
+	if (run->limit_mem && c->oom_kills) {
+		/* As --limit mem= takes it: 64M, 2G. */
+		unsigned long long m = (unsigned long long)run->limit_mem;
+		int sh = !(m % (1ULL << 30)) ? 30 : !(m % (1ULL << 20)) ? 20 : !(m % 1024) ? 10 : 0;
+		snprintf(size, sizeof(size), "%llu%s", m >> sh,
+			 sh == 30   ? "G"
+			 : sh == 20 ? "M"
+			 : sh == 10 ? "K"
+				    : " bytes");
+		snprintf(detail, sizeof(detail),
+			 "the memory limit (--limit mem=%s) was reached and the kernel's OOM "
+			 "killer ended %llu process%s",
+			 size, (unsigned long long)c->oom_kills, c->oom_kills == 1 ? "" : "es");
+		r = add_event(run, "memory_limit_killed", NULL, NULL, detail);
+	}
+	if (r == 0 && run->limit_pids && c->pids_max) {
+		snprintf(detail, sizeof(detail),
+			 "the process limit (--limit pids=%llu) was reached: %llu fork%s refused "
+			 "(EAGAIN)",
+			 (unsigned long long)run->limit_pids, (unsigned long long)c->pids_max,
+			 c->pids_max == 1 ? " was" : "s were");
+		r = add_event(run, "pids_limit_reached", NULL, NULL, detail);
+	}
+	return r;
+}
+
 int cf_run_detect(confine_run *run)
 {
 	struct stat st;
@@ -176,6 +243,9 @@ int cf_run_detect(confine_run *run)
 	free(run->events);
 	run->events = NULL;
 	run->n_events = 0;
+
+	if ((r = limit_events(run)) < 0)
+		return r;
 
 	if (run->policy == CONFINE_POLICY_REQUIRED && (r = detect_endpoints(run)) < 0)
 		return r;
@@ -222,8 +292,11 @@ int cf_run_detect(confine_run *run)
 	for (size_t i = 0; i < now.n && r == 0; i++) {
 		const struct cf_match *m = &now.v[i];
 		if (!launched_with(run, m->path, m->rule))
-			r = add_event(run, "dynamic_glob_created", m->path,
-				      run->globs.v[m->rule].pattern, NULL);
+			r = add_event(run,
+				      made_by_this_run(run, m->path) ? "dynamic_glob_created"
+								     : "dynamic_glob_appeared",
+				      m->path, run->globs.v[m->rule].pattern,
+				      made_by_this_run(run, m->path) ? NULL : ELSEWHERE);
 	}
 	for (size_t i = 0; i < now.skipped.n && r == 0; i++)
 		if (!cf_strv_contains(&run->launch.skipped, now.skipped.v[i]))

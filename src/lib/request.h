@@ -70,6 +70,7 @@ struct confine_run {
 	struct confine_probe_result probe;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	struct cf_cgroup cgroup;
+	struct cf_cgroup_counts limit_counts; /* read as the cgroup goes (post-run events) */
 	bool timed_out;
 	bool killed_after_grace;
 	struct timespec start_time;

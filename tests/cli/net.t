@@ -97,9 +97,11 @@ is "$(jq -r '[.network_mode, (.network_allowed|tostring), .proxy.address, .proxy
 	"domains 5 127.0.0.1 per run bind_tcp,connect_tcp true" "plan --backend landlock --json: the mode, the proxy"
 abi=$("$CONFINE" probe --json 2>/dev/null | jq -r '.backends[] | select(.backend == "landlock" and .available) | .landlock_abi' 2>/dev/null)
 if [ -n "$abi" ] && [ "$abi" -ge 4 ]; then
-	out=$("$CONFINE" run --backend landlock --net-allow a.io -- sh -c 'echo "$HTTP_PROXY $ALL_PROXY $NO_PROXY"' 2>&1)
-	ok "$(grep -Eqx 'http://confine:[0-9a-f]{32}@127\.0\.0\.1:[0-9]+ socks5h://confine:[0-9a-f]{32}@127\.0\.0\.1:[0-9]+ localhost,127\.0\.0\.1' <<<"$out"; echo $?)" \
-		"R31 --net-allow on the landlock backend: the proxy variables carry the port and the run's credentials (got: $out)"
+	out=$("$CONFINE" run --backend landlock --net-allow a.io -- sh -c 'echo "$HTTP_PROXY $ALL_PROXY ${NO_PROXY-unset}"' 2>&1)
+	ok "$(grep -Eqx 'http://confine:[0-9a-f]{32}@127\.0\.0\.1:[0-9]+ socks5h://confine:[0-9a-f]{32}@127\.0\.0\.1:[0-9]+ unset' <<<"$out"; echo $?)" \
+		"R31 --net-allow on the landlock backend: the proxy variables carry the port and the run's credentials; no NO_PROXY, as the user file allows [::1]:8080, a loopback address only the proxy reaches (got: $out)"
+	out=$(XDG_CONFIG_HOME=$T/none "$CONFINE" run --backend landlock --net-allow a.io -- sh -c 'echo "$NO_PROXY"' 2>&1)
+	is "$out" "localhost,127.0.0.1" "without a loopback allow, NO_PROXY keeps the loopback direct on the landlock backend too"
 elif [ -n "$abi" ]; then
 	out=$("$CONFINE" run --backend landlock --net-allow a.io -- true 2>&1)
 	ok "$(grep -q 'lacks LANDLOCK_ACCESS_NET_CONNECT_TCP (ABI 4)' <<<"$out"; echo $?)" \

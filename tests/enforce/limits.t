@@ -44,11 +44,25 @@ for who in $RUN_USERS; do
 		twelve='for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done; wait; echo done'
 		cx "$who" --limit pids=20 -- sh -c "$twelve"
 		is "$out" "done" "$who: 15 processes fit under --limit pids=20"
-		cx "$who" --limit pids=10 -- sh -c "$twelve"
+		cx "$who" --limit pids=10 --report "$E/limit.json" -- sh -c "$twelve"
 		[ "$rc" -ne 0 ] && [ "$out" != done ] && echo "$err" | grep -q "fork"
 		ok $? "$who: the same 15 processes do not fit under --limit pids=10 (fork fails)"
-		cx "$who" --limit mem=32M -- sh -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo survived'
+		grep -q "^confine: warning: process limit reached: 'sh': the process limit (--limit pids=10) was reached: [0-9]* forks\? w[a-z]* refused (EAGAIN)$" <<<"$err"
+		ok $? "$who: confine says the process limit was reached (stderr: $(tail -n 2 <<<"$err"))"
+		is "$(jq -r '[.events[] | select(.kind == "pids_limit_reached")] | length' "$E/limit.json")" 1 \
+			"$who: the report has the pids_limit_reached event"
+		cx "$who" --limit mem=32M --report "$E/limit.json" -- sh -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo survived'
 		is "$rc" 137 "$who: allocating past --limit mem=32M is killed (SIGKILL, 137)"
+		grep -qx "confine: command killed by its memory limit: 'sh': the memory limit (--limit mem=32M) was reached and the kernel's OOM killer ended 1 process" <<<"$err"
+		ok $? "$who: confine says the memory limit killed it (stderr: $err)"
+		grep -qx "hint: raise the limit (--limit mem=SIZE, such as 2G), or let the command use less memory" <<<"$err"
+		ok $? "$who: ... with the remedy"
+		is "$(jq -r '.events[] | select(.kind == "memory_limit_killed") | .detail' "$E/limit.json")" \
+			"the memory limit (--limit mem=32M) was reached and the kernel's OOM killer ended 1 process" \
+			"$who: the report has the memory_limit_killed event"
+		cx "$who" --limit mem=32M,pids=40 --report "$E/limit.json" -- sh -c 'echo small'
+		is "$out|$err|$(jq -c .events "$E/limit.json")" "small||[]" \
+			"$who: a run within its limits: no message, no event"
 	elif [ "$who" = root ]; then
 		skip "root on this host cannot create a cgroup (probe says cgroup: $cgroup_ok)"
 	else
@@ -98,6 +112,10 @@ for who in $RUN_USERS; do
 	ok $? "$who: --timeout says so"
 	wait_gone "sleep ${marker//./\\.}\$" 10 && wait_gone "sleep 32\\.$$\$" 10
 	ok $? "$who: nothing of the timed-out sandbox survives, its daemon included"
+	cx "$who" --timeout 0.5s -- "$TRYOP" sleep 31
+	is "$rc" 137 "$who: --timeout 0.5s (a unit): status 137"
+	echo "$err" | grep -q "^confine: command timed out: '$TRYOP': the sandbox was killed after 0.5s$"
+	ok $? "$who: ... and the message repeats the duration as given"
 	cx "$who" --timeout 5 -- "$TRYOP" exit 3
 	is "$rc" 3 "$who: a command within its --timeout keeps its own status"
 	expect_rc "$who" 125 "--timeout 0 is refused" --timeout 0 -- true

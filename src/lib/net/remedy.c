@@ -19,8 +19,8 @@ static void host_port(const char *host, uint16_t port, char *buf, size_t cap)
 	snprintf(buf, cap, "%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "", port);
 }
 
-size_t cf_net_address_remedy(const struct cf_net_policy *p, const struct cf_ip *ip,
-			     uint16_t port, char *buf, size_t cap)
+size_t cf_net_address_remedy(const struct cf_net_policy *p, const struct cf_ip *ip, uint16_t port,
+			     char *buf, size_t cap)
 {
 	char why[256], a[CF_IP_TEXT], hp[CF_IP_TEXT + 16];
 	struct cf_net_decision by;
@@ -45,11 +45,12 @@ size_t cf_net_address_remedy(const struct cf_net_policy *p, const struct cf_ip *
 		cf_ip_format(&net, n, sizeof(n));
 		snprintf(range, sizeof(range), "%s/%u", n, bits);
 	}
-	return put(buf, cap,
-		   snprintf(buf, cap,
-			    "if the command must reach it, allow the address too: --net-allow %s%s%s "
-			    "(a name alone never opens a loopback, private or link-local address)",
-			    a, range[0] ? ", or its whole range: --net-allow " : "", range));
+	return put(
+	    buf, cap,
+	    snprintf(buf, cap,
+		     "if the command must reach it, allow the address too: --net-allow %s%s%s "
+		     "(a name alone never opens a loopback, private or link-local address)",
+		     a, range[0] ? ", or its whole range: --net-allow " : "", range));
 }
 
 size_t cf_net_event_remedy(const struct cf_net_policy *p, const struct confine_net_event *e,
@@ -68,11 +69,12 @@ size_t cf_net_event_remedy(const struct cf_net_policy *p, const struct confine_n
 	if (!strcmp(e->outcome, "denied") && d->host[0]) {
 		host_port(d->host, d->port, hp, sizeof(hp));
 		if (d->has_rule)
-			return put(buf, cap,
-				   snprintf(buf, cap,
-					    "'confine explain --net %s' shows the rules; a deny comes "
-					    "before an allow of its layer",
-					    hp));
+			return put(
+			    buf, cap,
+			    snprintf(buf, cap,
+				     "'confine explain --net %s' shows the rules; a deny comes "
+				     "before an allow of its layer",
+				     hp));
 		return put(buf, cap,
 			   snprintf(buf, cap,
 				    "allow it with --net-allow %s (or in your user rule file, "
@@ -80,9 +82,10 @@ size_t cf_net_event_remedy(const struct cf_net_policy *p, const struct confine_n
 				    d->host));
 	}
 	if (!strcmp(e->outcome, "unauthenticated"))
-		return put(buf, cap,
-			   snprintf(buf, cap,
-				    "use the proxy URL confine set in HTTP_PROXY, HTTPS_PROXY and "
-				    "ALL_PROXY, credentials included (they change with every run)"));
+		return put(
+		    buf, cap,
+		    snprintf(buf, cap,
+			     "use the proxy URL confine set in HTTP_PROXY, HTTPS_PROXY and "
+			     "ALL_PROXY, credentials included (they change with every run)"));
 	return 0;
 }

@@ -17,8 +17,8 @@
  * a rule's deny of the address names explain; a special address (loopback, private...) names
  * --net-allow ADDRESS and its range.  Returns the length written ("" for an address that is
  * not refused). */
-size_t cf_net_address_remedy(const struct cf_net_policy *p, const struct cf_ip *ip,
-			     uint16_t port, char *buf, size_t cap);
+size_t cf_net_address_remedy(const struct cf_net_policy *p, const struct cf_ip *ip, uint16_t port,
+			     char *buf, size_t cap);
 
 /* Writes the remedy for one decision of the proxy; "" (0) for a connected request and for
  * failures confine cannot remedy (a name that does not resolve, a server that refuses). */

@@ -428,3 +428,33 @@ void cf_cgroup_kill(const struct cf_cgroup *cg)
 			usleep(1000);
 	}
 }
+
+/* The number after "KEY " on a line of dir/name, added to *out. */
+static void add_counter(const char *dir, const char *name, const char *key, uint64_t *out)
+{
+	char path[4200], buf[1024];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	size_t kl = strlen(key);
+	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, key, kl) || line[kl] != ' ')
+			continue;
+		*out += strtoull(line + kl + 1, NULL, 10);
+		return;
+	}
+}
+
+void cf_cgroup_counts(const struct cf_cgroup *cg, struct cf_cgroup_counts *out)
+{
+	*out = (struct cf_cgroup_counts){0};
+	for (int i = 0; i < cg->n; i++) {
+		if (!cg->dir[i])
+			continue;
+		/* v2 holds both in one cgroup; v1 one hierarchy each (the other file is absent). */
+		add_counter(cg->dir[i], "memory.events", "oom_kill", &out->oom_kills);
+		add_counter(cg->dir[i], "memory.oom_control", "oom_kill", &out->oom_kills);
+		add_counter(cg->dir[i], "pids.events", "max", &out->pids_max);
+	}
+}

@@ -45,6 +45,17 @@ void cf_cgroup_kill(const struct cf_cgroup *cg);
 /* In a child after fork: moves the calling process into the cgroup.  Async-signal-safe. */
 int cf_cgroup_enter(const struct cf_cgroup *cg);
 
+/* What the kernel counted against the cgroup's limits, read before it is removed. */
+struct cf_cgroup_counts {
+	uint64_t oom_kills; /* processes the OOM killer ended in it (memory.events oom_kill;
+			     * v1: memory.oom_control oom_kill) */
+	uint64_t pids_max;  /* forks refused at pids.max (pids.events max) */
+};
+
+/* Reads the counters of the cgroup's memory and pids files (0 where a file is missing).
+ * Touches the OS. */
+void cf_cgroup_counts(const struct cf_cgroup *cg, struct cf_cgroup_counts *out);
+
 /* Removes the cgroup (after every process in it has exited) and closes its descriptors. */
 void cf_cgroup_destroy(struct cf_cgroup *cg);
 

@@ -1332,6 +1332,8 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 		if ((r = spawn_bwrap(run, err)) < 0)
 			break;
 	}
+	/* What the limits did, for the post-run events (a kill by the memory limit says so). */
+	cf_cgroup_counts(&run->cgroup, &run->limit_counts);
 	cf_cgroup_destroy(&run->cgroup);
 	return r;
 }
