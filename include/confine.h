@@ -344,6 +344,15 @@ struct confine_event {
 /* The events of the last run; valid until confine_run_free.  Pure. */
 const struct confine_event *confine_run_events(const confine_run *run, size_t *n);
 
+/* What a person should know before the command starts, from confine_run_prepare: each allow
+ * of the session, the workspace or the user file that a built-in guard or override outranks,
+ * so that it has no effect (kind "allow_outranked_by_guard" or "allow_outranked_by_override";
+ * path: what the allow names; rule: the guard's or override's pattern; detail: the allow as
+ * written and why).  Only an escalation runs past a guard (SPEC 7.1); nothing lifts an
+ * override.  None without a sandbox (policy off, an escalation).  Valid until
+ * confine_run_free.  Pure. */
+const struct confine_event *confine_run_notices(const confine_run *run, size_t *n);
+
 /* One injection of a prepared run (SPEC 6), in the order the request added them. */
 struct confine_injection {
 	enum confine_inject_placement placement;

@@ -160,6 +160,31 @@ static void report_events(const confine_run *run, const char *cmd)
 	}
 }
 
+/* An allow that a guard or an override outranks does nothing: said before the command starts,
+ * with what does lift a guard. */
+static void report_notices(const confine_run *run, const char *cmd)
+{
+	size_t n;
+	const struct confine_event *e = confine_run_notices(run, &n);
+	for (size_t i = 0; i < n; i++) {
+		bool guard = !strcmp(e[i].kind, "allow_outranked_by_guard");
+		fprintf(stderr, "confine: warning: allow has no effect: '%s': %s\n", e[i].path,
+			e[i].detail);
+		if (guard)
+			fprintf(
+			    stderr,
+			    "hint: only a one-time approval runs '%s' past a guard: 'confine card' "
+			    "with the same options and command prints the card and its digest, "
+			    "'confine run --escalate --receipt DIGEST' with them runs the command "
+			    "once outside the sandbox; or give it what it needs another way (a "
+			    "file in the workspace, --inject-env NAME=FILE)\n",
+			    cmd);
+		else
+			fprintf(stderr, "hint: remove the allow: the command can never change "
+					"confine's rule files, cache, report or audit log\n");
+	}
+}
+
 /* The approval of an escalation or write grant on a terminal (SPEC 7.1): the card, then a
  * typed "yes".  The answer is read from the terminal that is standard input, one line. */
 static int approve_on_terminal(struct cli_opts *o, const char *cmd, struct confine_error *err)
@@ -274,6 +299,7 @@ int cmd_run(int argc, char **argv)
 	/* SPEC 3.3: the degradation is said, once, before anything runs. */
 	if (confine_run_fallback_note(run))
 		fprintf(stderr, "confine: warning: %s\n", confine_run_fallback_note(run));
+	report_notices(run, argv[o.first_operand]);
 	if (o.print_plan) {
 		char *text = NULL;
 		if (confine_run_plan_text(run, o.json, &text, &err) < 0) {

@@ -115,6 +115,8 @@ struct confine_run {
 	struct cf_kind_memo kind_memo; /* host.kind's answers for one planning (kind_memo.h) */
 	struct confine_event *events;
 	size_t n_events;
+	struct confine_event *notices; /* said before the run (notices.c) */
+	size_t n_notices;
 
 	/* network by domain (SPEC 12) */
 	struct cf_net_policy net;	      /* network rules of every layer */
@@ -146,6 +148,10 @@ int cf_run_plan(confine_run *run, struct confine_error *err);
 /* Removes the landlock backend's per-run TMPDIR and everything in it, without following a
  * symlink (landlock_exec.c).  Touches the OS. */
 void cf_ll_remove_run_tmp(confine_run *run);
+
+/* Before the run: the allows a guard or an override outranks, into run->notices
+ * (notices.c); 0 or CONFINE_E_NOMEM.  Pure. */
+int cf_run_notices(confine_run *run);
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);

@@ -1022,6 +1022,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	/* Protections reached through a symlink: the link is checked after the run (events.c). */
 	if (cf_idents_record_paths(&run->policy_rules.linked, &run->linked) < 0)
 		goto oom;
+	if ((r = cf_run_notices(run)) < 0)
+		goto oom;
 	cf_record_digest(run);
 	*out = run;
 	run = NULL;
@@ -1125,6 +1127,7 @@ void confine_run_free(confine_run *run)
 	cf_strv_release(&run->ipc_launch);
 	cf_strv_release(&run->ipc_groups);
 	free(run->events);
+	free(run->notices);
 	free(run->skip);
 	free(run->by_helper);
 	free(run->helper_failed);

@@ -196,28 +196,34 @@ static json_t *scan_json(const confine_run *run)
 	return j.o;
 }
 
+/* Events (after the run) or notices (before it) as a JSON array. */
+static json_t *events_json(const struct confine_event *v, size_t n, bool *oom)
+{
+	json_t *ev = json_array();
+	for (size_t i = 0; ev && i < n; i++) {
+		struct cf_jobj e;
+		cf_jobj_init(&e);
+		cf_jput_str(&e, "kind", v[i].kind);
+		cf_jput_str(&e, "path", v[i].path);
+		cf_jput_str(&e, "rule", v[i].rule);
+		cf_jput_str(&e, "detail", v[i].detail);
+		if (e.oom || json_array_append_new(ev, e.o) < 0)
+			*oom = true;
+	}
+	return ev;
+}
+
 static char *report_json(const confine_run *run, int status, const struct confine_error *why)
 {
 	struct cf_jobj j;
-	size_t n = run->n_events;
 	cf_jobj_init(&j);
 	cf_jput_str(&j, "version", CONFINE_VERSION);
 	cf_jput_int(&j, "exit_status", status);
 	cf_jput_str(&j, "status_from", run->from_command ? "command" : "confine");
 	cf_jput_bool(&j, "timed_out", run->timed_out);
 	cf_jput(&j, "error", cf_record_error(why));
-	json_t *ev = json_array();
-	for (size_t i = 0; ev && i < n; i++) {
-		struct cf_jobj e;
-		cf_jobj_init(&e);
-		cf_jput_str(&e, "kind", run->events[i].kind);
-		cf_jput_str(&e, "path", run->events[i].path);
-		cf_jput_str(&e, "rule", run->events[i].rule);
-		cf_jput_str(&e, "detail", run->events[i].detail);
-		if (e.oom || json_array_append_new(ev, e.o) < 0)
-			j.oom = true;
-	}
-	cf_jput(&j, "events", ev);
+	cf_jput(&j, "notices", events_json(run->notices, run->n_notices, &j.oom));
+	cf_jput(&j, "events", events_json(run->events, run->n_events, &j.oom));
 	cf_record_facts(&j, run);
 	cf_jput_strv(&j, "denied_paths", run->record.denials.path, run->record.denials.n);
 	cf_jput(&j, "asks", asks_json(run, &j.oom));
