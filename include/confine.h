@@ -390,16 +390,26 @@ bool confine_run_status_from_command(const confine_run *run);
 /* Approvals (SPEC 7): escalation and write grants, each approved once through a card.       */
 /*
  * A host builds the card for a request (confine_card_new), shows it to its user, and on
- * approval sets the card's digest as the request's receipt.  Preparing a run with an
- * escalation or grants refuses it (CONFINE_E_APPROVAL) unless the receipt is the digest of
- * exactly this request: the same argv, program, cwd, workspace, --env assignments, targets and
- * reason.  Nothing is stored: an approval is good for the run that presents it, and a rule, a
- * tier or a file never changes.
+ * approval sets the card's digest as the request's receipt and the card's request_id as the
+ * request's id (each card is its own approval: the digest covers the id).  Preparing a run
+ * with an escalation or grants refuses it (CONFINE_E_APPROVAL) unless the receipt is the
+ * digest of exactly this request: the same id, argv, program, cwd, workspace, --env
+ * assignments, targets and reason.  A receipt means once: confine_run_start spends it before
+ * anything runs, in confine's own state ($XDG_CACHE_HOME/confine/receipts, the last 4096 spent
+ * receipts, which the sandbox cannot write), and refuses a receipt already spent
+ * (CONFINE_E_APPROVAL).  A host that wants an approval it may present again asks for it with
+ * confine_request_set_reusable before it builds the card; the card then says "reusable".  No
+ * rule, tier or file of the user changes.
  */
 
 /* Run the command once outside the OS sandbox (SPEC 7.1): no rule, guard or override applies
  * to it.  Pure. */
 void confine_request_set_escalate(confine_request *req, bool escalate);
+/* Ask for a reusable approval: the card says "reusable", its digest covers that, and its
+ * receipt is not spent by a run, so the host may present it again (for exactly this request
+ * and id).  Set it before confine_card_new and on every run that presents the receipt.
+ * Default: once.  Pure. */
+void confine_request_set_reusable(confine_request *req, bool reusable);
 /* A write target "PATH:file" or "PATH:subtree" (SPEC 7.2), relative paths from the current
  * directory; validated with the others when the card or the run is prepared.  Approved, each
  * becomes a write allow of exactly that path in the session layer for this one run.  Pure. */
@@ -442,8 +452,10 @@ struct confine_card {
 	size_t n_env;
 	const char *const *env; /* the request's own NAME=VALUE assignments */
 	char request_id[65];
-	char encoding[32]; /* "confine-request-v1": what the digest is taken over */
+	char encoding[32]; /* "confine-request-v2": what the digest is taken over */
 	char digest[65];   /* SHA-256 of the canonical request, lower-case hex */
+	bool reusable;	   /* confine_request_set_reusable: the receipt is never spent */
+	const char *uses;  /* in words: spent when its run starts, or reusable */
 };
 
 /* Builds the card for a request with an escalation (the default) or write grants: validates

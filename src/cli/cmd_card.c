@@ -11,11 +11,13 @@
 static const char help[] =
     "usage: confine card [--json] [RUN OPTIONS] [--] COMMAND [ARG...]\n"
     "\n"
-    "Print the approval card of a request and its digest (SPEC 7): by default an escalation,\n"
-    "running COMMAND once outside the sandbox; with --grant-write, a run inside the sandbox\n"
-    "with write access to at most 8 targets.  Nothing is run.  A person who approves the card\n"
-    "gives its digest back: 'confine run --receipt DIGEST' with the same options runs exactly\n"
-    "this request, once.\n"
+    "Print the approval card of a request, its request id and digest: by default an\n"
+    "escalation, running COMMAND once outside the sandbox; with --grant-write, a run inside\n"
+    "the sandbox with write access to at most 8 targets.  Nothing is run.  A person who\n"
+    "approves the card gives its id and digest back: 'confine run --request-id ID --receipt\n"
+    "DIGEST' with the same options runs exactly this request, once: the receipt is spent\n"
+    "when that run starts, and a second run with it is refused.  Each card has a new id\n"
+    "(unless --request-id names one), so a new approval of the same request is a new card.\n"
     "\n"
     "options (besides every option of 'confine run'):\n"
     "  --json                       the card as one JSON object\n"
@@ -23,8 +25,9 @@ static const char help[] =
     "  --reason TEXT                why the command needs them (at most 240 characters)\n"
     "  --request-id ID              the id the card, the report and the audit line carry\n"
     "\n"
-    "The digest is the SHA-256 of the canonical request (confine-request-v1: kind, program,\n"
-    "argv, cwd, workspace, --env assignments, targets, reason); see doc/approvals.md.\n";
+    "The digest is the SHA-256 of the canonical request (confine-request-v2: request id,\n"
+    "once or reusable, kind, program, argv, cwd, workspace, --env assignments, targets,\n"
+    "reason); see doc/approvals.md.\n";
 
 /* One argument as a person should read it: in double quotes, with the characters that could
  * spoof the line escaped (util/utf8.h) and the quote itself as \". */
@@ -62,6 +65,7 @@ void cli_print_card(FILE *f, const struct confine_card *c)
 	put_line(f, "cwd", c->cwd);
 	put_line(f, "workspace", c->workspace);
 	put_line(f, "where", c->where);
+	put_line(f, "uses", c->uses);
 	put_line(f, "guards", c->guards);
 	if (c->n_targets) {
 		fprintf(f, "  %-11s %zu, every one listed:\n", "targets", c->n_targets);
@@ -108,8 +112,9 @@ int cmd_card(int argc, char **argv)
 		free(text);
 	} else {
 		cli_print_card(stdout, card);
-		printf("\napprove with: confine run %s--receipt %s [the same options] -- COMMAND\n",
-		       card->n_targets ? "" : "--escalate ", card->digest);
+		printf("\napprove with: confine run %s--request-id %s --receipt %s [the same "
+		       "options] -- COMMAND\n",
+		       card->n_targets ? "" : "--escalate ", card->request_id, card->digest);
 	}
 	status = 0;
 out:

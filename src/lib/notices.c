@@ -57,15 +57,15 @@ static int check_allow(confine_run *run, const struct cf_rule *a)
 	snprintf(detail, sizeof(detail), "%s '%s' outranks the %s allow '%s' for %s; %s",
 		 guard ? "the built-in guard" : "the override", seen->pattern,
 		 cf_layer_name(a->layer), a->pattern, cf_access_name(denied),
-		 guard ? "no rule lifts a guard" : "it keeps confine's own state, and nothing lifts it");
+		 guard ? "no rule lifts a guard"
+		       : "it keeps confine's own state, and nothing lifts it");
 	return add_notice(run, guard ? "allow_outranked_by_guard" : "allow_outranked_by_override",
 			  path, seen->pattern, detail);
 }
 
 int cf_run_notices(confine_run *run)
 {
-	static const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_WORKSPACE,
-					       CF_LAYER_USER};
+	static const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_WORKSPACE, CF_LAYER_USER};
 	free(run->notices);
 	run->notices = NULL;
 	run->n_notices = 0;

@@ -153,6 +153,14 @@ void cf_ll_remove_run_tmp(confine_run *run);
  * (notices.c); 0 or CONFINE_E_NOMEM.  Pure. */
 int cf_run_notices(confine_run *run);
 
+/* Spends the receipt of an approved, not reusable escalation or grant before its run starts
+ * (record/receipts.c): CONFINE_E_APPROVAL when it was spent before, or when confine cannot
+ * keep the record of spent receipts.  Touches the OS. */
+int cf_record_spend(confine_run *run, struct confine_error *err);
+/* At prepare: makes sure the record of spent receipts can be kept (the cache directory exists,
+ * is the caller's alone); CONFINE_E_APPROVAL otherwise.  Touches the OS. */
+int cf_record_spend_ready(confine_run *run, struct confine_error *err);
+
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);
 

@@ -195,13 +195,73 @@ int main(void)
 	if (card && confine_request_set_receipt(esc, card->digest, &err) == 0 &&
 	    confine_request_set_helper(esc, CONFINE_TEST_HELPER_DIR "/confine-init", &err) == 0)
 		rc = confine_run_prepare(esc, &er, &err);
-	TAP_INTEQ(rc, 0, "R22 with the card's digest as the receipt the run is prepared (%s)",
-		  err.reason);
+	TAP_INTEQ(rc, CONFINE_E_APPROVAL,
+		  "the card's digest without the card's request id: refused (each card is its own "
+		  "approval)");
+	TAP_OK(strstr(err.hint, "--request-id") != NULL, "... the hint names the request id (%s)",
+	       err.hint);
+	memset(&err, 0, sizeof(err));
+	if (card && confine_request_set_id(esc, card->request_id, &err) == 0)
+		rc = confine_run_prepare(esc, &er, &err);
+	TAP_INTEQ(rc, 0, "R22 with the card's digest and id the run is prepared (%s)", err.reason);
 	TAP_OK(er && !strcmp(confine_run_policy_digest(er), ""),
 	       "an escalation has no policy digest (no sandbox applies)");
 	confine_run_free(er);
 	confine_card_free(card);
 	confine_request_free(esc);
+
+	/* A receipt means once: spent when its run starts; a reusable approval is asked for
+	 * through the library, and its card says so. */
+	for (int reusable = 0; reusable < 2; reusable++) {
+		const char *argv_t[] = {"true"};
+		confine_request *q = NULL;
+		struct confine_card *qc = NULL;
+		memset(&err, 0, sizeof(err));
+		rc = confine_request_new(&q, &err);
+		if (rc == 0)
+			rc = confine_request_set_argv(q, 1, argv_t, &err);
+		if (rc == 0)
+			rc = confine_request_set_workspace(q, ws, &err);
+		if (rc == 0)
+			rc = confine_request_set_environment(q, env, &err);
+		confine_request_set_escalate(q, true);
+		confine_request_set_reusable(q, reusable);
+		if (rc == 0)
+			rc = confine_card_new(q, &qc, &err);
+		if (rc == 0)
+			rc = confine_request_set_receipt(q, qc->digest, &err);
+		if (rc == 0)
+			rc = confine_request_set_id(q, qc->request_id, &err);
+		TAP_OK(
+		    rc == 0 && qc->reusable == reusable &&
+			!strcmp(qc->where, reusable ? "outside the sandbox, reusable"
+						    : "outside the sandbox, this once") &&
+			!strncmp(qc->uses, reusable ? "reusable" : "once: the receipt is spent", 8),
+		    "a %s card says so (%s)", reusable ? "reusable" : "once", err.reason);
+		for (int round = 0; round < 2; round++) {
+			confine_run *qr = NULL;
+			int qst = -1;
+			memset(&err, 0, sizeof(err));
+			rc = confine_run_prepare(q, &qr, &err);
+			if (rc == 0)
+				rc = confine_run_start(qr, &err);
+			if (rc == 0)
+				rc = confine_run_wait(qr, &qst, &err);
+			if (!reusable && round == 1)
+				TAP_OK(
+				    rc == CONFINE_E_APPROVAL &&
+					!strcmp(err.what, "receipt already used"),
+				    "R22 the same receipt a second time: refused, 'receipt already "
+				    "used' (%s)",
+				    err.what);
+			else
+				TAP_OK(rc == 0 && qst == 0, "%s receipt, run %d: ran (%s)",
+				       reusable ? "a reusable" : "a", round + 1, err.reason);
+			confine_run_free(qr);
+		}
+		confine_card_free(qc);
+		confine_request_free(q);
+	}
 	/* Read-only file injection (SPEC 6, R21) through the API: the hash is readable from the
 	 * prepared run, the command reads the bytes at the path in its variable, and policy off
 	 * refuses to start. */

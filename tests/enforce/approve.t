@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Approvals (SPEC 7, R22): the card and its digest; a receipt for another argv, cwd, workspace,
-# --env assignment or target list is refused; a matching one runs the command once outside the
-# sandbox (it reads the guarded key) and leaves nothing behind (the next plain run is refused
-# again); on a terminal a typed "yes" approves.  Write grants (SPEC 7.2): eight targets all on
+# Approvals (SPEC 7, R22): the card, its request id and digest; a receipt for another argv, cwd,
+# workspace, --env assignment, target list or request id is refused; a matching one runs the
+# command once outside the sandbox (it reads the guarded key) and leaves nothing behind (the
+# next plain run is refused again); the receipt is spent when that run starts, and its second
+# use is refused; on a terminal a typed "yes" approves.  Write grants (SPEC 7.2): eight targets all on
 # the card, a ninth refused before any path is touched, each target error, and an approved
 # grant writable for that run only.  As root and as uid 65534.
 # landlock (SPEC 3.3): the same, a read-only path answers EACCES there.
@@ -59,42 +60,71 @@ for who in $RUN_USERS; do
 	expect "$who" "EACCES" "control: a plain run cannot read the guarded key" -- "$TRYOP" read "$key"
 	card "$who" --json -- "${run_key[@]}"
 	is "$rc" 0 "$who: confine card prints the card"
+	id=$(jq -r .request_id <<<"$out")
+	card "$who" --json -- "${run_key[@]}"
+	[ "$(jq -r .request_id <<<"$out")" != "$id" ] && [[ $id =~ ^[0-9a-f]{32}$ ]]
+	ok $? "$who: each card has a request id of its own"
+	card "$who" --json --request-id "$id" -- "${run_key[@]}"
 	d=$(jq -r .digest <<<"$out")
-	is "$(jq -r '[.kind, .where, (.argv|length), .program, .cwd, .workspace] | join("|")' <<<"$out")" \
-		"escalate|outside the sandbox, this once|6|/usr/bin/dash|$w|$w" \
-		"$who: R22 the card has the kind, the exact argv, the program, cwd and workspace"
+	is "$(jq -r '[.kind, .where, (.argv|length), .program, .cwd, .workspace, .reusable, .uses] | join("|")' <<<"$out")" \
+		"escalate|outside the sandbox, this once|6|/usr/bin/dash|$w|$w|false|once: the receipt is spent when its run starts, and a second run with it is refused" \
+		"$who: R22 the card has the kind, the exact argv, the program, cwd and workspace, and says the receipt is spent once"
 	jq -e '.guards | test("do not apply")' <<<"$out" >/dev/null
 	ok $? "$who: R22 the card says that the guards do not apply"
 	[[ $d =~ ^[0-9a-f]{64}$ ]]
 	ok $? "$who: R22 the digest is 64 hex digits of SHA-256"
-	card "$who" --json -- "${run_key[@]}"
-	is "$(jq -r .digest <<<"$out")" "$d" "$who: the same request gives the same digest"
+	card "$who" --json --request-id "$id" -- "${run_key[@]}"
+	is "$(jq -r .digest <<<"$out")" "$d" "$who: the same request and id give the same digest"
+	card "$who" -- "${run_key[@]}"
+	grep -qx "approve with: confine run --escalate --request-id [0-9a-f]\{32\} --receipt [0-9a-f]\{64\} \[the same options\] -- COMMAND" <<<"$out" &&
+		grep -q "^  uses        once: the receipt is spent when its run starts" <<<"$out"
+	ok $? "$who: the text card says how to approve (id and receipt) and that the receipt is spent once"
+	rid=(--request-id "$id")
 
 	rm -f "$count"
-	cx "$who" --escalate --receipt "$d" -- sh -c 'echo ran >>"$1"; cat "$2"' sh "$count" "$h/.ssh/other"
+	cx "$who" --escalate "${rid[@]}" --receipt "$d" -- sh -c 'echo ran >>"$1"; cat "$2"' sh "$count" "$h/.ssh/other"
 	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 a receipt for another argv is refused (125), nothing ran"
 	mkdir -p "$w/sub"
-	CX_CWD=$w/sub cx "$who" --escalate --receipt "$d" -- "${run_key[@]}"
+	CX_CWD=$w/sub cx "$who" --escalate "${rid[@]}" --receipt "$d" -- "${run_key[@]}"
 	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 a receipt for another cwd is refused"
-	cx "$who" --workspace "$w/x" --escalate --receipt "$d" -- "${run_key[@]}"
+	cx "$who" --workspace "$w/x" --escalate "${rid[@]}" --receipt "$d" -- "${run_key[@]}"
 	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 a receipt for another workspace is refused"
-	cx "$who" --env CONFINE_X=1 --escalate --receipt "$d" -- "${run_key[@]}"
+	cx "$who" --env CONFINE_X=1 --escalate "${rid[@]}" --receipt "$d" -- "${run_key[@]}"
 	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: a receipt without the --env assignment of the request is refused"
 	cx "$who" --escalate -- "${run_key[@]}"
 	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 --escalate without a receipt and without a terminal is refused"
 	grep -q "^confine: not approved: 'sh'" <<<"$err"
 	ok $? "$who: and says it was not approved"
-	cx "$who" --no-network --escalate --receipt "$d" -- "${run_key[@]}"
+	cx "$who" --no-network --escalate "${rid[@]}" --receipt "$d" -- "${run_key[@]}"
 	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: --escalate with --no-network is refused (outside the sandbox the network cannot be cut)"
 
 	sum_rules=$(sha256sum "$w/.confine/rules.json")
 	touch "$E/$who/marker"
 	sleep 0.01 # the marker's mtime must be older than anything the run could create
 	cx "$who" --escalate --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 the receipt without its card's request id is refused"
+	grep -q "^hint: a receipt goes with its card's request id: pass it with --request-id ID" <<<"$err"
+	ok $? "$who: ... and the hint says so"
+	cx "$who" --escalate --request-id "0$id" --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$(cat "$count" 2>/dev/null)" "125:" "$who: R22 the receipt with another request id is refused"
+	cx "$who" --escalate "${rid[@]}" --receipt "$d" -- "${run_key[@]}"
 	is "$rc:$out" "0:ssh-secret" "$who: R22 the matching receipt runs outside the sandbox: the guarded key is read"
 	is "$(cat "$count")" "ran" "$who: exactly once"
+	# A receipt means once.
+	cx "$who" --escalate "${rid[@]}" --receipt "$d" -- "${run_key[@]}"
+	is "$rc:$out:$(cat "$count")" "125::ran" "$who: R22 the same receipt a second time is refused (125), nothing ran"
+	grep -q "^confine: receipt already used: 'sh': the receipt ${d:0:12}\.\.\. approved this request once" <<<"$err" &&
+		grep -q "^hint: ask for a new approval: 'confine card' with the same options prints a new card" <<<"$err"
+	ok $? "$who: ... saying it was used, with the remedy (stderr: $err)"
+	card "$who" --json -- "${run_key[@]}"
+	cx "$who" --escalate --request-id "$(jq -r .request_id <<<"$out")" --receipt "$(jq -r .digest <<<"$out")" -- "${run_key[@]}"
+	is "$rc:$out" "0:ssh-secret" "$who: a new card of the same request is a new approval"
+	printf 'ran\n' >"$count"
 	is "$(sha256sum "$w/.confine/rules.json")" "$sum_rules" "$who: no rule written to the workspace rule file"
-	is "$(find "$h" "$w" -newer "$E/$who/marker" -print | head -3)" "" "$who: no file created or changed in the home or workspace"
+	is "$(find "$h" "$w" -newer "$E/$who/marker" -print | grep -v "^$h/.cache/confine" | head -3)" "" \
+		"$who: no file created or changed in the home or workspace (but confine's record of spent receipts)"
+	grep -q "^$d [0-9]*\$" "$h/.cache/confine/receipts"
+	ok $? "$who: the receipt is recorded as spent in confine's cache"
 	expect "$who" "EACCES" "R22 the next plain run is refused again" -- "$TRYOP" read "$key"
 
 	# --- on a terminal: a typed yes ---
@@ -166,15 +196,18 @@ for who in $RUN_USERS; do
 	expect "$who" "$RO" "control: t1 outside the workspace is read-only" -- "$TRYOP" write "$g/t1"
 	card "$who" --json "${gr[@]}" -- "$TRYOP" write "$g/t1"
 	d=$(jq -r .digest <<<"$out")
+	rid=(--request-id "$(jq -r .request_id <<<"$out")")
 	expect "$who" "OK" "SPEC 7.2 an approved file target is writable for that run" \
-		"${gr[@]}" --receipt "$d" -- "$TRYOP" write "$g/t1"
+		"${gr[@]}" "${rid[@]}" --receipt "$d" -- "$TRYOP" write "$g/t1"
+	expect_rc "$who" 125 "R22 the grant's receipt a second time is refused" \
+		"${gr[@]}" "${rid[@]}" --receipt "$d" -- "$TRYOP" write "$g/t1"
 	card "$who" --json "${gr[@]}" -- "$TRYOP" write "$g/dir/new"
 	expect "$who" "OK" "SPEC 7.2 an approved subtree is writable below" \
-		"${gr[@]}" --receipt "$(jq -r .digest <<<"$out")" -- "$TRYOP" write "$g/dir/new"
+		"${gr[@]}" --request-id "$(jq -r .request_id <<<"$out")" --receipt "$(jq -r .digest <<<"$out")" -- "$TRYOP" write "$g/dir/new"
 	card "$who" --json "${gr[@]}" -- "$TRYOP" write "$g/t2"
 	expect "$who" "$RO" "a path that is not a target stays read-only in the granted run" \
-		"${gr[@]}" --receipt "$(jq -r .digest <<<"$out")" -- "$TRYOP" write "$g/t2"
-	cx "$who" --grant-write "$g/t1:file" --reason "write the outputs" --receipt "$d" -- "$TRYOP" write "$g/t1"
+		"${gr[@]}" --request-id "$(jq -r .request_id <<<"$out")" --receipt "$(jq -r .digest <<<"$out")" -- "$TRYOP" write "$g/t2"
+	cx "$who" --grant-write "$g/t1:file" --reason "write the outputs" "${rid[@]}" --receipt "$d" -- "$TRYOP" write "$g/t1"
 	is "$rc:$out" "125:" "$who: R22 a receipt for another target list is refused"
 	cx "$who" "${gr[@]}" -- "$TRYOP" write "$g/t1"
 	is "$rc" 125 "$who: a grant without a receipt is refused"

@@ -49,8 +49,9 @@ for who in $RUN_USERS; do
 	attempt "an exec failure (not found)" failed exec_failed 127 -- /no/such/command
 	attempt "an exec failure (not executable)" failed exec_failed 126 -- "$w/src.txt"
 	attempt "a timeout" allowed timed_out 137 --timeout 0.5 -- sleep 30
-	d=$(cd "$w" && _as "$who" env -i $(_env "$who") "$FIX/confine" card --json -- true | jq -r .digest)
-	attempt "an escalation" escalated escalated 0 --escalate --receipt "$d" -- true
+	c=$(cd "$w" && _as "$who" env -i $(_env "$who") "$FIX/confine" card --json -- true)
+	d=$(jq -r .digest <<<"$c")
+	attempt "an escalation" escalated escalated 0 --escalate --request-id "$(jq -r .request_id <<<"$c")" --receipt "$d" -- true
 	is "$(last '[.backend, (.escalated|tostring), .receipt, (.policy_digest|tostring)] | join("|")')" \
 		"none|true|$d|null" "$who: the escalated line: no backend, the receipt, no policy digest"
 	cx "$who" --audit "$A" --print-plan -- true

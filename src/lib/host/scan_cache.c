@@ -177,6 +177,11 @@ out:
 	return fd;
 }
 
+int cf_cache_dir_open(const char *dir, bool create, const char **why)
+{
+	return open_dir(dir, create, why);
+}
+
 static void file_name(const char *kind, const char key[65], char name[64])
 {
 	snprintf(name, 64, "%.7s-%.32s", kind[0] ? kind : "scan", key);

@@ -148,6 +148,10 @@ int cf_scan_cache_load(const char *dir, const char key[65], struct cf_scan_cache
 /* The same for the file KIND-KEY; the directory is created only when `create`. */
 int cf_scan_cache_load_at(const char *dir, bool create, const char *kind, const char key[65],
 			  struct cf_scan_cache **out, const char **why);
+/* Opens confine's cache directory (O_RDONLY|O_DIRECTORY, its last component not followed)
+ * when it is the caller's and nobody else may write it, creating it (0700) first when `create`
+ * and its parent is the caller's: a descriptor, or -1 and why.  Touches the OS. */
+int cf_cache_dir_open(const char *dir, bool create, const char **why);
 /* Writes the cache atomically (a new 0600 file made with O_EXCL, then renamed over the old
  * one), never through a symlink; only into an existing directory that passes the checks of
  * cf_scan_cache_load.  Best effort: 0, or -1 when nothing was written.  Touches the OS. */

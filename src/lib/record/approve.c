@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -57,6 +58,8 @@ int cf_run_record_init(confine_run *run, const confine_request *req)
 		memcpy(r->id, q->id, sizeof(r->id));
 	else
 		random_id(r->id);
+	r->id_given = q->id[0] != '\0';
+	r->reusable = q->reusable;
 	r->network = req->network;
 	r->escalate = q->escalate;
 	r->tee_wanted = q->denial_scan || q->audit_fd >= 0 || q->report_fd >= 0;
@@ -310,6 +313,8 @@ int cf_record_card_input(const confine_run *run, bool escalate, const char *prog
 			 struct cf_card_input *in)
 {
 	*in = (struct cf_card_input){
+	    .id = run->record.id,
+	    .reusable = run->record.reusable,
 	    .escalate = escalate,
 	    .argv = &run->record.argv,
 	    .program = program,
@@ -349,15 +354,25 @@ int cf_record_approve(confine_run *run, const confine_request *req, struct confi
 				 "person who decides, and pass its digest with --receipt");
 		return CONFINE_E_APPROVAL;
 	}
-	if (strcmp(r->receipt, r->card->digest)) {
+	if (strcasecmp(r->receipt, r->card->digest)) {
 		cf_err(err, CONFINE_E_APPROVAL, "receipt does not match this request", r->argv.v[0],
-		       "the approved card was for another request (a different command, program, "
-		       "directory, workspace, --env assignment, target list or reason)");
-		cf_err_hint(err, "build the card of this exact request with 'confine card' and ask "
-				 "for its approval");
+		       "the approved card was for another request (a different request id, "
+		       "command, program, directory, workspace, --env assignment, target list or "
+		       "reason)");
+		if (!r->id_given)
+			cf_err_hint(err, "a receipt goes with its card's request id: pass it with "
+					 "--request-id ID (the card prints both)");
+		else
+			cf_err_hint(err, "build the card of this exact request with 'confine card' "
+					 "and ask for its approval");
 		return CONFINE_E_APPROVAL;
 	}
 	r->approved = true;
+	/* The receipt is spent when the run starts (receipts.c), in confine's cache directory:
+	 * made now if it is missing, before the plan looks for confine's own state, so that
+	 * neither the plan nor the post-run check takes it for something the command made. */
+	if (!r->reusable && (ret = cf_record_spend_ready(run, err)) < 0)
+		return ret;
 	if (r->escalate) {
 		/* Outside the sandbox: the command is executed directly, by the path on the card,
 		 * and no plan applies. */

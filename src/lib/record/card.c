@@ -54,6 +54,11 @@ int cf_card_make(const struct cf_card_input *in, const char *id, struct confine_
 	size_t n_env = in->env_set ? in->env_set->n : 0;
 	c->argv = calloc(in->argv->n + 1, sizeof(*c->argv));
 	c->env = calloc(n_env + 1, sizeof(*c->env));
+	/* The id the digest covers is the card's. */
+	struct cf_card_input with_id = *in;
+	if (!with_id.id)
+		with_id.id = id ? id : "";
+	in = &with_id;
 	title = cf_card_title(in);
 	cf_request_encode(in, &enc);
 	if (!c->argv || !c->env || !title || enc.oom)
@@ -70,15 +75,24 @@ int cf_card_make(const struct cf_card_input *in, const char *id, struct confine_
 	p->program = keep(c, in->program, &oom);
 	p->cwd = keep(c, in->cwd, &oom);
 	p->workspace = keep(c, in->workspace, &oom);
+	p->reusable = in->reusable;
+	p->uses = in->reusable
+		      ? "reusable: the host asked for an approval it may present again; every run "
+			"of exactly this request with this receipt is approved"
+		      : "once: the receipt is spent when its run starts, and a second run with it "
+			"is refused";
 	if (in->escalate) {
-		p->where = "outside the sandbox, this once";
+		p->where = in->reusable ? "outside the sandbox, reusable"
+					: "outside the sandbox, this once";
 		p->guards = "the guards do not apply: no rule, guard or override protects anything "
 			    "during this run (credentials, the audit log and confine's own files "
 			    "are reachable, and so is the network); the environment is still "
 			    "scrubbed of secrets";
 		p->reason = "";
 	} else {
-		p->where = "inside the sandbox, this once, with write access to the targets";
+		p->where = in->reusable
+			       ? "inside the sandbox, reusable, with write access to the targets"
+			       : "inside the sandbox, this once, with write access to the targets";
 		p->guards = "the guards still apply: no target is covered by a guard or an "
 			    "override, and guarded paths inside a target stay protected";
 		for (size_t i = 0; i < in->grants->n && i < CONFINE_CARD_MAX_TARGETS; i++) {
@@ -93,7 +107,7 @@ int cf_card_make(const struct cf_card_input *in, const char *id, struct confine_
 		c->env[i] = keep(c, in->env_set->v[i], &oom);
 	p->n_env = n_env;
 	p->env = c->env;
-	snprintf(p->request_id, sizeof(p->request_id), "%s", id ? id : "");
+	snprintf(p->request_id, sizeof(p->request_id), "%s", in->id);
 	snprintf(p->encoding, sizeof(p->encoding), "%s", CF_REQUEST_ENCODING);
 	if (oom)
 		goto oom;
@@ -136,6 +150,8 @@ json_t *cf_card_to_json(const struct confine_card *p)
 	cf_jput_str(&j, "request_id", p->request_id);
 	cf_jput_str(&j, "encoding", p->encoding);
 	cf_jput_str(&j, "digest", p->digest);
+	cf_jput_bool(&j, "reusable", p->reusable);
+	cf_jput_str(&j, "uses", p->uses);
 	if (j.oom) {
 		cf_jobj_release(&j);
 		return NULL;

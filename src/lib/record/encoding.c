@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * confine-request-v1.  Every variable part is length-prefixed ("<tag> <bytes>:<data>\n"), so
- * no choice of argv, path or reason can make two different requests encode alike: a newline
- * or a space inside an argument is just data of a known length.
+ * confine-request-v2 (v1 without the id and the uses line).  Every variable part is length-prefixed
+ * ("<tag> <bytes>:<data>\n"), so no choice of argv, path or reason can make two different requests
+ * encode alike: a newline or a space inside an argument is just data of a known length.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,8 @@ void cf_request_encode(const struct cf_card_input *in, struct cf_buf *b)
 {
 	size_t n_targets = in->escalate || !in->grants ? 0 : in->grants->n;
 	cf_buf_add(b, CF_REQUEST_ENCODING "\n");
+	item(b, "id", in->id ? in->id : "");
+	cf_buf_addf(b, "uses %s\n", in->reusable ? "reusable" : "once");
 	item(b, "kind", in->escalate ? "escalate" : "write-grant");
 	item(b, "program", in->program);
 	cf_buf_addf(b, "argv %zu\n", in->argv->n);
@@ -49,18 +51,20 @@ char *cf_card_title(const struct cf_card_input *in)
 	cf_buf_init(&b);
 	if (!prog)
 		return NULL;
+	const char *uses = in->reusable ? "reusable" : "this once";
 	if (in->escalate) {
-		cf_buf_addf(&b, "Run \"%s\" outside the sandbox, this once", prog);
+		cf_buf_addf(&b, "Run \"%s\" outside the sandbox, %s", prog, uses);
 	} else if (in->grants && in->grants->n == 1) {
 		const struct cf_grant *g = &in->grants->v[0];
 		if ((path = cf_display(g->path)))
-			cf_buf_addf(&b, "Let \"%s\" write to the %s %s, this once", prog,
-				    g->scope == CF_GRANT_FILE ? "file" : "directory tree", path);
+			cf_buf_addf(&b, "Let \"%s\" write to the %s %s, %s", prog,
+				    g->scope == CF_GRANT_FILE ? "file" : "directory tree", path,
+				    uses);
 		else
 			b.oom = true;
 	} else {
-		cf_buf_addf(&b, "Let \"%s\" write to %zu paths, this once", prog,
-			    in->grants ? in->grants->n : 0);
+		cf_buf_addf(&b, "Let \"%s\" write to %zu paths, %s", prog,
+			    in->grants ? in->grants->n : 0, uses);
 	}
 	free(prog);
 	free(path);

@@ -13,10 +13,12 @@
 #include "policy/grants.h"
 #include "util/util.h"
 
-#define CF_REQUEST_ENCODING "confine-request-v1"
+#define CF_REQUEST_ENCODING "confine-request-v2"
 
 /* What an approval covers; every string canonical (absolute, symlinks resolved). */
 struct cf_card_input {
+	const char *id;			/* the request id: each card is its own approval */
+	bool reusable;			/* the receipt may be presented again (else spent once) */
 	bool escalate;			/* run outside the sandbox; else a write grant */
 	const struct cf_strv *argv;	/* exact, as given */
 	const char *program;		/* the executable argv[0] names, looked up in PATH */

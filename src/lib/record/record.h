@@ -24,6 +24,7 @@ struct cf_request_record {
 	struct cf_strv grants;		/* "PATH:file|subtree", as given (SPEC 7.2) */
 	char *reason;			/* the grants' reason */
 	char *receipt;			/* the approved digest */
+	bool reusable;			/* the approval may be presented again (not spent) */
 	char id[CF_REQUEST_ID_MAX + 1]; /* "" until set or generated */
 	int audit_fd;			/* -1: no audit log */
 	char *audit_path;		/* canonical */
@@ -45,6 +46,8 @@ struct cf_run_record {
 	bool escalate;	/* asked for */
 	bool escalated; /* approved: this run goes outside the sandbox */
 	bool approved;	/* an escalation or grant matched its receipt */
+	bool reusable;	/* asked for a reusable approval (its receipt is never spent) */
+	bool id_given;	/* the request named its id (a receipt goes with its card's id) */
 	char *receipt;
 	struct cf_strv env_set; /* --env assignments (they are part of an approval) */
 	struct cf_grants grants;

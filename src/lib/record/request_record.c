@@ -32,6 +32,11 @@ void confine_request_set_escalate(confine_request *req, bool escalate)
 	req->record.escalate = escalate;
 }
 
+void confine_request_set_reusable(confine_request *req, bool reusable)
+{
+	req->record.reusable = reusable;
+}
+
 int confine_request_add_write_grant(confine_request *req, const char *target,
 				    struct confine_error *err)
 {

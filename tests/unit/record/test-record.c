@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The canonical request (confine-request-v1) byte for byte, with digests computed
+ * The canonical request (confine-request-v2) byte for byte, with digests computed
  * independently (Python's hashlib over the same literal bytes), so that a change of the
  * encoding cannot pass unnoticed; every field changes the digest; the title comes from the kind,
  * the program and the targets only; denial lines give the paths they name.
@@ -23,7 +23,9 @@ static struct cf_strv strv(const char *const *v)
 	return s;
 }
 
-static const char want_grant[] = "confine-request-v1\n"
+static const char want_grant[] = "confine-request-v2\n"
+				 "id 2:r1\n"
+				 "uses once\n"
 				 "kind 11:write-grant\n"
 				 "program 13:/usr/bin/make\n"
 				 "argv 3\n"
@@ -66,7 +68,8 @@ static void test_encoding(void)
 	struct cf_grants g = {.n = 2, .reason = "build docs"};
 	g.v[0] = (struct cf_grant){"/home/u/notes.txt", CF_GRANT_FILE};
 	g.v[1] = (struct cf_grant){"/home/u/out", CF_GRANT_SUBTREE};
-	struct cf_card_input in = {.escalate = false,
+	struct cf_card_input in = {.id = "r1",
+				   .escalate = false,
 				   .argv = &argv,
 				   .program = "/usr/bin/make",
 				   .cwd = "/home/u/ws",
@@ -77,10 +80,10 @@ static void test_encoding(void)
 	cf_buf_init(&b);
 	cf_request_encode(&in, &b);
 	TAP_OK(b.len == sizeof(want_grant) - 1 && !memcmp(b.s, want_grant, b.len),
-	       "R22 confine-request-v1: a write grant encodes byte for byte as documented");
+	       "R22 confine-request-v2: a write grant encodes byte for byte as documented");
 	cf_buf_release(&b);
 	char *d = digest_of(&in);
-	TAP_STREQ(d, "0571e7493d93bcbc077e08ad97016078ae79dd52d530ff390a783d546d67f48b",
+	TAP_STREQ(d, "1d8466f20d2710e19be20a655388d852e7529e25856cb150416276c8d15a315d",
 		  "R22 its digest is the SHA-256 of those bytes (computed by hashlib)");
 
 	struct confine_card *c = NULL;
@@ -129,6 +132,19 @@ static void test_encoding(void)
 	m = in;
 	m.env_set = NULL;
 	TAP_OK(differs(&m, base), "without the --env assignment, another digest");
+	m = in;
+	m.id = "r2";
+	TAP_OK(differs(&m, base), "another request id, another digest: each card its own approval");
+	m = in;
+	m.reusable = true;
+	TAP_OK(differs(&m, base), "a reusable approval, another digest");
+	TAP_INTEQ(cf_card_make(&m, "r1", &c, NULL), 0, "the reusable card is built");
+	TAP_OK(c->reusable && !strcmp(c->title, "Let \"make\" write to 2 paths, reusable") &&
+		   !strcmp(c->where,
+			   "inside the sandbox, reusable, with write access to the targets") &&
+		   !strncmp(c->uses, "reusable: ", 10),
+	       "a reusable card says so: title, where, uses (%s)", c->title);
+	confine_card_free(c);
 	free(d);
 
 	struct cf_strv ea = strv((const char *[]){"cat", "\xff\xfe/x", NULL});
@@ -138,13 +154,16 @@ static void test_encoding(void)
 				    .cwd = "/w",
 				    .workspace = "/w"};
 	d = digest_of(&esc);
-	TAP_STREQ(d, "d4581f4945fad6ec9713a7e780ce88cbec1f9aa17f83a591626e97edc772d7b2",
+	TAP_STREQ(d, "6684ffeb87578e7a775245e4d532e1f260da10d9ba4e747bbb0a88933be41b3f",
 		  "R22 an escalation with bytes that are not UTF-8: the documented digest");
 	free(d);
 	TAP_INTEQ(cf_card_make(&esc, "r2", &c, NULL), 0, "its card");
 	TAP_STREQ(c->title, "Run \"cat\" outside the sandbox, this once", "the escalation title");
 	TAP_STREQ(c->where, "outside the sandbox, this once",
 		  "R22 'outside the sandbox, this once'");
+	TAP_OK(!c->reusable && !strcmp(c->uses, "once: the receipt is spent when its run starts, "
+						"and a second run with it is refused"),
+	       "the card says the receipt is spent when its run starts");
 	TAP_OK(strstr(c->guards, "the guards do not apply") != NULL, "R22 the guards do not apply");
 	confine_card_free(c);
 

@@ -709,7 +709,10 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 	struct confine_error local = {0};
 	if (!err)
 		err = &local;
-	int r = start_run(run, err);
+	/* A receipt means once: spent before anything runs (record/receipts.c). */
+	int r = cf_record_spend(run, err);
+	if (r == 0)
+		r = start_run(run, err);
 	if (r < 0 && !run->started)
 		cf_audit_attempt(run, 125, err); /* the attempt ends here (R24) */
 	return r;
