@@ -51,7 +51,8 @@ int cli_parse_duration(const char *s, uint64_t *ms)
 	/* Digits and one point only: strtod alone would skip blanks and read signs, "nan",
 	 * "inf", exponents and hexadecimal. */
 	size_t n = strspn(s, "0123456789.");
-	if (n == 0 || memchr(s, '.', n) != memrchr(s, '.', n))
+	const char *dot = memchr(s, '.', n);
+	if (n == 0 || (dot && memchr(dot + 1, '.', n - (size_t)(dot + 1 - s))))
 		return -1;
 	errno = 0;
 	double v = strtod(s, &end);

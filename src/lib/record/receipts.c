@@ -123,8 +123,8 @@ static int store(int dfd, const char *s, size_t len, long n, const char *digest)
 	char line[LINE_MAX_LEN + 2];
 	int ll = snprintf(line, sizeof(line), "%.64s %lld\n", digest, (long long)time(NULL));
 	unlinkat(dfd, "receipts.new", 0); /* a crash's leftover: we hold the lock */
-	int fd = openat(dfd, "receipts.new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			0600);
+	int fd =
+	    openat(dfd, "receipts.new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	size_t kl = len - (size_t)(keep - s);
@@ -175,7 +175,8 @@ int cf_record_spend(confine_run *run, struct confine_error *err)
 		0 ||
 	    (n = check_lines(buf, len)) < 0) {
 		r = refuse("cannot spend the receipt", dir,
-			   why ? why : "the record of spent receipts is not what confine wrote", err);
+			   why ? why : "the record of spent receipts is not what confine wrote",
+			   err);
 		goto out;
 	}
 	if (spent(buf, len, rec->card->digest)) {
