@@ -57,7 +57,8 @@ static const char help[] =
     "\n"
     "approvals ('confine card' prints the card, its request id and digest):\n"
     "  --escalate                 run COMMAND once outside the sandbox: no rule or guard\n"
-    "                             applies.  Needs --receipt, or a typed 'yes' on a terminal\n"
+    "                             applies.  Needs --request-id and --receipt of its card,\n"
+    "                             or a typed 'yes' on a terminal\n"
     "  --grant-write PATH:file|subtree  write access to an existing file or directory tree\n"
     "                             for this run only (at most 8; needs --reason and approval)\n"
     "  --reason TEXT              why the command needs the write targets\n"
@@ -175,10 +176,9 @@ static void report_notices(const confine_run *run, const char *cmd)
 			fprintf(
 			    stderr,
 			    "hint: only a one-time approval runs '%s' past a guard: 'confine card' "
-			    "with the same options and command prints the card and its digest, "
-			    "'confine run --escalate --receipt DIGEST' with them runs the command "
-			    "once outside the sandbox; or give it what it needs another way (a "
-			    "file in the workspace, --inject-env NAME=FILE)\n",
+			    "with the same options and command prints the card and the line that "
+			    "runs the command once outside the sandbox; or give it what it needs "
+			    "another way (a file in the workspace, --inject-env NAME=FILE)\n",
 			    cmd);
 		else
 			fprintf(stderr, "hint: remove the allow: the command can never change "

@@ -885,6 +885,8 @@ int confine_rules_explain_net(const confine_rules *pol, const char *host_port,
 				    : "nothing to explain";
 	if (!why && q.subdomains)
 		why = "explain takes one name, not a '*.' pattern";
+	if (!why && q.is_ip && q.bits != (q.ip.family == 4 ? 32u : 128u))
+		why = "explain takes one address, not a range";
 	if (why) {
 		cf_err(err, CONFINE_E_INVALID, "cannot explain", host_port ? host_port : "", "%s",
 		       why);

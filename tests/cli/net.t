@@ -47,6 +47,11 @@ is "$(jq -r '.[] | [.network, (.port|tostring), .decision, .layer, .mode,
 registry.npmjs.org 443 allow session domains session allow 0
 nope.io 22 ask fallback domains - - 0" "R31 explain --net --json; the session comes before the workspace's deny"
 
+out=$("$CONFINE" explain --net 10.0.0.0/8 2>&1)
+is "$?" 125 "explain --net takes one address, not a range"
+out=$("$CONFINE" explain --net-allow 10.0.0.0/8 --net 10.1.2.3:8080 2>&1)
+is "$out" "10.1.2.3:8080  allow  session    session rule 0  allow 10.0.0.0/8" \
+	"explain --net: an address in an allowed range"
 out=$("$CONFINE" explain --net '*.github.com' 2>&1)
 is "$?" 125 "explain --net takes one host, not a pattern"
 ok "$(grep -q "cannot explain: '\*.github.com': explain takes one name" <<<"$out"; echo $?)" \

@@ -19,7 +19,7 @@ for who in $RUN_USERS; do
 	first=$(head -n 1 <<<"$err")
 	is "$first" "confine: warning: allow has no effect: '$h/.npmrc': the built-in guard '~/.npmrc' outranks the session allow '~/.npmrc' for read; no rule lifts a guard" \
 		"$who: confine says so, first thing"
-	grep -q "^hint: only a one-time approval runs 'sh' past a guard: 'confine card' with the same options and command prints the card and its digest, 'confine run --escalate --receipt DIGEST' with them runs the command once outside the sandbox" <<<"$err"
+	grep -q "^hint: only a one-time approval runs 'sh' past a guard: 'confine card' with the same options and command prints the card and the line that runs the command once outside the sandbox" <<<"$err"
 	ok $? "$who: ... with the remedy: the card and the escalation"
 	[ "$(grep -n 'allow has no effect' <<<"$err" | cut -d: -f1)" -lt "$(grep -n '^command-started$' <<<"$err" | cut -d: -f1)" ]
 	ok $? "$who: ... before the command started (stderr: $err)"
