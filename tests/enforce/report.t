@@ -47,8 +47,8 @@ for who in $RUN_USERS; do
 	is "$(q '.denied_paths | join(",")')" "$key" "$who: R23 the report names the path of 'Permission denied'"
 	is "$(q '[.asks[0].path, .asks[0].access, .asks[0].layer, .asks[0].rule.pattern, .asks[0].card.kind] | join("|")')" \
 		"$key|both|guard|~/.ssh|escalate" "$who: the ask: the guard ~/.ssh, and an escalation card (no grant lifts a guard)"
-	card_digest=$(cd "$w" && _as "$who" env -i $(_env "$who") "$FIX/confine" card --json -- cat "$key" | jq -r .digest)
-	is "$(q '.asks[0].card.digest')" "$card_digest" "$who: the card in the report is the card of this exact command"
+	card_digest=$(cd "$w" && _as "$who" env -i $(_env "$who") "$FIX/confine" card --json --request-id "$(q .request_id)" -- cat "$key" | jq -r .digest)
+	is "$(q '.asks[0].card.digest')" "$card_digest" "$who: the card in the report is the card of this exact command (with the run's request id)"
 
 	cx "$who" --report "$rep" -- touch /etc/x
 	is "$rc" 1 "$who: touch /etc/x fails inside"
