@@ -120,6 +120,43 @@ for who in $RUN_USERS; do
 	cx "$who" --escalate --request-id "$(jq -r .request_id <<<"$out")" --receipt "$(jq -r .digest <<<"$out")" -- "${run_key[@]}"
 	is "$rc:$out" "0:ssh-secret" "$who: a new card of the same request is a new approval"
 	printf 'ran\n' >"$count"
+	# Five runs presenting one receipt at once: one runs.
+	spent=$h/.cache/confine/receipts
+	card "$who" --json -- sh -c 'echo ran >>"$1"' sh "$E/$who/count5"
+	c5=(--escalate --request-id "$(jq -r .request_id <<<"$out")" --receipt "$(jq -r .digest <<<"$out")" -- sh -c 'echo ran >>"$1"' sh "$E/$who/count5")
+	rm -f "$E/$who/count5"
+	pids=()
+	for k in 1 2 3 4 5; do
+		(cd "$w" && _as "$who" env -i $(_env "$who") "$FIX/confine" run "${c5[@]}" 2>/dev/null) &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	is "$(cat "$E/$who/count5")" ran "$who: five runs with one receipt at once: exactly one ran"
+	# The record keeps the last 4096 spent receipts, the oldest dropped first.
+	cp "$spent" "$E/$who/spent.keep"
+	for k in $(seq 4096); do printf '%064x %d\n' "$k" "$k"; done >"$spent"
+	card "$who" --json -- true
+	cx "$who" --escalate --request-id "$(jq -r .request_id <<<"$out")" --receipt "$(jq -r .digest <<<"$out")" -- true
+	is "$rc|$(wc -l <"$spent")|$(head -c 64 "$spent")" "0|4096|$(printf '%064x' 2)" \
+		"$who: a full record (4096) drops the oldest receipt for the new one"
+	# A record that is not what confine writes refuses: forgetting what was spent would let a
+	# receipt run twice.
+	echo "not a receipt" >>"$spent"
+	card "$who" --json -- "${run_key[@]}"
+	cx "$who" --escalate --request-id "$(jq -r .request_id <<<"$out")" --receipt "$(jq -r .digest <<<"$out")" -- "${run_key[@]}"
+	is "$rc:$out" "125:" "$who: a malformed record of spent receipts refuses the escalation, nothing ran"
+	grep -q "^confine: cannot spend the receipt: '$h/.cache/confine': the record of spent receipts is not what confine wrote" <<<"$err"
+	ok $? "$who: ... saying why (stderr: $err)"
+	rm -f "$spent" && ln -s "$E/$who/spent.keep" "$spent"
+	[ "$who" = nobody ] && chown -h 65534:65534 "$spent"
+	card "$who" --json -- "${run_key[@]}"
+	cx "$who" --escalate --request-id "$(jq -r .request_id <<<"$out")" --receipt "$(jq -r .digest <<<"$out")" -- "${run_key[@]}"
+	is "$rc:$out" "125:" "$who: a symlink in its place refuses too"
+	grep -q "^confine: cannot spend the receipt: '$h/.cache/confine': the record of spent receipts is a symlink" <<<"$err"
+	ok $? "$who: ... saying so (stderr: $err)"
+	rm -f "$spent" && cp "$E/$who/spent.keep" "$spent"
+	[ "$who" = nobody ] && chown 65534:65534 "$spent"
+	printf 'ran\n' >"$count"
 	is "$(sha256sum "$w/.confine/rules.json")" "$sum_rules" "$who: no rule written to the workspace rule file"
 	is "$(find "$h" "$w" -newer "$E/$who/marker" -print | grep -v "^$h/.cache/confine" | head -3)" "" \
 		"$who: no file created or changed in the home or workspace (but confine's record of spent receipts)"
