@@ -210,7 +210,7 @@ static int limit_events(confine_run *run)
 	char detail[256], size[48];
 	const struct cf_cgroup_counts *c = &run->limit_counts;
 	int r = 0;
-	if (run->limit_mem && c->oom_kills) {
+	if (run->limit_mem && c->oom_kills && c->mem_limit) {
 		/* As --limit mem= takes it: 64M, 2G. */
 		unsigned long long m = (unsigned long long)run->limit_mem;
 		int sh = !(m % (1ULL << 30)) ? 30 : !(m % (1ULL << 20)) ? 20 : !(m % 1024) ? 10 : 0;

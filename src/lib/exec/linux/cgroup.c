@@ -454,7 +454,12 @@ void cf_cgroup_counts(const struct cf_cgroup *cg, struct cf_cgroup_counts *out)
 			continue;
 		/* v2 holds both in one cgroup; v1 one hierarchy each (the other file is absent). */
 		add_counter(cg->dir[i], "memory.events", "oom_kill", &out->oom_kills);
+		add_counter(cg->dir[i], "memory.events", "oom", &out->mem_limit);
 		add_counter(cg->dir[i], "memory.oom_control", "oom_kill", &out->oom_kills);
 		add_counter(cg->dir[i], "pids.events", "max", &out->pids_max);
+		char path[4200], buf[32];
+		snprintf(path, sizeof(path), "%s/memory.failcnt", cg->dir[i]);
+		if (read_file(path, buf, sizeof(buf)) > 0)
+			out->mem_limit += strtoull(buf, NULL, 10);
 	}
 }

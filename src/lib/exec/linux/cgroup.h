@@ -49,6 +49,9 @@ int cf_cgroup_enter(const struct cf_cgroup *cg);
 struct cf_cgroup_counts {
 	uint64_t oom_kills; /* processes the OOM killer ended in it (memory.events oom_kill;
 			     * v1: memory.oom_control oom_kill) */
+	uint64_t mem_limit; /* times its own memory limit was reached (memory.events oom; v1:
+			     * memory.failcnt): the OOM kills were the limit's, not a shortage
+			     * of the whole machine */
 	uint64_t pids_max;  /* forks refused at pids.max (pids.events max) */
 };
 
