@@ -328,7 +328,11 @@ struct confine_event {
 			    * "protected_created_disabled" (something the host acts on later,
 			    * created where it was missing, renamed aside: detail is the new
 			    * name), "protected_created_kept" (the same, but it could not be
-			    * renamed: detail says why), "ipc_endpoint_created",
+			    * renamed: detail says why), "protected_link_disabled" (a
+			    * protected name -- a glob match, a missing protected path -- the
+			    * command made as a symlink or a hard link of another file, R37:
+			    * renamed aside, detail is the new name), "protected_link_kept"
+			    * (the same, not renamed: detail says why), "ipc_endpoint_created",
 			    * "unreadable_directory_skipped", "missing_protected_scan_failed",
 			    * "dynamic_glob_scan_failed", "ipc_endpoint_scan_failed",
 			    * "memory_limit_killed", "pids_limit_reached" (detail: the limit and

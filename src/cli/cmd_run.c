@@ -130,6 +130,21 @@ static void report_events(const confine_run *run, const char *cmd)
 				"the host would act on it later (rule '%s'), and %s\nhint: inspect "
 				"it and remove it before you run git or confine here again\n",
 				e[i].path, e[i].rule, e[i].detail);
+		else if (!strcmp(e[i].kind, "protected_link_disabled"))
+			fprintf(stderr,
+				"confine: warning: protected name made as a link during the run: "
+				"'%s': it is a symlink or a hard link of another file, so what is "
+				"written to it later would land where rule '%s' protects nothing; "
+				"it was renamed to '%s'\nhint: inspect it; if you made the link "
+				"yourself, move it back\n",
+				e[i].path, e[i].rule, e[i].detail);
+		else if (!strcmp(e[i].kind, "protected_link_kept"))
+			fprintf(stderr,
+				"confine: warning: protected name made as a link during the run: "
+				"'%s': it is a symlink or a hard link of another file (rule '%s'), "
+				"and %s\nhint: remove it before you store a secret under that "
+				"name\n",
+				e[i].path, e[i].rule, e[i].detail);
 		else if (!strcmp(e[i].kind, "unreadable_directory_skipped"))
 			fprintf(
 			    stderr,

@@ -83,6 +83,18 @@ static bool launched_with(const confine_run *run, const char *path, size_t rule)
 	return false;
 }
 
+/* The same path matched the same rule at launch, and is the same file (R37: a match replaced
+ * during the run is looked at again). */
+static bool launched_same(const confine_run *run, const struct cf_match *m)
+{
+	for (size_t i = 0; i < run->launch.n; i++) {
+		const struct cf_match *l = &run->launch.v[i];
+		if (l->rule == m->rule && !strcmp(l->path, m->path))
+			return !l->ino || !m->ino || (l->dev == m->dev && l->ino == m->ino);
+	}
+	return false;
+}
+
 /* Whether the launch left the mount of this endpoint out: it vanished as the sandbox started. */
 static bool left_out(const confine_run *run, const char *path)
 {
@@ -181,6 +193,28 @@ static int defuse(const char *path, char *moved, size_t cap)
 	return rc;
 }
 
+/*
+ * R37: a protected name that the command made as a link -- a symlink, or a hard link of another
+ * file -- is an alias the user may fill later (a key saved as server.pem lands in cache.txt),
+ * and the next run could not protect what it points to: it is renamed aside, never followed.
+ */
+static bool made_as_link(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 &&
+	       (S_ISLNK(st.st_mode) || (S_ISREG(st.st_mode) && st.st_nlink > 1));
+}
+
+static int defuse_link(confine_run *run, const char *path, const char *rule)
+{
+	char moved[4096 + 64];
+	if (defuse(path, moved, sizeof(moved)) == 0)
+		return add_event(run, "protected_link_disabled", path, rule, moved);
+	char detail[256];
+	snprintf(detail, sizeof(detail), "it could not be renamed aside: %s", strerror(errno));
+	return add_event(run, "protected_link_kept", path, rule, detail);
+}
+
 /* A missing protected path that now exists: defused (R30) or reported. */
 static int created(confine_run *run, const char *p)
 {
@@ -192,9 +226,12 @@ static int created(confine_run *run, const char *p)
 	/* Without a sandbox (policy off, an approved escalation) the command did what the
 	 * operator let it do: reported, never undone. */
 	if (!d.rule || !d.rule->defuse || d.action == CF_ALLOW ||
-	    run->policy != CONFINE_POLICY_REQUIRED)
+	    run->policy != CONFINE_POLICY_REQUIRED) {
+		if (run->policy == CONFINE_POLICY_REQUIRED && made_as_link(p))
+			return defuse_link(run, p, protecting_rule(run, p));
 		return add_event(run, "missing_protected_created", p, protecting_rule(run, p),
 				 NULL);
+	}
 	char moved[4096 + 64];
 	if (defuse(p, moved, sizeof(moved)) == 0)
 		return add_event(run, "protected_created_disabled", p, d.rule->pattern, moved);
@@ -289,15 +326,22 @@ int cf_run_detect(confine_run *run)
 		r = add_event(run, "dynamic_glob_scan_failed", NULL, NULL, detail);
 		goto out;
 	}
+	struct cf_strv moved = {0};
 	for (size_t i = 0; i < now.n && r == 0; i++) {
 		const struct cf_match *m = &now.v[i];
-		if (!launched_with(run, m->path, m->rule))
-			r = add_event(run,
-				      made_by_this_run(run, m->path) ? "dynamic_glob_created"
-								     : "dynamic_glob_appeared",
-				      m->path, run->globs.v[m->rule].pattern,
-				      made_by_this_run(run, m->path) ? NULL : ELSEWHERE);
+		if (launched_same(run, m) || cf_strv_contains(&moved, m->path))
+			continue;
+		bool ours = made_by_this_run(run, m->path);
+		if (ours && run->policy == CONFINE_POLICY_REQUIRED && made_as_link(m->path)) {
+			r = defuse_link(run, m->path, run->globs.v[m->rule].pattern);
+			if (r == 0 && cf_strv_add(&moved, m->path) < 0)
+				r = CONFINE_E_NOMEM;
+		} else if (!launched_with(run, m->path, m->rule)) {
+			r = add_event(run, ours ? "dynamic_glob_created" : "dynamic_glob_appeared",
+				      m->path, run->globs.v[m->rule].pattern, ours ? NULL : ELSEWHERE);
+		}
 	}
+	cf_strv_release(&moved);
 	for (size_t i = 0; i < now.skipped.n && r == 0; i++)
 		if (!cf_strv_contains(&run->launch.skipped, now.skipped.v[i]))
 			r = add_event(run, "unreadable_directory_skipped", now.skipped.v[i], NULL,

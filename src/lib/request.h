@@ -145,6 +145,15 @@ struct confine_run {
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */
 int cf_run_plan(confine_run *run, struct confine_error *err);
+/* R37 (run_alias.c): every name inside the writable areas that is a hard link of a protected
+ * file gets a guard like that file, before the plan is made.  Touches the OS. */
+int cf_run_protect_aliases(confine_run *run, const struct cf_matches *globs,
+			   struct confine_error *err);
+/* For explain: when `path` (canonical) is a hard link of a protected file that its own rules do
+ * not protect as much, the decision it gets at launch; returns 1 and fills *out (the pattern
+ * names the other file), 0 when not, or a negative code.  Touches the OS. */
+int cf_run_explain_alias(const confine_run *run, const char *path, enum confine_access access,
+			 struct confine_decision *out, struct confine_error *err);
 /* Removes the landlock backend's per-run TMPDIR and everything in it, without following a
  * symlink (landlock_exec.c).  Touches the OS. */
 void cf_ll_remove_run_tmp(confine_run *run);

@@ -276,6 +276,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		if (r == 0)
 			r = cf_policy_add_unreadable(&run->policy_rules, &fresh, err);
 		cf_strv_release(&fresh);
+		if (r == 0)
+			r = cf_run_protect_aliases(run, &globs, err);
 		if (r < 0)
 			goto out;
 		struct cf_plan_opts po = {
@@ -669,7 +671,9 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 		out->outranked_line = d.outranked->line;
 		out->outranked_column = d.outranked->column;
 	}
-	return 0;
+	/* R37: a hard link of a protected file is protected like it at launch. */
+	r = cf_run_explain_alias(run, out->path, access, out, err);
+	return r < 0 ? r : 0;
 }
 
 /* The per-run TMPDIR of the landlock backend: a fresh directory under the host's /tmp. */

@@ -65,6 +65,13 @@ for who in $RUN_USERS; do
 		is "$out" "OK pw-notes" "$who: an ordinary file there stays readable"
 		pwx "$FIX/confine" run -- "$TRYOP" cat "$h/.ssh/id_ed25519"
 		is "$out" EACCES "$who: the guards of \$HOME still apply"
+		# R37: a hard link in the workspace to that home's key is hidden like the key.
+		ln "$pw/.ssh/id_ed25519" "$(ws "$who")/pw-key-link"
+		pwx "$TRYOP" cat "$(ws "$who")/pw-key-link"
+		is "$out" "OK pw-ssh-secret" "$who: WS/pw-key-link is the password database home's key (control)"
+		pwx "$FIX/confine" run -- "$TRYOP" cat "$(ws "$who")/pw-key-link"
+		is "$out" EACCES "$who: R37 a hard link in the workspace to ~$who/.ssh/id_ed25519 is hidden"
+		rm -f "$(ws "$who")/pw-key-link"
 	fi
 	pwx "$FIX/confine" run --workspace "$pwfile" -- true
 	is "$rc" 125 "$who: R1 the password database's home is refused as a workspace"

@@ -81,6 +81,24 @@ int cf_git_plain_guards(const char *workspace, struct cf_strv *out, struct confi
 int cf_policy_add_unreadable(struct cf_policy *p, const struct cf_strv *dirs,
 			     struct confine_error *err);
 
+/* Other names of protected files (R37, policy/aliases.c; host/alias.h finds them). */
+/* Whether a rule protects `path`: reading it is not allowed, or writing it is not allowed by a
+ * rule (not by the fallback). */
+bool cf_policy_protects(const struct cf_policy *p, const char *path);
+/* Whether `alias` is protected at least as `original` is (each access `original` may not have,
+ * `alias` may not have either). */
+bool cf_policy_alias_covered(const struct cf_policy *p, const char *alias, const char *original);
+/* The trees where the search looks: `prot` the wildcard-free rule paths and glob matches a rule
+ * protects, `writ` the workspace and the rule paths and matches that are writable host content
+ * (not a temp root: the sandbox's /tmp is its own). */
+int cf_policy_alias_roots(const struct cf_policy *p, const struct cf_matches *globs,
+			  struct cf_strv *prot, struct cf_strv *writ, struct confine_error *err);
+/* Adds a guard for `alias`, a hard link of the protected `original`: hidden when reading
+ * `original` is not allowed, else write-protected, with its action; explain names it
+ * "(a hard link of ORIGINAL)".  Once per alias and rule. */
+int cf_policy_add_alias(struct cf_policy *p, const char *alias, const char *original,
+			struct confine_error *err);
+
 /* The guarded credential paths under the home directory, relative to it. */
 const char *const *cf_home_guards(size_t *n);
 
