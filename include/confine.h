@@ -56,6 +56,25 @@ struct confine_error {
 /* Returns a static English name for a CONFINE_E_* code.  Pure. */
 const char *confine_strerror(int code);
 
+/* What a person reads is what is there (R38).  A string that a command, a workspace or a request
+ * chose (an argv, a file name, a host, a rule pattern) is shown to a person escaped: every code
+ * point outside an allow-list of visibly printable characters -- generated from the Unicode
+ * Character Database (General Category L, M, N, P, S and U+0020, less the default-ignorable
+ * code points) -- becomes "\u{XXXX}" (controls below U+0080: "\xNN"), a byte that is not
+ * UTF-8 becomes "\xNN", and a backslash "\\", so that two different strings never look the
+ * same: "./ru\u{200B}n.sh" is not "./run.sh", a file name cannot start a new line or reverse
+ * the text after it.  Flags: */
+enum confine_display_flags {
+	CONFINE_DISPLAY_QUOTES = 1, /* also ' and " as \' and \" (inside a quoted subject) */
+	CONFINE_DISPLAY_ASCII = 2,  /* every code point from U+0080 on escaped as well: shows
+				     * letters of other scripts that look like Latin ones */
+};
+/* The escaped copy of `s` (NUL-terminated; NULL is shown as ""), caller-owned (free()); NULL
+ * when out of memory.  Pure. */
+char *confine_display_escape(const char *s, unsigned flags);
+/* The same for `len` bytes, which may hold a NUL (shown as "\x00").  Pure. */
+char *confine_display_escape_n(const char *s, size_t len, unsigned flags);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Requests: everything a run needs, before any system call is made.                        */
 

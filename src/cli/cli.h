@@ -12,7 +12,15 @@
 /* Exit status of confine's own failures (R3). */
 #define CLI_EXIT_CONFINE 125
 
-/* Prints `confine: <what>: '<subject>': <reason>` and a `hint:` line when known. */
+/* A string that a command, a workspace or a request chose, as a person should read it (R38,
+ * confine_display_escape with `flags`): valid until eight more calls (a ring the CLI owns);
+ * "(out of memory)" when there is none. */
+const char *cli_esc(const char *s, unsigned flags);
+/* cli_esc(s, CONFINE_DISPLAY_QUOTES): a subject between quotes in a message. */
+const char *cli_q(const char *s);
+
+/* Prints `confine: <what>: '<subject>': <reason>` and a `hint:` line when known, each string
+ * escaped (R38: the subject and the reason name files and arguments). */
 void cli_report(const struct confine_error *err);
 /* Prints a usage error for `cmd` and returns CLI_EXIT_CONFINE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) CF_PRINTF(2, 3);

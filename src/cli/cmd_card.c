@@ -6,7 +6,6 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
-#include "util/utf8.h"
 
 static const char help[] =
     "usage: confine card [--json] [RUN OPTIONS] [--] COMMAND [ARG...]\n"
@@ -29,38 +28,51 @@ static const char help[] =
     "once or reusable, kind, program, argv, cwd, workspace, --env assignments, targets,\n"
     "reason); see doc/approvals.md.\n";
 
-/* One argument as a person should read it: in double quotes, with the characters that could
- * spoof the line escaped (util/utf8.h) and the quote itself as \". */
-static void put_arg(FILE *f, const char *a)
+/* One argument as a person should read it (R38): in double quotes, every character outside
+ * the allow-list of visible ones escaped, the quote itself as \". */
+static void put_arg(FILE *f, const char *a, unsigned flags)
 {
-	char *d = cf_display(a);
-	fputc('"', f);
-	for (const char *p = d ? d : ""; *p; p++) {
-		if (*p == '"')
-			fputc('\\', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
-	free(d);
+	fprintf(f, "\"%s\"", cli_esc(a, flags | CONFINE_DISPLAY_QUOTES));
 }
 
+static bool non_ascii(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return true;
+	return false;
+}
+
+/* A value with letters outside ASCII is shown a second time with every one escaped: a Cyrillic
+ * "\u{0443}" looks like a Latin "y", and the person approves what the bytes are. */
 static void put_line(FILE *f, const char *label, const char *value)
 {
-	char *d = cf_display(value);
-	fprintf(f, "  %-11s %s\n", label, d ? d : "");
-	free(d);
+	fprintf(f, "  %-11s %s\n", label, cli_esc(value, 0));
+	if (non_ascii(value))
+		fprintf(f, "  %-11s %s\n", "  (ascii)", cli_esc(value, CONFINE_DISPLAY_ASCII));
+}
+
+static void put_command(FILE *f, const struct confine_card *c, unsigned flags)
+{
+	fprintf(f, "  %-11s ", flags ? "  (ascii)" : "command");
+	for (size_t i = 0; i < c->argc; i++) {
+		if (i)
+			fputc(' ', f);
+		put_arg(f, c->argv[i], flags);
+	}
+	fputc('\n', f);
 }
 
 void cli_print_card(FILE *f, const struct confine_card *c)
 {
+	/* The title is escaped by the library already (R38). */
 	fprintf(f, "%s\n\n", c->title);
-	fprintf(f, "  %-11s ", "command");
-	for (size_t i = 0; i < c->argc; i++) {
-		if (i)
-			fputc(' ', f);
-		put_arg(f, c->argv[i]);
-	}
-	fputc('\n', f);
+	put_command(f, c, 0);
+	bool other = false;
+	for (size_t i = 0; i < c->argc; i++)
+		other |= non_ascii(c->argv[i]);
+	if (other)
+		put_command(f, c, CONFINE_DISPLAY_ASCII);
 	put_line(f, "program", c->program);
 	put_line(f, "cwd", c->cwd);
 	put_line(f, "workspace", c->workspace);
@@ -70,12 +82,13 @@ void cli_print_card(FILE *f, const struct confine_card *c)
 	if (c->n_targets) {
 		fprintf(f, "  %-11s %zu, every one listed:\n", "targets", c->n_targets);
 		for (size_t i = 0; i < c->n_targets; i++) {
-			char *d = cf_display(c->targets[i].path);
-			fprintf(f, "    %zu. %s (%s)\n", i + 1, d ? d : "",
+			fprintf(f, "    %zu. %s (%s)\n", i + 1, cli_esc(c->targets[i].path, 0),
 				!strcmp(c->targets[i].scope, "file")
 				    ? "file"
 				    : "directory and everything in it");
-			free(d);
+			if (non_ascii(c->targets[i].path))
+				fprintf(f, "       %s\n",
+					cli_esc(c->targets[i].path, CONFINE_DISPLAY_ASCII));
 		}
 		put_line(f, "reason", c->reason);
 	}

@@ -96,11 +96,11 @@ static void report_flush(struct report *r)
 			order[j] = x;
 		}
 		for (size_t i = 0; i < r->n; i++)
-			printf("%s\n", order[i]->text);
+			printf("%s\n", cli_esc(order[i]->text, 0));
 		free(order);
 	} else {
 		for (size_t i = 0; i < r->n; i++)
-			printf("%s\n", r->v[i].text);
+			printf("%s\n", cli_esc(r->v[i].text, 0));
 	}
 	for (size_t i = 0; i < r->n; i++)
 		free(r->v[i].text);
@@ -127,13 +127,13 @@ static int check_file(struct check_ctx *c, const char *file, enum cf_layer layer
 	struct confine_error rerr = {0};
 	int r = cf_rulefile_read(file, &text, &len, &rerr);
 	if (r == CONFINE_E_NOTFOUND && standard) {
-		printf("%s: not found (no rules)\n", file);
+		printf("%s: not found (no rules)\n", cli_esc(file, 0));
 		return 0;
 	}
 	if (r == CONFINE_E_NOMEM)
 		return -1;
 	if (r < 0) {
-		printf("%s: %s: %s\n", file, rerr.what, rerr.reason);
+		printf("%s: %s: %s\n", cli_esc(file, 0), rerr.what, cli_esc(rerr.reason, 0));
 		return 1;
 	}
 
@@ -183,10 +183,10 @@ static int check_file(struct check_ctx *c, const char *file, enum cf_layer layer
 	ret = rep.errors;
 	report_flush(&rep);
 	if (ret == 0 && net.n)
-		printf("%s: ok (%zu rule%s, %zu network rule%s)\n", file, rs.n,
+		printf("%s: ok (%zu rule%s, %zu network rule%s)\n", cli_esc(file, 0), rs.n,
 		       rs.n == 1 ? "" : "s", net.n, net.n == 1 ? "" : "s");
 	else if (ret == 0)
-		printf("%s: ok (%zu rule%s)\n", file, rs.n, rs.n == 1 ? "" : "s");
+		printf("%s: ok (%zu rule%s)\n", cli_esc(file, 0), rs.n, rs.n == 1 ? "" : "s");
 out:
 	if (ret < 0)
 		report_flush(&rep);
@@ -264,8 +264,8 @@ int cmd_check(int argc, char **argv)
 	workspace = tmp ? realpath(tmp, NULL) : NULL;
 	struct stat st;
 	if (!workspace || stat(workspace, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "confine: check: cannot use workspace '%s': %s\n", tmp ? tmp : ".",
-			workspace ? strerror(ENOTDIR) : strerror(errno));
+		fprintf(stderr, "confine: check: cannot use workspace '%s': %s\n",
+			cli_q(tmp ? tmp : "."), workspace ? strerror(ENOTDIR) : strerror(errno));
 		goto out;
 	}
 

@@ -31,14 +31,18 @@ static const char *action_name(enum confine_action a)
 
 static void print_text(const struct confine_decision *d)
 {
-	printf("%s  %-5s  %-5s  %-9s", d->path, d->access == CONFINE_ACCESS_READ ? "read" : "write",
-	       action_name(d->action), d->layer);
+	/* Paths, rule files and patterns come from the workspace and the request (R38). */
+	printf("%s  %-5s  %-5s  %-9s", cli_esc(d->path, 0),
+	       d->access == CONFINE_ACCESS_READ ? "read" : "write", action_name(d->action),
+	       d->layer);
 	if (!d->has_rule)
 		printf("  (no rule matches)\n");
 	else if (d->line > 0)
-		printf("  %s:%d:%d  %s\n", d->source, d->line, d->column, d->pattern);
+		printf("  %s:%d:%d  %s\n", cli_esc(d->source, 0), d->line, d->column,
+		       cli_esc(d->pattern, 0));
 	else
-		printf("  %s rule %d  %s\n", d->source, d->index, d->pattern);
+		printf("  %s rule %d  %s\n", cli_esc(d->source, 0), d->index,
+		       cli_esc(d->pattern, 0));
 	if (!strcmp(d->layer, "guard"))
 		printf("  a built-in guard: no allow lifts it (below a host-socket guard, an allow "
 		       "gives back the one path it names); only an escalation runs outside the "
@@ -46,8 +50,8 @@ static void print_text(const struct confine_decision *d)
 	if (d->has_outranked)
 		printf("  outranked: %s:%d:%d  %s allows it, but a workspace file never lifts a %s "
 		       "of the user file (R10b)\n",
-		       d->outranked_source, d->outranked_line, d->outranked_column,
-		       d->outranked_pattern, action_name(d->action));
+		       cli_esc(d->outranked_source, 0), d->outranked_line, d->outranked_column,
+		       cli_esc(d->outranked_pattern, 0), action_name(d->action));
 }
 
 static void print_json(const struct confine_decision *d, bool first)
@@ -91,14 +95,16 @@ static const char *mode_text(enum confine_net_mode m)
 static void net_text(const struct confine_net_decision *d, enum confine_net_mode mode)
 {
 	bool v6 = strchr(d->host, ':') != NULL;
-	printf("%s%s%s:%u  %-5s  %-9s", v6 ? "[" : "", d->host, v6 ? "]" : "", d->port,
+	printf("%s%s%s:%u  %-5s  %-9s", v6 ? "[" : "", cli_esc(d->host, 0), v6 ? "]" : "", d->port,
 	       action_name(d->action), d->layer);
 	if (!d->has_rule)
 		printf("  (no rule matches: ask, enforced as deny)");
 	else if (d->line > 0)
-		printf("  %s:%d:%d  %s %s", d->source, d->line, d->column, d->list, d->pattern);
+		printf("  %s:%d:%d  %s %s", cli_esc(d->source, 0), d->line, d->column, d->list,
+		       cli_esc(d->pattern, 0));
 	else
-		printf("  %s rule %d  %s %s", d->source, d->index, d->list, d->pattern);
+		printf("  %s rule %d  %s %s", cli_esc(d->source, 0), d->index, d->list,
+		       cli_esc(d->pattern, 0));
 	if (mode != CONFINE_NET_DOMAINS)
 		printf("  [not enforced: the network is %s]", mode_text(mode));
 	putchar('\n');

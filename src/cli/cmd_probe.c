@@ -122,7 +122,7 @@ static void print_text(const struct confine_probe_result *r)
 	printf("backend:            %s\n", r->backend);
 	printf("available:          %s\n", r->available ? "yes" : "no");
 	printf("code:               %s%s\n", r->code, r->cached ? " (cached)" : "");
-	printf("path:               %s\n", r->path[0] ? r->path : "-");
+	printf("path:               %s\n", r->path[0] ? cli_esc(r->path, 0) : "-");
 	printf("version:            %s\n", r->version[0] ? r->version : "-");
 	if (r->landlock_abi > 0)
 		printf("landlock:           ABI %d\n", r->landlock_abi);
@@ -198,10 +198,11 @@ int cmd_probe(int argc, char **argv)
 		any = any || r.available;
 		if (r.available)
 			continue;
+		/* The reason quotes PATH entries and bwrap's own output (R38). */
 		fprintf(stderr, "confine: sandbox backend unavailable: '%s': %s [%s]\n", r.backend,
-			r.reason, r.code);
+			cli_esc(r.reason, 0), r.code);
 		if (r.hint[0])
-			fprintf(stderr, "hint: %s\n", r.hint);
+			fprintf(stderr, "hint: %s\n", cli_esc(r.hint, 0));
 	}
 	/* What `run --backend auto` would do, in one line. */
 	if (!json && any)

@@ -103,33 +103,33 @@ static void report_events(const confine_run *run, const char *cmd)
 			    "confine: command killed by its memory limit: '%s': %s\nhint: "
 			    "raise the limit (--limit mem=SIZE, such as 2G), or let the command "
 			    "use less memory\n",
-			    cmd, e[i].detail);
+			    cli_q(cmd), cli_esc(e[i].detail, 0));
 		else if (!strcmp(e[i].kind, "pids_limit_reached"))
 			fprintf(
 			    stderr,
 			    "confine: warning: process limit reached: '%s': %s\nhint: raise "
 			    "the limit (--limit pids=N; N counts confine's own two processes)\n",
-			    cmd, e[i].detail);
+			    cli_q(cmd), cli_esc(e[i].detail, 0));
 		else if (!strcmp(e[i].kind, "missing_protected_created"))
 			fprintf(
 			    stderr,
 			    "confine: warning: protected path created during the run: '%s': it "
 			    "did not exist at launch, so rule '%s' could not protect it while the "
 			    "command ran\nhint: inspect it; from the next run on it is protected\n",
-			    e[i].path, e[i].rule);
+			    cli_q(e[i].path), cli_q(e[i].rule));
 		else if (!strcmp(e[i].kind, "protected_created_disabled"))
 			fprintf(stderr,
 				"confine: warning: protected path created during the run: '%s': "
 				"it did not exist at launch, and the host would act on it later "
 				"(rule '%s'), so it was renamed to '%s'\nhint: inspect it; if you "
 				"asked the command to create it, move it back yourself\n",
-				e[i].path, e[i].rule, e[i].detail);
+				cli_q(e[i].path), cli_q(e[i].rule), cli_q(e[i].detail));
 		else if (!strcmp(e[i].kind, "protected_created_kept"))
 			fprintf(stderr,
 				"confine: warning: protected path created during the run: '%s': "
 				"the host would act on it later (rule '%s'), and %s\nhint: inspect "
 				"it and remove it before you run git or confine here again\n",
-				e[i].path, e[i].rule, e[i].detail);
+				cli_q(e[i].path), cli_q(e[i].rule), cli_esc(e[i].detail, 0));
 		else if (!strcmp(e[i].kind, "protected_link_disabled"))
 			fprintf(stderr,
 				"confine: warning: protected name made as a link during the run: "
@@ -137,21 +137,21 @@ static void report_events(const confine_run *run, const char *cmd)
 				"written to it later would land where rule '%s' protects nothing; "
 				"it was renamed to '%s'\nhint: inspect it; if you made the link "
 				"yourself, move it back\n",
-				e[i].path, e[i].rule, e[i].detail);
+				cli_q(e[i].path), cli_q(e[i].rule), cli_q(e[i].detail));
 		else if (!strcmp(e[i].kind, "protected_link_kept"))
 			fprintf(stderr,
 				"confine: warning: protected name made as a link during the run: "
 				"'%s': it is a symlink or a hard link of another file (rule '%s'), "
 				"and %s\nhint: remove it before you store a secret under that "
 				"name\n",
-				e[i].path, e[i].rule, e[i].detail);
+				cli_q(e[i].path), cli_q(e[i].rule), cli_esc(e[i].detail, 0));
 		else if (!strcmp(e[i].kind, "unreadable_directory_skipped"))
 			fprintf(
 			    stderr,
 			    "confine: warning: directory skipped by the glob scan: '%s': %s\n"
 			    "hint: make it readable again (chmod u+rx) if the command should see "
 			    "it\n",
-			    e[i].path, e[i].detail);
+			    cli_q(e[i].path), cli_esc(e[i].detail, 0));
 		else if (!strcmp(e[i].kind, "dynamic_glob_created"))
 			fprintf(
 			    stderr,
@@ -159,7 +159,7 @@ static void report_events(const confine_run *run, const char *cmd)
 			    "'%s': rule '%s' protects only what exists at launch\nhint: inspect "
 			    "it; "
 			    "from the next run on it is protected\n",
-			    e[i].path, e[i].rule);
+			    cli_q(e[i].path), cli_q(e[i].rule));
 		else if (!strcmp(e[i].kind, "ipc_endpoint_created"))
 			fprintf(
 			    stderr,
@@ -167,13 +167,13 @@ static void report_events(const confine_run *run, const char *cmd)
 			    "it is in an area the command could write, and confine hides only the "
 			    "host's IPC endpoints that exist at launch\nhint: inspect it before a "
 			    "program of yours connects to it; from the next run on it is hidden\n",
-			    e[i].path);
+			    cli_q(e[i].path));
 		else
 			fprintf(
 			    stderr,
 			    "confine: warning: post-run check failed (%s): %s\nhint: files created "
 			    "during the run may match protected paths; check them by hand\n",
-			    e[i].kind, e[i].detail);
+			    cli_esc(e[i].kind, 0), cli_esc(e[i].detail, 0));
 	}
 }
 
@@ -185,8 +185,8 @@ static void report_notices(const confine_run *run, const char *cmd)
 	const struct confine_event *e = confine_run_notices(run, &n);
 	for (size_t i = 0; i < n; i++) {
 		bool guard = !strcmp(e[i].kind, "allow_outranked_by_guard");
-		fprintf(stderr, "confine: warning: allow has no effect: '%s': %s\n", e[i].path,
-			e[i].detail);
+		fprintf(stderr, "confine: warning: allow has no effect: '%s': %s\n",
+			cli_q(e[i].path), cli_esc(e[i].detail, 0));
 		if (guard)
 			fprintf(
 			    stderr,
@@ -194,7 +194,7 @@ static void report_notices(const confine_run *run, const char *cmd)
 			    "with the same options and command prints the card and the line that "
 			    "runs the command once outside the sandbox; or give it what it needs "
 			    "another way (a file in the workspace, --inject-env NAME=FILE)\n",
-			    cmd);
+			    cli_q(cmd));
 		else
 			fprintf(stderr, "hint: remove the allow: the command can never change "
 					"confine's rule files, cache, report or audit log\n");
@@ -314,7 +314,8 @@ int cmd_run(int argc, char **argv)
 	}
 	/* SPEC 3.3: the degradation is said, once, before anything runs. */
 	if (confine_run_fallback_note(run))
-		fprintf(stderr, "confine: warning: %s\n", confine_run_fallback_note(run));
+		fprintf(stderr, "confine: warning: %s\n",
+			cli_esc(confine_run_fallback_note(run), 0));
 	report_notices(run, argv[o.first_operand]);
 	if (o.print_plan) {
 		char *text = NULL;
@@ -347,15 +348,15 @@ int cmd_run(int argc, char **argv)
 	if (confine_run_timed_out(run)) {
 		size_t tl = strlen(o.timeout);
 		bool unit = tl && !(o.timeout[tl - 1] >= '0' && o.timeout[tl - 1] <= '9');
-		fprintf(stderr,
-			"confine: command timed out: '%s': the sandbox was killed after %s%s\n",
-			argv[o.first_operand], o.timeout, unit ? "" : " seconds");
+		fprintf(
+		    stderr, "confine: command timed out: '%s': the sandbox was killed after %s%s\n",
+		    cli_q(argv[o.first_operand]), cli_esc(o.timeout, 0), unit ? "" : " seconds");
 	}
 	if (confine_run_killed_after_grace(run))
 		fprintf(stderr,
 			"confine: command did not end: '%s': it was asked to end by a signal and "
 			"was still running after the grace period; the whole sandbox was killed\n",
-			argv[o.first_operand]);
+			cli_q(argv[o.first_operand]));
 	report_events(run, argv[o.first_operand]);
 	cli_net_warnings(run);
 	goto out;

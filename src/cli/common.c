@@ -18,7 +18,7 @@ void cli_apply_policy_env(struct cli_opts *o)
 		fprintf(stderr,
 			"confine: warning: ignoring CONFINE_SANDBOX_POLICY: '%s': expected "
 			"'required' or 'off'; using 'required'\n",
-			v);
+			cli_q(v));
 	confine_request_set_policy(o->req, p, NULL); /* p is valid: parsed above */
 }
 
@@ -29,7 +29,7 @@ bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,
 	*status = CLI_EXIT_CONFINE;
 	if (cli_parse(cmd, argc, argv, o, &err) < 0) {
 		cli_report(&err);
-		fprintf(stderr, "hint: see 'confine %s --help'\n", argv[0]);
+		fprintf(stderr, "hint: see 'confine %s --help'\n", cli_q(argv[0]));
 		return false;
 	}
 	if (o->help) {

@@ -47,7 +47,7 @@ static const struct command *find(const char *name)
 static int unknown(const char *cmd)
 {
 	fprintf(stderr, "confine: unknown command: '%s'\nhint: run 'confine --help' for the list\n",
-		cmd);
+		cli_q(cmd));
 	return CLI_EXIT_CONFINE;
 }
 

@@ -60,7 +60,8 @@ void cli_net_warnings(const confine_run *run)
 				!strcmp(e->outcome, "unauthenticated")
 			    ? "denied"
 			    : "failed",
-			e->decision.host[0] ? t : "?", e->detail, times, times == 1 ? "" : "s");
+			e->decision.host[0] ? cli_q(t) : "?", cli_esc(e->detail, 0), times,
+			times == 1 ? "" : "s");
 		shown++;
 		/* The exact remedy of this refusal (the address to allow, the rule to look at),
 		 * once per remedy. */
@@ -68,7 +69,7 @@ void cli_net_warnings(const confine_run *run)
 		if (!confine_run_net_hint(run, e, hint, sizeof(hint)))
 			unhinted++;
 		else if (!hinted(run, ev, i, hint))
-			fprintf(stderr, "hint: %s\n", hint);
+			fprintf(stderr, "hint: %s\n", cli_esc(hint, 0));
 	}
 	if (refused > shown || unhinted)
 		fprintf(stderr,

@@ -338,7 +338,8 @@ int cf_run_detect(confine_run *run)
 				r = CONFINE_E_NOMEM;
 		} else if (!launched_with(run, m->path, m->rule)) {
 			r = add_event(run, ours ? "dynamic_glob_created" : "dynamic_glob_appeared",
-				      m->path, run->globs.v[m->rule].pattern, ours ? NULL : ELSEWHERE);
+				      m->path, run->globs.v[m->rule].pattern,
+				      ours ? NULL : ELSEWHERE);
 		}
 	}
 	cf_strv_release(&moved);

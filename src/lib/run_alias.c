@@ -72,7 +72,8 @@ int cf_run_explain_alias(const confine_run *run, const char *path, enum confine_
 			if (!rule->glob || !rule->path || rule->path[0] != '/')
 				continue;
 			char *root = cf_strndup(rule->path, cf_pattern_literal_prefix(rule->path));
-			if (!root || (!cf_strv_contains(&prot, root) && cf_strv_add(&prot, root) < 0))
+			if (!root ||
+			    (!cf_strv_contains(&prot, root) && cf_strv_add(&prot, root) < 0))
 				r = cf_nomem(err);
 			free(root);
 		}

@@ -9,10 +9,12 @@
 
 static int tap_n, tap_failed;
 
+/* The condition is evaluated once: it may do I/O (read a file, call the code under test). */
 #define TAP_OK(cond, ...)                                                                          \
 	do {                                                                                       \
+		int tap_c_ = !!(cond);                                                             \
 		tap_n++;                                                                           \
-		if (cond) {                                                                        \
+		if (tap_c_) {                                                                      \
 			printf("ok %d - ", tap_n);                                                 \
 		} else {                                                                           \
 			tap_failed++;                                                              \
@@ -20,7 +22,7 @@ static int tap_n, tap_failed;
 		}                                                                                  \
 		printf(__VA_ARGS__);                                                               \
 		printf("\n");                                                                      \
-		if (!(cond))                                                                       \
+		if (!tap_c_)                                                                       \
 			printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
 	} while (0)
 

@@ -38,8 +38,8 @@ struct aw {
 	struct linked *v; /* walk 1's finds, sorted by (dev, ino) for walk 2 */
 	size_t n, cap;
 	uint64_t *inos; /* their inode numbers, sorted (walk 2's look at a listing) */
-	uint64_t left; /* names still unaccounted for: walk 2 stops at 0 */
-	bool second;   /* walk 2 */
+	uint64_t left;	/* names still unaccounted for: walk 2 stops at 0 */
+	bool second;	/* walk 2 */
 	struct cf_buf path;
 	struct {
 		uint64_t dev;
@@ -64,8 +64,9 @@ static int add_alias(struct aw *w, const char *alias, const char *original)
 	size_t max = w->q->budget->max_matches;
 	if (a->n >= max) {
 		cf_err(w->err, CONFINE_E_SCAN, "search for other names of protected files failed",
-		       alias, "more than %zu names inside the writable areas are hard links of "
-			      "protected files (the match budget)",
+		       alias,
+		       "more than %zu names inside the writable areas are hard links of "
+		       "protected files (the match budget)",
 		       max);
 		cf_err_hint(w->err, "remove those hard links (find -samefile shows them); "
 				    "nothing was run");
@@ -73,7 +74,8 @@ static int add_alias(struct aw *w, const char *alias, const char *original)
 	}
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 8;
-		struct cf_alias *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(a->v, cap * sizeof(*v));
+		struct cf_alias *v =
+		    cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(a->v, cap * sizeof(*v));
 		if (!v)
 			return cf_nomem(w->err);
 		a->v = v;
@@ -204,7 +206,8 @@ static int note_protected(struct aw *w, const struct stat *st)
 	}
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct linked *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(w->v, cap * sizeof(*v));
+		struct linked *v =
+		    cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(w->v, cap * sizeof(*v));
 		if (!v)
 			return cf_nomem(w->err);
 		w->v = v;
@@ -251,7 +254,8 @@ static int entry(struct aw *w, int dfd, bool dino, const struct dirent *d, int d
 		return 0;
 	unsigned char type = d->d_type;
 	if (type != DT_DIR && type != DT_REG && type != DT_UNKNOWN)
-		return 0; /* a symlink is not followed; sockets, FIFOs and devices hold no content */
+		return 0; /* a symlink is not followed; sockets, FIFOs and devices hold no content
+			   */
 	/* Walk 2 looks only at the regular files walk 1 found, by the listing's inode number. */
 	if (w->second && type == DT_REG && dino && !ino_wanted(w, (uint64_t)d->d_ino))
 		return 0;
@@ -277,11 +281,11 @@ static int entry(struct aw *w, int dfd, bool dino, const struct dirent *d, int d
 		if (fd >= 0) {
 			r = walk_dir(w, fd, depth + 1);
 			close(fd);
-		} else if (errno != EACCES && errno != EPERM && errno != ENOENT &&
-			   errno != ELOOP && errno != ENOTDIR) {
+		} else if (errno != EACCES && errno != EPERM && errno != ENOENT && errno != ELOOP &&
+			   errno != ENOTDIR) {
 			r = cf_err_os(w->err, CONFINE_E_SCAN,
-				      "search for other names of protected files failed",
-				      w->path.s, "openat", errno);
+				      "search for other names of protected files failed", w->path.s,
+				      "openat", errno);
 		}
 	}
 	w->path.len = base;

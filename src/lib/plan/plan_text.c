@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The plan as stable text and JSON, for `confine plan` and `run --print-plan`. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/netconst.h"
@@ -82,13 +83,29 @@ static void network_text(struct cf_buf *b, const struct cf_plan *plan)
 		    plan->net_allowed);
 }
 
+/* A path, a note or an argument the workspace or the request chose, as a person should read
+ * it (R38): escaped by the allow-list of util/display.c. */
+static void add_shown(struct cf_buf *b, const char *s, unsigned flags)
+{
+	char *d = confine_display_escape(s, flags);
+	if (!d) {
+		b->oom = true;
+		return;
+	}
+	cf_buf_add(b, d);
+	free(d);
+}
+
 char *cf_plan_text(const struct cf_plan *plan)
 {
 	struct cf_buf b;
 	cf_buf_init(&b);
 	cf_buf_addf(&b, "target: %s\n", target_name(plan->target));
-	cf_buf_addf(&b, "workspace: %s\n", plan->workspace);
-	cf_buf_addf(&b, "cwd: %s\n", plan->cwd);
+	cf_buf_add(&b, "workspace: ");
+	add_shown(&b, plan->workspace, 0);
+	cf_buf_add(&b, "\ncwd: ");
+	add_shown(&b, plan->cwd, 0);
+	cf_buf_addc(&b, '\n');
 	cf_buf_add(&b, "network: ");
 	network_text(&b, plan);
 	cf_buf_addc(&b, '\n');
@@ -102,21 +119,27 @@ char *cf_plan_text(const struct cf_plan *plan)
 	cf_buf_add(&b, "\nmounts:\n");
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
-		cf_buf_addf(&b, "  %-10s %s", op_name(m->op), m->path);
+		cf_buf_addf(&b, "  %-10s ", op_name(m->op));
+		add_shown(&b, m->path, 0);
 		if (m->op == CF_MNT_TMPFS || m->op == CF_MNT_INJECT_DIR)
 			cf_buf_addf(&b, " size=%llu", (unsigned long long)m->size);
 		if (m->op == CF_MNT_HIDE_DIR)
 			cf_buf_addf(&b, " mode=%s", m->traverse ? "0111" : "0000");
 		if (m->op == CF_MNT_INJECT || m->op == CF_MNT_INJECT_FILE)
 			cf_buf_add(&b, " mode=0444");
-		if (m->why)
-			cf_buf_addf(&b, "  # %s", m->why);
+		if (m->why) {
+			cf_buf_add(&b, "  # ");
+			add_shown(&b, m->why, 0);
+		}
 		cf_buf_addc(&b, '\n');
 	}
 	if (plan->missing.n) {
 		cf_buf_add(&b, "missing at launch (not mounted, re-checked after the run):\n");
-		for (size_t i = 0; i < plan->missing.n; i++)
-			cf_buf_addf(&b, "  %s\n", plan->missing.v[i]);
+		for (size_t i = 0; i < plan->missing.n; i++) {
+			cf_buf_add(&b, "  ");
+			add_shown(&b, plan->missing.v[i], 0);
+			cf_buf_addc(&b, '\n');
+		}
 	}
 	if (plan->n_injects) {
 		cf_buf_add(&b, "injections (read-only, sealed; BLAKE3):\n");
@@ -131,20 +154,26 @@ char *cf_plan_text(const struct cf_plan *plan)
 	}
 	if (plan->env_removed.n) {
 		cf_buf_add(&b, "environment removed:");
-		for (size_t i = 0; i < plan->env_removed.n; i++)
-			cf_buf_addf(&b, " %s", plan->env_removed.v[i]);
+		for (size_t i = 0; i < plan->env_removed.n; i++) {
+			cf_buf_addc(&b, ' ');
+			add_shown(&b, plan->env_removed.v[i], 0);
+		}
 		cf_buf_addc(&b, '\n');
 	}
 	if (plan->notes.n) {
 		cf_buf_add(&b, "notes:\n");
-		for (size_t i = 0; i < plan->notes.n; i++)
-			cf_buf_addf(&b, "  %s\n", plan->notes.v[i]);
+		for (size_t i = 0; i < plan->notes.n; i++) {
+			cf_buf_add(&b, "  ");
+			add_shown(&b, plan->notes.v[i], 0);
+			cf_buf_addc(&b, '\n');
+		}
 	}
 	if (plan->argv.n) {
 		cf_buf_add(&b, "command:");
 		for (size_t i = 0; i < plan->argv.n; i++) {
-			cf_buf_addc(&b, ' ');
-			cf_buf_add_json(&b, plan->argv.v[i]);
+			cf_buf_add(&b, " \"");
+			add_shown(&b, plan->argv.v[i], CONFINE_DISPLAY_QUOTES);
+			cf_buf_addc(&b, '"');
 		}
 		cf_buf_addc(&b, '\n');
 	}

@@ -70,7 +70,7 @@ int cf_policy_alias_roots(const struct cf_policy *p, const struct cf_matches *gl
 }
 
 int cf_policy_add_alias(struct cf_policy *p, const char *alias, const char *original,
-			  struct confine_error *err)
+			struct confine_error *err)
 {
 	struct cf_decision rd, wr;
 	cf_policy_decide_both(p, original, &rd, &wr);

@@ -82,37 +82,3 @@ char *cf_hex(const unsigned char *s, size_t n)
 	}
 	return cf_buf_take(&b);
 }
-
-/* Characters that would make a line say something other than its bytes. */
-static bool hidden_effect(unsigned cp)
-{
-	return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
-	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029 || cp == 0x200E ||
-	       cp == 0x200F || cp == 0x061C || cp == 0xFEFF;
-}
-
-char *cf_display(const char *s)
-{
-	struct cf_buf b;
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-	cf_buf_init(&b);
-	cf_buf_addn(&b, "", 0);
-	for (size_t i = 0; i < n;) {
-		unsigned cp;
-		size_t k = cf_utf8_next(p + i, n - i, &cp);
-		if (!k) {
-			cf_buf_addf(&b, "\\x%02x", p[i]);
-			i++;
-			continue;
-		}
-		if (cp == '\\')
-			cf_buf_add(&b, "\\\\");
-		else if (hidden_effect(cp))
-			cf_buf_addf(&b, cp < 0x100 ? "\\x%02x" : "\\u{%04x}", cp);
-		else
-			cf_buf_addn(&b, s + i, k);
-		i += k;
-	}
-	return cf_buf_take(&b);
-}

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Decodes one UTF-8 sequence at s (at most `avail` bytes); returns its length, or 0 when the
  * bytes there are not a valid sequence (overlong forms, surrogates and code points above
@@ -24,11 +25,10 @@ char *cf_utf8_lossy(const char *s);
 /* The bytes of s as lower-case hexadecimal, two digits per byte; NULL on out-of-memory. */
 char *cf_hex(const unsigned char *s, size_t n);
 
-/* For showing a string to a person on one line (cards, titles): printable characters as they
- * are; a backslash as "\\"; control characters, invalid bytes, and the characters that reorder
- * or break text (bidirectional overrides and isolates, line and paragraph separators) as
- * "\xNN" or "\u{XXXX}".  What a person reads is then exactly what the bytes say.  NULL on
- * out-of-memory. */
+/* For showing a string to a person on one line (cards, titles): confine_display_escape(s, 0)
+ * (util/display.c, R38).  NULL on out-of-memory. */
 char *cf_display(const char *s);
+/* Whether the code point is on the allow-list of visibly printable characters. */
+bool cf_display_visible_cp(uint32_t cp);
 
 #endif

@@ -170,7 +170,7 @@ static void test_encoding(void)
 	struct cf_strv spoof = strv((const char *[]){"/x/\x1b[2Jok\xe2\x80\xae", NULL});
 	esc.argv = &spoof;
 	TAP_INTEQ(cf_card_make(&esc, "r3", &c, NULL), 0, "a card for a spoofing program name");
-	TAP_STREQ(c->title, "Run \"\\x1b[2Jok\\u{202e}\" outside the sandbox, this once",
+	TAP_STREQ(c->title, "Run \"\\x1b[2Jok\\u{202E}\" outside the sandbox, this once",
 		  "escape and text-direction characters are shown escaped in the title");
 	confine_card_free(c);
 	cf_strv_release(&argv);

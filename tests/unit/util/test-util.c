@@ -351,8 +351,18 @@ static void test_strv(void)
 	TAP_OK(!cf_strv_contains(&empty, "x"), "an empty strv contains nothing");
 }
 
+/* The test harness itself: a condition with a side effect (a read, a call of the code under
+ * test) must run once per check, or the second run decides a different thing. */
+static void test_tap_once(void)
+{
+	int calls = 0;
+	TAP_OK(++calls == 1, "TAP_OK: the condition holds on its first evaluation");
+	TAP_INTEQ(calls, 1, "TAP_OK evaluates its condition exactly once");
+}
+
 int main(void)
 {
+	test_tap_once();
 	test_normalize();
 	test_join();
 	test_within();

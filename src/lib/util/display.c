@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a person reads is what is there (R38): a string the command, the workspace or the
+ * request chose is shown with every code point outside an allow-list of visibly printable
+ * characters (util/display_table.c, generated from the Unicode data files) as an escape.  An
+ * allow-list and not a list of dangerous characters: a control, a format character, a filler,
+ * a variation selector, a tag character, a bidirectional control, a space that is not U+0020,
+ * a code point assigned after the table was made -- all are escaped without being named.
+ * Pure.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/display_table.h"
+#include "util/utf8.h"
+#include "util/util.h"
+
+static bool visible(uint32_t cp)
+{
+	size_t lo = 0, hi = cf_display_visible_n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cp < cf_display_visible[mid].lo)
+			hi = mid;
+		else if (cp > cf_display_visible[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+bool cf_display_visible_cp(uint32_t cp)
+{
+	return visible(cp);
+}
+
+char *confine_display_escape_n(const char *s, size_t n, unsigned flags)
+{
+	struct cf_buf b;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	if (!s)
+		n = 0;
+	cf_buf_init(&b);
+	cf_buf_addn(&b, "", 0);
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		size_t k = cf_utf8_next(p + i, n - i, &cp);
+		if (!k) {
+			/* Not UTF-8: the byte itself, never a code point. */
+			cf_buf_addf(&b, "\\x%02x", p[i]);
+			i++;
+			continue;
+		}
+		if (cp == '\\')
+			cf_buf_add(&b, "\\\\");
+		else if ((flags & CONFINE_DISPLAY_QUOTES) && (cp == '\'' || cp == '"'))
+			cf_buf_addf(&b, "\\%c", (char)cp);
+		else if (cp < 0x80 && visible(cp))
+			cf_buf_addc(&b, (char)cp);
+		else if (cp < 0x80)
+			cf_buf_addf(&b, "\\x%02x", cp);
+		else if (visible(cp) && !(flags & CONFINE_DISPLAY_ASCII))
+			cf_buf_addn(&b, (const char *)p + i, k);
+		else
+			cf_buf_addf(&b, "\\u{%04X}", cp);
+		i += k;
+	}
+	return cf_buf_take(&b);
+}
+
+char *confine_display_escape(const char *s, unsigned flags)
+{
+	return confine_display_escape_n(s, s ? strlen(s) : 0, flags);
+}
+
+char *cf_display(const char *s)
+{
+	return confine_display_escape(s, 0);
+}
