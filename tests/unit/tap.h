@@ -5,6 +5,7 @@
 #define CONFINE_TAP_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_n, tap_failed;
@@ -42,6 +43,28 @@ static int tap_n, tap_failed;
 		TAP_OK(tap_g_ == tap_w_, __VA_ARGS__);                                             \
 		if (tap_g_ != tap_w_)                                                              \
 			printf("#   got:  %ld\n#   want: %ld\n", tap_g_, tap_w_);                  \
+	} while (0)
+
+/* A check that cannot run on this machine: a skip, but a failure when CONFINE_TEST_MUST_WORK=1
+ * (CI), as the shell tests' `skip` does.  Every C test skips through this, never by printing
+ * "# SKIP" itself (tests/cli/ci.t checks). */
+static inline int tap_must_work(void)
+{
+	const char *m = getenv("CONFINE_TEST_MUST_WORK");
+	return m && !strcmp(m, "1");
+}
+
+#define TAP_SKIP(...)                                                                              \
+	do {                                                                                       \
+		tap_n++;                                                                           \
+		if (tap_must_work()) {                                                             \
+			tap_failed++;                                                              \
+			printf("not ok %d - skipped but CONFINE_TEST_MUST_WORK=1: ", tap_n);       \
+		} else {                                                                           \
+			printf("ok %d # SKIP ", tap_n);                                            \
+		}                                                                                  \
+		printf(__VA_ARGS__);                                                               \
+		printf("\n");                                                                      \
 	} while (0)
 
 static inline int tap_done(void)

@@ -129,7 +129,7 @@ static void test_real(void)
 {
 	struct confine_probe_result r;
 	if (access("/usr/bin/bwrap", X_OK) != 0) {
-		printf("ok %d # SKIP no /usr/bin/bwrap on this machine\n", ++tap_n);
+		TAP_SKIP("no /usr/bin/bwrap on this machine");
 		return;
 	}
 	set_cache_home("cache-real");
@@ -171,7 +171,7 @@ static void test_locations(void)
 		TAP_STREQ(r.code, "available", "R18 the system bwrap is used, not the planted one");
 		TAP_STREQ(r.path, "/usr/bin/bwrap", "R18 pinned path is the system one");
 	} else {
-		printf("ok %d # SKIP no /usr/bin/bwrap\n", ++tap_n);
+		TAP_SKIP("no /usr/bin/bwrap");
 	}
 
 	/* The current directory, and relative entries, are refused. */
@@ -387,7 +387,7 @@ int main(void)
 	test_real();
 	if (geteuid() != 0) {
 		/* The fakes must be root-owned to pass the file checks. */
-		printf("ok %d # SKIP fake bwrap cases need root (root-owned fakes)\n", ++tap_n);
+		TAP_SKIP("fake bwrap cases need root (root-owned fakes)");
 	} else {
 		test_locations();
 		test_invalid();

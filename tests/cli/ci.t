@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The suite cannot hide a failure:
+#  - .ci/steps.sh (what .ci/run counts with): a log without a "tests:" line, a step that printed
+#    no check, a Windows runner that failed or died before its "tests:" line are failures; the
+#    runner's exit status is not lost to a pipe;
+#  - tests/run clears CONFINE_GOLDEN_UPDATE (a shell that still has it would rewrite every
+#    golden expectation into a pass);
+#  - a C test's skip obeys CONFINE_TEST_MUST_WORK, and no C test prints "# SKIP" by itself.
+source "$(dirname "$0")/../lib.sh"
+
+# --- .ci/steps.sh ---
+# shellcheck source=../../.ci/steps.sh
+source "$TOP/.ci/steps.sh"
+steps() { # name, then a function body run with fresh counters: prints "passed failed"
+  local fn=$1
+  (passed=0 failed=0; "$fn" >"$T/steps.out" 2>&1; echo "$passed $failed")
+}
+printf 'ok 1 - a\nnot ok 2 - b\n' >"$T/no-tests-line.log"
+c1() { count "$T/no-tests-line.log"; }
+is "$(steps c1)" "0 1" "count: a tests/run log without a 'tests:' line is a failure"
+: >"$T/empty.log"
+c2() { count_lines "$T/empty.log"; }
+is "$(steps c2)" "0 1" "count_lines: a step log that holds no check is a failure"
+printf 'ok - x\nok - y # SKIP z\n' >"$T/lines.log"
+c3() { count_lines "$T/lines.log"; }
+is "$(steps c3)" "1 0" "count_lines: ok lines pass, skips do not count"
+# Windows runners: died before the summary; failed with a summary of no failure; passed.
+w1() { windows_tests "$T/w.log" sh -c 'echo "confine.exe   3 passed   0 failed"; exit 3' >"$T/w1.out"; count_lines "$T/w1.out"; }
+r=$(steps w1)
+is "${r#* }" 1 "windows_tests: a runner that exits 3 without a 'tests:' line is a failure"
+w2() { windows_tests "$T/w.log" sh -c 'echo "tests: 5 passed, 0 failed"; exit 1' >"$T/w2.out"; count_lines "$T/w2.out"; }
+r=$(steps w2)
+is "${r#* }" 1 "windows_tests: a runner that exits 1 after 'tests: 5 passed, 0 failed' is a failure"
+w3() { windows_tests "$T/w.log" sh -c 'echo "tests: 5 passed, 0 failed"' >"$T/w3.out"; count_lines "$T/w3.out"; }
+is "$(steps w3)" "5 0" "windows_tests: a runner that passed counts its tests"
+! grep -qE 'run-wine[^|]*\|' "$TOP/.ci/run"
+ok $? ".ci/run never pipes the Windows runner (its status would be lost)"
+grep -q '^source .ci/steps.sh' "$TOP/.ci/run"
+ok $? ".ci/run counts with .ci/steps.sh"
+
+# --- tests/run clears CONFINE_GOLDEN_UPDATE ---
+fb=$T/fakebuild
+mkdir -p "$fb/tests"
+cat >"$fb/tests/test-golden-env-probe" <<'P'
+#!/bin/sh
+if [ -n "${CONFINE_GOLDEN_UPDATE+x}" ]; then echo "not ok 1 - CONFINE_GOLDEN_UPDATE reached a test"; exit 1; fi
+echo "ok 1 - CONFINE_GOLDEN_UPDATE is not set"; echo "1..1"
+P
+chmod +x "$fb/tests/test-golden-env-probe"
+CONFINE_GOLDEN_UPDATE=1 "$TOP/tests/run" "$fb" test-golden-env-probe >"$T/run.out" 2>&1
+rc=$?
+is "$rc:$(tail -n 1 "$T/run.out")" "0:tests: 1 passed, 0 failed, 0 skipped" \
+  "tests/run with CONFINE_GOLDEN_UPDATE=1 in the environment: no test sees it"
+
+# --- a C test's skip obeys the must-work switch ---
+CONFINE_TEST_MUST_WORK=0 "$FIX/tap-skip" >"$T/skip0"
+is "$?:$(sed -n 2p "$T/skip0")" "0:ok 2 # SKIP a check this machine cannot run" "TAP_SKIP: a skip where checks may be skipped"
+CONFINE_TEST_MUST_WORK=1 "$FIX/tap-skip" >"$T/skip1"
+is "$?:$(sed -n 2p "$T/skip1")" "1:not ok 2 - skipped but CONFINE_TEST_MUST_WORK=1: a check this machine cannot run" \
+  "TAP_SKIP: a failure under CONFINE_TEST_MUST_WORK=1"
+direct=$(grep -rln '# SKIP' "$TOP/tests" --include='*.c' --include='*.h' | grep -v '/tests/unit/tap.h$')
+is "$direct" "" "no C test prints its own skip directive (TAP_SKIP obeys the switch)"
+done_testing
