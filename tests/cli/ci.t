@@ -61,4 +61,8 @@ is "$?:$(sed -n 2p "$T/skip1")" "1:not ok 2 - skipped but CONFINE_TEST_MUST_WORK
   "TAP_SKIP: a failure under CONFINE_TEST_MUST_WORK=1"
 direct=$(grep -rln '# SKIP' "$TOP/tests" --include='*.c' --include='*.h' | grep -v '/tests/unit/tap.h$')
 is "$direct" "" "no C test prints its own skip directive (TAP_SKIP obeys the switch)"
+
+# --- ipc.t binds its sockets under names of its own ---
+fixed=$(grep -nE '/run/[A-Za-z0-9_.-]+' "$TOP/tests/enforce/ipc.t" | grep -v '^[0-9]*:#')
+is "$fixed" "" "tests/enforce/ipc.t names nothing fixed under /run (two runs at once would share the names in /proc/net/unix)"
 done_testing

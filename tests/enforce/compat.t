@@ -91,10 +91,13 @@ done
 
 # R4: the grace period.  The command traps the signal and carries on.  The cases run at the
 # same time (each waits out a grace period of 5 s, or 8 s to show that one SIGINT does not end
-# the sandbox), each with its own files.
+# the sandbox), each with its own files, and each times itself: the moment its last signal is
+# sent and the moment its confine ends (written by the shell that waits for it), so a busy
+# machine that makes this script look late at one case changes no other case's figure.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # bg_under WHO TAG N PREFIX(N words) CONFINE-RUN-ARGS: confine in the background, started
-# through PREFIX (nothing, or denysys RULES --), output in $E/bg-TAG.out and .err; BGPID is
-# confine's pid (every wrapper execs).
+# through PREFIX (nothing, or denysys RULES --), output in $E/bg-TAG.out and .err; its pid
+# (every wrapper execs) in $E/bg-TAG.pid, and once it ended "STATUS END_MS" in $E/bg-TAG.end.
 bg_under() {
 	local who=$1 tag=$2 n=$3
 	shift 3
@@ -102,17 +105,45 @@ bg_under() {
 	shift "$n"
 	mapfile -t envv < <(_env "$who")
 	[ "$who" = nobody ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-	(cd "$(ws "$who")" && exec "${as[@]}" "${pre[@]}" env -i "${envv[@]}" "$FIX/confine" run "$@" \
-		>"$E/bg-$tag.out" 2>"$E/bg-$tag.err" </dev/null) &
-	BGPID=$!
+	rm -f "$E/bg-$tag.pid" "$E/bg-$tag.end"
+	(
+		cd "$(ws "$who")" || exit 1
+		"${as[@]}" "${pre[@]}" env -i "${envv[@]}" "$FIX/confine" run "$@" \
+			>"$E/bg-$tag.out" 2>"$E/bg-$tag.err" </dev/null &
+		echo $! >"$E/bg-$tag.pid"
+		wait $!
+		echo "$? $(now_ms)" >"$E/bg-$tag.end.tmp"
+		mv "$E/bg-$tag.end.tmp" "$E/bg-$tag.end"
+	) &
+	bg_pids+=("$!")
+	local i=0
+	while [ ! -s "$E/bg-$tag.pid" ] && [ "$i" -lt 3000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	BGPID=$(cat "$E/bg-$tag.pid")
 	bg_pids+=("$BGPID")
+}
+# ended TAG SECONDS: waits until the case's confine has ended (0), at most SECONDS (1); sets
+# END_RC and END_MS.
+ended() {
+	local i n=$(($2 * 50))
+	END_RC=timeout END_MS=
+	for ((i = 0; i < n; i++)); do
+		if [ -s "$E/bg-$1.end" ]; then
+			read -r END_RC END_MS <"$E/bg-$1.end"
+			return 0
+		fi
+		sleep 0.02
+	done
+	return 1
 }
 
 cases="TERM:TERM HUP:HUP INT:INT,INT INT:INT TERM:TERM:nopidfd"
 # Every user's cases at once: each waits out a grace period of its own.  The trap files are in
 # ws/out, which the landlock backend does not split (a new file at the workspace root is
 # refused there).
-declare -A pid=() mark=() started=() t0=()
+declare -A pid=() mark=() started=() tsig=()
 ids=()
 for who in $RUN_USERS; do
 	w=$(ws "$who")
@@ -140,11 +171,11 @@ case_of() {
 for id in "${ids[@]}"; do
 	case_of "$id"
 	started[$id]=0
-	if wait_for_proc "$TRYOP sleep ${mark[$id]}" 30; then
+	if wait_for_proc "$TRYOP sleep ${mark[$id]}" 60; then
 		started[$id]=1
 	else
-		wait_pid "${pid[$id]}" 5
-		ok 1 "$who: $trap:$sigs${mode:+:$mode}: the command never started ($WAITRC: $(head -c 300 "$E/bg-$id.err"))"
+		ended "$id" 5
+		ok 1 "$who: $trap:$sigs${mode:+:$mode}: the command never started ($END_RC: $(head -c 300 "$E/bg-$id.err"))"
 	fi
 done
 for id in "${ids[@]}"; do
@@ -152,14 +183,15 @@ for id in "${ids[@]}"; do
 	case_of "$id"
 	for s in ${sigs//,/ }; do
 		rm -f "$w/out/trapped$k"
+		# The grace period starts at the last signal: the case's own clock.
+		tsig[$id]=$(now_ms)
 		kill -s "$s" "${pid[$id]}"
 		# the command's trap has run before the next signal goes
-		for ((i = 0; i < 1500; i++)); do
+		for ((i = 0; i < 3000; i++)); do
 			[ -s "$w/out/trapped$k" ] && break
 			sleep 0.02
 		done
 	done
-	t0[$id]=$SECONDS
 	ok "$([ -s "$w/out/trapped$k" ] && echo 0 || echo 1)" "$who: $trap:$sigs${mode:+:$mode}: the command caught SIG${sigs##*,}"
 done
 for id in "${ids[@]}"; do
@@ -167,21 +199,25 @@ for id in "${ids[@]}"; do
 	case_of "$id"
 	c=$trap:$sigs${mode:+:$mode}
 	if [ "$sigs" = INT ]; then
-		# One SIGINT: the command handled it and goes on; confine must not kill it.
-		left=$((8 - (SECONDS - t0[$id])))
-		wait_pid "${pid[$id]}" $((left > 1 ? left : 1))
-		is "$WAITRC" timeout "$who: R4 one SIGINT that the command handles: the sandbox goes on"
-		wait_gone "$TRYOP sleep ${mark[$id]}" 5
+		# One SIGINT: the command handled it and goes on; confine must not kill it, not even
+		# well past the grace period (8 s after the signal, by the case's own clock).
+		left=$((tsig[$id] + 8000 - $(now_ms)))
+		[ "$left" -gt 0 ] && sleep "$((left / 1000)).$(printf '%03d' $((left % 1000)))"
+		[ ! -e "$E/bg-$id.end" ] && kill -0 "${pid[$id]}" 2>/dev/null
+		ok $? "$who: R4 one SIGINT that the command handles: the sandbox goes on (8 s after it)"
+		kill -KILL "${pid[$id]}" 2>/dev/null
+		ended "$id" 30
+		wait_gone "$TRYOP sleep ${mark[$id]}" 10
 		ok $? "$who: ... and it dies with confine (no orphan)"
 		continue
 	fi
-	wait_pid "${pid[$id]}" 30
-	is "$WAITRC" 137 "$who: R4 SIG${sigs//,/ + SIG} caught by the command${mode:+ ($mode)}: the sandbox is killed after the grace period (137)"
-	el=$((SECONDS - t0[$id]))
-	ok $((el >= 4 && el < 25 ? 0 : 1)) "$who: $c: killed after about 5 s (took ${el}s)"
+	ended "$id" 60
+	is "$END_RC" 137 "$who: R4 SIG${sigs//,/ + SIG} caught by the command${mode:+ ($mode)}: the sandbox is killed after the grace period (137)"
+	el=$((END_MS - tsig[$id]))
+	ok $((el >= 4500 && el < 25000 ? 0 : 1)) "$who: $c: killed about 5 s after the signal (took ${el} ms by its own clock)"
 	grep -q "command did not end" "$E/bg-$id.err"
 	ok $? "$who: $c: confine says why it killed the sandbox"
-	wait_gone "$TRYOP sleep ${mark[$id]}" 5
+	wait_gone "$TRYOP sleep ${mark[$id]}" 10
 	ok $? "$who: $c: nothing of the sandbox is left"
 done
 kill_bg
