@@ -44,3 +44,21 @@ windows_tests() { # log command...: runs the Windows tests into log; prints thei
   fi
   return 0
 }
+
+tap_program() { # name log command...: runs one TAP program into log and prints one line for it:
+  # "ok - NAME (N checks)" when it exited 0 with checks and no failing one, else "not ok - NAME"
+  # with the reason and the end of its log (a sanitizer's report ends a program with its own
+  # exit status after every check passed)
+  local name=$1 log=$2 rc p f
+  shift 2
+  "$@" >"$log" 2>&1 </dev/null
+  rc=$?
+  p=$(grep -cE '^ok [0-9]+' "$log")
+  f=$(grep -cE '^not ok [0-9]+' "$log")
+  if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
+    echo "ok - $name ($p checks)"
+  else
+    echo "not ok - $name: exit $rc, $p passed, $f failed"
+    tail -n 40 "$log" | sed 's/^/    /'
+  fi
+}

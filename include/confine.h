@@ -5,7 +5,9 @@
  * Run a command inside an operating-system sandbox compiled from one platform-neutral rule
  * model.  Conventions:
  *  - Fallible functions return 0 or a negative CONFINE_E_* code.  The error struct is the last
- *    parameter, owned by the caller, and may be NULL.  The first failure fills it.
+ *    parameter, owned by the caller, and may be NULL.  The first failure fills it: a struct that
+ *    still holds an earlier failure is left as it is (never a mix of two), and the return value
+ *    is always this call's own code, never read back from the struct.
  *  - Objects are opaque; `_new` creates, `_free` destroys and accepts NULL.  Arguments are
  *    borrowed (copied when kept) unless documented otherwise.
  *  - The library never prints, never exits and keeps no global state.

@@ -54,8 +54,8 @@ static int report_add(struct report *r, int line, int column, char *text)
 	if (!text)
 		return -1;
 	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct line *v = realloc(r->v, cap * sizeof(*v));
+		size_t cap;
+		struct line *v = cf_grow_array(r->v, r->cap, 16, sizeof(*v), &cap);
 		if (!v) {
 			free(text);
 			return -1;

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/nofollow.h"
 #include "helper/mounts.h"
 #include "plan/plan.h"
 #include "util/mountapi.h"
@@ -83,9 +84,7 @@ int cf_helper_slurp(int fd, size_t max, char **out, size_t *len)
 /* The target, opened without a symlink anywhere on the way, and of the kind the plan saw. */
 static int open_target(const char *path, bool dir, struct cf_helper_err *e)
 {
-	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	int fd = cf_open_nofollow(AT_FDCWD, path, O_PATH, 0, NULL);
 	if (fd < 0) {
 		int err = errno;
 		fail(e, err, "openat2", path);

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/nofollow.h"
 #include "host/ipc.h"
 #include "host/scan.h"
 #include "request.h"
@@ -23,10 +24,11 @@
 static int add_event(confine_run *run, const char *kind, const char *path, const char *rule,
 		     const char *detail)
 {
-	struct confine_event *v = realloc(run->events, (run->n_events + 1) * sizeof(*v));
+	size_t cap;
+	struct confine_event *v = cf_grow_array(run->events, run->n_events, 1, sizeof(*v), &cap);
 	if (!v)
 		return CONFINE_E_NOMEM;
-	run->events = v;
+	run->events = v; /* one more than n_events: grown one at a time (a few per run) */
 	struct confine_event *e = &v[run->n_events++];
 	memset(e, 0, sizeof(*e));
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
@@ -165,11 +167,7 @@ static int defuse(const char *path, char *moved, size_t cap)
 		return -1;
 	}
 	name++;
-	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int dfd = (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how));
-	if (dfd < 0 && errno == ENOSYS)
-		dfd = open(parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = cf_open_nofollow(AT_FDCWD, parent, O_PATH | O_DIRECTORY, 0, NULL);
 	int rc = -1, e = errno;
 	for (int i = 0; dfd >= 0 && i < 100; i++) {
 		char to[512];

@@ -19,12 +19,15 @@ static int session_files(const confine_request *req, struct cf_ruleset *rs,
 		size_t len = 0;
 		struct cf_diags diags = {0};
 		const char *file = req->session_files.v[i];
-		int r = cf_rulefile_read(file, &text, &len, err);
+		/* A missing session file is a rule error (a struct of its own: the caller's
+		 * keeps an earlier failure whole). */
+		struct confine_error read_err = {0};
+		int r = cf_rulefile_read(file, &text, &len, &read_err);
 		if (r == CONFINE_E_NOTFOUND) {
-			if (err)
-				err->code = CONFINE_E_RULES;
+			read_err.code = CONFINE_E_RULES;
 			r = CONFINE_E_RULES;
 		}
+		cf_err_publish(err, &read_err);
 		if (r == 0)
 			r = cf_rules_parse(text, len, file, CF_LAYER_SESSION, rs, &diags, err);
 		if (r < 0 && r != CONFINE_E_NOMEM)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "exec/linux/harden.h"
@@ -30,6 +31,7 @@
 #include "exec/linux/connguard.h"
 #include "inject/run_inject.h"
 #include "request.h"
+#include "util/mountapi.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -46,7 +48,12 @@ static const char *env_get(const struct cf_strv *env, const char *name)
 static int find_home(confine_run *run, const struct cf_strv *env, struct confine_error *err)
 {
 	const char *home = env_get(env, "HOME");
-	struct passwd *pw = getpwuid(getuid());
+	/* getpwuid_r: getpwuid's result is a buffer of the process, which another thread's
+	 * lookup overwrites. */
+	struct passwd pwd, *pw = NULL;
+	char pwbuf[4096];
+	if (getpwuid_r(getuid(), &pwd, pwbuf, sizeof(pwbuf), &pw) != 0)
+		pw = NULL;
 	const char *pw_dir = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
 	if (!home || home[0] != '/')
 		home = pw_dir;
@@ -132,10 +139,11 @@ static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok
 	if (r == CONFINE_E_NOTFOUND && missing_ok)
 		return 0;
 	if (r < 0) {
-		if (err && err->code == 0)
-			*err = read_err;
-		if (err && r == CONFINE_E_NOTFOUND)
-			err->code = CONFINE_E_RULES;
+		/* A missing session file is a rule error; the caller's struct is changed only when
+		 * this failure is the one it records. */
+		if (r == CONFINE_E_NOTFOUND)
+			read_err.code = CONFINE_E_RULES;
+		cf_err_publish(err, &read_err);
 		return r == CONFINE_E_NOTFOUND ? CONFINE_E_RULES : r;
 	}
 	if (len > CF_RULES_MAX_FILE_BYTES) {
@@ -239,6 +247,21 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 	return r;
 }
 
+/* A kernel without openat2 (before 5.6): every path confine opens is walked one component at
+ * a time with O_NOFOLLOW instead (util/nofollow.h); the plan says so. */
+static int note_openat2(struct cf_strv *notes, struct confine_error *err)
+{
+	errno = 0;
+	if (syscall(SYS_openat2, -1, NULL, NULL, (size_t)0) >= 0 || errno != ENOSYS)
+		return 0;
+	return cf_strv_add(notes,
+			   "openat2 unavailable (Linux < 5.6): paths are opened one component at "
+			   "a time, each with O_NOFOLLOW, instead of by the kernel's "
+			   "RESOLVE_NO_SYMLINKS") < 0
+		   ? cf_nomem(err)
+		   : 0;
+}
+
 /* How often a plan is made again because the workspace changed under it (R34). */
 #define REPLANS 3
 
@@ -290,7 +313,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		    .net_rules = cf_net_policy_count(&run->net),
 		};
 		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0 ||
-		    (r = cf_run_inject_place(run, &plan, err)) < 0)
+		    (r = cf_run_inject_place(run, &plan, err)) < 0 ||
+		    (r = note_openat2(&plan.notes, err)) < 0)
 			goto out;
 		/* The identities the plan was made from (the memo of this planning). */
 		r = cf_idents_record_with(&plan, &globs, cf_kind_memo_ident, &run->kind_memo, &ids,
@@ -728,7 +752,8 @@ static int plan_landlock(confine_run *run, const confine_request *req, bool real
 	    (r = cf_host_ll_listings(&dirs, &listings, err)) < 0)
 		goto out;
 	lo.listings = &listings;
-	if ((r = cf_ll_plan_compile(&run->policy_rules, &run->launch, &lo, &run->ll, err)) < 0)
+	if ((r = cf_ll_plan_compile(&run->policy_rules, &run->launch, &lo, &run->ll, err)) < 0 ||
+	    (r = note_openat2(&run->ll.notes, err)) < 0)
 		goto out;
 	r = set_tmpdir(&run->plan.env, run->run_tmp, err);
 out:
@@ -745,12 +770,11 @@ static bool reaps(const struct cf_ll_plan *ll)
 	return true;
 }
 
-/* Why bwrap was not used, for the messages of the fallback (a static buffer). */
-static const char *bwrap_why(const confine_run *run)
+/* Why bwrap was not used, for the messages of the fallback, into the caller's buffer. */
+static const char *bwrap_why(const confine_run *run, char why[700])
 {
-	static char why[700];
-	snprintf(why, sizeof(why), "%s (%s)",
-		 run->probe.reason[0] ? run->probe.reason : "the probe failed", run->probe.code);
+	snprintf(why, 700, "%s (%s)", run->probe.reason[0] ? run->probe.reason : "the probe failed",
+		 run->probe.code);
 	return why;
 }
 
@@ -800,9 +824,10 @@ static int choose_backend(confine_run *run, const confine_request *req, struct c
 	}
 	if ((r = confine_probe_landlock(&run->ll_probe, err)) < 0)
 		return r;
+	char why[700];
 	if (!run->ll_probe.available)
 		return landlock_refused(
-		    run, req->backend == CONFINE_BACKEND_AUTO ? bwrap_why(run) : NULL, err);
+		    run, req->backend == CONFINE_BACKEND_AUTO ? bwrap_why(run, why) : NULL, err);
 	return 0;
 }
 
@@ -827,8 +852,9 @@ static int plan_backend(confine_run *run, const confine_request *req, struct con
 	if ((r = plan_landlock(run, req, required, err)) < 0 || !required)
 		return r;
 	bool fallback = req->backend == CONFINE_BACKEND_AUTO;
+	char why[700];
 	if (run->ll.refusal)
-		return landlock_refused(run, fallback ? bwrap_why(run) : NULL, err);
+		return landlock_refused(run, fallback ? bwrap_why(run, why) : NULL, err);
 	if (fallback) {
 		run->fallback_note = cf_asprintf(
 		    "bwrap unavailable (%s): falling back to the landlock backend, which is "
@@ -955,22 +981,24 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	confine_run *run = NULL;
 	struct cf_strv env_base = {0};
 	const struct cf_strv *env;
-	struct confine_error local = {0};
+	/* This call's failure, in a struct of its own: the audit log records it (it needs the
+	 * error even when the caller does not), and the caller's struct gets it only when still
+	 * empty (cf_err_publish: never an earlier failure's code with this one's hint). */
+	struct confine_error mine = {0}, *caller = err;
 	int r = 0;
 
-	/* Every failure is recorded in the audit log (record/audit.c): it needs the error even
-	 * when the caller does not. */
-	if (!err)
-		err = &local;
+	err = &mine;
 	*out = NULL;
 	if (!req->argv.n) {
 		r = cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
 		confine_request_audit_refusal(req, 125, err, NULL);
+		cf_err_publish(caller, &mine);
 		return r;
 	}
 	if (!(run = run_new(req))) {
 		r = cf_nomem(err);
 		confine_request_audit_refusal(req, 125, err, NULL);
+		cf_err_publish(caller, &mine);
 		return r;
 	}
 	if ((r = base_env(req, &env_base, &env, err)) < 0 ||
@@ -1045,6 +1073,7 @@ out:
 				 err);
 	cf_strv_release(&env_base);
 	confine_run_free(run);
+	cf_err_publish(caller, &mine);
 	return r;
 }
 

@@ -326,6 +326,38 @@ int main(void)
 		confine_request_free(req);
 	}
 
+	/* A host that keeps one error struct: an earlier failure is still in it when a command
+	 * that the sandbox hides cannot be executed.  The return code is this failure's, and the
+	 * struct is never a mix of the two (the earlier failure's code with this one's hint). */
+	char hidden_exe[800];
+	snprintf(hidden_exe, sizeof(hidden_exe), "%s/run.sh", ssh);
+	f = fopen(hidden_exe, "w");
+	if (f) {
+		fputs("#!/bin/sh\nexit 0\n", f);
+		fclose(f);
+	}
+	chmod(hidden_exe, 0755);
+	const char *argv_hidden[] = {hidden_exe};
+	struct confine_error earlier = {.code = CONFINE_E_SPAWN};
+	snprintf(earlier.what, sizeof(earlier.what), "an earlier failure");
+	snprintf(earlier.hint, sizeof(earlier.hint), "the earlier hint");
+	err = earlier;
+	status = -1;
+	rc = run(ws, home, argv_hidden, 1, &status, &err, NULL);
+	TAP_INTEQ(rc, CONFINE_E_NOEXEC,
+		  "a reused error struct: confine_run_wait returns this failure's code (status %d)",
+		  status);
+	TAP_INTEQ(status, 126, "... and the status of a command that could not be executed");
+	TAP_OK(err.code == CONFINE_E_SPAWN && !strcmp(err.what, "an earlier failure") &&
+		   !strcmp(err.hint, "the earlier hint"),
+	       "... and the struct keeps the earlier failure whole (code %d, '%s', hint '%s')",
+	       err.code, err.what, err.hint);
+	memset(&err, 0, sizeof(err));
+	rc = run(ws, home, argv_hidden, 1, &status, &err, NULL);
+	TAP_OK(rc == CONFINE_E_NOEXEC && err.code == CONFINE_E_NOEXEC &&
+		   strstr(err.hint, "explain") != NULL,
+	       "an empty struct gets this failure: code %d, hint '%s'", err.code, err.hint);
+
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	TAP_INTEQ(system(cmd), 0, "scratch removed");
 	return tap_done();

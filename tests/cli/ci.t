@@ -39,6 +39,14 @@ ok $? ".ci/run never pipes the Windows runner (its status would be lost)"
 grep -q '^source .ci/steps.sh' "$TOP/.ci/run"
 ok $? ".ci/run counts with .ci/steps.sh"
 
+# A TAP program that passed every check but ended with a sanitizer's status (66).
+t1() { tap_program "racy" "$T/t.log" sh -c 'echo "ok 1 - a"; echo "1..1"; exit 66' >"$T/t1.out"; count_lines "$T/t1.out"; }
+is "$(steps t1)" "0 1" "tap_program: all checks passed but the program exited 66: a failure"
+t2() { tap_program "clean" "$T/t.log" sh -c 'echo "ok 1 - a"; echo "1..1"' >"$T/t2.out"; count_lines "$T/t2.out"; }
+is "$(steps t2)" "1 0" "tap_program: a clean program passes"
+grep -q 'tap_program "test-threads under ThreadSanitizer"' "$TOP/.ci/run"
+ok $? ".ci/run runs the two-threads test built with ThreadSanitizer"
+
 # --- tests/run clears CONFINE_GOLDEN_UPDATE ---
 fb=$T/fakebuild
 mkdir -p "$fb/tests"
@@ -61,6 +69,10 @@ is "$?:$(sed -n 2p "$T/skip1")" "1:not ok 2 - skipped but CONFINE_TEST_MUST_WORK
   "TAP_SKIP: a failure under CONFINE_TEST_MUST_WORK=1"
 direct=$(grep -rln '# SKIP' "$TOP/tests" --include='*.c' --include='*.h' | grep -v '/tests/unit/tap.h$')
 is "$direct" "" "no C test prints its own skip directive (TAP_SKIP obeys the switch)"
+
+# --- descriptors the library duplicates are close-on-exec (fcntl F_DUPFD_CLOEXEC, never dup) ---
+dups=$(grep -rnE '(^|[^_a-z])dup\(|F_DUPFD\b[^_]' "$TOP/src/lib" "$TOP/src/helper" --include='*.c')
+is "$dups" "" "the library and confine-init duplicate descriptors close-on-exec only"
 
 # --- ipc.t binds its sockets under names of its own ---
 fixed=$(grep -nE '/run/[A-Za-z0-9_.-]+' "$TOP/tests/enforce/ipc.t" | grep -v '^[0-9]*:#')

@@ -63,6 +63,15 @@ for who in $RUN_USERS; do
 	cxd "$who" "close_range=ENOSYS" -- "$TRYOP" readfd 4 4</etc/hostname
 	is "$out" EBADF "$who: R16 no close_range: descriptor 4 of the caller does not reach the command"
 
+	# No openat2 (Linux < 5.6): the paths confine opens are walked one component at a time
+	# with O_NOFOLLOW (util/nofollow.h), and the plan says so.
+	cxd "$who" "openat2=ENOSYS" -- "$TRYOP" write "$w/out/ran2"
+	is "$out/$rc" "OK/0" "$who: no openat2: the run works"
+	cxd "$who" "openat2=ENOSYS" --print-plan -- true
+	case $out in *"openat2 unavailable (Linux < 5.6): paths are opened one component at a time"*) ok 0 "$who: no openat2: the plan says that paths are walked component by component" ;;
+	*) ok 1 "$who: no openat2: the plan says that paths are walked component by component" ;; esac
+	rm -f "$w/out/ran2"
+
 	# keyctl blocked by an outer profile: the run goes ahead.
 	cxd "$who" "keyctl=EPERM" -- "$TRYOP" exit 0
 	is "$rc" 0 "$who: keyctl blocked outside: the sandbox still starts"

@@ -40,8 +40,8 @@
 static bool push(struct walker *w, struct u32v *a, uint32_t x)
 {
 	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64;
-		uint32_t *v = realloc(a->v, cap * sizeof(*v));
+		size_t cap;
+		uint32_t *v = cf_grow_array(a->v, a->cap, 64, sizeof(*v), &cap);
 		if (!v) {
 			w->oom = true;
 			return false;

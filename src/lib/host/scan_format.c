@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The scan cache file's format (R32): see scan_cache.h.  No OS calls: fuzzed as it is. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,8 +259,8 @@ static bool grow(void **v, size_t *cap, size_t n, size_t size)
 {
 	if (n < *cap)
 		return true;
-	size_t c = *cap ? *cap * 2 : 256;
-	void *p = realloc(*v, c * size);
+	size_t c;
+	void *p = cf_grow_array(*v, *cap, 256, size, &c);
 	if (!p)
 		return false;
 	*v = p;
@@ -292,6 +293,8 @@ static int64_t add_name(struct cf_scan_cache *c, const char *s, size_t n)
 		return -1;
 	if (c->nnames + n + 1 > c->cnames) {
 		size_t cap = c->cnames ? c->cnames * 2 : 4096;
+		if (n > SIZE_MAX / 4 - c->nnames || c->cnames > SIZE_MAX / 4)
+			return -1; /* out of memory: no size wraps round */
 		while (cap < c->nnames + n + 1)
 			cap *= 2;
 		char *p = realloc(c->names, cap);

@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "util/nofollow.h"
 #include "host/scan_pre.h"
 
 enum { CF_PRE_BUSY = 3, CF_PRE_MAX_THREADS = 4, CF_PRE_TASKS_PER_THREAD = 8 };
@@ -90,8 +91,8 @@ static bool push(struct cf_scan_pre *p, const struct task *t)
 	if (p->ntasks >= CF_PRE_NO_TASK - 1)
 		return false;
 	if (p->ntasks == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct task *v = realloc(p->tasks, cap * sizeof(*v));
+		size_t cap;
+		struct task *v = cf_grow_array(p->tasks, p->cap, 64, sizeof(*v), &cap);
 		if (!v)
 			return false;
 		p->tasks = v;
@@ -120,16 +121,7 @@ static int open_task(const struct cf_scan_pre *p, size_t j)
 	}
 	const char *rel = path + at + 1;
 	const int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	int fd = -1;
-	errno = ENOSYS;
-#ifdef __linux__
-	struct open_how how = {.flags = (uint64_t)flags,
-			       .resolve =
-				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	fd = (int)syscall(SYS_openat2, p->rootfd, rel, &how, sizeof(how));
-#endif
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(p->rootfd, rel, flags); /* the identity check below still holds */
+	int fd = cf_open_nofollow(p->rootfd, rel, flags, CF_NOFOLLOW_BENEATH, NULL);
 	struct stat st;
 	if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != t->dev ||
 			(uint64_t)st.st_ino != t->ino)) {

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "util/nofollow.h"
 #include "host/hostfs.h"
 #include "host/scan_walker.h"
 #include "util/util.h"
@@ -131,20 +132,7 @@ static int open_dir_at(const struct walker *w, int pfd)
 	const char *rel = rel_path(w);
 	if (!*rel)
 		return fcntl(w->rootfd, F_DUPFD_CLOEXEC, 0);
-#ifdef __linux__
-	struct open_how how = {.flags = (uint64_t)flags,
-			       .resolve =
-				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	for (int i = 0; i < 4; i++) {
-		int fd = (int)syscall(SYS_openat2, w->rootfd, rel, &how, sizeof(how));
-		/* EAGAIN: a rename elsewhere raced the lookup; ask again. */
-		if (fd >= 0 || (errno != EAGAIN && errno != ENOSYS))
-			return fd;
-		if (errno == ENOSYS)
-			break;
-	}
-#endif
-	return openat(w->rootfd, rel, flags);
+	return cf_open_nofollow(w->rootfd, rel, flags, CF_NOFOLLOW_BENEATH, NULL);
 }
 
 static int visit(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *made);

@@ -11,8 +11,10 @@
 #include "util/util.h"
 
 int cf_inject_memfd(const char *label, const void *data, size_t len, const char *expected,
-		    char hash[CF_HASH_HEX], struct confine_error *err)
+		    char hash[CF_HASH_HEX], struct confine_error *caller)
 {
+	/* The failure is made in a struct of its own: the code returned is this one's. */
+	struct confine_error mine = {0}, *err = &mine;
 	char want[CF_HASH_HEX];
 	const char *what = "cannot seal injection";
 	int fd = memfd_create("confine-inject", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -20,6 +22,7 @@ int cf_inject_memfd(const char *label, const void *data, size_t len, const char 
 		cf_err_os(err, CONFINE_E_OS, what, label, "memfd_create", errno);
 		cf_err_hint(err, "read-only file injection needs memfd_create with sealing (Linux "
 				 "3.17 or later)");
+		cf_err_publish(caller, &mine);
 		return CONFINE_E_OS;
 	}
 	/* The host's check: the hash of the bytes the caller handed over. */
@@ -67,7 +70,7 @@ int cf_inject_memfd(const char *label, const void *data, size_t len, const char 
 	return fd;
 fail:
 	close(fd);
-	return err && err->code ? err->code : CONFINE_E_OS;
+	return cf_err_publish(caller, &mine) ? mine.code : CONFINE_E_OS;
 }
 
 int cf_inject_memfd_reader(int memfd, const char *label, struct confine_error *err)

@@ -232,7 +232,7 @@ out:
  * stays), then the directory itself from basefd.  Returns 0 or the errno of the failure. */
 static int empty_and_remove(int basefd, const char *name, int fd)
 {
-	int dup_fd = dup(fd);
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* close-on-exec, as every descriptor */
 	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
 	if (!dir) {
 		int e = errno;
@@ -277,7 +277,7 @@ int cf_snapshot_sweep(const char *base, size_t *removed, struct confine_error *e
 		return cf_err_os(err, CONFINE_E_OS, "cannot sweep snapshot directories", base,
 				 "open", errno);
 	}
-	int lfd = dup(basefd);
+	int lfd = fcntl(basefd, F_DUPFD_CLOEXEC, 0);
 	DIR *dir = lfd >= 0 ? fdopendir(lfd) : NULL;
 	if (!dir) {
 		int e = errno;

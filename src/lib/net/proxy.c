@@ -302,8 +302,8 @@ static bool new_conn(struct cf_proxy *p, int fd, enum conn_kind kind, bool sniff
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	if (c && p->n_conns == p->cap_conns) {
-		size_t cap = p->cap_conns ? p->cap_conns * 2 : 64;
-		struct conn **v = realloc(p->conns, cap * sizeof(*v));
+		size_t cap;
+		struct conn **v = cf_grow_array(p->conns, p->cap_conns, 64, sizeof(*v), &cap);
 		if (!v) {
 			free(c);
 			c = NULL;

@@ -52,8 +52,9 @@ static int insert_mount(struct cf_plan *plan, size_t at, enum cf_mount_op op, co
 	if (!p || (need_why && !why))
 		goto oom;
 	if (plan->n_mounts == plan->cap_mounts) {
-		size_t cap = plan->cap_mounts ? plan->cap_mounts * 2 : 32;
-		struct cf_mount *v = realloc(plan->mounts, cap * sizeof(*v));
+		size_t cap;
+		struct cf_mount *v =
+		    cf_grow_array(plan->mounts, plan->cap_mounts, 32, sizeof(*v), &cap);
 		if (!v)
 			goto oom;
 		plan->mounts = v;

@@ -17,8 +17,8 @@ void cf_matches_release(struct cf_matches *m)
 int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, size_t rule)
 {
 	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct cf_match *v = realloc(m->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_match *v = cf_grow_array(m->v, m->cap, 16, sizeof(*v), &cap);
 		if (!v)
 			return CONFINE_E_NOMEM;
 		m->v = v;

@@ -66,8 +66,9 @@ static int add_mount(struct cf_plan *plan, enum cf_mount_op op, const char *path
 		     uint64_t size, char *why, struct confine_error *err)
 {
 	if (plan->n_mounts == plan->cap_mounts) {
-		size_t cap = plan->cap_mounts ? plan->cap_mounts * 2 : 32;
-		struct cf_mount *v = realloc(plan->mounts, cap * sizeof(*v));
+		size_t cap;
+		struct cf_mount *v =
+		    cf_grow_array(plan->mounts, plan->cap_mounts, 32, sizeof(*v), &cap);
 		if (!v) {
 			free(why);
 			return cf_nomem(err);
@@ -125,8 +126,8 @@ static int add_cand_ex(struct cand **v, size_t *n, size_t *cap, const char *path
 		       bool temp_root, bool from_rule, bool endpoint)
 {
 	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct cand *nv = realloc(*v, c * sizeof(*nv));
+		size_t c;
+		struct cand *nv = cf_grow_array(*v, *cap, 64, sizeof(*nv), &c);
 		if (!nv)
 			return CONFINE_E_NOMEM;
 		*v = nv;

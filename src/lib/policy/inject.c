@@ -321,8 +321,8 @@ int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement
 	}
 
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct cf_inject *v = realloc(l->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_inject *v = cf_grow_array(l->v, l->cap, 8, sizeof(*v), &cap);
 		if (!v)
 			goto oom;
 		l->v = v;

@@ -22,9 +22,10 @@ static int set_file(int *fd, char **path, const char *what, const char *file, bo
 	char *canon = NULL;
 	if (!file || !*file)
 		return cf_err(err, CONFINE_E_INVALID, what, "", "expected a file name");
-	int k = cf_open_record_file(what, file, append, &canon, err);
+	struct confine_error mine = {0};
+	int k = cf_open_record_file(what, file, append, &canon, &mine);
 	if (k < 0)
-		return err && err->code ? err->code : CONFINE_E_OS;
+		return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;
 	if (*fd >= 0)
 		close(*fd);
 	free(*path);
@@ -53,15 +54,16 @@ int confine_request_plan_record_files(confine_request *req, const char *audit, c
 				      struct confine_error *err)
 {
 	char *canon = NULL;
+	struct confine_error mine = {0};
 	if (audit && *audit) {
-		if (cf_record_file_canon("cannot name the audit log", audit, &canon, err) < 0)
-			return err && err->code ? err->code : CONFINE_E_OS;
+		if (cf_record_file_canon("cannot name the audit log", audit, &canon, &mine) < 0)
+			return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;
 		free(req->record.audit_path);
 		req->record.audit_path = canon;
 	}
 	if (report && *report) {
-		if (cf_record_file_canon("cannot name the report file", report, &canon, err) < 0)
-			return err && err->code ? err->code : CONFINE_E_OS;
+		if (cf_record_file_canon("cannot name the report file", report, &canon, &mine) < 0)
+			return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;
 		free(req->record.report_path);
 		req->record.report_path = canon;
 	}

@@ -16,19 +16,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/nofollow.h"
 #include "record/outfile.h"
 #include "util/util.h"
 
 static int open_dir(const char *dir)
 {
-	struct open_how how = {
-	    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return fd;
+	/* Without openat2 the fallback walks the components with O_NOFOLLOW too (it used to
+	 * open the directory with a plain open(), following any symlink on the way). */
+	return cf_open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0, NULL);
 }
 
 int cf_open_record_file(const char *what, const char *path, bool append, char **canon,

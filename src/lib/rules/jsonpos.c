@@ -208,8 +208,8 @@ static void record(struct scanner *sc, const char *pointer, int line, int col, i
 {
 	struct cf_jsonpos *idx = sc->idx;
 	if (idx->n == idx->cap) {
-		size_t cap = idx->cap ? idx->cap * 2 : 32;
-		struct cf_jsonpos_entry *v = realloc(idx->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_jsonpos_entry *v = cf_grow_array(idx->v, idx->cap, 32, sizeof(*v), &cap);
 		if (!v) {
 			sc->oom = true;
 			return;

@@ -113,8 +113,8 @@ int cf_net_rules_add(struct cf_net_rules *rs, const struct cf_net_rule *r,
 		     struct confine_error *err)
 {
 	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 8;
-		struct cf_net_rule *v = realloc(rs->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_net_rule *v = cf_grow_array(rs->v, rs->cap, 8, sizeof(*v), &cap);
 		if (!v)
 			return cf_nomem(err);
 		rs->v = v;

@@ -42,8 +42,8 @@ static int add_diag(struct parser *p, int line, int column, const char *pointer,
 	if (n < 0)
 		goto nomem;
 	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 8;
-		struct cf_diag *v = realloc(d->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_diag *v = cf_grow_array(d->v, d->cap, 8, sizeof(*v), &cap);
 		if (!v)
 			goto nomem;
 		d->v = v;
@@ -514,9 +514,10 @@ out:
 	if (diags->n > first) {
 		sort_diags(diags->v + first, diags->n - first);
 		const struct cf_diag *d = &diags->v[first];
+		bool fills = err && err->code == 0;
 		cf_err(err, CONFINE_E_RULES, "invalid rule file", file, "%s%s%s", d->pointer,
 		       d->pointer[0] ? ": " : "", d->message);
-		if (err && err->code == CONFINE_E_RULES && err->line == 0) {
+		if (fills) {
 			err->line = d->line;
 			err->column = d->column;
 		}

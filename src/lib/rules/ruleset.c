@@ -24,8 +24,8 @@ void cf_ruleset_release(struct cf_ruleset *rs)
 int cf_ruleset_add(struct cf_ruleset *rs, const struct cf_rule *r, struct confine_error *err)
 {
 	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 16;
-		struct cf_rule *v = realloc(rs->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_rule *v = cf_grow_array(rs->v, rs->cap, 16, sizeof(*v), &cap);
 		if (!v)
 			return cf_nomem(err);
 		rs->v = v;

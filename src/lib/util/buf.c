@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +18,43 @@ void cf_buf_release(struct cf_buf *b)
 	cf_buf_init(b);
 }
 
+void *cf_grow_array(void *p, size_t cap, size_t first, size_t size, size_t *new_cap)
+{
+	size_t n = cap ? cap : first;
+	if (cap && n > SIZE_MAX / 2)
+		n = 0;
+	else if (cap)
+		n *= 2;
+	if (!n || !size || n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	void *v = realloc(p, n * size);
+	if (v)
+		*new_cap = n;
+	return v;
+}
+
 static bool reserve(struct cf_buf *b, size_t more)
 {
 	if (b->oom)
 		return false;
-	if (b->len + more + 1 <= b->cap)
+	/* len + more + 1 without wrapping round (a length near SIZE_MAX is out of memory). */
+	if (more > SIZE_MAX - 1 - b->len) {
+		b->oom = true;
+		return false;
+	}
+	size_t need = b->len + more + 1;
+	if (need <= b->cap)
 		return true;
 	size_t cap = b->cap ? b->cap : 64;
-	while (cap < b->len + more + 1)
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2) {
+			b->oom = true;
+			return false;
+		}
 		cap *= 2;
+	}
 	char *s = realloc(b->s, cap);
 	if (!s) {
 		b->oom = true;
@@ -151,8 +181,8 @@ int cf_strv_take(struct cf_strv *sv, char *s)
 	if (!s)
 		return -1;
 	if (sv->n + 1 >= sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 8;
-		char **v = realloc(sv->v, cap * sizeof(*v));
+		size_t cap;
+		char **v = cf_grow_array(sv->v, sv->cap, 8, sizeof(*v), &cap);
 		if (!v) {
 			free(s);
 			return -1;

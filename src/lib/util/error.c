@@ -54,6 +54,13 @@ void cf_err_hint(struct confine_error *err, const char *fmt, ...)
 	va_end(ap);
 }
 
+int cf_err_publish(struct confine_error *err, const struct confine_error *mine)
+{
+	if (err && err->code == 0 && mine->code != 0)
+		*err = *mine;
+	return mine->code;
+}
+
 int cf_nomem(struct confine_error *err)
 {
 	return cf_err(err, CONFINE_E_NOMEM, "out of memory", "", "an allocation failed");

@@ -27,6 +27,10 @@ int cf_err_os(struct confine_error *err, int code, const char *what, const char 
 /* Sets the hint of an error that is already filled. */
 void cf_err_hint(struct confine_error *err, const char *fmt, ...) CF_PRINTF(2, 3);
 int cf_nomem(struct confine_error *err);
+/* Copies `mine` (the failure one public call made in a struct of its own) into the caller's
+ * err when err is not NULL and still empty: the first failure wins, and two failures are never
+ * mixed (an earlier one's code with this one's hint).  Returns mine->code. */
+int cf_err_publish(struct confine_error *err, const struct confine_error *mine);
 
 /* Growable NUL-terminated string.  On allocation failure `oom` becomes true and later appends
  * do nothing, so callers check once at the end. */
@@ -55,6 +59,12 @@ void cf_strv_release(struct cf_strv *sv);
 int cf_strv_add(struct cf_strv *sv, const char *s); /* copies; 0 or -ENOMEM-style -1 */
 int cf_strv_take(struct cf_strv *sv, char *s);	    /* takes ownership; frees s on failure */
 bool cf_strv_contains(const struct cf_strv *sv, const char *s);
+
+/* Growth of an array of `size`-byte elements that holds `cap` (0: none yet, then `first`):
+ * realloc to twice as many, with every product checked -- the new capacity and its size in
+ * bytes fit in size_t, or NULL (errno ENOMEM) and `p` unchanged.  *new_cap gets the capacity
+ * of the returned array. */
+void *cf_grow_array(void *p, size_t cap, size_t first, size_t size, size_t *new_cap);
 
 char *cf_strdup(const char *s);
 char *cf_strndup(const char *s, size_t n);

@@ -4,6 +4,8 @@
  * and R13's parent-before-child order), the environment wildcard (R20), JSON string escaping
  * (R11 explain --json, R24 audit lines) and string lists.  Table-driven.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,9 +362,41 @@ static void test_tap_once(void)
 	TAP_INTEQ(calls, 1, "TAP_OK evaluates its condition exactly once");
 }
 
+/* Growth never wraps round: a size past SIZE_MAX is out of memory, not a small allocation
+ * (cf_buf_addn of SIZE_MAX bytes used to pass the check as 0 and copy into NULL). */
+static void test_growth(void)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add(&b, "ab");
+	cf_buf_addn(&b, "x", SIZE_MAX);
+	TAP_OK(b.oom && b.len == 2,
+	       "cf_buf_addn of SIZE_MAX bytes: out of memory, nothing written");
+	cf_buf_release(&b);
+	cf_buf_init(&b);
+	cf_buf_addn(&b, "x", SIZE_MAX - 1);
+	TAP_OK(b.oom, "cf_buf_addn on an empty buffer of SIZE_MAX - 1 bytes: out of memory");
+	cf_buf_release(&b);
+	size_t cap = 7;
+	errno = 0;
+	TAP_OK(cf_grow_array(NULL, SIZE_MAX / 2 + 1, 8, 1, &cap) == NULL && errno == ENOMEM &&
+		   cap == 7,
+	       "cf_grow_array: doubling past SIZE_MAX elements fails (ENOMEM), capacity unchanged");
+	TAP_OK(cf_grow_array(NULL, 0, 8, SIZE_MAX / 4, &cap) == NULL && cap == 7,
+	       "cf_grow_array: elements whose bytes pass SIZE_MAX fail");
+	TAP_OK(cf_grow_array(NULL, 1u << 20, 8, SIZE_MAX >> 20, &cap) == NULL,
+	       "cf_grow_array: a product that wraps round fails");
+	int *v = cf_grow_array(NULL, 0, 8, sizeof(int), &cap);
+	TAP_OK(v && cap == 8, "cf_grow_array: the first capacity");
+	int *w = v ? cf_grow_array(v, cap, 8, sizeof(int), &cap) : NULL;
+	TAP_OK(w && cap == 16, "cf_grow_array: then twice as many");
+	free(w ? w : v);
+}
+
 int main(void)
 {
 	test_tap_once();
+	test_growth();
 	test_normalize();
 	test_join();
 	test_within();

@@ -212,10 +212,11 @@ static int create_v2(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 	for (size_t i = 0; i < nw; i++) {
 		if (strstr(ctl, want[i]))
 			continue;
+		ctl[strcspn(ctl, "\n")] = '\0'; /* not strtok: it keeps its place in the process */
 		r = cf_err(err, CONFINE_E_LIMIT, "cannot enforce --limit", want[i],
 			   "the cgroup v2 hierarchy offers no %s controller to confine's cgroup "
 			   "'%s' (it offers: %s)",
-			   want[i], own, ctl[0] ? strtok(ctl, "\n") : "none");
+			   want[i], own, ctl[0] ? ctl : "none");
 		cf_err_hint(err, "the controller is bound to a legacy (v1) hierarchy or not "
 				 "delegated to this cgroup; run without --limit, or delegate it");
 		goto out;

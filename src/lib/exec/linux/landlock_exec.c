@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/nofollow.h"
 #include "exec/linux/connguard.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
@@ -91,13 +92,7 @@ struct ll_net_port {
  * became a symlink: no rule, so no access (fail closed). */
 static int open_rule_path(const char *path, bool *is_dir)
 {
-	struct open_how how = {
-	    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd = cf_open_nofollow(AT_FDCWD, path, O_PATH, 0, NULL);
 	if (fd < 0)
 		return -1;
 	struct stat st;

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/nofollow.h"
 #include "exec/linux/settle.h"
 #include "host/hostfs.h"
 #include "util/util.h"
@@ -55,8 +56,8 @@ static int record(struct cf_idents *ids, const char *path, const struct lookup *
 	if (known(ids, path))
 		return 0;
 	if (ids->n == ids->cap) {
-		size_t cap = ids->cap ? ids->cap * 2 : 32;
-		struct cf_ident *v = realloc(ids->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_ident *v = cf_grow_array(ids->v, ids->cap, 32, sizeof(*v), &cap);
 		if (!v)
 			return CONFINE_E_NOMEM;
 		ids->v = v;
@@ -209,10 +210,8 @@ void cf_settle_cleanup(const struct cf_plan *plan, const struct cf_idents *ids, 
 			continue;
 		char *parent = cf_path_dirname(m->path);
 		const char *name = strrchr(m->path, '/');
-		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-				       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 		int dfd =
-		    parent ? (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how)) : -1;
+		    parent ? cf_open_nofollow(AT_FDCWD, parent, O_PATH | O_DIRECTORY, 0, NULL) : -1;
 		if (dfd >= 0 && name)
 			unlinkat(dfd, name + 1, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
 		if (dfd >= 0)
@@ -296,19 +295,19 @@ static bool mounted(const struct cf_strv *points, const char *path)
 	       bsearch(&path, points->v, points->n, sizeof(*points->v), cmp_str) != NULL;
 }
 
-static char changed_path[4096];
-
-/* Looked up in the mount table (the fallback of in_place_lookup). */
-static bool in_place_table(const struct cf_plan *plan, const bool *skip, pid_t pid)
+/* Looked up in the mount table (the fallback of in_place_lookup).  The path that differs goes
+ * to changed_path (CF_SETTLE_PATH bytes, the caller's: no buffer is shared between runs). */
+static bool in_place_table(const struct cf_plan *plan, const bool *skip, pid_t pid,
+			   char *changed_path)
 {
 	struct cf_strv points = {0};
 	bool ok = mount_points(pid, &points);
 	if (!ok)
-		snprintf(changed_path, sizeof(changed_path), "/proc/%d/mountinfo", (int)pid);
+		snprintf(changed_path, CF_SETTLE_PATH, "/proc/%d/mountinfo", (int)pid);
 	for (size_t i = 0; ok && i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		if ((m->guarded || m->pin) && !(skip && skip[i]) && !mounted(&points, m->path)) {
-			snprintf(changed_path, sizeof(changed_path), "%s", m->path);
+			snprintf(changed_path, CF_SETTLE_PATH, "%s", m->path);
 			ok = false;
 		}
 	}
@@ -325,7 +324,8 @@ static bool in_place_table(const struct cf_plan *plan, const bool *skip, pid_t p
  * count.  1: in place; 0: not (changed_path says which); -1: this kernel cannot answer (no
  * openat2, or statx without the attribute), ask the table.
  */
-static int in_place_lookup(const struct cf_plan *plan, const bool *skip, pid_t pid)
+static int in_place_lookup(const struct cf_plan *plan, const bool *skip, pid_t pid,
+			   char *changed_path)
 {
 	char root[64];
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
@@ -340,10 +340,7 @@ static int in_place_lookup(const struct cf_plan *plan, const bool *skip, pid_t p
 		const char *rel = m->path;
 		while (*rel == '/')
 			rel++;
-		struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-				       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-						  RESOLVE_NO_MAGICLINKS};
-		int fd = *rel ? (int)syscall(SYS_openat2, rfd, rel, &how, sizeof(how))
+		int fd = *rel ? cf_open_nofollow(rfd, rel, O_PATH, CF_NOFOLLOW_BENEATH, NULL)
 			      : fcntl(rfd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0) {
 			/* Gone, or reached only through a symlink: not where the plan put it. */
@@ -362,28 +359,24 @@ static int in_place_lookup(const struct cf_plan *plan, const bool *skip, pid_t p
 			close(fd);
 		}
 		if (r == 0)
-			snprintf(changed_path, sizeof(changed_path), "%s", m->path);
+			snprintf(changed_path, CF_SETTLE_PATH, "%s", m->path);
 	}
 	close(rfd);
 	return r;
 }
 
 static bool mounts_in_place(const struct cf_plan *plan, const bool *skip, pid_t pid,
-			    const char **changed)
+			    char *changed_path)
 {
-	int r = in_place_lookup(plan, skip, pid);
-	bool ok = r < 0 ? in_place_table(plan, skip, pid) : r == 1;
-	if (!ok)
-		*changed = changed_path;
-	return ok;
+	int r = in_place_lookup(plan, skip, pid, changed_path);
+	return r < 0 ? in_place_table(plan, skip, pid, changed_path) : r == 1;
 }
 
-static bool idents_same(const struct cf_idents *ids, const char **changed)
+static bool idents_same(const struct cf_idents *ids, char *changed_path)
 {
 	for (size_t i = 0; i < ids->n; i++) {
 		if (!same(&ids->v[i])) {
-			snprintf(changed_path, sizeof(changed_path), "%s", ids->v[i].path);
-			*changed = changed_path;
+			snprintf(changed_path, CF_SETTLE_PATH, "%s", ids->v[i].path);
 			return false;
 		}
 	}
@@ -391,8 +384,9 @@ static bool idents_same(const struct cf_idents *ids, const char **changed)
 }
 
 bool cf_settled(const struct cf_plan *plan, const bool *skip, const struct cf_idents *ids,
-		pid_t pid, const char **changed)
+		pid_t pid, char changed[CF_SETTLE_PATH])
 {
+	changed[0] = '\0';
 	return mounts_in_place(plan, skip, pid, changed) && idents_same(ids, changed) &&
 	       mounts_in_place(plan, skip, pid, changed);
 }

@@ -55,10 +55,11 @@ int cf_idents_record_with(const struct cf_plan *plan, const struct cf_matches *l
  * every guarded mount and pin that was launched (skip[i] false) is a mount point in the
  * sandbox's mount table, and every recorded identity is unchanged, read in the order mount
  * table, identities, mount table, so that a swap and a swap back between two reads is seen.
- * Returns true when settled; false with the path that differs in *changed (a static buffer).
+ * Returns true when settled; false with the path that differs in `changed` (the caller's).
  */
+#define CF_SETTLE_PATH 4096
 bool cf_settled(const struct cf_plan *plan, const bool *skip, const struct cf_idents *ids,
-		pid_t pid, const char **changed);
+		pid_t pid, char changed[CF_SETTLE_PATH]);
 
 /* Records the identity of each of `paths` as it is now (a missing one as 0, 0); 0 or
  * CONFINE_E_NOMEM. */

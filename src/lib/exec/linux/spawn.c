@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/nofollow.h"
 #include "config.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
@@ -48,8 +49,8 @@ struct fdlist {
 static int fdlist_add(struct fdlist *l, int fd)
 {
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-		int *v = realloc(l->v, cap * sizeof(*v));
+		size_t cap;
+		int *v = cf_grow_array(l->v, l->cap, 32, sizeof(*v), &cap);
 		if (!v)
 			return -1;
 		l->v = v;
@@ -71,13 +72,9 @@ static void fdlist_close(struct fdlist *l)
 /* Opens a mount source without following any symlink on the way (R15). */
 static int open_source(const char *path, enum cf_kind kind, struct confine_error *err)
 {
-	struct open_how how = {
-	    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/* No symlink anywhere on the way, with or without openat2 (util/nofollow.h; the plan
+	 * notes the walk of components on a kernel without it). */
+	int fd = cf_open_nofollow(AT_FDCWD, path, O_PATH, 0, NULL);
 	if (fd < 0) {
 		cf_err_os(err, CONFINE_E_SPAWN, "cannot open mount source", path, "openat2", errno);
 		if (errno == ELOOP)
@@ -341,31 +338,22 @@ int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
  * seccomp profile around confine, which the helper inherits).  EPERM cannot: it is also what
  * the kernel answers a caller without CAP_SYS_ADMIN, before it looks at the arguments; a
  * profile that refuses with EPERM makes the helper fail, and confine launches again without
- * helper mode (helper_mode_failed).  helper_mode_broken: set once helper mode failed for
- * another reason than a changed path, so that every later run of this process (a host that
- * embeds the library) goes without it at once.
+ * helper mode (helper_mode_failed), for the rest of that run.  Asked per run, never kept in
+ * the process: the library holds no process-wide state (two runs on two threads share
+ * nothing); the seven refused calls cost microseconds.
  */
-static _Atomic bool helper_mode_broken;
-
 static bool helper_mode_ok(const confine_run *run)
 {
-	static int known = -1;
-	if (run->helper_mode_off || !run->bwrap || helper_mode_broken)
+	if (run->helper_mode_off || !run->bwrap || getenv("CONFINE_NO_HELPER_MOUNTS"))
 		return false;
-	if (known < 0) {
-		long calls[] = {SYS_open_tree, SYS_move_mount,	  SYS_fsopen, SYS_fsconfig,
-				SYS_fsmount,   SYS_mount_setattr, SYS_openat2};
-		known = 1;
-		for (size_t i = 0; known && i < sizeof(calls) / sizeof(calls[0]); i++) {
-			errno = 0;
-			long rc = syscall(calls[i], -1, NULL, NULL, NULL, 0);
-			known = !(rc < 0 && errno == ENOSYS);
-		}
-		if (getenv("CONFINE_NO_HELPER_MOUNTS"))
-			known = 0;
+	long calls[] = {SYS_open_tree, SYS_move_mount,	  SYS_fsopen, SYS_fsconfig,
+			SYS_fsmount,   SYS_mount_setattr, SYS_openat2};
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		errno = 0;
+		long rc = syscall(calls[i], -1, NULL, NULL, NULL, 0);
+		if (rc < 0 && errno == ENOSYS)
+			return false;
 	}
-	if (!known)
-		return false;
 	struct stat st;
 	return stat(run->bwrap, &st) == 0 && !(st.st_mode & (S_ISUID | S_ISGID));
 }
@@ -706,15 +694,16 @@ static int start_run(confine_run *run, struct confine_error *err)
 
 int confine_run_start(confine_run *run, struct confine_error *err)
 {
-	struct confine_error local = {0};
-	if (!err)
-		err = &local;
+	/* This call's failure is made in a struct of its own: the audit line records it, and the
+	 * caller's struct gets it only when still empty (cf_err_publish). */
+	struct confine_error mine = {0};
 	/* A receipt means once: spent before anything runs (record/receipts.c). */
-	int r = cf_record_spend(run, err);
+	int r = cf_record_spend(run, &mine);
 	if (r == 0)
-		r = start_run(run, err);
+		r = start_run(run, &mine);
 	if (r < 0 && !run->started)
-		cf_audit_attempt(run, 125, err); /* the attempt ends here (R24) */
+		cf_audit_attempt(run, 125, &mine); /* the attempt ends here (R24) */
+	cf_err_publish(err, &mine);
 	return r;
 }
 
@@ -854,13 +843,14 @@ static void kill_sandbox(confine_run *run)
  */
 static void settle(confine_run *run)
 {
+	char path[CF_SETTLE_PATH] = "";
 	const char *changed = NULL;
 	bool ok = (pid_t)run->target_pid > 0 && (pid_t)run->target_pid != run->pid;
 	if (!ok)
 		changed = "the sandbox's mount table (pid 1 of the sandbox is unknown)";
-	else
-		ok = cf_settled(&run->plan, run->skip, &run->idents, (pid_t)run->target_pid,
-				&changed);
+	else if (!(ok = cf_settled(&run->plan, run->skip, &run->idents, (pid_t)run->target_pid,
+				   path)))
+		changed = path;
 	if (ok) {
 		ssize_t k;
 		do
@@ -1125,15 +1115,14 @@ static int helper_changed(confine_run *run, const struct cf_helper_record *rec, 
 
 /*
  * Helper mode failed otherwise (CF_HELPER_MODE_FAIL: a kernel or a profile that refuses a call
- * the check did not catch): one more launch without it, for the rest of the process too; the
- * sandbox is the same.  Only a launch in helper mode sends this record.
+ * the check did not catch): one more launch without it, for the rest of the run; the sandbox
+ * is the same.  Only a launch in helper mode sends this record.
  */
 static int helper_mode_failed(confine_run *run, const struct cf_helper_record *rec, bool *again,
 			      struct confine_error *err)
 {
 	if (run->helper_mode_used && !run->helper_mode_off) {
 		run->helper_mode_off = true;
-		helper_mode_broken = true;
 		*again = true;
 		return 0;
 	}
@@ -1221,16 +1210,19 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 			ready = true;
 		} else if (rec[i].type == CF_HELPER_EXEC_FAIL) {
 			int e = rec[i].value;
+			/* The code is this failure's, never read back from err (a caller's struct
+			 * may still hold an earlier failure). */
+			int failed = e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC;
 			*status = e == ENOENT ? 127 : 126;
-			cf_err_os(err, e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC,
-				  "cannot run command", run->plan.argv.v[0], "execvp", e);
+			cf_err_os(err, failed, "cannot run command", run->plan.argv.v[0], "execvp",
+				  e);
 			if (e == ENOENT)
 				cf_err_hint(err, "the command is looked up in PATH inside the "
 						 "sandbox; check that it exists and is not hidden");
 			else if (e == EACCES)
 				cf_err_hint(err, "a rule may hide the command or a directory it "
 						 "lives in; see 'confine explain PATH'");
-			return err ? err->code : CONFINE_E_NOTFOUND;
+			return failed;
 		} else if (rec[i].type == CF_HELPER_CHANGED) {
 			return helper_changed(run, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_MODE_FAIL) {
@@ -1360,15 +1352,16 @@ static int finish_network(confine_run *run, struct confine_error *err)
 
 int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 {
-	struct confine_error local = {0};
-	if (!err)
-		err = &local;
-	int r = wait_command(run, status, err);
-	if (finish_network(run, err) < 0 && r == 0)
+	/* As confine_run_start: a reused struct that still holds an earlier failure neither
+	 * decides the return code nor mixes with this call's hint. */
+	struct confine_error mine = {0};
+	int r = wait_command(run, status, &mine);
+	if (finish_network(run, &mine) < 0 && r == 0)
 		r = CONFINE_E_NOMEM;
 	/* Look again at what was not protected during the run, whatever the outcome. */
 	if (cf_run_detect(run) < 0 && r == 0)
-		r = cf_nomem(err);
-	cf_audit_attempt(run, *status, r < 0 ? err : NULL);
+		r = cf_nomem(&mine);
+	cf_audit_attempt(run, *status, r < 0 ? &mine : NULL);
+	cf_err_publish(err, &mine);
 	return r;
 }

@@ -192,10 +192,9 @@ static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok
 	if (r == CONFINE_E_NOTFOUND && missing_ok)
 		return 0;
 	if (r < 0) {
-		if (err && err->code == 0)
-			*err = read_err;
-		if (err && r == CONFINE_E_NOTFOUND)
-			err->code = CONFINE_E_RULES;
+		if (r == CONFINE_E_NOTFOUND)
+			read_err.code = CONFINE_E_RULES;
+		cf_err_publish(err, &read_err);
 		return r == CONFINE_E_NOTFOUND ? CONFINE_E_RULES : r;
 	}
 	if (len > CF_RULES_MAX_FILE_BYTES)

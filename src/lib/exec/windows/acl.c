@@ -152,8 +152,9 @@ int cf_win_acl_apply(const struct cf_win_plan *plan, const char *capability, str
 
 	if (!(acl->capability = cf_strdup(capability)))
 		return cf_nomem(err);
-	if (!(dir = cf_win_state_dir(L"acl", err)))
-		return err ? err->code : CONFINE_E_OS;
+	struct confine_error mine = {0};
+	if (!(dir = cf_win_state_dir(L"acl", &mine)))
+		return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;
 	if (!(wcap = cf_w_from_utf8(capability))) {
 		r = cf_nomem(err);
 		goto out;
@@ -286,10 +287,11 @@ static int recover_one(const wchar_t *file, struct confine_error *err)
 
 int cf_win_acl_recover(size_t *n, struct confine_error *err)
 {
-	wchar_t *dir = cf_win_state_dir(L"acl", err);
+	struct confine_error mine = {0};
+	wchar_t *dir = cf_win_state_dir(L"acl", &mine);
 	*n = 0;
 	if (!dir)
-		return err ? err->code : CONFINE_E_OS;
+		return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;
 	size_t len = wcslen(dir) + 16;
 	wchar_t *pat = malloc(len * sizeof(wchar_t));
 	int r = 0;
@@ -308,11 +310,14 @@ int cf_win_acl_recover(size_t *n, struct confine_error *err)
 			break;
 		}
 		swprintf(file, flen, L"%ls\\%ls", dir, fd.cFileName);
-		int k = recover_one(file, err);
+		/* A file that is not confine's is left alone and is no failure; a rollback that
+		 * failed is, with its own code. */
+		struct confine_error one = {0};
+		int k = recover_one(file, &one);
 		if (k > 0)
 			(*n)++;
-		else if (k < 0 && r == 0 && err && err->code)
-			r = err->code;
+		else if (k < 0 && one.code && r == 0)
+			r = cf_err_publish(err, &one);
 		free(file);
 	}
 	if (f != INVALID_HANDLE_VALUE)

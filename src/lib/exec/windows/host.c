@@ -55,9 +55,12 @@ int cf_win_oserr(struct confine_error *err, int code, const char *what, const ch
 				 e, 0, msg, sizeof(msg), NULL);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == '.'))
 		msg[--n] = '\0';
+	/* Only a failure this call records gets its details (a struct that holds an earlier
+	 * failure of the same code keeps that one's). */
+	bool fills = err && err->code == 0;
 	cf_err(err, code, what, subject, "%s failed: %s (error %lu)", call,
 	       n ? msg : "unknown error", (unsigned long)e);
-	if (err && err->code == code) {
+	if (fills) {
 		err->os_errno = (int)e;
 		snprintf(err->syscall, sizeof(err->syscall), "%s", call);
 	}
@@ -123,10 +126,11 @@ int cf_win_host_gather(const char *workspace, struct cf_win_facts *f, struct con
 			   "USERPROFILE is not set");
 		goto out;
 	}
-	home = final_path(profile, "cannot find the home directory", err);
+	struct confine_error mine = {0};
+	home = final_path(profile, "cannot find the home directory", &mine);
 	free(profile);
 	if (!home) {
-		r = err ? err->code : CONFINE_E_INVALID;
+		r = cf_err_publish(err, &mine) ? mine.code : CONFINE_E_INVALID;
 		goto out;
 	}
 	DWORD n = GetCurrentDirectoryW(32768, wbuf);
@@ -137,9 +141,9 @@ int cf_win_host_gather(const char *workspace, struct cf_win_facts *f, struct con
 	}
 	if (!(given = cf_utf8_from_w(wbuf)))
 		goto out;
-	if (!(cwd = final_path(given, "cannot read the current directory", err)) ||
-	    !(ws = final_path(workspace ? workspace : given, "workspace refused", err))) {
-		r = err ? err->code : CONFINE_E_WORKSPACE;
+	if (!(cwd = final_path(given, "cannot read the current directory", &mine)) ||
+	    !(ws = final_path(workspace ? workspace : given, "workspace refused", &mine))) {
+		r = cf_err_publish(err, &mine) ? mine.code : CONFINE_E_WORKSPACE;
 		goto out;
 	}
 	wchar_t *wws = cf_w_from_utf8(ws);

@@ -72,12 +72,13 @@ static int session_rules(const confine_request *req, struct cf_ruleset *rs,
 		char *text = NULL;
 		size_t len = 0;
 		struct cf_diags diags = {0};
-		r = cf_rulefile_read(req->session_files.v[i], &text, &len, err);
+		struct confine_error read_err = {0};
+		r = cf_rulefile_read(req->session_files.v[i], &text, &len, &read_err);
 		if (r == CONFINE_E_NOTFOUND) {
 			r = CONFINE_E_RULES;
-			if (err)
-				err->code = r;
+			read_err.code = r;
 		}
+		cf_err_publish(err, &read_err);
 		if (r == 0)
 			r = cf_rules_parse(text, len, req->session_files.v[i], CF_LAYER_SESSION, rs,
 					   &diags, err);
@@ -91,14 +92,15 @@ static int session_rules(const confine_request *req, struct cf_ruleset *rs,
 static int probe(const char *capability, struct confine_error *err)
 {
 	HANDLE tok = NULL;
-	int r = cf_win_token_new(capability, &tok, err);
+	struct confine_error mine = {0};
+	int r = cf_win_token_new(capability, &tok, &mine);
 	if (tok)
 		CloseHandle(tok);
 	if (r < 0) {
-		if (err)
-			err->code = CONFINE_E_BACKEND;
-		cf_err_hint(err, "set CONFINE_SANDBOX_POLICY=off to run without a sandbox (an "
-				 "explicit choice)");
+		mine.code = CONFINE_E_BACKEND;
+		cf_err_hint(&mine, "set CONFINE_SANDBOX_POLICY=off to run without a sandbox (an "
+				   "explicit choice)");
+		cf_err_publish(err, &mine);
 		return CONFINE_E_BACKEND;
 	}
 	return 0;

@@ -103,8 +103,8 @@ void cf_ll_listings_release(struct cf_ll_listings *l)
 struct cf_ll_listing *cf_ll_listings_add(struct cf_ll_listings *l, const char *dir)
 {
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct cf_ll_listing *v = realloc(l->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_ll_listing *v = cf_grow_array(l->v, l->cap, 16, sizeof(*v), &cap);
 		if (!v)
 			return NULL;
 		l->v = v;
@@ -120,8 +120,8 @@ struct cf_ll_listing *cf_ll_listings_add(struct cf_ll_listings *l, const char *d
 int cf_ll_listing_add(struct cf_ll_listing *l, const char *name, enum cf_kind kind)
 {
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-		struct cf_ll_dirent *v = realloc(l->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_ll_dirent *v = cf_grow_array(l->v, l->cap, 32, sizeof(*v), &cap);
 		if (!v)
 			return CONFINE_E_NOMEM;
 		l->v = v;

@@ -62,8 +62,8 @@ static int cand_add(struct cands *c, const char *path, enum cf_kind kind, enum o
 		    uint64_t forced, bool from_rule, const char *why)
 {
 	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct cand *v = realloc(c->v, cap * sizeof(*v));
+		size_t cap;
+		struct cand *v = cf_grow_array(c->v, c->cap, 64, sizeof(*v), &cap);
 		if (!v)
 			return CONFINE_E_NOMEM;
 		c->v = v;
@@ -338,8 +338,9 @@ static int add_rule(struct walk *w, const char *path, enum cf_kind kind, uint64_
 	if (!access || w->dirs)
 		return 0;
 	if (pl->n_rules == pl->cap_rules) {
-		size_t cap = pl->cap_rules ? pl->cap_rules * 2 : 64;
-		struct cf_ll_rule *v = realloc(pl->rules, cap * sizeof(*v));
+		size_t cap;
+		struct cf_ll_rule *v =
+		    cf_grow_array(pl->rules, pl->cap_rules, 64, sizeof(*v), &cap);
 		if (!v)
 			return cf_nomem(w->err);
 		pl->rules = v;
@@ -414,8 +415,9 @@ static int add_guard(struct walk *w, const char *path, enum cf_kind kind, uint64
 	if (!denied || w->dirs)
 		return 0;
 	if (pl->n_guards == pl->cap_guards) {
-		size_t cap = pl->cap_guards ? pl->cap_guards * 2 : 64;
-		struct cf_ll_rule *v = realloc(pl->guards, cap * sizeof(*v));
+		size_t cap;
+		struct cf_ll_rule *v =
+		    cf_grow_array(pl->guards, pl->cap_guards, 64, sizeof(*v), &cap);
 		if (!v)
 			return cf_nomem(w->err);
 		pl->guards = v;

@@ -38,8 +38,8 @@ static int add_fact(struct cf_mac_facts *f, const char *path, enum cf_kind kind,
 		}
 	}
 	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 16;
-		struct cf_mac_fact *v = realloc(f->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_mac_fact *v = cf_grow_array(f->v, f->cap, 16, sizeof(*v), &cap);
 		if (!v)
 			return cf_nomem(err);
 		f->v = v;

@@ -34,8 +34,8 @@ static int add_fact(struct cf_win_facts *f, const char *path, enum cf_kind kind,
 		return 0;
 	}
 	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 16;
-		struct cf_win_fact *v = realloc(f->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_win_fact *v = cf_grow_array(f->v, f->cap, 16, sizeof(*v), &cap);
 		if (!v)
 			return cf_nomem(err);
 		f->v = v;

@@ -86,8 +86,8 @@ static int add_gap(struct ctx *c, const char *what, const char *rule, const char
 {
 	struct cf_win_plan *o = c->out;
 	if (o->n_gaps == o->cap_gaps) {
-		size_t cap = o->cap_gaps ? 2 * o->cap_gaps : 16;
-		struct cf_win_gap *v = realloc(o->gaps, cap * sizeof(*v));
+		size_t cap;
+		struct cf_win_gap *v = cf_grow_array(o->gaps, o->cap_gaps, 16, sizeof(*v), &cap);
 		if (!v)
 			return cf_nomem(c->err);
 		o->gaps = v;
@@ -113,8 +113,8 @@ static int add_edit(struct ctx *c, const char *path, enum cf_kind kind, enum cf_
 	if (!why)
 		return cf_nomem(c->err);
 	if (o->n_edits == o->cap_edits) {
-		size_t cap = o->cap_edits ? 2 * o->cap_edits : 16;
-		struct cf_win_edit *v = realloc(o->edits, cap * sizeof(*v));
+		size_t cap;
+		struct cf_win_edit *v = cf_grow_array(o->edits, o->cap_edits, 16, sizeof(*v), &cap);
 		if (!v) {
 			free(why);
 			return cf_nomem(c->err);
@@ -164,16 +164,18 @@ static int add_layer(struct ctx *c, enum cf_layer layer, const struct cf_ruleset
 	for (size_t i = 0; i < rs->n && r == 0; i++) {
 		struct cf_rule x = rs->v[i];
 		char *pat = NULL;
-		r = cf_win_pattern_internal(x.pattern, &pat, c->err);
+		struct confine_error mine = {0};
+		r = cf_win_pattern_internal(x.pattern, &pat, &mine);
 		if (r < 0) {
-			if (c->err && x.line > 0) {
-				snprintf(c->err->subject, sizeof(c->err->subject), "%s", x.source);
-				c->err->line = x.line;
-				c->err->column = x.column;
+			/* The failure of this rule, in a struct of its own, with its place. */
+			if (x.line > 0) {
+				snprintf(mine.subject, sizeof(mine.subject), "%s", x.source);
+				mine.line = x.line;
+				mine.column = x.column;
 			}
 			r = CONFINE_E_RULES;
-			if (c->err)
-				c->err->code = r;
+			mine.code = r;
+			cf_err_publish(c->err, &mine);
 			break;
 		}
 		x.pattern = pat;
@@ -302,8 +304,8 @@ static int add_cand(struct cand **v, size_t *n, size_t *cap, const char *path)
 		if (!strcmp((*v)[i].path, path))
 			return 0;
 	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 32;
-		struct cand *nv = realloc(*v, nc * sizeof(*nv));
+		size_t nc;
+		struct cand *nv = cf_grow_array(*v, *cap, 32, sizeof(*nv), &nc);
 		if (!nv)
 			return -1;
 		*v = nv;
