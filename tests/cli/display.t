@@ -70,7 +70,7 @@ ok $? "R38 no raw U+202E in the warnings"
 
 # --- explain and the printed plan ---
 "$CONFINE" explain "$W/d/${RLO}gpj.pem" >"$T/explain"
-grep -q "^$W/d/\\\\u{202E}gpj.pem  read   ask" "$T/explain"
+grep -q "^$W/d/\\\\u{202E}gpj.pem  read   deny" "$T/explain"
 ok $? "R38 explain shows the path escaped (got: $(head -1 "$T/explain"))"
 raw "$T/explain"
 ok $? "R38 ... and not raw"
