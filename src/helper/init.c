@@ -2,8 +2,9 @@
 /*
  * confine-init: pid 1 inside the sandbox (bwrap --as-pid-1).
  *
- *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--landlock] [--net-relay]
- *                [--mounts-fd L --ids UID:GID | --nested] [--seccomp-fd S] -- COMMAND [ARG...]
+ *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--env-fd E] [--landlock]
+ *                [--net-relay] [--mounts-fd L --ids UID:GID | --nested] [--seccomp-fd S]
+ *                -- COMMAND [ARG...]
  *
  * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
  * reach the user as confine's messages), checks that it holds no capability, sets
@@ -19,6 +20,11 @@
  * second execution is what makes the nested namespace the one of pid 1's memory: the kernel
  * makes the /proc/1 files of an undumpable process owned by uid 0 of that namespace, which in
  * the first namespace is the caller's own uid.)
+ *
+ * R35: confine-init itself (both stages) runs with confine's fixed environment, whatever the
+ * command's says; the command's environment comes on --env-fd (a sealed memfd of NAME=VALUE
+ * strings, each ended by a NUL) and becomes `environ` in the command's own process only, right
+ * before its execvp: the PATH search is the command's, nothing else of this program sees it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -179,6 +185,32 @@ static _Noreturn void helper_mode(int argc, char **argv, int status_fd, int moun
 	mode_failed(status_fd, &he);
 }
 
+/* The command's environment from the memfd on fd: a NULL-ended vector into one buffer, both
+ * malloc'd and never freed (they live until the command's execve).  NULL with errno. */
+static char **read_env(int fd)
+{
+	char *buf = NULL;
+	size_t len = 0, n = 0;
+	/* The kernel refuses an exec whose strings pass a quarter of the stack limit anyway. */
+	if (cf_helper_slurp(fd, 1 << 26, &buf, &len) < 0)
+		return NULL;
+	if (len && buf[len - 1] != '\0') {
+		free(buf);
+		errno = EINVAL;
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\0';
+	char **v = calloc(n + 1, sizeof(*v));
+	if (!v) {
+		free(buf);
+		return NULL;
+	}
+	for (size_t i = 0, k = 0; i < len; i += strlen(buf + i) + 1)
+		v[k++] = buf + i;
+	return v;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "confine-init: internal helper of confine; not meant to be run by hand\n");
@@ -188,6 +220,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	int status_fd = -1, stderr_fd = -1, go_fd = -1, mounts_fd = -1, seccomp_fd = -1, i;
+	int env_fd = -1;
 	int landlock = 0, relay = 0;
 	unsigned uid = 0, gid = 0;
 	bool ids = false, nested = false;
@@ -199,6 +232,8 @@ int main(int argc, char **argv)
 			stderr_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--go-fd") && i + 1 < argc)
 			go_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--env-fd") && i + 1 < argc)
+			env_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--mounts-fd") && i + 1 < argc)
 			mounts_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seccomp-fd") && i + 1 < argc)
@@ -217,7 +252,7 @@ int main(int argc, char **argv)
 		} else
 			return usage();
 	}
-	if (status_fd < 3 || stderr_fd < 3 || i >= argc ||
+	if (status_fd < 3 || stderr_fd < 3 || i >= argc || (env_fd >= 0 && env_fd < 3) ||
 	    (mounts_fd >= 0 && (mounts_fd < 3 || !ids || nested)) ||
 	    (seccomp_fd >= 0 && mounts_fd < 0 && !nested))
 		return usage();
@@ -243,6 +278,12 @@ int main(int argc, char **argv)
 	struct cf_helper_err he = {0};
 	if (seccomp_fd >= 0 && cf_helper_slurp(seccomp_fd, 1 << 20, &prog, &prog_len) < 0) {
 		fail(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe seccomp program");
+	}
+	/* R35: read now, applied only in the command's process (see the top of this file). */
+	static char *no_env[] = {NULL};
+	char **cmd_env = no_env;
+	if (env_fd >= 0 && !(cmd_env = read_env(env_fd))) {
+		fail(status_fd, CF_HELPER_FAIL, errno, "cannot read the command's environment");
 	}
 	/* Nothing of the host stays open in pid 1: the descriptor it was executed from (an
 	 * O_PATH of the installed confine-init), whatever bwrap left.  Only 0-2 and the status
@@ -335,6 +376,7 @@ int main(int argc, char **argv)
 			report(status_fd, CF_HELPER_EXEC_FAIL, errno, "close_range");
 			_exit(126);
 		}
+		environ = cmd_env;
 		execvp(cmd[0], cmd);
 		int e = errno;
 		report(status_fd, CF_HELPER_EXEC_FAIL, e, cmd[0]);

@@ -354,7 +354,8 @@ static char *compile_case(const char *dir)
 				   .go = 15,
 				   .mounts = 16,
 				   .uid = 1000,
-				   .gid = 1000};
+				   .gid = 1000,
+				   .env = 17};
 	/* Helper mode, as a run on a kernel with the mount API makes it: the masks confine-init
 	 * makes itself are listed after the vector. */
 	bool by_helper[512] = {0};

@@ -232,6 +232,8 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 	       addfd(out, fds->status) | add(out, "--stderr-fd") | addfd(out, fds->stderr_fd);
 	if (fds->go >= 0)
 		bad |= add(out, "--go-fd") | addfd(out, fds->go);
+	if (fds->env >= 0)
+		bad |= add(out, "--env-fd") | addfd(out, fds->env);
 	if (fds->by_helper) {
 		char ids[32];
 		bad |= add(out, "--mounts-fd") | addfd(out, fds->mounts);

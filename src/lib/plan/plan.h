@@ -157,6 +157,10 @@ struct cf_bwrap_fds {
 	const bool *by_helper;
 	int mounts;	   /* helper mode: the list of cf_plan_helper_list, read by the helper */
 	unsigned uid, gid; /* helper mode: the caller's ids, which the sandbox sees as its own */
+	/* R35: the command's environment (a sealed memfd of NAME=VALUE\0 ...), applied by the
+	 * helper at the command's execve alone; bwrap and the helper run with confine's fixed
+	 * one.  -1: none (the helper then gives the command an empty environment). */
+	int env;
 };
 
 /*

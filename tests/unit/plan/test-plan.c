@@ -719,7 +719,8 @@ static void helper_split(void)
 				   .by_helper = by,
 				   .mounts = 16,
 				   .uid = 1000,
-				   .gid = 100};
+				   .gid = 100,
+				   .env = 17};
 	struct cf_strv v = {0};
 	TAP_INTEQ(cf_bwrap_argv(&plan, &fds, &v, NULL), 0, "helper mode: the vector is built");
 	size_t end = v.n;
@@ -755,8 +756,8 @@ static void helper_split(void)
 		strcat(joined, " ");
 	}
 	TAP_STREQ(joined,
-		  "-- /proc/self/fd/12 --status-fd 13 --stderr-fd 14 --go-fd 15 --mounts-fd 16 "
-		  "--ids 1000:100 --seccomp-fd 10 -- cmd ",
+		  "-- /proc/self/fd/12 --status-fd 13 --stderr-fd 14 --go-fd 15 --env-fd 17 "
+		  "--mounts-fd 16 --ids 1000:100 --seccomp-fd 10 -- cmd ",
 		  "helper mode: confine-init gets the list, the caller's ids and the filter");
 	cf_strv_release(&v);
 	cf_strv_release(&plan.argv);

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "exec/linux/hostside.h"
 #include "exec/linux/connguard.h"
 #include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
@@ -239,7 +240,8 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 
 struct bwrap_child {
 	const char *bwrap;
-	char **argv, **envp;
+	char **argv;
+	char *const *envp;
 	int err_w;
 	const struct cf_cgroup *cgroup;
 	const int *keep;
@@ -483,7 +485,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 				   .by_helper = by_helper,
 				   .mounts = -1,
 				   .uid = (unsigned)getuid(),
-				   .gid = (unsigned)getgid()};
+				   .gid = (unsigned)getgid(),
+				   .env = -1};
 	if (by_helper) {
 		if ((fds.mounts = helper_list_fd(plan, by_helper, err)) < 0) {
 			r = fds.mounts;
@@ -549,6 +552,13 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	    fdlist_add(&keep, fds.stderr_fd) < 0 || fdlist_add(&keep, go[0]) < 0)
 		goto oom;
 	info[1] = status[1] = go[0] = -1; /* owned by keep now */
+	/* R35: the command's environment reaches the command alone (hostside.h). */
+	if ((r = cf_env_memfd(&plan->env, &fds.env, err)) < 0)
+		goto out;
+	if (fdlist_add(&keep, fds.env) < 0) {
+		close(fds.env);
+		goto oom;
+	}
 
 	if ((r = cf_bwrap_argv(plan, &fds, &args, err)) < 0)
 		goto out;
@@ -596,7 +606,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		bargv[j] = args.v[i];
 	struct bwrap_child c = {.bwrap = run->bwrap,
 				.argv = bargv,
-				.envp = run->plan.env.v ? run->plan.env.v : (char *[]){NULL},
+				.envp = cf_host_env,
 				.err_w = errp[1],
 				.cgroup = &run->cgroup,
 				.keep = keep.v,
