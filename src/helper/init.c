@@ -4,7 +4,7 @@
  *
  *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--env-fd E] [--landlock]
  *                [--net-relay] [--mounts-fd L --ids UID:GID | --nested] [--seccomp-fd S]
- *                -- COMMAND [ARG...]
+ *                [--ipc-fd I --ipc-filter-fd F] -- COMMAND [ARG...]
  *
  * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
  * reach the user as confine's messages), checks that it holds no capability, sets
@@ -25,6 +25,10 @@
  * command's says; the command's environment comes on --env-fd (a sealed memfd of NAME=VALUE
  * strings, each ended by a NUL) and becomes `environ` in the command's own process only, right
  * before its execvp: the PATH search is the command's, nothing else of this program sees it.
+ *
+ * R36: with --ipc-fd and --ipc-filter-fd the command runs under the IPC guard (guard.h): a
+ * Landlock write layer and a second seccomp filter in its own process, whose notifications a
+ * thread of pid 1 answers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +45,7 @@
 
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "helper/guard.h"
 #include "helper/mounts.h"
 #include "helper/relay.h"
 #include "net/netconst.h"
@@ -80,20 +85,22 @@ static int holds_capabilities(void)
 }
 
 /* Closes (or marks close-on-exec) every descriptor from 3 on except the ones in keep[] (-1:
- * unused slots).  close_range where the kernel has it (5.9; CLOEXEC 5.11), else one close per
- * possible descriptor: either way no descriptor of the host survives.  Returns 0 or -1 with
- * errno. */
-static int close_from(const int keep_in[2], bool cloexec)
+ * unused slots; the IPC guard's Landlock layer is the third).  close_range where the kernel has it
+ * (5.9; CLOEXEC 5.11), else one close per possible descriptor: either way no descriptor of the host
+ * survives.  Returns 0 or -1 with errno. */
+static int close_from(const int keep_in[3], bool cloexec)
 {
 	unsigned flags = cloexec ? CLOSE_RANGE_CLOEXEC : 0;
-	int keep[2] = {keep_in[0], keep_in[1]};
-	if (keep[0] > keep[1]) {
-		int t = keep[0];
-		keep[0] = keep[1];
-		keep[1] = t;
-	}
+	int keep[3] = {keep_in[0], keep_in[1], keep_in[2]};
+	for (int a = 0; a < 3; a++)
+		for (int b = a + 1; b < 3; b++)
+			if (keep[b] < keep[a]) {
+				int t = keep[a];
+				keep[a] = keep[b];
+				keep[b] = t;
+			}
 	int lo = 3, rc = 0;
-	for (int k = 0; k < 2 && rc == 0; k++) {
+	for (int k = 0; k < 3 && rc == 0; k++) {
 		if (keep[k] < lo)
 			continue;
 		if (keep[k] > lo)
@@ -111,7 +118,7 @@ static int close_from(const int keep_in[2], bool cloexec)
 	if (max < 0 || max > 1 << 20)
 		max = 1 << 20;
 	for (int fd = 3; fd < max; fd++) {
-		if (fd == keep[0] || fd == keep[1])
+		if (fd == keep[0] || fd == keep[1] || fd == keep[2])
 			continue;
 		if (cloexec)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -220,7 +227,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	int status_fd = -1, stderr_fd = -1, go_fd = -1, mounts_fd = -1, seccomp_fd = -1, i;
-	int env_fd = -1;
+	int env_fd = -1, ipc_fd = -1, ipc_filter_fd = -1;
 	int landlock = 0, relay = 0;
 	unsigned uid = 0, gid = 0;
 	bool ids = false, nested = false;
@@ -234,6 +241,10 @@ int main(int argc, char **argv)
 			go_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--env-fd") && i + 1 < argc)
 			env_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--ipc-fd") && i + 1 < argc)
+			ipc_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--ipc-filter-fd") && i + 1 < argc)
+			ipc_filter_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--mounts-fd") && i + 1 < argc)
 			mounts_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seccomp-fd") && i + 1 < argc)
@@ -253,6 +264,8 @@ int main(int argc, char **argv)
 			return usage();
 	}
 	if (status_fd < 3 || stderr_fd < 3 || i >= argc || (env_fd >= 0 && env_fd < 3) ||
+	    (ipc_fd >= 0) != (ipc_filter_fd >= 0) ||
+	    (ipc_fd >= 0 && (ipc_fd < 3 || ipc_filter_fd < 3)) ||
 	    (mounts_fd >= 0 && (mounts_fd < 3 || !ids || nested)) ||
 	    (seccomp_fd >= 0 && mounts_fd < 0 && !nested))
 		return usage();
@@ -285,10 +298,17 @@ int main(int argc, char **argv)
 	if (env_fd >= 0 && !(cmd_env = read_env(env_fd))) {
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot read the command's environment");
 	}
+	/* R36: the guard's list and program, read before the descriptors go. */
+	struct cf_guard_prep guard;
+	const char *what = NULL;
+	bool guarded = ipc_fd >= 0;
+	if (guarded && cf_guard_read(ipc_fd, ipc_filter_fd, &guard, &what) < 0) {
+		fail(status_fd, CF_HELPER_FAIL, errno, what);
+	}
 	/* Nothing of the host stays open in pid 1: the descriptor it was executed from (an
 	 * O_PATH of the installed confine-init), whatever bwrap left.  Only 0-2 and the status
 	 * pipe remain. */
-	if (close_from((int[2]){status_fd, go_fd}, false) < 0) {
+	if (close_from((int[3]){status_fd, go_fd, guarded ? guard.ruleset : -1}, false) < 0) {
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
 	}
 
@@ -318,6 +338,11 @@ int main(int argc, char **argv)
 		fail(status_fd, CF_HELPER_FAIL, he.err, "cannot load the seccomp filter");
 	}
 	free(prog);
+
+	/* After pid 1's own Landlock layer: the guard's is the command's, below it. */
+	if (guarded && cf_guard_prepare(&guard, &what) < 0) {
+		fail(status_fd, CF_HELPER_FAIL, errno, what);
+	}
 
 	/* The relay's listeners exist before READY, so the command can connect at once.  They
 	 * are close-on-exec: the command gets none of them. */
@@ -372,15 +397,24 @@ int main(int argc, char **argv)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* Nothing but 0, 1 and 2 reaches the command; the status pipe stays open only
 		 * until exec succeeds. */
-		if (close_from((int[2]){-1, -1}, true) < 0) {
+		if (close_from((int[3]){-1, -1, -1}, true) < 0) {
 			report(status_fd, CF_HELPER_EXEC_FAIL, errno, "close_range");
 			_exit(126);
+		}
+		if (guarded && cf_guard_child(&guard, &what) < 0) {
+			report(status_fd, CF_HELPER_FAIL, errno, what);
+			_exit(125);
 		}
 		environ = cmd_env;
 		execvp(cmd[0], cmd);
 		int e = errno;
 		report(status_fd, CF_HELPER_EXEC_FAIL, e, cmd[0]);
 		_exit(e == ENOENT ? 127 : 126);
+	}
+	if (guarded && cf_guard_start(&guard) < 0) {
+		int e = errno;
+		kill(child, SIGKILL);
+		fail(status_fd, CF_HELPER_FAIL, e, "cannot start the IPC guard");
 	}
 	close(status_fd);
 	if (relay)

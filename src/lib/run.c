@@ -29,6 +29,7 @@
 #include "net/remedy.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/connguard.h"
+#include "exec/linux/ipcguard.h"
 #include "inject/run_inject.h"
 #include "request.h"
 #include "util/mountapi.h"
@@ -429,6 +430,8 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .canonicalize = cf_host_canonicalize,
 	    .ctx = &run->kind_memo,
 	};
+	run->host.ipc_guard_missing =
+	    cf_ipc_guard_missing(run->host.landlock_abi, run->host.seccomp);
 	return 0;
 }
 

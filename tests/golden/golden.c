@@ -6,6 +6,7 @@
  *   facts            one fact per line:
  *                      home PATH | workspace PATH | cwd PATH | uid N | tmpdir PATH |
  *                      runtime PATH | ssh-sock-dir PATH | landlock N | seccomp 0|1 |
+ *                      ipc-guard 0|1 (R36; default: landlock >= 2) |
  *                      pw-home PATH (the password database's home, user "root") |
  *                      network on|off | tmp-size N |
  *                      dir PATH | file PATH | other PATH | symlink PATH TARGET |
@@ -43,6 +44,7 @@ struct facts {
 	char *home, *workspace, *cwd, *tmpdir, *runtime, *sshdir, *pw_home;
 	unsigned uid;
 	int landlock;
+	int ipc_guard; /* -1: as the executor decides it (Landlock ABI 2) */
 	bool seccomp, network;
 	unsigned long long tmp_size;
 };
@@ -70,6 +72,7 @@ static void load_facts(const char *dir, struct facts *f)
 	snprintf(path, sizeof(path), "%s/facts", dir);
 	char *text = slurp(path, NULL);
 	memset(f, 0, sizeof(*f));
+	f->ipc_guard = -1;
 	f->uid = 1000;
 	f->network = true;
 	f->tmp_size = 1073741824ULL;
@@ -101,6 +104,8 @@ static void load_facts(const char *dir, struct facts *f)
 			f->landlock = atoi(a);
 		else if (!strcmp(key, "seccomp"))
 			f->seccomp = atoi(a) != 0;
+		else if (!strcmp(key, "ipc-guard"))
+			f->ipc_guard = atoi(a) != 0;
 		else if (!strcmp(key, "network"))
 			f->network = strcmp(a, "off") != 0;
 		else if (!strcmp(key, "tmp-size"))
@@ -299,6 +304,9 @@ static char *compile_case(const char *dir)
 	    .uid = f.uid,
 	    .landlock_abi = f.landlock,
 	    .seccomp = f.seccomp,
+	    .ipc_guard_missing = (f.ipc_guard >= 0 ? f.ipc_guard : f.landlock >= 2)
+				     ? NULL
+				     : "Landlock ABI 2 (Linux 5.19)",
 	    .kind = fakefs_kind,
 	    .canonicalize = fakefs_canon,
 	    .ctx = &f.fs,
@@ -355,7 +363,9 @@ static char *compile_case(const char *dir)
 				   .mounts = 16,
 				   .uid = 1000,
 				   .gid = 1000,
-				   .env = 17};
+				   .env = 17,
+				   .ipc = 18,
+				   .ipc_filter = 19};
 	/* Helper mode, as a run on a kernel with the mount API makes it: the masks confine-init
 	 * makes itself are listed after the vector. */
 	bool by_helper[512] = {0};

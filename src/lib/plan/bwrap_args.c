@@ -234,6 +234,9 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 		bad |= add(out, "--go-fd") | addfd(out, fds->go);
 	if (fds->env >= 0)
 		bad |= add(out, "--env-fd") | addfd(out, fds->env);
+	if (plan->ipc_guard && fds->ipc >= 0 && fds->ipc_filter >= 0)
+		bad |= add(out, "--ipc-fd") | addfd(out, fds->ipc) | add(out, "--ipc-filter-fd") |
+		       addfd(out, fds->ipc_filter);
 	if (fds->by_helper) {
 		char ids[32];
 		bad |= add(out, "--mounts-fd") | addfd(out, fds->mounts);

@@ -63,6 +63,10 @@ struct cf_host {
 	unsigned uid;
 	int landlock_abi; /* 0: none */
 	bool seccomp;	  /* the kernel accepts seccomp filters */
+	/* R36: NULL when the IPC guard works here (exec/linux/ipcguard.c), else what it lacks
+	 * ("Landlock ABI 2 (Linux 5.19)", "openat2 (refused by a seccomp filter around
+	 * confine)", ...). */
+	const char *ipc_guard_missing;
 
 	/* What is at `path` (not following a final symlink). */
 	enum cf_kind (*kind)(void *ctx, const char *path);

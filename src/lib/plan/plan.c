@@ -58,6 +58,7 @@ void cf_plan_release(struct cf_plan *plan)
 	cf_strv_release(&plan->env_removed);
 	cf_strv_release(&plan->missing);
 	cf_strv_release(&plan->notes);
+	cf_strv_release(&plan->ipc_allow);
 	cf_plan_injects_release(plan);
 	memset(plan, 0, sizeof(*plan));
 }
@@ -279,6 +280,41 @@ static int note_pins(const char *path, const struct stack_entry *stack, size_t d
 	return ok ? 0 : CONFINE_E_NOMEM;
 }
 
+static int path_ptr_cmp(const void *a, const void *b)
+{
+	return cf_path_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * R36: the IPC guard and the allows it honours.  An allow of the session or the user names a
+ * FIFO or a socket to reach, or the directory that holds them (never a directory above: an
+ * allow of ~ is no wish to reach every socket under it, as for the swept endpoints, R29).
+ */
+static int plan_ipc(const struct cf_policy *p, struct cf_plan *out, struct confine_error *err)
+{
+	const enum cf_layer layers[] = {CF_LAYER_SESSION, CF_LAYER_USER};
+	out->ipc_guard = !p->host->ipc_guard_missing && p->host->seccomp;
+	for (size_t k = 0; k < 2; k++) {
+		const struct cf_ruleset *rs = &p->layers[layers[k]];
+		for (size_t i = 0; i < rs->n; i++) {
+			const struct cf_rule *r = &rs->v[i];
+			if (r->action == CF_ALLOW && !r->glob &&
+			    !cf_strv_contains(&out->ipc_allow, r->path) &&
+			    cf_strv_add(&out->ipc_allow, r->path) < 0)
+				return cf_nomem(err);
+		}
+	}
+	if (out->ipc_allow.n)
+		qsort(out->ipc_allow.v, out->ipc_allow.n, sizeof(char *), path_ptr_cmp);
+	if (out->ipc_guard || !p->host->seccomp)
+		return 0;
+	char *note = cf_asprintf("ipc: FIFOs and pathname sockets outside the writable areas are "
+				 "not guarded here (needs %s); only the endpoints the sweep finds "
+				 "are hidden (R29)",
+				 p->host->ipc_guard_missing);
+	return !note || cf_strv_take(&out->notes, note) < 0 ? cf_nomem(err) : 0;
+}
+
 static int compile_once(const struct cf_policy *p, const struct cf_matches *globs,
 			const struct cf_plan_opts *o, const struct cf_strv *pins_in,
 			struct cf_strv *pins_out, struct cf_plan *out, struct confine_error *err)
@@ -304,6 +340,8 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 	out->cwd = cf_strdup(o->cwd ? o->cwd : h->workspace);
 	if (!out->workspace || !out->cwd)
 		goto oom;
+	if ((r = plan_ipc(p, out, err)) < 0)
+		goto out;
 
 	/* Candidates: every wildcard-free rule path, every glob match, the workspace and the
 	 * temp roots. */

@@ -69,6 +69,13 @@ struct cf_plan {
 	char *cwd;
 	int landlock_abi; /* what the plan relies on; 0: scoping not available (recorded) */
 	bool seccomp;
+	/* R36: FIFOs and pathname sockets outside the writable areas refused by mechanism
+	 * (src/helper/guard.c): false on a kernel without what it needs (a note says so). */
+	bool ipc_guard;
+	/* R36: the paths of the session and user allows: a FIFO or a socket that is one of them,
+	 * or lies directly in one that is a directory, is reachable (as R29 gives back the swept
+	 * endpoints); sorted, unique. */
+	struct cf_strv ipc_allow;
 	struct cf_strv argv;
 	struct cf_strv env;		/* the command's final environment */
 	struct cf_strv env_removed;	/* names removed by the scrub (never values) */
@@ -161,6 +168,9 @@ struct cf_bwrap_fds {
 	 * helper at the command's execve alone; bwrap and the helper run with confine's fixed
 	 * one.  -1: none (the helper then gives the command an empty environment). */
 	int env;
+	/* R36, when plan->ipc_guard: the list of writable areas and allows (helper_proto.h) and
+	 * the guard's seccomp program, which the helper loads in the command's process. */
+	int ipc, ipc_filter;
 };
 
 /*

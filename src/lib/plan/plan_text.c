@@ -96,6 +96,27 @@ static void add_shown(struct cf_buf *b, const char *s, unsigned flags)
 	free(d);
 }
 
+/* R36: the IPC guard (src/helper/guard.c) and the allows it honours. */
+static void ipc_text(struct cf_buf *b, const struct cf_plan *plan)
+{
+	if (!plan->ipc_guard) {
+		cf_buf_addf(b, "ipc: not guarded (%s); the sweep's endpoints are hidden\n",
+			    plan->seccomp ? "see notes" : "no seccomp");
+		return;
+	}
+	cf_buf_add(b, "ipc: FIFO opens and pathname-socket connects outside the writable areas "
+		      "refused (confine-init opens and connects for the command; Landlock "
+		      "write_file); unix datagram sockets refused\n");
+	if (!plan->ipc_allow.n)
+		return;
+	cf_buf_add(b, "ipc allowed (a FIFO or socket named here, or directly in it):\n");
+	for (size_t i = 0; i < plan->ipc_allow.n; i++) {
+		cf_buf_add(b, "  ");
+		add_shown(b, plan->ipc_allow.v[i], 0); /* the request chose it (R38) */
+		cf_buf_addc(b, '\n');
+	}
+}
+
 char *cf_plan_text(const struct cf_plan *plan)
 {
 	struct cf_buf b;
@@ -116,7 +137,9 @@ char *cf_plan_text(const struct cf_plan *plan)
 		    plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
 	cf_buf_add(&b, "landlock: ");
 	landlock_text(&b, plan);
-	cf_buf_add(&b, "\nmounts:\n");
+	cf_buf_addc(&b, '\n');
+	ipc_text(&b, plan);
+	cf_buf_add(&b, "mounts:\n");
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		cf_buf_addf(&b, "  %-10s ", op_name(m->op));
@@ -211,6 +234,8 @@ char *cf_plan_json(const struct cf_plan *plan)
 	landlock_text(&l, plan);
 	cf_buf_add_json(&b, l.s ? l.s : "");
 	cf_buf_release(&l);
+	cf_buf_addf(&b, ",\"ipc_guard\":%s", plan->ipc_guard ? "true" : "false");
+	json_strv(&b, "ipc_allow", &plan->ipc_allow);
 	cf_buf_add(&b, ",\"mounts\":[");
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];

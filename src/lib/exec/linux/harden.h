@@ -38,6 +38,10 @@ enum cf_sockets {
 				 AF_INET6 (everything else EPERM, AF_UNIX included), socketpair
 				 as NONE, connect(2) goes to confine's connect guard
 				 (SECCOMP_RET_USER_NOTIF), listen(2) and MSG_FASTOPEN EPERM */
+	CF_SOCKETS_GUARDED,   /* as ANY, for a sandbox whose command runs under the IPC guard
+				 (R36): openat2 is left to the guard's own filter, which refuses
+				 it to the command (ENOSYS), so that pid 1 may resolve paths
+				 with it */
 };
 struct cf_seccomp_opts {
 	enum cf_sockets sockets;
@@ -52,5 +56,12 @@ int cf_seccomp_build_fd_libseccomp(const struct cf_seccomp_opts *o, int *fd_out,
 
 /* One line per rule of the filter, for --print-plan; a static string. */
 const char *cf_seccomp_describe(void);
+
+/* R36: the IPC guard's filter (seccomp.c says what it sends to confine-init and what it
+ * refuses), for the command's own process under the filter above: the program made at build
+ * time in a sealed memfd, or made now with libseccomp.  Its rules, one per line. */
+int cf_seccomp_guard_build_fd(int *fd_out, struct confine_error *err);
+int cf_seccomp_guard_build_fd_libseccomp(int *fd_out, struct confine_error *err);
+const char *cf_seccomp_guard_describe(void);
 
 #endif

@@ -19,6 +19,17 @@ enum {
 				    * the path */
 };
 
+/*
+ * R36: the list confine-init reads on --ipc-fd (exec/linux/ipcguard.c writes it), one record
+ * per path: the op, the path, a NUL.
+ */
+#define CF_IPC_WRITABLE 'w' /* a writable area: Landlock write_file beneath it */
+#define CF_IPC_WRITABLE_FD                                                                         \
+	'W'		 /* the same by the descriptor (decimal) of the directory or               \
+			  * file that bwrap binds read-write: the very object, whatever            \
+			  * a rename on the host does to its path meanwhile */
+#define CF_IPC_ALLOW 'a' /* an allow: a FIFO or socket it names, or directly in it */
+
 struct cf_helper_record {
 	char type;
 	char pad[3];

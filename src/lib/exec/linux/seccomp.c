@@ -157,7 +157,7 @@ static const struct setid_call setid_calls[] = {
     {"openat", 0, 3, 2},
 };
 
-static int add_setid_rules(scmp_filter_ctx ctx, struct confine_error *err)
+static int add_setid_rules(scmp_filter_ctx ctx, bool openat2, struct confine_error *err)
 {
 	static const uint64_t bits[] = {S_ISUID, S_ISGID};
 	static const uint64_t creating[] = {O_CREAT, __O_TMPFILE};
@@ -187,6 +187,8 @@ static int add_setid_rules(scmp_filter_ctx ctx, struct confine_error *err)
 			}
 		}
 	}
+	if (!openat2)
+		return 0; /* the IPC guard's filter refuses it to the command (R36) */
 	rc = resolve("openat2", &nr, err);
 	if (rc < 0)
 		return rc;
@@ -194,7 +196,7 @@ static int add_setid_rules(scmp_filter_ctx ctx, struct confine_error *err)
 	return rc < 0 ? rule_error(err, "openat2", rc) : 0;
 }
 
-static int add_rules(scmp_filter_ctx ctx, struct confine_error *err)
+static int add_rules(scmp_filter_ctx ctx, bool openat2, struct confine_error *err)
 {
 	int nr, rc;
 
@@ -233,7 +235,7 @@ static int add_rules(scmp_filter_ctx ctx, struct confine_error *err)
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 	if (rc < 0)
 		return rule_error(err, "clone3", rc);
-	return add_setid_rules(ctx, err);
+	return add_setid_rules(ctx, openat2, err);
 }
 
 static int new_memfd(struct confine_error *err)
@@ -365,6 +367,86 @@ static int add_socket_rules(scmp_filter_ctx ctx, const struct cf_seccomp_opts *o
 	return 0;
 }
 
+/*
+ * The IPC guard's filter (R36), loaded by confine-init in the command's own process, on top of
+ * the filter above, with SECCOMP_FILTER_FLAG_NEW_LISTENER: confine-init answers (src/helper/
+ * guard.c).  The kernel cannot tell from a path whether it names a FIFO, nor read a socket
+ * address, so:
+ *   - open and openat that could open an existing FIFO for reading go to confine-init, which
+ *     opens the object itself and hands back the descriptor (SECCOMP_IOCTL_NOTIF_ADDFD), or
+ *     refuses a FIFO outside the writable areas.  Not sent: a write access (O_WRONLY, O_RDWR:
+ *     Landlock's WRITE_FILE, granted in the writable areas only, refuses FIFOs elsewhere),
+ *     O_PATH (opens nothing), O_DIRECTORY (a FIFO is no directory), O_CREAT|O_EXCL (creates a
+ *     new file or fails).  Flags are an int: compared on their low 32 bits.
+ *   - openat2 is ENOSYS (as in the filter above: its flags live in memory).
+ *   - connect goes to confine-init, which connects the command's socket itself (to a
+ *     pathname socket only when it lies in a writable area or is allowed).
+ *   - AF_UNIX datagram sockets (SOCK_DGRAM, and SOCK_RAW, which the kernel makes a datagram
+ *     socket) cannot be made, by socket(2) or socketpair(2): a datagram socket can send to any
+ *     path with sendto(2) or sendmsg(2), whose address the filter cannot read; a stream or
+ *     seqpacket socket ignores or refuses an address there, and reaches a path only by
+ *     connect(2).  Every type but SOCK_STREAM and SOCK_SEQPACKET (under SOCK_TYPE_MASK) is EPERM.
+ */
+#ifndef O_PATH
+#define O_PATH 010000000
+#endif
+
+static const char guard_describe_text[] =
+    "ipc guard: open, openat for reading (not O_PATH, O_DIRECTORY, O_CREAT|O_EXCL) -> "
+    "confine-init opens the object itself; a FIFO outside the writable areas and allows -> "
+    "EACCES\n"
+    "ipc guard: connect -> confine-init connects the socket itself; a pathname socket outside "
+    "the writable areas and allows -> EACCES\n"
+    "ipc guard: socket, socketpair of AF_UNIX but SOCK_STREAM and SOCK_SEQPACKET -> EPERM\n"
+    "ipc guard: openat2 -> ENOSYS\n";
+
+const char *cf_seccomp_guard_describe(void)
+{
+	return guard_describe_text;
+}
+
+static int add_guard_rules(scmp_filter_ctx ctx, struct confine_error *err)
+{
+	static const struct {
+		const char *name;
+		unsigned flags_arg;
+	} opens[] = {{"open", 1}, {"openat", 2}};
+	const uint64_t plain = O_WRONLY | O_RDWR | O_PATH | O_DIRECTORY | O_CREAT;
+	int nr, rc;
+	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+		if ((rc = resolve(opens[i].name, &nr, err)) < 0)
+			return rc;
+		/* A read without O_CREAT; a read with O_CREAT but not O_EXCL. */
+		rc = seccomp_rule_add(
+		    ctx, SCMP_ACT_NOTIFY, nr, 1,
+		    SCMP_CMP(opens[i].flags_arg, SCMP_CMP_MASKED_EQ, plain & 0xffffffffULL, 0));
+		if (rc == 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					      SCMP_CMP(opens[i].flags_arg, SCMP_CMP_MASKED_EQ,
+						       (plain | O_EXCL) & 0xffffffffULL, O_CREAT));
+		if (rc < 0)
+			return rule_error(err, opens[i].name, rc);
+	}
+	if ((rc = resolve("openat2", &nr, err)) < 0)
+		return rc;
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0)) < 0)
+		return rule_error(err, "openat2", rc);
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0)
+		return rule_error(err, "connect", rc);
+	static const int calls[] = {SCMP_SYS(socket), SCMP_SYS(socketpair)};
+	for (size_t c = 0; c < 2; c++)
+		for (unsigned t = 0; t <= CF_SOCK_TYPE_MASK; t++) {
+			if (t == SOCK_STREAM || t == SOCK_SEQPACKET)
+				continue;
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), calls[c], 2,
+					      SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX),
+					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, t));
+			if (rc < 0)
+				return rule_error(err, c ? "socketpair" : "socket", rc);
+		}
+	return 0;
+}
+
 int cf_seccomp_build_fd(int *fd_out, struct confine_error *err)
 {
 	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY};
@@ -383,6 +465,9 @@ static int seal(int fd, struct confine_error *err)
 				 errno);
 	return 0;
 }
+
+static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd_out,
+			    struct confine_error *err);
 
 #ifndef CF_SECCOMP_GEN
 /*
@@ -428,16 +513,63 @@ int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 	*fd_out = fd;
 	return 0;
 }
+
+int cf_seccomp_guard_build_fd(int *fd_out, struct confine_error *err)
+{
+	*fd_out = -1;
+	int fd = new_memfd(err);
+	if (fd < 0)
+		return fd;
+	const unsigned char *p = cf_seccomp_guard_blob;
+	size_t left = sizeof(cf_seccomp_guard_blob);
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = errno;
+			close(fd);
+			return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", "memfd",
+					 "write", e);
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	int rc = seal(fd, err);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	*fd_out = fd;
+	return 0;
+}
 #else
 int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 			     struct confine_error *err)
 {
 	return cf_seccomp_build_fd_libseccomp(o, fd_out, err);
 }
+
+int cf_seccomp_guard_build_fd(int *fd_out, struct confine_error *err)
+{
+	return cf_seccomp_guard_build_fd_libseccomp(fd_out, err);
+}
 #endif
 
 int cf_seccomp_build_fd_libseccomp(const struct cf_seccomp_opts *o, int *fd_out,
 				   struct confine_error *err)
+{
+	return build_libseccomp(o, false, fd_out, err);
+}
+
+int cf_seccomp_guard_build_fd_libseccomp(int *fd_out, struct confine_error *err)
+{
+	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY};
+	return build_libseccomp(&o, true, fd_out, err);
+}
+
+static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd_out,
+			    struct confine_error *err)
 {
 	scmp_filter_ctx ctx = NULL;
 	int fd = -1;
@@ -461,9 +593,13 @@ int cf_seccomp_build_fd_libseccomp(const struct cf_seccomp_opts *o, int *fd_out,
 		rc = rule_error(err, "no_new_privs attribute", rc);
 		goto out_ctx;
 	}
-	rc = add_rules(ctx, err);
-	if (rc == 0)
-		rc = add_socket_rules(ctx, o, err);
+	if (guard) {
+		rc = add_guard_rules(ctx, err);
+	} else {
+		rc = add_rules(ctx, o->sockets != CF_SOCKETS_GUARDED, err);
+		if (rc == 0)
+			rc = add_socket_rules(ctx, o, err);
+	}
 	if (rc < 0)
 		goto out_ctx;
 

@@ -12,9 +12,9 @@
 
 int main(int argc, char **argv)
 {
-	static const enum cf_sockets kinds[] = {CF_SOCKETS_ANY, CF_SOCKETS_UNIX_ONLY,
-						CF_SOCKETS_NONE, CF_SOCKETS_NO_UNIX,
-						CF_SOCKETS_PROXY};
+	static const enum cf_sockets kinds[] = {CF_SOCKETS_ANY,	  CF_SOCKETS_UNIX_ONLY,
+						CF_SOCKETS_NONE,  CF_SOCKETS_NO_UNIX,
+						CF_SOCKETS_PROXY, CF_SOCKETS_GUARDED};
 	if (argc != 2) {
 		fprintf(stderr, "usage: seccomp-gen OUTPUT\n");
 		return 2;
@@ -54,6 +54,31 @@ int main(int argc, char **argv)
 		     "cf_seccomp_blob[] = {\n");
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		fprintf(out, "    {sizeof(cf_seccomp_blob_%zu), cf_seccomp_blob_%zu},\n", i, i);
+	fprintf(out, "};\n");
+	/* R36: the IPC guard's program. */
+	struct confine_error err = {0};
+	int fd;
+	if (cf_seccomp_guard_build_fd_libseccomp(&fd, &err) < 0) {
+		fprintf(stderr, "seccomp-gen: %s: %s\n", err.what, err.reason);
+		fclose(out);
+		unlink(argv[1]);
+		return 1;
+	}
+	unsigned char buf[8192];
+	size_t n = 0;
+	ssize_t k;
+	while (n < sizeof(buf) && (k = read(fd, buf + n, sizeof(buf) - n)) > 0)
+		n += (size_t)k;
+	close(fd);
+	if (n == sizeof(buf)) {
+		fprintf(stderr, "seccomp-gen: a program of more than 8 KiB\n");
+		fclose(out);
+		unlink(argv[1]);
+		return 1;
+	}
+	fprintf(out, "static const unsigned char cf_seccomp_guard_blob[%zu] = {", n);
+	for (size_t j = 0; j < n; j++)
+		fprintf(out, "%s%u", j ? "," : "", buf[j]);
 	fprintf(out, "};\n");
 	return fclose(out) == 0 ? 0 : 1;
 }

@@ -28,6 +28,7 @@
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/hostside.h"
+#include "exec/linux/ipcguard.h"
 #include "exec/linux/connguard.h"
 #include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
@@ -486,7 +487,9 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 				   .mounts = -1,
 				   .uid = (unsigned)getuid(),
 				   .gid = (unsigned)getgid(),
-				   .env = -1};
+				   .env = -1,
+				   .ipc = -1,
+				   .ipc_filter = -1};
 	if (by_helper) {
 		if ((fds.mounts = helper_list_fd(plan, by_helper, err)) < 0) {
 			r = fds.mounts;
@@ -511,7 +514,11 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		by_helper = NULL;
 	}
 	if (plan->seccomp) {
-		if ((r = cf_seccomp_build_fd(&fds.seccomp, err)) < 0)
+		/* R36: under the IPC guard, openat2 is refused to the command by the guard's
+		 * filter, not to pid 1 by this one. */
+		struct cf_seccomp_opts so = {.sockets = plan->ipc_guard ? CF_SOCKETS_GUARDED
+									: CF_SOCKETS_ANY};
+		if ((r = cf_seccomp_build_fd_opts(&so, &fds.seccomp, err)) < 0)
 			goto out;
 		if (fdlist_add(&keep, fds.seccomp) < 0)
 			goto oom;
@@ -558,6 +565,34 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	if (fdlist_add(&keep, fds.env) < 0) {
 		close(fds.env);
 		goto oom;
+	}
+	/* R36: what the helper's IPC guard needs (exec/linux/ipcguard.h). */
+	if (plan->ipc_guard) {
+		struct cf_ipc_fds ipc;
+		r = cf_ipc_list_fd(plan, source, &ipc, err);
+		for (size_t i = 0; i < ipc.n; i++)
+			if (fdlist_add(&keep, ipc.v[i]) < 0) {
+				for (size_t j = i; j < ipc.n; j++)
+					close(ipc.v[j]);
+				free(ipc.v);
+				if (ipc.list >= 0)
+					close(ipc.list);
+				goto oom;
+			}
+		free(ipc.v);
+		if (r < 0)
+			goto out;
+		fds.ipc = ipc.list;
+		if (fdlist_add(&keep, fds.ipc) < 0) {
+			close(fds.ipc);
+			goto oom;
+		}
+		if ((r = cf_seccomp_guard_build_fd(&fds.ipc_filter, err)) < 0)
+			goto out;
+		if (fdlist_add(&keep, fds.ipc_filter) < 0) {
+			close(fds.ipc_filter);
+			goto oom;
+		}
 	}
 
 	if ((r = cf_bwrap_argv(plan, &fds, &args, err)) < 0)

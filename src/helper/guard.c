@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The IPC guard (R36, see guard.h): its setup in pid 1 and in the command's process, and the
+ * thread that answers the command's notifications.
+ *
+ * The thread takes one notification at a time, reads what it needs from the command's memory
+ * and descriptors once, checks that the notification is still pending (the thread that asked
+ * is alive: neither its pid nor its memory can belong to another process by then), and
+ * answers: a descriptor installed in the command (SECCOMP_IOCTL_NOTIF_ADDFD) and its number,
+ * or an errno.  What may block for long -- opening an allowed FIFO
+ * that waits for a writer, connecting a blocking socket -- goes to a thread of its own, so
+ * that one waiting open does not hold up every other.
+ *
+ * The command's wait is killable only (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): an open or a
+ * connect made here cannot be cut off from its answer by a signal, as a native open of a file
+ * cannot; a signal with a handler waits until the answer (a fatal one does not).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "exec/linux/helper_proto.h"
+#include "helper/guard.h"
+#include "helper/guard_int.h"
+#include "helper/mounts.h"
+#include "util/fdpass.h"
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+#define LL_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LL_RULE_PATH_BENEATH 1
+
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+};
+struct ll_path_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+/* ---- Setup ---------------------------------------------------------------------------- */
+
+static int add_write_rule(int ruleset, int fd)
+{
+	struct ll_path_beneath pb = {.allowed_access = LL_ACCESS_FS_WRITE_FILE, .parent_fd = fd};
+	return (int)syscall(__NR_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0U);
+}
+
+static int add_ident(struct cf_guard_prep *p, const struct stat *st)
+{
+	struct cf_ident *v = realloc(p->allow, (p->n_allow + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	v[p->n_allow++] = (struct cf_ident){st->st_dev, st->st_ino, S_ISDIR(st->st_mode)};
+	p->allow = v;
+	return 0;
+}
+
+/* An allow: its identity; Landlock write_file on it when it is a FIFO, or on the FIFOs
+ * directly in it when it is a directory (a FIFO made there later gets no write). */
+static int prepare_allow(struct cf_guard_prep *p, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || add_ident(p, &st) < 0)
+		return -1;
+	if (S_ISFIFO(st.st_mode))
+		return add_write_rule(p->ruleset, fd) < 0 ? -1 : 0;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	int d = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = d < 0 ? NULL : fdopendir(d);
+	if (!dir) {
+		if (d >= 0)
+			close(d);
+		return 0; /* not listable: nothing in it gets a write */
+	}
+	struct dirent *e;
+	int r = 0;
+	while (r == 0 && (e = readdir(dir))) {
+		int f = e->d_type == DT_FIFO
+			    ? openat(dirfd(dir), e->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC)
+			    : -1;
+		if (f >= 0 && add_write_rule(p->ruleset, f) < 0)
+			r = -1;
+		if (f >= 0)
+			close(f);
+	}
+	closedir(dir);
+	return r;
+}
+
+/* One record of the list: a writable area or an allow, opened here, inside the sandbox,
+ * before the command exists (no symlink followed; a path that is gone is left out). */
+static int prepare_one(struct cf_guard_prep *p, char op, const char *path)
+{
+	struct {
+		uint64_t flags, mode, resolve;
+	} how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = 0x04 /* NO_SYMLINKS */};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EACCES
+			   ? 0
+			   : -1;
+	int r = op == CF_IPC_WRITABLE ? add_write_rule(p->ruleset, fd) : prepare_allow(p, fd);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r < 0 ? -1 : 0;
+}
+
+int cf_guard_read(int ipc_fd, int filter_fd, struct cf_guard_prep *p, const char **what)
+{
+	*p = (struct cf_guard_prep){.ruleset = -1, .sock = {-1, -1}};
+	*what = "read the guard's seccomp program";
+	if (cf_helper_slurp(filter_fd, 1 << 20, &p->prog, &p->prog_len) < 0)
+		return -1;
+	*what = "read the guard's list";
+	if (cf_helper_slurp(ipc_fd, 1 << 24, &p->list, &p->list_len) < 0)
+		return -1;
+	*what = "create the Landlock write layer";
+	struct ll_ruleset_attr attr = {.handled_access_fs = LL_ACCESS_FS_WRITE_FILE};
+	p->ruleset = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0U);
+	if (p->ruleset < 0)
+		return -1;
+	/* The read-write binds by the descriptors bwrap mounted, before pid 1 closes them. */
+	*what = "add a Landlock write rule";
+	for (size_t i = 0; i < p->list_len; i += strlen(p->list + i) + 1) {
+		if (p->list[i] != CF_IPC_WRITABLE_FD)
+			continue;
+		char *end;
+		long fd = strtol(p->list + i + 1, &end, 10);
+		if (*end || fd < 3 || fd > INT32_MAX) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (add_write_rule(p->ruleset, (int)fd) < 0)
+			return -1;
+		close((int)fd);
+	}
+	return 0;
+}
+
+int cf_guard_prepare(struct cf_guard_prep *p, const char **what)
+{
+	*what = "add a Landlock write rule";
+	for (size_t i = 0; i < p->list_len; i += strlen(p->list + i) + 1)
+		if ((p->list[i] == CF_IPC_WRITABLE || p->list[i] == CF_IPC_ALLOW) &&
+		    prepare_one(p, p->list[i], p->list + i + 1) < 0)
+			return -1;
+	/* What the caller handed the command as 0, 1 and 2 (its terminal, a FIFO) stays its
+	 * own to open again (/dev/stdout), for reading and writing.  A pipe needs no rule
+	 * (Landlock does not look at pipes, and refuses a rule on one: EBADFD). */
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+			continue;
+		if (add_ident(p, &st) < 0 || (add_write_rule(p->ruleset, fd) < 0 && errno != EBADFD))
+			return -1;
+	}
+	*what = "make the guard's socket pair";
+	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p->sock);
+}
+
+int cf_guard_child(struct cf_guard_prep *p, const char **what)
+{
+	close(p->sock[0]);
+	*what = "landlock_restrict_self (the guard's write layer)";
+	if (syscall(__NR_landlock_restrict_self, p->ruleset, 0U) < 0)
+		return -1;
+	*what = "seccomp (the guard's filter)";
+	struct sock_fprog prog = {.len = (unsigned short)(p->prog_len / sizeof(struct sock_filter)),
+				  .filter = (struct sock_filter *)(void *)p->prog};
+	long lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			   SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+			   &prog);
+	if (lfd < 0)
+		return -1;
+	*what = "sendmsg (the guard's listener)";
+	ssize_t k;
+	do
+		k = cf_fd_send(p->sock[1], 'L', (int)lfd, 0);
+	while (k < 0 && errno == EINTR);
+	close((int)lfd);
+	close(p->sock[1]);
+	return k == 1 ? 0 : -1;
+}
+
+/* ---- The thread ----------------------------------------------------------------------- */
+
+static struct cf_guard guard;
+
+/* Whether the command's thread still waits for this answer. */
+static bool pending(uint64_t id)
+{
+	return ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+static void send_error(uint64_t id, int error)
+{
+	struct seccomp_notif_resp resp = {.id = id, .error = error};
+	/* ENOENT: the thread was killed meanwhile; nothing to answer. */
+	while (ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * The descriptor fd becomes the answer of the command's open; fd is closed.  Installed first,
+ * closed here, then answered: the command never runs while pid 1 still holds its copy (its
+ * wait is killable only, so nothing but its death comes between the two calls).
+ */
+static void send_fd(uint64_t id, int fd, bool cloexec)
+{
+	struct seccomp_notif_addfd add = {
+	    .id = id, .srcfd = (uint32_t)fd, .newfd_flags = cloexec ? O_CLOEXEC : 0};
+	int r;
+	while ((r = ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add)) < 0 && errno == EINTR)
+		;
+	int e = errno;
+	close(fd);
+	if (r < 0) {
+		/* Not installed (the command's descriptor limit): the command gets that error. */
+		if (e != ENOENT)
+			send_error(id, -e);
+		return;
+	}
+	struct seccomp_notif_resp resp = {.id = id, .val = r};
+	while (ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno == EINTR)
+		;
+}
+
+/* What a thread of its own finishes: a blocking open of an allowed FIFO, or a connect. */
+struct job {
+	uint64_t id;
+	int fd;	 /* the O_PATH object, or the command's socket */
+	int obj; /* connect: the socket file (O_PATH) that addr names, or -1 */
+	int flags;
+	struct sockaddr_storage addr;
+	socklen_t len;
+	bool connect;
+};
+
+static void job_free(struct job *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->obj >= 0)
+		close(j->obj);
+	free(j);
+}
+
+static void *run_job(void *arg)
+{
+	struct job *j = arg;
+	if (j->connect) {
+		int r = connect(j->fd, (struct sockaddr *)&j->addr, j->len) < 0 ? -errno : 0;
+		send_error(j->id, r);
+	} else {
+		int fd = cf_guard_reopen(&guard, j->fd, j->flags);
+		if (fd < 0)
+			send_error(j->id, fd);
+		else
+			send_fd(j->id, fd, j->flags & O_CLOEXEC);
+	}
+	job_free(j);
+	return NULL;
+}
+
+/* Hands j (and j->fd) to a detached thread; answers ENOMEM or EAGAIN when there is none. */
+static void later(struct job *j)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	int e = pthread_attr_init(&at);
+	if (e == 0) {
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&at, 256 * 1024);
+		e = pthread_create(&t, &at, run_job, j);
+		pthread_attr_destroy(&at);
+	}
+	if (e) {
+		send_error(j->id, -e);
+		job_free(j);
+	}
+}
+
+static void on_open(const struct seccomp_notif *req, struct cf_guard_ask *a)
+{
+	bool at = req->data.nr == __NR_openat;
+	uint64_t path = req->data.args[at ? 1 : 0];
+	int flags = (int)req->data.args[at ? 2 : 1];
+	unsigned mode = (unsigned)req->data.args[at ? 3 : 2];
+	a->dirfd = at ? (int)req->data.args[0] : AT_FDCWD;
+	int r = cf_guard_read_str(a->tid, path, a->path, sizeof(a->path));
+	if (r == 0 && !pending(req->id))
+		return;
+	int fd = -1;
+	bool wait = false;
+	if (r == 0)
+		r = cf_guard_open(&guard, a, flags, mode, &fd, &wait);
+	if (r < 0) {
+		send_error(req->id, r);
+	} else if (wait) {
+		struct job *j = calloc(1, sizeof(*j));
+		if (!j) {
+			close(fd);
+			send_error(req->id, -ENOMEM);
+			return;
+		}
+		*j = (struct job){.id = req->id, .fd = fd, .obj = -1, .flags = flags};
+		later(j);
+	} else {
+		send_fd(req->id, fd, flags & O_CLOEXEC);
+	}
+}
+
+/*
+ * connect(2): the command's socket, connected here.  A pathname address is resolved here and
+ * replaced by the socket file found (/proc/self/fd/N of the guard's): the kernel never looks
+ * the command's path up itself.  Any other address (abstract, IP, ...) is connected as given.
+ */
+static int on_connect(const struct seccomp_notif *req, struct cf_guard_ask *a, struct job *j)
+{
+	int sfd = (int)req->data.args[0];
+	uint64_t addr = req->data.args[1];
+	int len = (int)req->data.args[2];
+	/* The kernel's own checks on the length, before anything is read. */
+	if (len < 0 || (size_t)len > sizeof(j->addr))
+		return -EINVAL;
+	j->len = (socklen_t)len;
+	struct iovec l = {.iov_base = &j->addr, .iov_len = (size_t)len};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = (size_t)len};
+	if (len && process_vm_readv(a->tid, &l, 1, &r, 1, 0) != len)
+		return errno == EFAULT ? -EFAULT : -EACCES;
+	int pfd = cf_guard_pidfd(a->tid, a->tgid);
+	if (pfd < 0)
+		return -EACCES;
+	j->fd = (int)syscall(__NR_pidfd_getfd, pfd, sfd, 0U);
+	int e = errno;
+	close(pfd);
+	if (j->fd < 0)
+		return e == EBADF ? -EBADF : -EACCES;
+	struct stat st;
+	int dom = 0;
+	socklen_t dl = sizeof(dom);
+	if (fstat(j->fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&j->addr;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (getsockopt(j->fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) < 0 || dom != AF_UNIX ||
+	    (size_t)len <= off || un->sun_family != AF_UNIX || un->sun_path[0] == '\0')
+		return pending(req->id) ? 0 : -ESRCH;
+	/* A pathname: as the kernel reads it, up to the length or a NUL. */
+	size_t n = strnlen(un->sun_path, (size_t)len - off);
+	memcpy(a->path, un->sun_path, n);
+	a->path[n] = '\0';
+	a->dirfd = AT_FDCWD;
+	int base = cf_guard_base(&guard, a), obj = -1;
+	int rc = base < 0 ? base : cf_guard_resolve(&guard, a, base, true, &obj);
+	/* Anything but a socket is the kernel's to refuse, with its own errno (EACCES before
+	 * ECONNREFUSED for a file the caller may not write: a hidden endpoint, say). */
+	if (rc == 0 && fstat(obj, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    !cf_guard_endpoint_ok(&guard, a, base, true, obj))
+		rc = -EACCES;
+	if (base >= 0)
+		close(base);
+	if (rc < 0) {
+		if (obj >= 0)
+			close(obj);
+		return rc;
+	}
+	struct sockaddr_un to = {.sun_family = AF_UNIX};
+	snprintf(to.sun_path, sizeof(to.sun_path), "/proc/self/fd/%d", obj);
+	memset(&j->addr, 0, sizeof(j->addr));
+	memcpy(&j->addr, &to, sizeof(to));
+	j->len = (socklen_t)(off + strlen(to.sun_path) + 1);
+	/* The socket file stays open until the connect is made (below, or on a thread). */
+	j->obj = obj;
+	return pending(req->id) ? 0 : -ESRCH;
+}
+
+static void handle_connect(const struct seccomp_notif *req, struct cf_guard_ask *a)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j) {
+		send_error(req->id, -ENOMEM);
+		return;
+	}
+	*j = (struct job){.id = req->id, .fd = -1, .obj = -1, .connect = true};
+	int r = on_connect(req, a, j);
+	if (r == 0 && !(fcntl(j->fd, F_GETFL) & O_NONBLOCK)) {
+		/* A blocking socket may wait (a full backlog, a slow peer): on a thread. */
+		later(j);
+		return;
+	}
+	if (r == 0)
+		r = connect(j->fd, (struct sockaddr *)&j->addr, j->len) < 0 ? -errno : 0;
+	/* ESRCH: the thread that asked is gone; nothing to answer. */
+	if (r != -ESRCH)
+		send_error(req->id, r);
+	job_free(j);
+}
+
+static void *loop(void *arg)
+{
+	(void)arg;
+	struct seccomp_notif_sizes sizes = {0};
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		sizes.seccomp_notif = sizeof(struct seccomp_notif);
+	/* The kernel writes its own size of the structure, which may be larger than ours. */
+	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
+								       : sizeof(struct seccomp_notif);
+	struct seccomp_notif *req = calloc(1, rq);
+	struct cf_guard_ask *a = calloc(1, sizeof(*a));
+	if (!req || !a) {
+		/* No answer can be made: the listener goes, and the kernel answers every call of
+		 * the filter with ENOSYS (fail closed). */
+		close(guard.listener);
+		return NULL;
+	}
+	struct pollfd p = {.fd = guard.listener, .events = POLLIN};
+	for (;;) {
+		memset(req, 0, rq);
+		if (ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			/* Nothing left under the filter (or a broken listener): wait for the end. */
+			if (poll(&p, 1, -1) >= 0 && !(p.revents & (POLLHUP | POLLERR | POLLNVAL)))
+				continue;
+			break;
+		}
+		a->tid = (pid_t)req->pid;
+		a->tgid = cf_guard_tgid(&guard, a->tid);
+		if (req->data.nr == __NR_open || req->data.nr == __NR_openat)
+			on_open(req, a);
+		else if (req->data.nr == __NR_connect)
+			handle_connect(req, a);
+		else
+			send_error(req->id, -ENOSYS);
+	}
+	free(req);
+	free(a);
+	return NULL;
+}
+
+int cf_guard_start(struct cf_guard_prep *p)
+{
+	char byte;
+	int lfd = -1;
+	ssize_t k;
+	close(p->sock[1]);
+	p->sock[1] = -1;
+	do
+		k = cf_fd_recv(p->sock[0], &byte, &lfd, 0);
+	while (k < 0 && errno == EINTR);
+	close(p->sock[0]);
+	p->sock[0] = -1;
+	close(p->ruleset);
+	p->ruleset = -1;
+	if (k <= 0 || lfd < 0)
+		return 0; /* the child failed before its execve: its own record says why */
+	/* Linux 6.6: the guard runs on the CPU of the thread that waits, at once. */
+	(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	guard = (struct cf_guard){.listener = lfd,
+				  .allow = p->allow,
+				  .n_allow = p->n_allow,
+				  .self = getpid()};
+	struct stat st;
+	guard.root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	guard.proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	guard.selffd_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (guard.root_fd < 0 || guard.proc_fd < 0 || guard.selffd_fd < 0 ||
+	    fstat(guard.proc_fd, &st) < 0)
+		return -1;
+	guard.proc_dev = st.st_dev;
+	guard.proc_ino = st.st_ino;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_t t;
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&t, NULL, loop, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* The host side of the IPC guard (R36): see ipcguard.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "exec/linux/helper_proto.h"
+#include "exec/linux/hostside.h"
+#include "exec/linux/ipcguard.h"
+
+#ifndef SECCOMP_GET_ACTION_AVAIL
+#define SECCOMP_GET_ACTION_AVAIL 2
+#endif
+#ifndef SECCOMP_RET_USER_NOTIF
+#define SECCOMP_RET_USER_NOTIF 0x7fc00000U
+#endif
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+
+static int fds_add(struct cf_ipc_fds *f, int fd)
+{
+	int *v = realloc(f->v, (f->n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	v[f->n++] = fd;
+	f->v = v;
+	return 0;
+}
+
+/* A call refused by the kernel or by a seccomp filter around confine (a container's profile
+ * answers EPERM or ENOSYS): the sandbox inherits that filter, so the guard could not use it. */
+static bool refused(long rc)
+{
+	return rc < 0 && (errno == ENOSYS || errno == EPERM);
+}
+
+const char *cf_ipc_guard_missing(int landlock_abi, bool seccomp)
+{
+	if (!seccomp)
+		return "seccomp filters";
+	if (landlock_abi < 2)
+		return "Landlock ABI 2 (Linux 5.19)";
+	uint32_t action = SECCOMP_RET_USER_NOTIF;
+	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) < 0)
+		return "seccomp user notification (SECCOMP_RET_USER_NOTIF)";
+	/* Each call with arguments that fail before anything is done, but for the last two,
+	 * which read this process's own memory and descriptor. */
+	struct open_how how = {.flags = O_PATH};
+	if (refused(syscall(SYS_openat2, -1, ".", &how, sizeof(how))))
+		return "openat2 (refused by a seccomp filter around confine)";
+	int probe = 1, copy = 0;
+	struct iovec l = {.iov_base = &copy, .iov_len = sizeof(copy)};
+	struct iovec r = {.iov_base = &probe, .iov_len = sizeof(probe)};
+	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != sizeof(copy) || copy != probe)
+		return "process_vm_readv (refused by a seccomp filter around confine)";
+	int pfd = (int)syscall(__NR_pidfd_open, getpid(), 0);
+	int fd = pfd < 0 ? -1 : (int)syscall(__NR_pidfd_getfd, pfd, pfd, 0U);
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0)
+		close(pfd);
+	if (fd < 0)
+		return "pidfd_open and pidfd_getfd (Linux 5.6, refused by a seccomp filter around "
+		       "confine?)";
+	return NULL;
+}
+
+int cf_ipc_list_fd(const struct cf_plan *plan, const int *source, struct cf_ipc_fds *fds,
+		   struct confine_error *err)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	*fds = (struct cf_ipc_fds){.list = -1};
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		/* What the sandbox can write: its own tmpfs mounts, the read-write binds (the
+		 * workspace, write allows, pins); /dev and /proc for their devices and files.  A
+		 * bind by its source, the object bwrap mounts (a pin the helper makes has none:
+		 * it lies in a writable area anyway). */
+		if (m->op == CF_MNT_RW_BIND && m->pin)
+			continue;
+		if (m->op == CF_MNT_RW_BIND && source && source[i] >= 0) {
+			int d = fcntl(source[i], F_DUPFD_CLOEXEC, 3);
+			if (d < 0) {
+				int e = errno;
+				cf_buf_release(&b);
+				return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox",
+						 m->path, "fcntl", e);
+			}
+			if (fds_add(fds, d) < 0) {
+				close(d);
+				cf_buf_release(&b);
+				return cf_nomem(err);
+			}
+			cf_buf_addf(&b, "%c%d", CF_IPC_WRITABLE_FD, d);
+			cf_buf_addc(&b, '\0');
+		} else if (m->op == CF_MNT_RW_BIND || m->op == CF_MNT_TMPFS ||
+			   m->op == CF_MNT_DEV || m->op == CF_MNT_PROC) {
+			cf_buf_addc(&b, CF_IPC_WRITABLE);
+			cf_buf_addn(&b, m->path, strlen(m->path) + 1);
+		}
+	}
+	for (size_t i = 0; i < plan->ipc_allow.n; i++) {
+		cf_buf_addc(&b, CF_IPC_ALLOW);
+		cf_buf_addn(&b, plan->ipc_allow.v[i], strlen(plan->ipc_allow.v[i]) + 1);
+	}
+	if (b.oom) {
+		cf_buf_release(&b);
+		return cf_nomem(err);
+	}
+	int r = cf_sealed_memfd("confine-ipc", b.s ? b.s : "", b.len, &fds->list, err);
+	cf_buf_release(&b);
+	return r;
+}

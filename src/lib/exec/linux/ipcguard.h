@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host side of the IPC guard (R36; the guard itself is confine-init's, src/helper/guard.c).
+ * Linux only; touches the OS.
+ */
+#ifndef CONFINE_IPCGUARD_H
+#define CONFINE_IPCGUARD_H
+
+#include <stdbool.h>
+
+#include "confine.h"
+#include "plan/plan.h"
+
+/* NULL when this kernel has what the guard needs, else what it lacks: seccomp user
+ * notification, answered with SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9) from a wait that only a
+ * fatal signal ends (5.19), pidfd_getfd and openat2 (5.6), process_vm_readv, and
+ * Landlock for the write direction: Landlock ABI 2 (Linux 5.19) stands for the kernel's
+ * version; each call is also tried, in case a seccomp filter around confine (a container's
+ * profile) refuses it.  `landlock_abi` and `seccomp` as the host facts. */
+const char *cf_ipc_guard_missing(int landlock_abi, bool seccomp);
+
+/* The descriptors cf_ipc_list_fd makes for confine-init: the list and the sources of the
+ * read-write binds it names by number (each to be handed on, and closed by the caller). */
+struct cf_ipc_fds {
+	int list;
+	int *v;
+	size_t n;
+};
+
+/* The list of --ipc-fd (helper_proto.h) for the plan, in a sealed memfd: every writable area
+ * (read-write binds but pins, which lie in one, by a new descriptor of source[i], the O_PATH
+ * bwrap mounts; tmpfs mounts, /dev, /proc by path) and every allow path (plan->ipc_allow).
+ * The caller owns fds->v (free) and its descriptors, also on failure (fds->list -1). */
+int cf_ipc_list_fd(const struct cf_plan *plan, const int *source, struct cf_ipc_fds *fds,
+		   struct confine_error *err);
+
+#endif
