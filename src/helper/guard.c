@@ -192,7 +192,8 @@ int cf_guard_prepare(struct cf_guard_prep *p, const char **what)
 		struct stat st;
 		if (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
 			continue;
-		if (add_ident(p, &st) < 0 || (add_write_rule(p->ruleset, fd) < 0 && errno != EBADFD))
+		if (add_ident(p, &st) < 0 ||
+		    (add_write_rule(p->ruleset, fd) < 0 && errno != EBADFD))
 			return -1;
 	}
 	*what = "make the guard's socket pair";
@@ -208,9 +209,9 @@ int cf_guard_child(struct cf_guard_prep *p, const char **what)
 	*what = "seccomp (the guard's filter)";
 	struct sock_fprog prog = {.len = (unsigned short)(p->prog_len / sizeof(struct sock_filter)),
 				  .filter = (struct sock_filter *)(void *)p->prog};
-	long lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			   SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
-			   &prog);
+	long lfd = syscall(
+	    SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
 	if (lfd < 0)
 		return -1;
 	*what = "sendmsg (the guard's listener)";
@@ -445,8 +446,9 @@ static void *loop(void *arg)
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		sizes.seccomp_notif = sizeof(struct seccomp_notif);
 	/* The kernel writes its own size of the structure, which may be larger than ours. */
-	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
-								       : sizeof(struct seccomp_notif);
+	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif)
+			? sizes.seccomp_notif
+			: sizeof(struct seccomp_notif);
 	struct seccomp_notif *req = calloc(1, rq);
 	struct cf_guard_ask *a = calloc(1, sizeof(*a));
 	if (!req || !a) {
@@ -461,7 +463,8 @@ static void *loop(void *arg)
 		if (ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
 			if (errno == EINTR || errno == ENOENT)
 				continue;
-			/* Nothing left under the filter (or a broken listener): wait for the end. */
+			/* Nothing left under the filter (or a broken listener): wait for the end.
+			 */
 			if (poll(&p, 1, -1) >= 0 && !(p.revents & (POLLHUP | POLLERR | POLLNVAL)))
 				continue;
 			break;
@@ -498,10 +501,8 @@ int cf_guard_start(struct cf_guard_prep *p)
 		return 0; /* the child failed before its execve: its own record says why */
 	/* Linux 6.6: the guard runs on the CPU of the thread that waits, at once. */
 	(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-	guard = (struct cf_guard){.listener = lfd,
-				  .allow = p->allow,
-				  .n_allow = p->n_allow,
-				  .self = getpid()};
+	guard = (struct cf_guard){
+	    .listener = lfd, .allow = p->allow, .n_allow = p->n_allow, .self = getpid()};
 	struct stat st;
 	guard.root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	guard.proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);

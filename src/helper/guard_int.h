@@ -42,8 +42,8 @@ int cf_guard_base(const struct cf_guard *g, const struct cf_guard_ask *a);
 
 /* Resolves a->path from `base` as the command's thread would, without following a final
  * symlink unless `follow`: the object as an O_PATH descriptor, or -errno. */
-int cf_guard_resolve(const struct cf_guard *g, const struct cf_guard_ask *a, int base,
-		     bool follow, int *out);
+int cf_guard_resolve(const struct cf_guard *g, const struct cf_guard_ask *a, int base, bool follow,
+		     int *out);
 
 /* Whether the FIFO or socket `obj` (reached by a->path from base) may be opened or connected
  * to: on a writable mount, or allowed. */

@@ -214,7 +214,8 @@ static int walk(const struct cf_guard *g, const struct cf_guard_ask *a, int base
 			if (name[0] == 's')
 				snprintf(head, sizeof(head), "%d", (int)a->tgid);
 			else
-				snprintf(head, sizeof(head), "%d/task/%d", (int)a->tgid, (int)a->tid);
+				snprintf(head, sizeof(head), "%d/task/%d", (int)a->tgid,
+					 (int)a->tid);
 			if ((r = splice_path(buf, sizeof(buf), head, next)) < 0)
 				goto fail;
 			p = buf;
@@ -317,8 +318,8 @@ static bool maybe_proc(const char *path, int base)
 	return strstr(path, "proc") || strstr(path, "self") || on_procfs(base);
 }
 
-int cf_guard_resolve(const struct cf_guard *g, const struct cf_guard_ask *a, int base,
-		     bool follow, int *out)
+int cf_guard_resolve(const struct cf_guard *g, const struct cf_guard_ask *a, int base, bool follow,
+		     int *out)
 {
 	struct open_how how = {
 	    .flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
@@ -380,8 +381,9 @@ static int parent_holding(const struct cf_guard *g, const struct cf_guard_ask *a
 		/* A relative target is relative to the link's directory, which d.path names. */
 		target[k] = '\0';
 		char joined[sizeof(d.path)];
-		int w = target[0] == '/' ? snprintf(joined, sizeof(joined), "%s", target)
-					 : snprintf(joined, sizeof(joined), "%s/%s", d.path, target);
+		int w = target[0] == '/'
+			    ? snprintf(joined, sizeof(joined), "%s", target)
+			    : snprintf(joined, sizeof(joined), "%s/%s", d.path, target);
 		if (w < 0 || (size_t)w >= sizeof(joined))
 			return -1;
 		memcpy(d.path, joined, (size_t)w + 1);
@@ -492,8 +494,8 @@ static int open_ctty(const struct cf_guard *g, const struct cf_guard_ask *a, int
 }
 
 /* The command's open of an object the guard holds (see cf_guard_open). */
-static int open_object(const struct cf_guard *g, const struct cf_guard_ask *a, int base,
-		       int obj, int flags, int *fd, bool *later)
+static int open_object(const struct cf_guard *g, const struct cf_guard_ask *a, int base, int obj,
+		       int flags, int *fd, bool *later)
 {
 	struct stat st;
 	if (fstat(obj, &st) < 0)
@@ -560,9 +562,10 @@ static int create(const struct cf_guard *g, const struct cf_guard_ask *a, int ba
 				if (k < 0)
 					return -errno;
 				target[k] = '\0';
-				int w = target[0] == '/'
-					    ? snprintf(joined, sizeof(joined), "%s", target)
-					    : snprintf(joined, sizeof(joined), "%s/%s", d.path, target);
+				int w =
+				    target[0] == '/'
+					? snprintf(joined, sizeof(joined), "%s", target)
+					: snprintf(joined, sizeof(joined), "%s/%s", d.path, target);
 				if (w < 0 || (size_t)w >= sizeof(joined))
 					return -ENAMETOOLONG;
 				memcpy(d.path, joined, (size_t)w + 1);

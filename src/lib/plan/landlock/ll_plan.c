@@ -565,6 +565,14 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 	    cf_strdup("name hiding: the names and metadata of hidden paths stay visible (stat, "
 		      "the listing of a listable parent); their content is EACCES"),
 	    cf_strdup("EROFS: a denied write fails with EACCES, not EROFS"),
+	    /* R36: the bwrap backend's IPC guard (src/helper/guard.h) has no counterpart here
+	     * yet: there is no process of confine's in the command's Landlock domain to open
+	     * for it. */
+	    cf_strdup("FIFOs opened for reading: Landlock's read right covers FIFOs and files "
+		      "alike, so a FIFO outside the writable areas that the command may read "
+		      "(one a host process made under /var/tmp or a home) opens for reading; "
+		      "opening it for writing is EACCES (write_file is granted in the writable "
+		      "areas only)"),
 	    cf_asprintf("private /tmp: the command's TMPDIR is %s, a fresh directory under the "
 			"host's /tmp removed after the run, not capped by --tmp-size; the rest of "
 			"/tmp (and of $TMPDIR) is neither readable nor writable",
@@ -614,8 +622,8 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 		: NULL,
 	};
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
-		bool wanted = i < 7 || (i == 7 && !o->cgroup) || (i == 8 && !pl->unix_sockets) ||
-			      (i == 9 && pl->net_proxy);
+		bool wanted = i < 8 || (i == 8 && !o->cgroup) || (i == 9 && !pl->unix_sockets) ||
+			      (i == 10 && pl->net_proxy);
 		if (!wanted)
 			continue;
 		if ((r = note(&pl->not_provided, items[i], err)) < 0) {
