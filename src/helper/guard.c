@@ -23,6 +23,7 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,6 +62,9 @@
 #endif
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
 #endif
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
@@ -242,29 +246,21 @@ static void send_error(uint64_t id, int error)
 		;
 }
 
-/*
- * The descriptor fd becomes the answer of the command's open; fd is closed.  Installed first,
- * closed here, then answered: the command never runs while pid 1 still holds its copy (its
- * wait is killable only, so nothing but its death comes between the two calls).
- */
+/* The descriptor fd becomes the answer of the command's open, installed in the command and
+ * answered in one call; fd is closed. */
 static void send_fd(uint64_t id, int fd, bool cloexec)
 {
-	struct seccomp_notif_addfd add = {
-	    .id = id, .srcfd = (uint32_t)fd, .newfd_flags = cloexec ? O_CLOEXEC : 0};
+	struct seccomp_notif_addfd add = {.id = id,
+					  .flags = SECCOMP_ADDFD_FLAG_SEND,
+					  .srcfd = (uint32_t)fd,
+					  .newfd_flags = cloexec ? O_CLOEXEC : 0};
 	int r;
 	while ((r = ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add)) < 0 && errno == EINTR)
 		;
-	int e = errno;
+	/* Not installed (the command's descriptor limit): the command gets that error. */
+	if (r < 0 && errno != ENOENT)
+		send_error(id, -errno);
 	close(fd);
-	if (r < 0) {
-		/* Not installed (the command's descriptor limit): the command gets that error. */
-		if (e != ENOENT)
-			send_error(id, -e);
-		return;
-	}
-	struct seccomp_notif_resp resp = {.id = id, .val = r};
-	while (ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno == EINTR)
-		;
 }
 
 /* What a thread of its own finishes: a blocking open of an allowed FIFO, or a connect. */
@@ -370,7 +366,7 @@ static int on_connect(const struct seccomp_notif *req, struct cf_guard_ask *a, s
 	struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = (size_t)len};
 	if (len && process_vm_readv(a->tid, &l, 1, &r, 1, 0) != len)
 		return errno == EFAULT ? -EFAULT : -EACCES;
-	int pfd = cf_guard_pidfd(a->tid, a->tgid);
+	int pfd = cf_guard_pidfd(&guard, a);
 	if (pfd < 0)
 		return -EACCES;
 	j->fd = (int)syscall(__NR_pidfd_getfd, pfd, sfd, 0U);
@@ -400,15 +396,15 @@ static int on_connect(const struct seccomp_notif *req, struct cf_guard_ask *a, s
 	if (rc == 0 && fstat(obj, &st) == 0 && S_ISSOCK(st.st_mode) &&
 	    !cf_guard_endpoint_ok(&guard, a, base, true, obj))
 		rc = -EACCES;
-	if (base >= 0)
-		close(base);
+	cf_guard_base_close(&guard, base);
 	if (rc < 0) {
 		if (obj >= 0)
 			close(obj);
 		return rc;
 	}
 	struct sockaddr_un to = {.sun_family = AF_UNIX};
-	snprintf(to.sun_path, sizeof(to.sun_path), "/proc/self/fd/%d", obj);
+	/* The guard's own table (the thread's, which /proc/self is not). */
+	snprintf(to.sun_path, sizeof(to.sun_path), "/proc/thread-self/fd/%d", obj);
 	memset(&j->addr, 0, sizeof(j->addr));
 	memcpy(&j->addr, &to, sizeof(to));
 	j->len = (socklen_t)(off + strlen(to.sun_path) + 1);
@@ -439,9 +435,40 @@ static void handle_connect(const struct seccomp_notif *req, struct cf_guard_ask 
 	job_free(j);
 }
 
+/* The guard's thread starts with a descriptor table of its own (see cf_guard_start). */
+static int own_table(int ready_w)
+{
+	if (unshare(CLONE_FILES) < 0)
+		return -1;
+	char one = 1;
+	ssize_t k = write(ready_w, &one, 1);
+	if (k != 1)
+		return -1;
+	/* Everything pid 1's main thread holds goes from this table but the listener. */
+	int l = guard.listener;
+	if ((l > 0 && close_range(0, (unsigned)l - 1, 0) < 0) ||
+	    close_range((unsigned)l + 1, ~0U, 0) < 0)
+		return -1;
+	struct stat st;
+	guard.root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	guard.proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* This thread's table, which /proc/self/fd is not (that is the main thread's). */
+	guard.selffd_fd = open("/proc/thread-self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (guard.root_fd < 0 || guard.proc_fd < 0 || guard.selffd_fd < 0 ||
+	    fstat(guard.proc_fd, &st) < 0)
+		return -1;
+	guard.proc_dev = st.st_dev;
+	guard.proc_ino = st.st_ino;
+	return 0;
+}
+
 static void *loop(void *arg)
 {
-	(void)arg;
+	if (own_table((int)(intptr_t)arg) < 0) {
+		/* Without its table the guard cannot answer: every call of the filter is ENOSYS
+		 * (fail closed) once the listener goes with the process. */
+		return NULL;
+	}
 	struct seccomp_notif_sizes sizes = {0};
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		sizes.seccomp_notif = sizeof(struct seccomp_notif);
@@ -470,7 +497,7 @@ static void *loop(void *arg)
 			break;
 		}
 		a->tid = (pid_t)req->pid;
-		a->tgid = cf_guard_tgid(&guard, a->tid);
+		a->tgid = 0;
 		if (req->data.nr == __NR_open || req->data.nr == __NR_openat)
 			on_open(req, a);
 		else if (req->data.nr == __NR_connect)
@@ -501,25 +528,35 @@ int cf_guard_start(struct cf_guard_prep *p)
 		return 0; /* the child failed before its execve: its own record says why */
 	/* Linux 6.6: the guard runs on the CPU of the thread that waits, at once. */
 	(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-	guard = (struct cf_guard){
-	    .listener = lfd, .allow = p->allow, .n_allow = p->n_allow, .self = getpid()};
-	struct stat st;
-	guard.root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	guard.proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	guard.selffd_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (guard.root_fd < 0 || guard.proc_fd < 0 || guard.selffd_fd < 0 ||
-	    fstat(guard.proc_fd, &st) < 0)
+	guard = (struct cf_guard){.listener = lfd,
+				  .root_fd = -1,
+				  .proc_fd = -1,
+				  .selffd_fd = -1,
+				  .allow = p->allow,
+				  .n_allow = p->n_allow,
+				  .self = getpid()};
+	/*
+	 * The thread takes the listener into a descriptor table of its own (unshare
+	 * CLONE_FILES), and pid 1's main thread then closes its copy: what the guard holds (the
+	 * listener, the objects it opens for the command) is never in the table /proc/1/fd
+	 * shows, and pid 1 keeps 0-2 alone there (R17).
+	 */
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0)
 		return -1;
-	guard.proc_dev = st.st_dev;
-	guard.proc_ino = st.st_ino;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_t t;
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&t, NULL, loop, NULL);
+	int e = pthread_create(&t, NULL, loop, (void *)(intptr_t)ready[1]);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e) {
-		errno = e;
+	char one = 0;
+	ssize_t k2 = e ? -1 : read(ready[0], &one, 1);
+	close(ready[0]);
+	close(ready[1]);
+	close(lfd);
+	if (e || k2 != 1) {
+		errno = e ? e : EIO;
 		return -1;
 	}
 	return 0;

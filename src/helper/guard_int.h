@@ -30,25 +30,26 @@ struct cf_guard {
 
 /* What the command asked for, read once from its memory. */
 struct cf_guard_ask {
-	pid_t tid, tgid;
-	int dirfd; /* AT_FDCWD or the command's descriptor */
+	pid_t tid, tgid; /* tgid 0: not looked up yet (cf_guard_tgid_of) */
+	int dirfd;	 /* AT_FDCWD or the command's descriptor */
 	char path[4096];
 };
 
 /* The base directory of a relative path for the command's thread `tid` (its working directory
- * or its descriptor `dirfd`), or the root for an absolute one.  A descriptor of the guard's,
- * or -errno. */
-int cf_guard_base(const struct cf_guard *g, const struct cf_guard_ask *a);
+ * or its descriptor `dirfd`), or the root for an absolute one (g->root_fd itself, not a copy:
+ * cf_guard_base_close).  A descriptor of the guard's, or -errno. */
+int cf_guard_base(const struct cf_guard *g, struct cf_guard_ask *a);
+void cf_guard_base_close(const struct cf_guard *g, int base);
 
 /* Resolves a->path from `base` as the command's thread would, without following a final
  * symlink unless `follow`: the object as an O_PATH descriptor, or -errno. */
-int cf_guard_resolve(const struct cf_guard *g, const struct cf_guard_ask *a, int base, bool follow,
+int cf_guard_resolve(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
 		     int *out);
 
 /* Whether the FIFO or socket `obj` (reached by a->path from base) may be opened or connected
  * to: on a writable mount, or allowed. */
-bool cf_guard_endpoint_ok(const struct cf_guard *g, const struct cf_guard_ask *a, int base,
-			  bool follow, int obj);
+bool cf_guard_endpoint_ok(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
+			  int obj);
 
 /* An open(2)/openat(2) of the command's: a descriptor of the guard's for it (*fd), or
  * -errno; *later set when that needs a blocking open of an allowed FIFO (the caller does it
@@ -66,9 +67,11 @@ int cf_guard_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap);
 
 /* A pidfd whose descriptor table is the thread's (the thread itself from Linux 6.9, else its
  * thread group), or -1. */
-int cf_guard_pidfd(pid_t tid, pid_t tgid);
+int cf_guard_pidfd(const struct cf_guard *g, struct cf_guard_ask *a);
 
 /* The thread group of a thread, from /proc/TID/status; -1 when it is gone. */
 pid_t cf_guard_tgid(const struct cf_guard *g, pid_t tid);
+/* a->tgid, looked up the first time it is needed. */
+pid_t cf_guard_tgid_of(const struct cf_guard *g, struct cf_guard_ask *a);
 
 #endif

@@ -91,11 +91,19 @@ pid_t cf_guard_tgid(const struct cf_guard *g, pid_t tid)
 	return t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
 }
 
-int cf_guard_pidfd(pid_t tid, pid_t tgid)
+pid_t cf_guard_tgid_of(const struct cf_guard *g, struct cf_guard_ask *a)
 {
-	int fd = (int)syscall(__NR_pidfd_open, tid, PIDFD_THREAD);
+	if (!a->tgid)
+		a->tgid = cf_guard_tgid(g, a->tid);
+	return a->tgid;
+}
+
+int cf_guard_pidfd(const struct cf_guard *g, struct cf_guard_ask *a)
+{
+	int fd = (int)syscall(__NR_pidfd_open, a->tid, PIDFD_THREAD);
 	if (fd >= 0 || errno != EINVAL)
 		return fd;
+	pid_t tgid = cf_guard_tgid_of(g, a);
 	return tgid > 0 ? (int)syscall(__NR_pidfd_open, tgid, 0) : -1;
 }
 
@@ -169,8 +177,7 @@ static int splice_path(char *buf, size_t cap, const char *head, const char *tail
  * One component at a time (see the top of this file).  buf holds what is left of the path;
  * cur the directory reached so far.
  */
-static int walk(const struct cf_guard *g, const struct cf_guard_ask *a, int base, bool follow,
-		int *out)
+static int walk(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow, int *out)
 {
 	char buf[2 * PATH_MAX], head[64];
 	int links = 0, r = 0;
@@ -211,11 +218,15 @@ static int walk(const struct cf_guard *g, const struct cf_guard_ask *a, int base
 		bool root = !strcmp(name, "..") ? false : is_proc_root(g, cur);
 		if (root && (!strcmp(name, "self") || !strcmp(name, "thread-self"))) {
 			/* The command's own, not the guard's. */
+			pid_t tgid = cf_guard_tgid_of(g, a);
+			if (tgid <= 0) {
+				r = -ESRCH;
+				goto fail;
+			}
 			if (name[0] == 's')
-				snprintf(head, sizeof(head), "%d", (int)a->tgid);
+				snprintf(head, sizeof(head), "%d", (int)tgid);
 			else
-				snprintf(head, sizeof(head), "%d/task/%d", (int)a->tgid,
-					 (int)a->tid);
+				snprintf(head, sizeof(head), "%d/task/%d", (int)tgid, (int)a->tid);
 			if ((r = splice_path(buf, sizeof(buf), head, next)) < 0)
 				goto fail;
 			p = buf;
@@ -281,13 +292,11 @@ fail:
 	return r;
 }
 
-int cf_guard_base(const struct cf_guard *g, const struct cf_guard_ask *a)
+int cf_guard_base(const struct cf_guard *g, struct cf_guard_ask *a)
 {
 	int fd;
-	if (a->path[0] == '/') {
-		fd = fcntl(g->root_fd, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? -errno : fd;
-	}
+	if (a->path[0] == '/')
+		return g->root_fd;
 	if (a->dirfd == AT_FDCWD) {
 		/* The thread's own working directory (a magic link: the guard may trace it). */
 		char path[32];
@@ -295,7 +304,7 @@ int cf_guard_base(const struct cf_guard *g, const struct cf_guard_ask *a)
 		fd = openat(g->proc_fd, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		return fd < 0 ? (errno == ENOENT || errno == ESRCH ? -ESRCH : -EACCES) : fd;
 	}
-	int pfd = cf_guard_pidfd(a->tid, a->tgid);
+	int pfd = cf_guard_pidfd(g, a);
 	if (pfd < 0)
 		return -EACCES;
 	fd = (int)syscall(__NR_pidfd_getfd, pfd, a->dirfd, 0U);
@@ -311,14 +320,20 @@ int cf_guard_base(const struct cf_guard *g, const struct cf_guard_ask *a)
 	return fd;
 }
 
+void cf_guard_base_close(const struct cf_guard *g, int base)
+{
+	if (base >= 0 && base != g->root_fd)
+		close(base);
+}
+
 /* Whether a failed one-call resolution may have gone through procfs, where the guard's
  * answer is not the command's (see the top of this file). */
 static bool maybe_proc(const char *path, int base)
 {
-	return strstr(path, "proc") || strstr(path, "self") || on_procfs(base);
+	return strstr(path, "proc") || strstr(path, "self") || (path[0] != '/' && on_procfs(base));
 }
 
-int cf_guard_resolve(const struct cf_guard *g, const struct cf_guard_ask *a, int base, bool follow,
+int cf_guard_resolve(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
 		     int *out)
 {
 	struct open_how how = {
@@ -326,7 +341,7 @@ int cf_guard_resolve(const struct cf_guard *g, const struct cf_guard_ask *a, int
 	    .resolve = RESOLVE_NO_MAGICLINKS,
 	};
 	int fd = (int)syscall(SYS_openat2, base, a->path, &how, sizeof(how));
-	if (fd >= 0 && !on_procfs(fd) && !on_procfs(base)) {
+	if (fd >= 0 && !on_procfs(fd) && (a->path[0] == '/' || !on_procfs(base))) {
 		*out = fd;
 		return 0;
 	}
@@ -340,8 +355,8 @@ int cf_guard_resolve(const struct cf_guard *g, const struct cf_guard_ask *a, int
 
 /* The directory that holds the object `obj` under the last name of a->path (following
  * symlinks there when `follow`), or -1: an allow of a directory covers its own entries. */
-static int parent_holding(const struct cf_guard *g, const struct cf_guard_ask *a, int base,
-			  bool follow, const struct stat *obj)
+static int parent_holding(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
+			  const struct stat *obj)
 {
 	struct cf_guard_ask d = *a;
 	char name[NAME_MAX + 1], target[PATH_MAX];
@@ -400,8 +415,8 @@ static bool allowed_ident(const struct cf_guard *g, const struct stat *st, bool 
 	return false;
 }
 
-bool cf_guard_endpoint_ok(const struct cf_guard *g, const struct cf_guard_ask *a, int base,
-			  bool follow, int obj)
+bool cf_guard_endpoint_ok(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
+			  int obj)
 {
 	struct stat st;
 	struct statvfs sv;
@@ -468,14 +483,14 @@ static long proc_number(const struct cf_guard *g, pid_t tid, const char *file, c
 
 /* /dev/tty is the opener's controlling terminal: the command's, found among its descriptors
  * 0-2 (the guard has none). */
-static int open_ctty(const struct cf_guard *g, const struct cf_guard_ask *a, int flags, int *fd)
+static int open_ctty(const struct cf_guard *g, struct cf_guard_ask *a, int flags, int *fd)
 {
 	long nr = proc_number(g, a->tid, "stat", NULL, 7, 10);
 	if (nr <= 0)
 		return -ENXIO;
 	dev_t want = makedev(((unsigned long)nr >> 8) & 0xfff,
 			     ((unsigned long)nr & 0xff) | (((unsigned long)nr >> 12) & 0xfff00));
-	int pfd = cf_guard_pidfd(a->tid, a->tgid);
+	int pfd = cf_guard_pidfd(g, a);
 	int r = -ENXIO;
 	for (int n = 0; pfd >= 0 && n < 3 && r == -ENXIO; n++) {
 		int f = (int)syscall(__NR_pidfd_getfd, pfd, n, 0U);
@@ -494,7 +509,7 @@ static int open_ctty(const struct cf_guard *g, const struct cf_guard_ask *a, int
 }
 
 /* The command's open of an object the guard holds (see cf_guard_open). */
-static int open_object(const struct cf_guard *g, const struct cf_guard_ask *a, int base, int obj,
+static int open_object(const struct cf_guard *g, struct cf_guard_ask *a, int base, int obj,
 		       int flags, int *fd, bool *later)
 {
 	struct stat st;
@@ -527,7 +542,7 @@ static int open_object(const struct cf_guard *g, const struct cf_guard_ask *a, i
  * command's own open would have (through a dangling symlink too), with the command's umask;
  * a name that appears meanwhile is opened as an object.
  */
-static int create(const struct cf_guard *g, const struct cf_guard_ask *a, int base, int flags,
+static int create(const struct cf_guard *g, struct cf_guard_ask *a, int base, int flags,
 		  unsigned mode, int *fd, bool *later)
 {
 	struct cf_guard_ask d = *a;
@@ -616,6 +631,6 @@ int cf_guard_open(const struct cf_guard *g, struct cf_guard_ask *a, int flags, u
 		r = open_object(g, a, base, obj, flags, fd, later);
 	if (obj >= 0)
 		close(obj);
-	close(base);
+	cf_guard_base_close(g, base);
 	return r;
 }

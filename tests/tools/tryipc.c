@@ -65,7 +65,7 @@ static struct sockaddr_un addr_of(const char *path, socklen_t *len)
 static int sock_type(const char *t)
 {
 	return !strcmp(t, "seqpacket") ? SOCK_SEQPACKET
-	       : !strcmp(t, "dgram")	? SOCK_DGRAM
+	       : !strcmp(t, "dgram")   ? SOCK_DGRAM
 				       : SOCK_STREAM;
 }
 
@@ -100,10 +100,9 @@ static int do_dgram(const char *op, const char *path)
 	struct sockaddr_un a = addr_of(path, &len);
 	char data[] = "datagram";
 	if (!strcmp(op, "dgram-sendto") || stream)
-		return report(sendto(sv[0], data, sizeof(data) - 1, 0, (struct sockaddr *)&a, len) <
-				      0
-				  ? -1
-				  : 0);
+		return report(
+		    sendto(sv[0], data, sizeof(data) - 1, 0, (struct sockaddr *)&a, len) < 0 ? -1
+											     : 0);
 	struct iovec io = {.iov_base = data, .iov_len = sizeof(data) - 1};
 	struct msghdr m = {.msg_name = &a, .msg_namelen = len, .msg_iov = &io, .msg_iovlen = 1};
 	return report(sendmsg(sv[0], &m, 0) < 0 ? -1 : 0);
@@ -116,7 +115,8 @@ static int do_listen(const char *type, const char *path)
 	socklen_t len;
 	struct sockaddr_un a = addr_of(path, &len);
 	unlink(path);
-	if (s < 0 || bind(s, (struct sockaddr *)&a, len) < 0 || (t != SOCK_DGRAM && listen(s, 64) < 0))
+	if (s < 0 || bind(s, (struct sockaddr *)&a, len) < 0 ||
+	    (t != SOCK_DGRAM && listen(s, 64) < 0))
 		return report(-1);
 	printf("OK\n");
 	fflush(stdout);
