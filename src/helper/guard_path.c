@@ -129,10 +129,20 @@ static bool guards_pid(const struct cf_guard *g, const char *name)
 	return pid == g->self || cf_guard_tgid(g, (pid_t)pid) == g->self;
 }
 
-/* Whether the directory fd lies in the guard's own /proc/PID (or /proc/TID of a thread). */
-static bool inside_guard(const struct cf_guard *g, int fd)
+/*
+ * Whether the guard must not go on from fd: it lies in the guard's own /proc/PID (or /proc/TID
+ * of one of its threads), or on another procfs than the sandbox's own /proc (a host's procfs
+ * mounted elsewhere, a chroot's: its pid directories are those of the host's namespace, which
+ * the guard cannot tell from its own) unless under /proc, where only the kernel interfaces the
+ * plan makes read-only (/proc/sys, /proc/bus, ...) come from another procfs.
+ */
+static bool forbidden(const struct cf_guard *g, int fd)
 {
-	if (!on_procfs(fd))
+	struct statfs sf;
+	struct stat st;
+	if (fstatfs(fd, &sf) < 0 || fstat(fd, &st) < 0)
+		return true;
+	if (sf.f_type != PROC_SUPER_MAGIC)
 		return false;
 	char name[16], path[PATH_MAX];
 	snprintf(name, sizeof(name), "%d", fd);
@@ -140,11 +150,15 @@ static bool inside_guard(const struct cf_guard *g, int fd)
 	if (n <= 0)
 		return true; /* not known: refused */
 	path[n] = '\0';
+	if (st.st_dev == g->proc_dev && !strcmp(path, "/proc"))
+		return false;
 	if (strncmp(path, "/proc/", 6) != 0)
+		return true;
+	if (st.st_dev != g->proc_dev)
 		return false;
 	char pid[16];
 	size_t k = strspn(path + 6, "0123456789");
-	if (!k || k >= sizeof(pid))
+	if (!k || k >= sizeof(pid) || (path[6 + k] != '/' && path[6 + k] != '\0'))
 		return false;
 	memcpy(pid, path + 6, k);
 	pid[k] = '\0';
@@ -180,7 +194,7 @@ static int splice_path(char *buf, size_t cap, const char *head, const char *tail
 static int walk(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow, int *out)
 {
 	char buf[2 * PATH_MAX], head[64];
-	int links = 0, r = 0;
+	int links = 0, r = 0, trusted = 0;
 	size_t plen = strlen(a->path);
 	if (plen >= sizeof(buf))
 		return -ENAMETOOLONG;
@@ -189,7 +203,7 @@ static int walk(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool
 	int cur = fcntl(buf[0] == '/' ? g->root_fd : base, F_DUPFD_CLOEXEC, 3);
 	if (cur < 0)
 		return -errno;
-	if (inside_guard(g, cur)) {
+	if (forbidden(g, cur)) {
 		r = -EACCES;
 		goto fail;
 	}
@@ -232,9 +246,13 @@ static int walk(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool
 			p = buf;
 			continue;
 		}
-		if (root && guards_pid(g, name) && !guard_file_readable(q)) {
-			r = -EACCES;
-			goto fail;
+		if (root && guards_pid(g, name)) {
+			if (!guard_file_readable(q)) {
+				r = -EACCES;
+				goto fail;
+			}
+			/* Its directory and that one file: not checked again below. */
+			trusted = 2;
 		}
 		struct stat st;
 		if (!strcmp(name, "..")) {
@@ -244,13 +262,9 @@ static int walk(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool
 			goto fail;
 		} else if (S_ISLNK(st.st_mode) && (!last || follow || slash_after)) {
 			if (on_procfs(cur) && !root) {
-				/* A magic link: the kernel jumps to the command's object. */
+				/* A magic link: the kernel jumps to the command's object (checked
+				 * below, as every step). */
 				nfd = openat(cur, name, O_PATH | O_CLOEXEC);
-				if (nfd >= 0 && inside_guard(g, nfd)) {
-					close(nfd);
-					r = -EACCES;
-					goto fail;
-				}
 			} else {
 				char target[PATH_MAX];
 				ssize_t n = readlinkat(cur, name, target, sizeof(target) - 1);
@@ -279,6 +293,10 @@ static int walk(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool
 		close(cur);
 		cur = nfd;
 		p = next;
+		if (trusted ? trusted-- == 0 : forbidden(g, cur)) {
+			r = -EACCES;
+			goto fail;
+		}
 	}
 	struct stat st;
 	if (must_dir && (fstat(cur, &st) < 0 || !S_ISDIR(st.st_mode))) {

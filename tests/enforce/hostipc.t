@@ -211,6 +211,32 @@ for who in $RUN_USERS; do
 	expect "$who" "$(ux EACCES)" "R36 --allow HOME:read above it does not" \
 		--allow "$h:read" -- "$TRYIPC" connect stream "$h/.cache/agent.sock"
 	expect "$who" OK "a stream socketpair still works inside" -- "$TRYOP" socketpair
+
+	# ---- The guard opens for the command as the command: procfs. ----
+	if bwrap_only "no guard opens for the command there"; then
+		expect "$who" "OK tryop" "R36 /proc/self is the command's, not the guard's" -- "$TRYOP" cat /proc/self/comm
+		expect "$who" "OK tryop" "R36 ... /proc/thread-self too" -- "$TRYOP" cat /proc/thread-self/comm
+		ln -sfn /proc/self/environ "$w/out/env.link"
+		xenv=(R36_MARK=command-env)
+		expect "$who" OK "R36 a symlink to /proc/self/environ reads the command's own" \
+			-- sh -c "cat '$w/out/env.link' | tr '\\0' '\\n' | grep -q '^R36_MARK=command-env' && echo OK"
+		expect "$who" OK "R36 a pipe reopened as /dev/stdin" -- sh -c "echo piped | '$TRYOP' cat /dev/stdin | grep -q piped && echo OK"
+		expect "$who" OK "R36 pid 1's stat stays readable (ps)" -- "$TRYOP" read /proc/1/stat
+		for f in environ mem maps; do
+			expect "$who" EACCES "R36 pid 1's $f is not opened by pid 1 for the command" -- "$TRYOP" read "/proc/1/$f"
+		done
+		expect "$who" EACCES "R36 ... nor from a descriptor of /proc/1" -- "$TRYIPC" fifo-at r /proc/1 environ
+		expect "$who" EACCES "R36 ... nor from a working directory there" -- sh -c "cd /proc/1 && '$TRYOP' read environ"
+		expect "$who" EACCES "R36 ... nor through /proc/1/task" -- "$TRYOP" read /proc/1/task/1/environ
+		mkdir -p "$E/hostproc" && mount -t proc proc "$E/hostproc" 2>/dev/null
+		if [ -e "$E/hostproc/self" ]; then
+			expect "$who" EACCES "R36 a host's procfs mounted elsewhere: its self is not followed" \
+				-- "$TRYOP" read "$E/hostproc/self/status"
+			expect "$who" EACCES "R36 ... nor its pid directories (the guard cannot tell its own there)" \
+				-- "$TRYOP" read "$E/hostproc/1/status"
+			umount "$E/hostproc"
+		fi
+	fi
 	kill_bg
 	rm -rf "$var" "$h/.local/state/app.fifo" "$SHM/$who.fifo" "$E/$who/ns" "$w/out"/*.fifo "$w/out"/*.sock
 done
