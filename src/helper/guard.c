@@ -435,20 +435,38 @@ static void handle_connect(const struct seccomp_notif *req, struct cf_guard_ask 
 	job_free(j);
 }
 
+static int open_dirs(void);
+
 /* The guard's thread starts with a descriptor table of its own (see cf_guard_start). */
 static int own_table(int ready_w)
 {
-	if (unshare(CLONE_FILES) < 0)
-		return -1;
-	char one = 1;
-	ssize_t k = write(ready_w, &one, 1);
+	/* Refused (a seccomp profile around confine): the guard shares pid 1's table, whose
+	 * listing then shows its descriptors too (their targets stay out of reach). */
+	char own = unshare(CLONE_FILES) == 0 ? 'o' : 's';
+	ssize_t k = write(ready_w, &own, 1);
 	if (k != 1)
 		return -1;
-	/* Everything pid 1's main thread holds goes from this table but the listener. */
+	if (own == 's')
+		return open_dirs();
+	/* Everything pid 1's main thread holds goes from this table but the listener (one
+	 * close per possible descriptor where close_range is missing: Linux < 5.9, or refused by
+	 * a seccomp profile around confine). */
 	int l = guard.listener;
 	if ((l > 0 && close_range(0, (unsigned)l - 1, 0) < 0) ||
-	    close_range((unsigned)l + 1, ~0U, 0) < 0)
-		return -1;
+	    close_range((unsigned)l + 1, ~0U, 0) < 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+		if (max < 0 || max > 1 << 20)
+			max = 1 << 20;
+		for (int fd = 0; fd < max; fd++)
+			if (fd != l)
+				close(fd);
+	}
+	return open_dirs();
+}
+
+/* The directories the guard resolves from, in the table it answers from. */
+static int open_dirs(void)
+{
 	struct stat st;
 	guard.root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	guard.proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -550,11 +568,12 @@ int cf_guard_start(struct cf_guard_prep *p)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int e = pthread_create(&t, NULL, loop, (void *)(intptr_t)ready[1]);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	char one = 0;
-	ssize_t k2 = e ? -1 : read(ready[0], &one, 1);
+	char own = 0;
+	ssize_t k2 = e ? -1 : read(ready[0], &own, 1);
 	close(ready[0]);
 	close(ready[1]);
-	close(lfd);
+	if (own == 'o')
+		close(lfd); /* the thread has its own copy */
 	if (e || k2 != 1) {
 		errno = e ? e : EIO;
 		return -1;

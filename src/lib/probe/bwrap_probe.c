@@ -28,6 +28,7 @@
 #include "probe/capture.h"
 #include "probe/hints.h"
 #include "exec/linux/harden.h"
+#include "exec/linux/ipcguard.h"
 #include "util/util.h"
 
 #define CACHE_TTL_SECONDS 300
@@ -702,6 +703,13 @@ out:
 		SET(result->network_by_domain,
 		    "enforced with --net-allow (own network namespace; HTTP proxy "
 		    "127.0.0.1:3128 and SOCKS5 127.0.0.1:1080 inside; no DNS)");
+		/* R36: what a kernel without the IPC guard gets (exec/linux/ipcguard.h). */
+		const char *lacks = cf_ipc_guard_missing(result->landlock_abi, result->seccomp);
+		if (lacks)
+			snprintf(result->not_provided, sizeof(result->not_provided),
+				 "host FIFOs and pathname sockets outside the writable areas (R36: "
+				 "needs %s; only the endpoints the sweep finds are hidden)",
+				 lacks);
 	} else {
 		SET(result->read_protection, "not provided");
 		SET(result->write_protection, "not provided");

@@ -85,7 +85,8 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		    "instead); private /tmp (a per-run TMPDIR under the host's /tmp); private "
 		    "/dev/shm; pid namespace (host processes visible, not signalable or "
 		    "traceable); masked /proc files; metadata (chmod, utimes, xattrs of the "
-		    "user's files are not governed)%s%s",
+		    "user's files are not governed); FIFO reads (a FIFO outside the writable "
+		    "areas opens for reading like a file; writing is refused)%s%s",
 		    r->landlock_abi >= 4
 			? "own network namespace with --net-allow (the proxy listens on the host's "
 			  "loopback behind a per-run secret; no listen(2), no UDP); "
