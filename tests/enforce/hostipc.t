@@ -237,6 +237,22 @@ for who in $RUN_USERS; do
 			umount "$E/hostproc"
 		fi
 	fi
+	# ---- What a kernel without the guard gets: said in the plan and by the probe. ----
+	if bwrap_only "the IPC guard is the bwrap backend's"; then
+		fifo "$who" "$var/old.fifo"
+		mapfile -t envv < <(_env "$who")
+		out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
+			"$FIX/confine" run --print-plan -- true 2>&1)
+		grep -q "ipc: FIFOs and pathname sockets outside the writable areas are not guarded here (needs openat2" <<<"$out"
+		ok $? "$who: R36 without openat2 (a seccomp profile around confine) the plan says the guard is off"
+		out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
+			"$FIX/confine" probe --no-cache 2>&1)
+		grep -q "not provided: *host FIFOs and pathname sockets outside the writable areas (R36: needs openat2" <<<"$out"
+		ok $? "$who: R36 ... and so does confine probe"
+		out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
+			"$FIX/confine" run -- "$TRYIPC" fifo r "$var/old.fifo" 2>&1)
+		is "$out" OK "$who: R36 ... and, as it says, a FIFO outside the writable areas opens there"
+	fi
 	kill_bg
 	rm -rf "$var" "$h/.local/state/app.fifo" "$SHM/$who.fifo" "$E/$who/ns" "$w/out"/*.fifo "$w/out"/*.sock
 done
