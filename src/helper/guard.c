@@ -542,6 +542,10 @@ int cf_guard_start(struct cf_guard_prep *p)
 	p->sock[0] = -1;
 	close(p->ruleset);
 	p->ruleset = -1;
+	/* The command's process has its own copies (it was forked with them). */
+	free(p->prog);
+	free(p->list);
+	p->prog = p->list = NULL;
 	if (k <= 0 || lfd < 0)
 		return 0; /* the child failed before its execve: its own record says why */
 	/* Linux 6.6: the guard runs on the CPU of the thread that waits, at once. */

@@ -209,9 +209,9 @@ static char **read_env(int fd)
 	for (size_t i = 0; i < len; i++)
 		n += buf[i] == '\0';
 	char **v = calloc(n + 1, sizeof(*v));
-	if (!v) {
-		free(buf);
-		return NULL;
+	if (!v || !n) {
+		free(buf); /* v[0] holds it otherwise */
+		return v;
 	}
 	for (size_t i = 0, k = 0; i < len; i += strlen(buf + i) + 1)
 		v[k++] = buf + i;
@@ -293,13 +293,15 @@ int main(int argc, char **argv)
 		fail(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe seccomp program");
 	}
 	/* R35: read now, applied only in the command's process (see the top of this file). */
+	/* Static, as the guard's setup below: reachable until pid 1 ends (a sanitizer build's
+	 * leak check at exit would otherwise change pid 1's exit status). */
 	static char *no_env[] = {NULL};
-	char **cmd_env = no_env;
+	static char **cmd_env = no_env;
 	if (env_fd >= 0 && !(cmd_env = read_env(env_fd))) {
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot read the command's environment");
 	}
 	/* R36: the guard's list and program, read before the descriptors go. */
-	struct cf_guard_prep guard;
+	static struct cf_guard_prep guard;
 	const char *what = NULL;
 	bool guarded = ipc_fd >= 0;
 	if (guarded && cf_guard_read(ipc_fd, ipc_filter_fd, &guard, &what) < 0) {

@@ -14,6 +14,7 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,13 +251,14 @@ int main(void)
 	}
 	snprintf(path, sizeof(path), "%s/new", dir);
 	check_blobs();
+	/* (TAP_OK may evaluate its condition more than once: no call inside it.) */
 	int fd = -1;
-	TAP_OK(cf_seccomp_guard_build_fd(&fd, NULL) == 0 && load(fd, &guard_prog) == 0,
-	       "the guard's program is built");
+	bool built = cf_seccomp_guard_build_fd(&fd, NULL) == 0 && load(fd, &guard_prog) == 0;
+	TAP_OK(built, "the guard's program is built");
 	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_GUARDED};
 	fd = -1;
-	TAP_OK(cf_seccomp_build_fd_opts(&o, &fd, NULL) == 0 && load(fd, &spec_prog) == 0,
-	       "the filter of SPEC 3.1 for a guarded sandbox is built");
+	built = cf_seccomp_build_fd_opts(&o, &fd, NULL) == 0 && load(fd, &spec_prog) == 0;
+	TAP_OK(built, "the filter of SPEC 3.1 for a guarded sandbox is built");
 
 	static const struct {
 		op_fn op;
@@ -295,13 +297,17 @@ int main(void)
 		TAP_OK(refused_bare ? !strcmp(bare, "ENOENT") : !strcmp(bare, "OK"),
 		       "control, no filter: %s -> %s", cases[i].what, bare);
 		unlink(path);
-		TAP_STREQ(run(cases[i].op, &guard_prog), cases[i].want, "R36 %s", cases[i].what);
+		const char *got = run(cases[i].op, &guard_prog);
+		TAP_STREQ(got, cases[i].want, "R36 %s", cases[i].what);
 	}
 	/* pid 1 of a guarded sandbox resolves with openat2; the command gets it refused by the
 	 * guard's program (above). */
-	TAP_STREQ(run(op_openat2, &spec_prog), "OK",
+	const char *got = run(op_openat2, &spec_prog);
+	TAP_STREQ(got, "OK",
 		  "R36 the filter of SPEC 3.1 for a guarded sandbox lets pid 1 use openat2");
 	unlink(path);
 	rmdir(dir);
+	free(guard_prog.filter);
+	free(spec_prog.filter);
 	return tap_done();
 }
