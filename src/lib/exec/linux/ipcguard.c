@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/hostside.h"
 #include "exec/linux/ipcguard.h"
@@ -121,5 +122,39 @@ int cf_ipc_list_fd(const struct cf_plan *plan, const int *source, struct cf_ipc_
 	}
 	int r = cf_sealed_memfd("confine-ipc", b.s ? b.s : "", b.len, &fds->list, err);
 	cf_buf_release(&b);
+	if (r == 0 && fds_add(fds, fds->list) < 0) {
+		close(fds->list);
+		fds->list = -1;
+		return cf_nomem(err);
+	}
 	return r;
+}
+
+int cf_helper_fds(const struct cf_plan *plan, const int *source, struct cf_bwrap_fds *fds,
+		  struct cf_ipc_fds *made, struct confine_error *err)
+{
+	int r;
+	fds->env = fds->ipc = fds->ipc_filter = -1;
+	*made = (struct cf_ipc_fds){.list = -1};
+	if (plan->ipc_guard && (r = cf_ipc_list_fd(plan, source, made, err)) < 0)
+		return r;
+	fds->ipc = made->list;
+	int f = -1;
+	if (plan->ipc_guard) {
+		if ((r = cf_seccomp_guard_build_fd(&f, err)) < 0)
+			return r;
+		if (fds_add(made, f) < 0) {
+			close(f);
+			return cf_nomem(err);
+		}
+		fds->ipc_filter = f;
+	}
+	if ((r = cf_env_memfd(&plan->env, &f, err)) < 0)
+		return r;
+	if (fds_add(made, f) < 0) {
+		close(f);
+		return cf_nomem(err);
+	}
+	fds->env = f;
+	return 0;
 }

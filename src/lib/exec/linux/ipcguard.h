@@ -19,10 +19,10 @@
  * profile) refuses it.  `landlock_abi` and `seccomp` as the host facts. */
 const char *cf_ipc_guard_missing(int landlock_abi, bool seccomp);
 
-/* The descriptors cf_ipc_list_fd makes for confine-init: the list and the sources of the
- * read-write binds it names by number (each to be handed on, and closed by the caller). */
+/* Descriptors made for confine-init, each to be handed on and closed by the caller, who
+ * frees v. */
 struct cf_ipc_fds {
-	int list;
+	int list; /* cf_ipc_list_fd: the list (also in v) */
 	int *v;
 	size_t n;
 };
@@ -33,5 +33,11 @@ struct cf_ipc_fds {
  * The caller owns fds->v (free) and its descriptors, also on failure (fds->list -1). */
 int cf_ipc_list_fd(const struct cf_plan *plan, const int *source, struct cf_ipc_fds *fds,
 		   struct confine_error *err);
+
+/* What confine-init gets for R35 and R36: fds->env (the command's environment,
+ * hostside.h), and under plan->ipc_guard fds->ipc and fds->ipc_filter (the list above and the
+ * guard's seccomp program).  Every descriptor made is in *made, also on failure. */
+int cf_helper_fds(const struct cf_plan *plan, const int *source, struct cf_bwrap_fds *fds,
+		  struct cf_ipc_fds *made, struct confine_error *err);
 
 #endif

@@ -559,41 +559,19 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	    fdlist_add(&keep, fds.stderr_fd) < 0 || fdlist_add(&keep, go[0]) < 0)
 		goto oom;
 	info[1] = status[1] = go[0] = -1; /* owned by keep now */
-	/* R35: the command's environment reaches the command alone (hostside.h). */
-	if ((r = cf_env_memfd(&plan->env, &fds.env, err)) < 0)
+	/* R35, R36: the command's environment, the IPC guard's list and filter (ipcguard.h). */
+	struct cf_ipc_fds made;
+	r = cf_helper_fds(plan, source, &fds, &made, err);
+	for (size_t i = 0; i < made.n; i++)
+		if (fdlist_add(&keep, made.v[i]) < 0) {
+			for (size_t j = i; j < made.n; j++)
+				close(made.v[j]);
+			free(made.v);
+			goto oom;
+		}
+	free(made.v);
+	if (r < 0)
 		goto out;
-	if (fdlist_add(&keep, fds.env) < 0) {
-		close(fds.env);
-		goto oom;
-	}
-	/* R36: what the helper's IPC guard needs (exec/linux/ipcguard.h). */
-	if (plan->ipc_guard) {
-		struct cf_ipc_fds ipc;
-		r = cf_ipc_list_fd(plan, source, &ipc, err);
-		for (size_t i = 0; i < ipc.n; i++)
-			if (fdlist_add(&keep, ipc.v[i]) < 0) {
-				for (size_t j = i; j < ipc.n; j++)
-					close(ipc.v[j]);
-				free(ipc.v);
-				if (ipc.list >= 0)
-					close(ipc.list);
-				goto oom;
-			}
-		free(ipc.v);
-		if (r < 0)
-			goto out;
-		fds.ipc = ipc.list;
-		if (fdlist_add(&keep, fds.ipc) < 0) {
-			close(fds.ipc);
-			goto oom;
-		}
-		if ((r = cf_seccomp_guard_build_fd(&fds.ipc_filter, err)) < 0)
-			goto out;
-		if (fdlist_add(&keep, fds.ipc_filter) < 0) {
-			close(fds.ipc_filter);
-			goto oom;
-		}
-	}
 
 	if ((r = cf_bwrap_argv(plan, &fds, &args, err)) < 0)
 		goto out;
