@@ -187,13 +187,52 @@ static int splice_path(char *buf, size_t cap, const char *head, const char *tail
 	return 0;
 }
 
+/* At the root of the sandbox's /proc: "self" and "thread-self" become the command's own pid
+ * directory in buf (the rest of the path, `next`, kept after it).  0 or -errno. */
+static int replace_self(const struct cf_guard *g, struct cf_guard_ask *a, const char *name,
+			const char *next, char *buf, size_t cap)
+{
+	char head[64];
+	pid_t tgid = cf_guard_tgid_of(g, a);
+	if (tgid <= 0)
+		return -ESRCH;
+	if (name[0] == 's')
+		snprintf(head, sizeof(head), "%d", (int)tgid);
+	else
+		snprintf(head, sizeof(head), "%d/task/%d", (int)tgid, (int)a->tid);
+	return splice_path(buf, cap, head, next);
+}
+
+/* A plain symlink `name` in cur: its target put in front of the rest of the path in buf, and
+ * cur moved to the root for an absolute one.  0 or -errno. */
+static int follow_plain(const struct cf_guard *g, int *cur, const char *name, const char *next,
+			char *buf, size_t cap, int *links)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(*cur, name, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	if (++*links > MAX_LINKS)
+		return -ELOOP;
+	target[n] = '\0';
+	int r = splice_path(buf, cap, target, next);
+	if (r < 0 || buf[0] != '/')
+		return r;
+	int root = fcntl(g->root_fd, F_DUPFD_CLOEXEC, 3);
+	if (root < 0)
+		return -errno;
+	close(*cur);
+	*cur = root;
+	return 0;
+}
+
 /*
  * One component at a time (see the top of this file).  buf holds what is left of the path;
- * cur the directory reached so far.
+ * cur the directory reached so far, checked at every step (forbidden).
  */
 static int walk(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow, int *out)
 {
-	char buf[2 * PATH_MAX], head[64];
+	char buf[2 * PATH_MAX];
 	int links = 0, r = 0, trusted = 0;
 	size_t plen = strlen(a->path);
 	if (plen >= sizeof(buf))
@@ -203,111 +242,78 @@ static int walk(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool
 	int cur = fcntl(buf[0] == '/' ? g->root_fd : base, F_DUPFD_CLOEXEC, 3);
 	if (cur < 0)
 		return -errno;
-	if (forbidden(g, cur)) {
-		r = -EACCES;
-		goto fail;
-	}
-	char *p = buf;
-	for (;;) {
+	r = forbidden(g, cur) ? -EACCES : 0;
+	for (char *p = buf; r == 0;) {
 		while (*p == '/')
 			p++;
 		if (!*p)
 			break;
 		size_t len = strcspn(p, "/");
+		char name[NAME_MAX + 1];
 		if (len > NAME_MAX) {
 			r = -ENAMETOOLONG;
-			goto fail;
+			break;
 		}
-		char name[NAME_MAX + 1];
 		memcpy(name, p, len);
 		name[len] = '\0';
 		char *next = p + len;
 		const char *q = next + strspn(next, "/");
-		bool last = !*q, slash_after = *next == '/';
-		int nfd = -1;
+		bool last = !*q, slash_after = *next == '/', dotdot = !strcmp(name, "..");
 		if (!strcmp(name, ".")) {
 			p = next;
 			continue;
 		}
-		bool root = !strcmp(name, "..") ? false : is_proc_root(g, cur);
+		bool root = !dotdot && is_proc_root(g, cur);
 		if (root && (!strcmp(name, "self") || !strcmp(name, "thread-self"))) {
-			/* The command's own, not the guard's. */
-			pid_t tgid = cf_guard_tgid_of(g, a);
-			if (tgid <= 0) {
-				r = -ESRCH;
-				goto fail;
-			}
-			if (name[0] == 's')
-				snprintf(head, sizeof(head), "%d", (int)tgid);
-			else
-				snprintf(head, sizeof(head), "%d/task/%d", (int)tgid, (int)a->tid);
-			if ((r = splice_path(buf, sizeof(buf), head, next)) < 0)
-				goto fail;
+			r = replace_self(g, a, name, next, buf, sizeof(buf));
 			p = buf;
 			continue;
 		}
 		if (root && guards_pid(g, name)) {
 			if (!guard_file_readable(q)) {
 				r = -EACCES;
-				goto fail;
+				break;
 			}
-			/* Its directory and that one file: not checked again below. */
-			trusted = 2;
+			trusted = 2; /* its directory and that one file: not checked again below */
 		}
 		struct stat st;
-		if (!strcmp(name, "..")) {
+		int nfd = -1;
+		if (dotdot) {
 			nfd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		} else if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = -errno;
-			goto fail;
+			break;
 		} else if (S_ISLNK(st.st_mode) && (!last || follow || slash_after)) {
-			if (on_procfs(cur) && !root) {
-				/* A magic link: the kernel jumps to the command's object (checked
-				 * below, as every step). */
-				nfd = openat(cur, name, O_PATH | O_CLOEXEC);
-			} else {
-				char target[PATH_MAX];
-				ssize_t n = readlinkat(cur, name, target, sizeof(target) - 1);
-				if (++links > MAX_LINKS || n < 0) {
-					r = n < 0 ? -errno : -ELOOP;
-					goto fail;
-				}
-				target[n] = '\0';
-				if ((r = splice_path(buf, sizeof(buf), target, next)) < 0)
-					goto fail;
+			if (!on_procfs(cur) || root) {
+				r = follow_plain(g, &cur, name, next, buf, sizeof(buf), &links);
 				p = buf;
-				if (buf[0] == '/') {
-					close(cur);
-					if ((cur = fcntl(g->root_fd, F_DUPFD_CLOEXEC, 3)) < 0)
-						return -errno;
-				}
 				continue;
 			}
+			/* A magic link: the kernel jumps to the command's object (checked below).
+			 */
+			nfd = openat(cur, name, O_PATH | O_CLOEXEC);
 		} else {
 			nfd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		}
 		if (nfd < 0) {
 			r = -errno;
-			goto fail;
+			break;
 		}
 		close(cur);
 		cur = nfd;
 		p = next;
-		if (trusted ? trusted-- == 0 : forbidden(g, cur)) {
+		if (trusted ? trusted-- == 0 : forbidden(g, cur))
 			r = -EACCES;
-			goto fail;
-		}
 	}
 	struct stat st;
-	if (must_dir && (fstat(cur, &st) < 0 || !S_ISDIR(st.st_mode))) {
+	if (r == 0 && must_dir && (fstat(cur, &st) < 0 || !S_ISDIR(st.st_mode)))
 		r = -ENOTDIR;
-		goto fail;
+	if (r < 0) {
+		close(cur);
+		return r;
 	}
 	*out = cur;
 	return 0;
-fail:
-	close(cur);
-	return r;
 }
 
 int cf_guard_base(const struct cf_guard *g, struct cf_guard_ask *a)
