@@ -44,6 +44,7 @@
 #include "helper/guard_int.h"
 #include "helper/mounts.h"
 #include "util/fdpass.h"
+#include "util/nofollow.h"
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
@@ -135,10 +136,7 @@ static int prepare_allow(struct cf_guard_prep *p, int fd)
  * before the command exists (no symlink followed; a path that is gone is left out). */
 static int prepare_one(struct cf_guard_prep *p, char op, const char *path)
 {
-	struct {
-		uint64_t flags, mode, resolve;
-	} how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = 0x04 /* NO_SYMLINKS */};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	int fd = cf_open_nofollow(AT_FDCWD, path, O_PATH, 0, NULL);
 	if (fd < 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EACCES
 			   ? 0

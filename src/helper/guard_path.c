@@ -357,6 +357,8 @@ static bool maybe_proc(const char *path, int base)
 	return strstr(path, "proc") || strstr(path, "self") || (path[0] != '/' && on_procfs(base));
 }
 
+/* Not util/nofollow.h's open: the command's path follows its symlinks, as the command's own
+ * open would; only magic links are refused here, and walked where they are met. */
 int cf_guard_resolve(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
 		     int *out)
 {
