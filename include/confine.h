@@ -583,7 +583,10 @@ enum confine_net_mode confine_rules_net_mode(const confine_rules *r);
  * CONNECT). */
 struct confine_net_event {
 	int64_t time_ms;  /* when it was decided: CLOCK_REALTIME, ms since the epoch */
-	char protocol[8]; /* "http", "connect", "socks5" */
+	char protocol[8]; /* "http", "connect", "socks5"; R43: "tcp" (a connection of any client,
+			   * to a synthetic address or an address literal, through the
+			   * sandbox's own routing), "dns" (a name the resolver inside refused:
+			   * port 0, never looked up on the host) */
 	struct confine_net_decision decision; /* on the host asked for (has_rule false and host ""
 					       * for a request too malformed to name one) */
 	char outcome[24]; /* "connected", "denied" (by the decision), "address_refused" (the name
@@ -594,6 +597,11 @@ struct confine_net_event {
 			   * credentials that the same client retried with them: not a refusal) */
 	char address[64]; /* the address connected to or refused; "" when none */
 	char detail[256]; /* the reason when the outcome is not "connected" */
+	/* R43: the host's answer when the decision was ASK: "" (nobody was asked: denied),
+	 * "once" (allowed this connection), "run" (allowed for the rest of the run), "earlier"
+	 * (allowed by an earlier "run" answer), "deny", "timeout" (no answer within
+	 * CONFINE_NET_ASK_TIMEOUT_MS: denied) */
+	char answer[16];
 };
 
 /* The proxy's decisions in the order made, valid until confine_run_free; computed when
@@ -611,6 +619,45 @@ size_t confine_run_net_hint(const confine_run *run, const struct confine_net_eve
 			    size_t cap);
 /* The network mode of a prepared run.  Pure. */
 enum confine_net_mode confine_run_net_mode(const confine_run *run);
+
+/*
+ * Live asks (R43).  A host no rule names is ASK: without an asker it is denied (and reported);
+ * with one, the connection waits while the asker decides.  The question is the host, the port
+ * and the protocol; the answer is DENY, ONCE (this connection) or RUN (this host and port for
+ * the rest of the run, without asking again).
+ */
+enum confine_net_answer {
+	CONFINE_NET_ANSWER_DENY = 0,
+	CONFINE_NET_ANSWER_ONCE = 1,
+	CONFINE_NET_ANSWER_RUN = 2,
+};
+
+struct confine_net_ask {
+	char host[256]; /* normalised name or canonical address, as in confine_net_decision */
+	uint16_t port;
+	char protocol[8]; /* as in confine_net_event */
+};
+
+/* How long a connection waits for an answer: then it is denied ("timeout"). */
+#define CONFINE_NET_ASK_TIMEOUT_MS 60000
+
+typedef enum confine_net_answer (*confine_net_ask_fn)(const struct confine_net_ask *ask,
+						      void *user);
+
+/*
+ * Sets the asker of the request's runs (NULL: none, the default).  Threads and ownership:
+ * `fn` is called on a thread the library starts for the run, never on the caller's, one
+ * question at a time, in the order asked, from confine_run_start until confine_run_wait
+ * returns; questions for the same host and port that are waiting are asked once.  `ask` is
+ * valid during the call only; `user` is borrowed and must stay valid until confine_run_wait
+ * has returned.  fn must not call into the run or its request.  A connection whose question is
+ * not answered within CONFINE_NET_ASK_TIMEOUT_MS is denied; an answer of RUN given later still
+ * holds for the connections after it.  confine_run_wait returns only once fn has returned, so
+ * fn should bound its own wait.  A value outside enum confine_net_answer is DENY.  Only in
+ * network-by-domain runs with a sandbox (not under policy off).  Every answer is recorded in the
+ * network events (confine_net_event.answer), the report and the audit line.  Pure.
+ */
+void confine_request_set_net_ask(confine_request *req, confine_net_ask_fn fn, void *user);
 
 #ifdef __cplusplus
 }

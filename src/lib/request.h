@@ -39,6 +39,8 @@ struct confine_request {
 	bool env_base_set;
 	struct cf_env_opts env;
 	struct cf_net_rules net_session; /* --net-allow/--net-deny, in order (SPEC 12) */
+	confine_net_ask_fn net_ask;	 /* R43: live asks (confine_request_set_net_ask) */
+	void *net_ask_user;
 	enum confine_backend backend;	 /* SPEC 3.3: auto, bwrap or landlock */
 	struct cf_request_record record; /* approvals, audit log, report (record/) */
 	struct cf_injects injects;	 /* SPEC 6, validated when added */
@@ -125,6 +127,9 @@ struct confine_run {
 	struct cf_connguard *connguard;	      /* landlock: the connect(2) guard (connguard.c) */
 	struct confine_net_event *net_events; /* the proxy's decisions, after the run */
 	size_t n_net_events, net_dropped;
+	confine_net_ask_fn net_ask; /* R43: the request's asker (NULL: none) */
+	void *net_ask_user;
+	struct cf_upstream *upstream; /* R43: the caller's upstream proxy (run_net.c), or NULL */
 	/* the landlock backend (SPEC 3.3) */
 	enum confine_backend backend; /* what runs: BWRAP or LANDLOCK (AUTO resolved) */
 	struct cf_ll_plan ll;	      /* the Landlock plan when backend is LANDLOCK */

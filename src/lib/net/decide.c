@@ -86,6 +86,35 @@ void cf_net_decide(const struct cf_net_policy *p, const char *host, const struct
 	*out = (struct cf_net_decision){CF_ASK, CF_LAYER_FALLBACK, NULL};
 }
 
+enum cf_action cf_net_decide_name(const struct cf_net_policy *p, const char *host,
+				  struct cf_net_decision *out)
+{
+	/* Port 0 matches only the rules without a port: the decision on every port no rule
+	 * names. */
+	cf_net_decide(p, host, NULL, 0, out);
+	bool ask = out->action == CF_ASK;
+	if (out->action == CF_ALLOW)
+		return CF_ALLOW;
+	for (int l = 0; l < CF_LAYER_FALLBACK; l++) {
+		const struct cf_net_rules *rs = &p->layers[l];
+		for (size_t i = 0; i < rs->n; i++) {
+			const struct cf_net_rule *r = &rs->v[i];
+			if (!r->port || r->is_ip || !matches(r, host, NULL, r->port))
+				continue;
+			struct cf_net_decision d;
+			cf_net_decide(p, host, NULL, r->port, &d);
+			if (d.action == CF_ALLOW) {
+				*out = d;
+				return CF_ALLOW;
+			}
+			ask |= d.action == CF_ASK;
+		}
+	}
+	if (ask && out->action != CF_ASK)
+		*out = (struct cf_net_decision){CF_ASK, CF_LAYER_FALLBACK, NULL};
+	return out->action;
+}
+
 const char *cf_net_address_check(const struct cf_net_policy *p, const struct cf_ip *ip,
 				 uint16_t port, struct cf_net_decision *by, char *buf, size_t cap)
 {

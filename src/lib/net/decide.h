@@ -40,6 +40,16 @@ void cf_net_decide(const struct cf_net_policy *p, const char *host, const struct
 		   uint16_t port, struct cf_net_decision *out);
 
 /*
+ * The decision for a name on no particular port, for the resolver inside (R43), which learns
+ * the name before the port: DENY only when the name is denied on every port (each port a rule
+ * matching the name names, and every other port), ALLOW when it is allowed on some port, else
+ * ASK.  *out is the decision that says so: the allowing one, or the one for the ports no rule
+ * names.  An address text is never a name here.
+ */
+enum cf_action cf_net_decide_name(const struct cf_net_policy *p, const char *host,
+				  struct cf_net_decision *out);
+
+/*
  * NO_PROXY of the command (SPEC 12): the names its clients connect to directly, never through
  * the proxy.  "localhost,127.0.0.1" is the sandbox's own loopback (a test server the command
  * starts), unless an allow rule can reach a loopback address (127.0.0.0/8, ::1) or names

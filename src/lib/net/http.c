@@ -239,22 +239,13 @@ static int parse_status_line(const char *buf, size_t e, struct cf_http_head *h, 
 	return 0;
 }
 
-int cf_http_parse(const char *buf, size_t n, bool response, struct cf_http_head *h,
-		  const char **reason)
+/* The header lines from `next` to the blank line. */
+static int parse_headers(const char *buf, size_t n, size_t next, bool response,
+			 struct cf_http_head *h, const char **reason)
 {
-	memset(h, 0, sizeof(*h));
-	h->response = response;
-	h->head_len = n;
-	*reason = NULL;
 	int bad = response ? 502 : 400;
-	size_t next;
-	size_t e = line_end(buf, n, 0, &next);
-	int st =
-	    response ? parse_status_line(buf, e, h, reason) : parse_request_line(buf, e, h, reason);
-	if (st)
-		return st;
 	for (size_t p = next; p < n;) {
-		e = line_end(buf, n, p, &next);
+		size_t e = line_end(buf, n, p, &next);
 		if (e == p)
 			break; /* the blank line */
 		if (buf[p] == ' ' || buf[p] == '\t') {
@@ -289,6 +280,22 @@ int cf_http_parse(const char *buf, size_t n, bool response, struct cf_http_head 
 		p = next;
 	}
 	return 0;
+}
+
+int cf_http_parse(const char *buf, size_t n, bool response, struct cf_http_head *h,
+		  const char **reason)
+{
+	memset(h, 0, sizeof(*h));
+	h->response = response;
+	h->head_len = n;
+	*reason = NULL;
+	size_t next;
+	size_t e = line_end(buf, n, 0, &next);
+	int st =
+	    response ? parse_status_line(buf, e, h, reason) : parse_request_line(buf, e, h, reason);
+	if (st)
+		return st;
+	return parse_headers(buf, n, next, response, h, reason);
 }
 
 /* Whether the header `name` is listed in a Connection header's value (comma separated). */
@@ -424,4 +431,76 @@ void cf_http_error(int status, const char *text, struct cf_buf *out)
 		    status, cf_http_reason(status), n + (nl ? 0 : 1),
 		    status == 407 ? "Proxy-Authenticate: Basic realm=\"confine\"\r\n" : "",
 		    status == 403 || status == 407 ? "denied" : "error", text, nl ? "" : "\n");
+}
+
+/* METHOD SP origin-form SP HTTP/1.x, for a request sent to a server (R43). */
+static int parse_origin_line(const char *buf, size_t e, struct cf_http_head *h, const char **reason)
+{
+	*reason = "the request line is not 'METHOD /PATH HTTP/1.1'";
+	const char *sp1 = memchr(buf, ' ', e);
+	if (!sp1 || sp1 == buf || (size_t)(sp1 - buf) >= sizeof(h->method))
+		return 400;
+	size_t ml = (size_t)(sp1 - buf);
+	for (size_t i = 0; i < ml; i++)
+		if (!is_tchar(buf[i]))
+			return 400;
+	memcpy(h->method, buf, ml);
+	h->method[ml] = '\0';
+	size_t t = ml + 1;
+	const char *sp2 = memchr(buf + t, ' ', e - t);
+	if (!sp2 || sp2 == buf + t)
+		return 400;
+	size_t te = (size_t)(sp2 - buf), vl = e - te - 1;
+	const char *ver = sp2 + 1;
+	if (vl != 8 || memcmp(ver, "HTTP/1.", 7) || (ver[7] != '0' && ver[7] != '1')) {
+		*reason = "only HTTP/1.0 and HTTP/1.1 are supported";
+		return 505;
+	}
+	h->minor = ver[7] - '0';
+	for (size_t i = t; i < te; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (c <= 0x20 || c >= 0x7f) {
+			*reason = "the request target has a control, space or non-ASCII character";
+			return 400;
+		}
+	}
+	if (buf[t] != '/' && !(te - t == 1 && buf[t] == '*'))
+		return 400;
+	h->path = t;
+	h->path_len = te - t;
+	*reason = NULL;
+	return 0;
+}
+
+int cf_http_parse_origin(const char *buf, size_t n, uint16_t port, struct cf_http_head *h,
+			 const char **reason)
+{
+	memset(h, 0, sizeof(*h));
+	h->head_len = n;
+	size_t next;
+	size_t e = line_end(buf, n, 0, &next);
+	int st = parse_origin_line(buf, e, h, reason);
+	if (!st)
+		st = parse_headers(buf, n, next, false, h, reason);
+	if (st)
+		return st;
+	const struct cf_http_header *host = NULL;
+	for (size_t i = 0; i < h->n_headers; i++) {
+		const struct cf_http_header *x = &h->h[i];
+		if (!ieq(buf + x->name, x->name_len, "host"))
+			continue;
+		if (host) {
+			*reason = "the request has two Host headers";
+			return 400;
+		}
+		host = x;
+	}
+	if (!host || !host->value_len) {
+		*reason = "the request has no Host header";
+		return 400;
+	}
+	h->authority = host->value;
+	h->authority_len = host->value_len;
+	*reason = parse_authority(buf + host->value, host->value_len, false, port, h);
+	return *reason ? 400 : 0;
 }

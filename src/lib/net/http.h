@@ -71,6 +71,15 @@ int cf_http_scan(struct cf_http_scan *s, const char *buf, size_t len);
 int cf_http_parse(const char *buf, size_t n, bool response, struct cf_http_head *out,
 		  const char **reason);
 
+/*
+ * Parses a complete head of a request sent to a server (origin form, "GET /path HTTP/1.1"), as
+ * a transparent connection carries it (R43): the Host header (exactly one) fills host, is_ip,
+ * ip and port (`port`, the connection's, when it names none); path is the request target.
+ * Returns 0, or an HTTP status with *reason.  cf_http_forward_request then sends it on.
+ */
+int cf_http_parse_origin(const char *buf, size_t n, uint16_t port, struct cf_http_head *h,
+			 const char **reason);
+
 /* The head sent upstream for an absolute-URI request: METHOD origin-target HTTP/1.x, Host from
  * the URI, the client's headers without Host and the hop-by-hop ones (Connection and what it
  * names, Proxy-Connection, Keep-Alive, Proxy-Authorization, Proxy-Authenticate, TE, Upgrade),

@@ -10,6 +10,10 @@
 
 #define CF_NET_HTTP_PORT 3128
 #define CF_NET_SOCKS_PORT 1080
+/* Where every other TCP connection of the command to an address outside loopback arrives,
+ * redirected by the namespace's nftables rule (R43, exec/linux/netns.h); served by confine's
+ * proxy itself. */
+#define CF_NET_TRANSPARENT_PORT 3129
 /* The directory of the proxy's sockets inside the sandbox: in the sandbox's own /dev (a tmpfs
  * bwrap makes, read-only once set up), so that no mount point is ever needed on the host. */
 #define CF_NET_DIR "/dev/.confine-net"

@@ -31,11 +31,18 @@
 #include "net/netconst.h"
 #include "net/netrun.h"
 #include "net/proxy.h"
+#include "net/resolvconf.h"
+#include "net/resolver.h"
+#include "net/upstream.h"
 #include "util/util.h"
+
+/* The sandbox's resolver configuration in the directory (R43), each bound over its host path. */
+static const char *const conf_files[] = {"resolv.conf", "hosts", "nsswitch.conf"};
 
 struct cf_netrun {
 	char *dir;
 	char *path; /* the handoff socket */
+	bool conf;  /* conf_files were written */
 	int dir_fd;
 	struct cf_proxy *proxy;
 	unsigned port;			      /* the TCP variant */
@@ -108,13 +115,95 @@ static void sweep_stale(void)
 		if (!dead_socket(sock))
 			continue;
 		unlink(sock);
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(sock, sizeof(sock), "%s/%s", dir, conf_files[i]);
+			unlink(sock);
+		}
 		rmdir(dir);
 	}
 	closedir(d);
 }
 
-int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
-		    struct confine_error *err)
+/* A host file's text, at most CF_RESOLVCONF_MAX_INPUT bytes; NULL when it cannot be read. */
+static char *slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	char *b = malloc(CF_RESOLVCONF_MAX_INPUT + 1);
+	size_t n = 0;
+	while (b && n < CF_RESOLVCONF_MAX_INPUT) {
+		ssize_t k = read(fd, b + n, CF_RESOLVCONF_MAX_INPUT - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	if (b)
+		b[n] = '\0';
+	return b;
+}
+
+/* resolv.conf, hosts and nsswitch.conf of the sandbox, from the host's (R43). */
+static int write_conf(struct cf_netrun *n, struct confine_error *err)
+{
+	static const char *const host[] = {"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf"};
+	void (*const make[])(const char *, struct cf_buf *) = {cf_resolv_conf, cf_hosts_file,
+							       cf_nsswitch};
+	for (size_t i = 0; i < 3; i++) {
+		char *text = slurp(host[i]);
+		struct cf_buf b;
+		cf_buf_init(&b);
+		make[i](text, &b);
+		free(text);
+		int fd = b.oom ? -1
+			       : openat(n->dir_fd, conf_files[i],
+					O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+		int e = b.oom ? ENOMEM : errno;
+		ssize_t k = fd >= 0 ? write(fd, b.s, b.len) : -1;
+		if (fd >= 0) {
+			e = k < 0 ? errno : EIO;
+			close(fd);
+		}
+		bool ok = fd >= 0 && k == (ssize_t)b.len;
+		cf_buf_release(&b);
+		n->conf = true;
+		if (!ok)
+			return cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy",
+					 conf_files[i], fd < 0 ? "openat" : "write", e);
+	}
+	return 0;
+}
+
+/* R43: the upstream proxy's addresses, looked up once. */
+static void resolve_upstream(struct cf_upstream *u)
+{
+	if (!u)
+		return;
+	if (u->is_ip) {
+		u->addrs[0] = u->ip;
+		u->n_addrs = 1;
+		return;
+	}
+	int k = cf_net_lookup(u->host, u->addrs, CF_UPSTREAM_MAX_ADDRS, u->resolve_error,
+			      sizeof(u->resolve_error));
+	u->n_addrs = k > 0 ? (size_t)k : 0;
+}
+
+static void proxy_config(struct cf_proxy_config *cfg, const struct cf_netrun_opts *o)
+{
+	if (!o)
+		return;
+	cfg->ask = o->ask;
+	cfg->ask_user = o->ask_user;
+	cfg->upstream = o->upstream;
+	resolve_upstream(o->upstream);
+}
+
+int cf_netrun_start(const struct cf_net_policy *policy, const struct cf_netrun_opts *o,
+		    struct cf_netrun **out, struct confine_error *err)
 {
 	int r, hfd = -1;
 	struct cf_netrun *n = calloc(1, sizeof(*n));
@@ -144,11 +233,14 @@ int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
 			      errno);
 		goto out;
 	}
+	if ((r = write_conf(n, err)) < 0)
+		goto out;
 	if ((hfd = listen_unix(n->path, err)) < 0) {
 		r = CONFINE_E_OS;
 		goto out;
 	}
 	struct cf_proxy_config cfg = CF_PROXY_CONFIG_DEFAULT;
+	proxy_config(&cfg, o);
 	r = cf_proxy_new(&cfg, policy, -1, -1, hfd, &n->proxy, err);
 	hfd = -1; /* the proxy's now, whatever happened */
 	if (r == 0)
@@ -191,8 +283,8 @@ static int make_secret(char out[CF_PROXY_SECRET_LEN + 1], struct confine_error *
 	return 0;
 }
 
-int cf_netrun_start_tcp(const struct cf_net_policy *policy, struct cf_netrun **out,
-			struct confine_error *err)
+int cf_netrun_start_tcp(const struct cf_net_policy *policy, const struct cf_netrun_opts *o,
+			struct cf_netrun **out, struct confine_error *err)
 {
 	int r, fd = -1;
 	struct cf_netrun *n = calloc(1, sizeof(*n));
@@ -217,6 +309,7 @@ int cf_netrun_start_tcp(const struct cf_net_policy *policy, struct cf_netrun **o
 	}
 	n->port = ntohs(a.sin_port);
 	struct cf_proxy_config cfg = CF_PROXY_CONFIG_DEFAULT;
+	proxy_config(&cfg, o);
 	r = cf_proxy_new_auth(&cfg, policy, fd, n->secret, &n->proxy, err);
 	fd = -1; /* the proxy's now, whatever happened */
 	if (r == 0)
@@ -230,6 +323,17 @@ out:
 		close(fd);
 	cf_netrun_free(n);
 	return r;
+}
+
+int cf_netrun_inside(struct cf_netrun *n, const struct cf_inside_fds *fds,
+		     struct confine_error *err)
+{
+	return cf_proxy_inside(n->proxy, fds, err);
+}
+
+void cf_netrun_inside_failed(struct cf_netrun *n, const struct confine_error *why)
+{
+	cf_proxy_inside_failed(n->proxy, why);
 }
 
 unsigned cf_netrun_port(const struct cf_netrun *n)
@@ -279,6 +383,8 @@ void cf_netrun_free(struct cf_netrun *n)
 	cf_proxy_free(n->proxy);
 	if (n->path)
 		unlink(n->path);
+	for (size_t i = 0; n->conf && n->dir_fd >= 0 && i < 3; i++)
+		unlinkat(n->dir_fd, conf_files[i], 0);
 	if (n->dir)
 		rmdir(n->dir);
 	if (n->dir_fd >= 0)

@@ -10,18 +10,36 @@
 #include "net/decide.h"
 
 struct cf_netrun;
+struct cf_upstream;
 
-/* Creates /tmp/confine-net.XXXXXX (0700) with the handoff socket proxy.sock (0600) and starts
- * the proxy over it.  `policy` is borrowed until cf_netrun_free.  Touches the OS. */
-int cf_netrun_start(const struct cf_net_policy *policy, struct cf_netrun **out,
-		    struct confine_error *err);
+/* R43: what the proxy of a run is given besides the rules (each may be NULL). */
+struct cf_netrun_opts {
+	confine_net_ask_fn ask; /* the asker of live asks, and its argument */
+	void *ask_user;
+	struct cf_upstream *upstream; /* the caller's upstream proxy: its addresses are looked up
+				       * when the proxy starts; borrowed until cf_netrun_free */
+};
+
+/* Creates /tmp/confine-net.XXXXXX (0700) with the handoff socket proxy.sock (0600) and the
+ * resolver configuration of the sandbox (R43, net/resolvconf.h: resolv.conf, hosts and
+ * nsswitch.conf, 0444, made from the host's), and starts the proxy over it.  `policy` is
+ * borrowed until cf_netrun_free.  Touches the OS. */
+int cf_netrun_start(const struct cf_net_policy *policy, const struct cf_netrun_opts *o,
+		    struct cf_netrun **out, struct confine_error *err);
 /*
  * The landlock backend's variant (no network namespace): the proxy listens on 127.0.0.1, on a
  * port the kernel picks, for HTTP and SOCKS5 alike, and requires the credentials of a secret
  * made for this run (getrandom; net/auth.h).  No directory.  Touches the OS.
  */
-int cf_netrun_start_tcp(const struct cf_net_policy *policy, struct cf_netrun **out,
-			struct confine_error *err);
+int cf_netrun_start_tcp(const struct cf_net_policy *policy, const struct cf_netrun_opts *o,
+			struct cf_netrun **out, struct confine_error *err);
+/* R43: the sockets of the sandbox's namespace go to the proxy (net/proxy.h cf_proxy_inside).
+ * 0, or a negative (the descriptors are closed). */
+struct cf_inside_fds;
+int cf_netrun_inside(struct cf_netrun *n, const struct cf_inside_fds *fds,
+		     struct confine_error *err);
+/* R43: why the resolver inside could not be set up, recorded with the run's decisions. */
+void cf_netrun_inside_failed(struct cf_netrun *n, const struct confine_error *why);
 /* The TCP variant's port (host byte order), 0 for the other. */
 unsigned cf_netrun_port(const struct cf_netrun *n);
 /* The TCP variant's secret (CF_PROXY_SECRET_LEN hex digits), "" for the other. */

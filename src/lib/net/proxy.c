@@ -43,16 +43,11 @@ static void copy(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-bool cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *addr,
-		     const char *detail)
+struct confine_net_event *cf_proxy_event_new(struct cf_proxy *p)
 {
-	struct cf_proxy *p = c->p;
-	if (c->recorded)
-		return false;
-	c->recorded = true;
 	if (p->n_events >= p->cfg.max_events) {
 		p->dropped++;
-		return false;
+		return NULL;
 	}
 	if (p->n_events == p->cap_events) {
 		size_t cap = p->cap_events ? p->cap_events * 2 : 64;
@@ -61,17 +56,35 @@ bool cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *ad
 		struct confine_net_event *v = realloc(p->events, cap * sizeof(*v));
 		if (!v) {
 			p->dropped++;
-			return false;
+			return NULL;
 		}
 		p->events = v;
 		p->cap_events = cap;
 	}
 	struct confine_net_event *e = &p->events[p->n_events++];
 	memset(e, 0, sizeof(*e));
-	e->time_ms = c->decided ? c->decided_at : wall_ms();
+	e->time_ms = wall_ms();
+	return e;
+}
+
+bool cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *addr,
+		     const char *detail)
+{
+	struct cf_proxy *p = c->p;
+	if (c->recorded)
+		return false;
+	c->recorded = true;
+	struct confine_net_event *e = cf_proxy_event_new(p);
+	if (!e)
+		return false;
+	if (c->decided)
+		e->time_ms = c->decided_at;
 	copy(e->protocol, sizeof(e->protocol), c->proto);
 	copy(e->outcome, sizeof(e->outcome), outcome);
 	copy(e->detail, sizeof(e->detail), detail);
+	copy(e->answer, sizeof(e->answer), c->answer);
+	if (c->via_upstream && !(detail && detail[0]))
+		cf_upstream_detail(p->upstream, e->detail, sizeof(e->detail));
 	if (addr)
 		cf_ip_format(addr, e->address, sizeof(e->address));
 	struct confine_net_decision *d = &e->decision;
@@ -176,12 +189,18 @@ void cf_proxy_update(struct conn *c)
 		cev = EPOLLIN | (c->out_off < c->out_len ? EPOLLOUT : 0);
 		break;
 	case S_RESOLVE:
+	case S_ASK:
 		break; /* hang-ups and errors are reported anyway */
 	case S_CONNECT:
 		uev = EPOLLOUT;
 		break;
+	case S_UPSTREAM:
+		uev = EPOLLIN;
+		break;
 	case S_RELAY:
-		if (dir_pre(&c->c2u))
+		if (c->gate)
+			cev |= EPOLLIN; /* the first bytes, checked before any goes upstream */
+		else if (dir_pre(&c->c2u))
 			uev |= EPOLLOUT;
 		else if (c->c2u.pump_on) {
 			if (cf_pump_wants_read(&c->c2u.pump))
@@ -229,6 +248,7 @@ static void listen_interest(struct cf_proxy *p, bool on)
 		ev.data.ptr = &p->r_mixed;
 		epoll_ctl(p->ep, EPOLL_CTL_MOD, p->mixed_fd, &ev);
 	}
+	cf_inside_listen(p, on);
 	/* Handed-over connections wait in the handoff socket's queue the same way; the sender
 	 * then stops taking new ones (back-pressure).  Out of epoll meanwhile, not only without
 	 * EPOLLIN: a hang-up would be reported all the same, again and again. */
@@ -247,6 +267,10 @@ void cf_proxy_close(struct conn *c)
 	struct cf_proxy *p = c->p;
 	if (c->closed)
 		return;
+	/* R43: a transparent connection the server spoke on and the client ended before its
+	 * first bytes were checked was connected all the same. */
+	if (c->kind == K_TRANSPARENT && c->st == S_RELAY && c->has_target)
+		cf_proxy_record(c, "connected", &c->target, "");
 	c->closed = true;
 	if (c->job) {
 		c->job->owner = NULL; /* dropped when the lookup is done */
@@ -296,9 +320,7 @@ static void free_closed(struct cf_proxy *p)
 	}
 }
 
-/* A client connection (non-blocking) becomes a connection of the proxy; false when there was
- * no memory (the descriptor is closed). */
-static bool new_conn(struct cf_proxy *p, int fd, enum conn_kind kind, bool sniff)
+bool cf_proxy_conn_new(struct cf_proxy *p, int fd, enum conn_kind kind, bool sniff)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	if (c && p->n_conns == p->cap_conns) {
@@ -320,8 +342,8 @@ static bool new_conn(struct cf_proxy *p, int fd, enum conn_kind kind, bool sniff
 	c->cfd = fd;
 	c->ufd = -1;
 	c->cev = c->uev = ~0u;
-	c->cref = (struct ref){W_CLIENT, c, NULL};
-	c->uref = (struct ref){W_UPSTREAM, c, NULL};
+	c->cref = (struct ref){W_CLIENT, c, NULL, NULL};
+	c->uref = (struct ref){W_UPSTREAM, c, NULL, NULL};
 	c->kind = kind;
 	c->sniff = sniff;
 	c->proto = kind == K_SOCKS ? "socks5" : "http";
@@ -339,7 +361,10 @@ static bool new_conn(struct cf_proxy *p, int fd, enum conn_kind kind, bool sniff
 	if (p->n_conns > p->stats.peak)
 		p->stats.peak = p->n_conns;
 	pthread_mutex_unlock(&p->lock);
-	cf_proxy_update(c);
+	if (kind == K_TRANSPARENT)
+		cf_transparent_begin(c); /* decided at once: where it goes is known */
+	else
+		cf_proxy_update(c);
 	return true;
 }
 
@@ -348,7 +373,7 @@ static bool out_of_descriptors(int e)
 	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
 }
 
-static void accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind, bool sniff)
+void cf_proxy_accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind, bool sniff)
 {
 	while (p->n_conns < p->cfg.max_conns) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -361,7 +386,7 @@ static void accept_all(struct cf_proxy *p, int lfd, enum conn_kind kind, bool sn
 						false); /* back at the next sweep at the latest */
 			return;
 		}
-		if (!new_conn(p, fd, kind, sniff))
+		if (!cf_proxy_conn_new(p, fd, kind, sniff))
 			return;
 	}
 	/* At the bound: the rest wait in the backlog until a connection ends. */
@@ -396,7 +421,7 @@ static void accept_handoff(struct cf_proxy *p)
 		struct epoll_event ev = {.events = EPOLLIN};
 		if (h) {
 			h->fd = fd;
-			h->ref = (struct ref){W_HANDOFF, NULL, h};
+			h->ref = (struct ref){W_HANDOFF, NULL, h, NULL};
 			ev.data.ptr = &h->ref;
 		}
 		if (!h || (p->listening && epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev) < 0)) {
@@ -449,7 +474,7 @@ static void read_handoff(struct cf_proxy *p, struct handoff *h)
 			close(fd);
 			continue;
 		}
-		if (!new_conn(p, fd, kind == 'S' ? K_SOCKS : K_HTTP, false))
+		if (!cf_proxy_conn_new(p, fd, kind == 'S' ? K_SOCKS : K_HTTP, false))
 			return;
 	}
 	listen_interest(p, false);
@@ -500,7 +525,7 @@ static void *loop(void *arg)
 	uint64_t next_sweep = cf_proxy_now() + interval;
 	for (;;) {
 		uint64_t now = cf_proxy_now();
-		bool sweeping = p->n_conns || !p->listening;
+		bool sweeping = p->n_conns || !p->listening || cf_inside_busy(p);
 		int tmo = sweeping ? (now >= next_sweep ? 0 : (int)(next_sweep - now)) : -1;
 		int n = epoll_wait(p->ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), tmo);
 		if (n < 0 && errno != EINTR)
@@ -511,13 +536,13 @@ static void *loop(void *arg)
 			case W_WAKE:
 				goto out;
 			case W_LISTEN_HTTP:
-				accept_all(p, p->http_fd, K_HTTP, false);
+				cf_proxy_accept_all(p, p->http_fd, K_HTTP, false);
 				break;
 			case W_LISTEN_SOCKS:
-				accept_all(p, p->socks_fd, K_SOCKS, false);
+				cf_proxy_accept_all(p, p->socks_fd, K_SOCKS, false);
 				break;
 			case W_LISTEN_MIXED:
-				accept_all(p, p->mixed_fd, K_HTTP, true);
+				cf_proxy_accept_all(p, p->mixed_fd, K_HTTP, true);
 				break;
 			case W_LISTEN_HANDOFF:
 				accept_handoff(p);
@@ -537,11 +562,24 @@ static void *loop(void *arg)
 				if (!r->c->closed)
 					cf_conn_upstream(r->c, evs[i].events);
 				break;
+			case W_DNS_UDP:
+			case W_DNS_LISTEN:
+			case W_DNS_TCP:
+			case W_LISTEN_TRANSPARENT:
+				cf_inside_event(p, r, evs[i].events);
+				break;
+			case W_ASK:
+				cf_ask_answered(p);
+				break;
+			case W_INSIDE_SET:
+				cf_inside_install(p);
+				break;
 			}
 		}
 		now = cf_proxy_now();
 		if (now >= next_sweep) {
 			sweep(p, now);
+			cf_inside_sweep(p, now);
 			if (!p->listening && p->n_conns < p->cfg.max_conns)
 				listen_interest(p, true);
 			next_sweep = now + interval;
@@ -595,12 +633,14 @@ static int proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_poli
 	p->http_fd = http_fd;
 	p->socks_fd = socks_fd;
 	p->wake_fd = -1;
-	p->r_http = (struct ref){W_LISTEN_HTTP, NULL, NULL};
-	p->r_socks = (struct ref){W_LISTEN_SOCKS, NULL, NULL};
-	p->r_handoff = (struct ref){W_LISTEN_HANDOFF, NULL, NULL};
-	p->r_mixed = (struct ref){W_LISTEN_MIXED, NULL, NULL};
-	p->r_wake = (struct ref){W_WAKE, NULL, NULL};
-	p->r_resolver = (struct ref){W_RESOLVER, NULL, NULL};
+	p->inside_efd = -1;
+	p->r_http = (struct ref){W_LISTEN_HTTP, NULL, NULL, NULL};
+	p->r_socks = (struct ref){W_LISTEN_SOCKS, NULL, NULL, NULL};
+	p->r_handoff = (struct ref){W_LISTEN_HANDOFF, NULL, NULL, NULL};
+	p->r_mixed = (struct ref){W_LISTEN_MIXED, NULL, NULL, NULL};
+	p->r_wake = (struct ref){W_WAKE, NULL, NULL, NULL};
+	p->r_resolver = (struct ref){W_RESOLVER, NULL, NULL, NULL};
+	p->upstream = cfg->upstream;
 	pthread_mutex_init(&p->lock, NULL);
 	/* Each connection holds up to six descriptors (two sockets, two pipes); the rest of
 	 * the process keeps a margin. */
@@ -627,7 +667,8 @@ static int proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_poli
 	    add_fd(p, p->handoff_fd, &p->r_handoff, EPOLLIN) < 0 ||
 	    add_fd(p, p->mixed_fd, &p->r_mixed, EPOLLIN) < 0 ||
 	    add_fd(p, p->wake_fd, &p->r_wake, EPOLLIN) < 0 ||
-	    add_fd(p, p->resolver_fd, &p->r_resolver, EPOLLIN) < 0) {
+	    add_fd(p, p->resolver_fd, &p->r_resolver, EPOLLIN) < 0 || cf_ask_init(p) < 0 ||
+	    cf_inside_init(p) < 0) {
 		int e = errno;
 		cf_proxy_free(p);
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", "epoll",
@@ -675,6 +716,7 @@ void cf_proxy_stop(struct cf_proxy *p)
 	pthread_join(p->thread, NULL);
 	p->stopped = true;
 	settle_challenges(p);
+	cf_inside_stopped(p);
 }
 
 void cf_proxy_stats(struct cf_proxy *p, struct cf_proxy_stats *out)
@@ -704,6 +746,8 @@ void cf_proxy_free(struct cf_proxy *p)
 		free_closed(p);
 	}
 	cf_resolver_release(p->resolver);
+	cf_ask_release(p);
+	cf_inside_release(p);
 	if (p->http_fd >= 0)
 		close(p->http_fd);
 	if (p->socks_fd >= 0)

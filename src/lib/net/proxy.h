@@ -14,6 +14,8 @@
 #include "confine.h"
 #include "net/decide.h"
 
+struct cf_upstream;
+
 struct cf_proxy_config {
 	unsigned max_conns;	     /* connections at once; more wait in the listen backlog */
 	unsigned head_timeout_ms;    /* from accept to a complete request (slowloris) */
@@ -22,6 +24,11 @@ struct cf_proxy_config {
 	unsigned linger_ms;	   /* reading what a refused client still sends, after the reply */
 	unsigned resolver_threads; /* lookups at once */
 	size_t max_events;	   /* decisions kept; the rest are counted */
+	/* R43: the asker of live asks (confine_request_set_net_ask; NULL: ASK is denied), and
+	 * the caller's upstream proxy (NULL: none; borrowed until cf_proxy_free). */
+	confine_net_ask_fn ask;
+	void *ask_user;
+	const struct cf_upstream *upstream;
 };
 
 #define CF_PROXY_CONFIG_DEFAULT                                                                    \
@@ -62,6 +69,22 @@ int cf_proxy_new(const struct cf_proxy_config *cfg, const struct cf_net_policy *
 int cf_proxy_new_auth(const struct cf_proxy_config *cfg, const struct cf_net_policy *policy,
 		      int listen_fd, const char *secret, struct cf_proxy **out,
 		      struct confine_error *err);
+/*
+ * R43: the sockets of the sandbox's own network namespace (exec/linux/netns.h), taken over (any
+ * may be -1): the resolver's UDP and TCP sockets on port 53, IPv4 and IPv6, and the listeners
+ * of the transparent connections.  From then on names resolve inside to synthetic addresses and
+ * every TCP connection of the command reaches the proxy.  Called once, from any thread, while
+ * the loop runs.  0 or CONFINE_E_NOMEM (the descriptors are closed then).
+ */
+struct cf_inside_fds {
+	int udp4, udp6, tcp4, tcp6; /* the resolver's */
+	int listen4, listen6;	    /* the transparent connections' */
+};
+int cf_proxy_inside(struct cf_proxy *p, const struct cf_inside_fds *fds, struct confine_error *err);
+/* R43: the sandbox's namespace could not be set up (`why`): recorded with the decisions
+ * (protocol "dns", outcome "unavailable") when the proxy stops.  Any thread. */
+void cf_proxy_inside_failed(struct cf_proxy *p, const struct confine_error *why);
+
 /* Runs the event loop on a thread of its own (every signal blocked there). */
 int cf_proxy_start(struct cf_proxy *p, struct confine_error *err);
 /* Ends the loop and closes every connection; waits for the thread.  Idempotent. */

@@ -42,6 +42,7 @@ static int64_t wall_ms(void)
 
 void cf_conn_release(struct conn *c)
 {
+	free(c->refusal);
 	free(c->in);
 	free(c->rin);
 	free(c->head);
@@ -85,6 +86,22 @@ static void send_reply(struct conn *c)
 		cf_proxy_update(c);
 }
 
+void cf_conn_last_words(struct conn *c, const void *data, size_t n)
+{
+	if (!n) {
+		/* Nothing the client would understand: a reset. */
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
+		setsockopt(c->cfd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		cf_proxy_close(c);
+		return;
+	}
+	if (cf_conn_out_append(c, data, n) < 0) {
+		cf_proxy_close(c);
+		return;
+	}
+	send_reply(c);
+}
+
 void cf_conn_close_upstream(struct conn *c)
 {
 	if (c->ufd >= 0) {
@@ -99,6 +116,10 @@ void cf_conn_close_upstream(struct conn *c)
  * reply code, sent before anything else of the relay; then linger. */
 void cf_conn_refuse(struct conn *c, int status, uint8_t socks_code, const char *text)
 {
+	if (c->kind == K_TRANSPARENT) {
+		cf_transparent_refuse(c, status, text);
+		return;
+	}
 	cf_conn_close_upstream(c);
 	cf_dir_release(&c->c2u);
 	cf_dir_release(&c->u2c);
@@ -147,7 +168,10 @@ static void refusal_text(struct conn *c, bool denied, const char *why, const cha
 		 denied ? "denied" : "failed", hp, why, hint);
 }
 
-static void deny(struct conn *c)
+static void fail(struct conn *c, const char *outcome, int status, uint8_t socks_code,
+		 const struct cf_ip *addr, const char *why, const char *hint);
+
+void cf_conn_deny(struct conn *c)
 {
 	char hp[CF_HOST_MAX + 16], where[1400], why[1600], hint[600], text[2600];
 	host_port(c, hp, sizeof(hp));
@@ -171,6 +195,12 @@ static void deny(struct conn *c)
 	cf_conn_refuse(c, 403, CF_SOCKS_NOT_ALLOWED, text);
 }
 
+void cf_conn_fail(struct conn *c, const char *outcome, int status, uint8_t socks_code,
+		  const struct cf_ip *addr, const char *why, const char *hint)
+{
+	fail(c, outcome, status, socks_code, addr, why, hint);
+}
+
 static void fail(struct conn *c, const char *outcome, int status, uint8_t socks_code,
 		 const struct cf_ip *addr, const char *why, const char *hint)
 {
@@ -184,6 +214,9 @@ static void try_next(struct conn *c);
 
 static void start_connect(struct conn *c)
 {
+	/* R43: through the caller's upstream proxy, unless its NO_PROXY names the host. */
+	if (cf_upstream_route(c) && !c->n_addrs)
+		return; /* refused: the upstream proxy has no address */
 	c->st = S_CONNECT;
 	c->next_addr = 0;
 	try_next(c);
@@ -212,6 +245,8 @@ static void check_addresses(struct conn *c, const struct cf_ip *addrs, size_t n)
 		}
 	}
 	if (c->n_addrs) {
+		c->target = c->addrs[0];
+		c->has_target = true;
 		start_connect(c);
 		return;
 	}
@@ -224,16 +259,25 @@ static void check_addresses(struct conn *c, const struct cf_ip *addrs, size_t n)
 }
 
 /* The decision on the name (or literal), before any resolution. */
-static void decide(struct conn *c)
+void cf_conn_decide(struct conn *c)
 {
 	c->decided = true;
 	c->decided_at = wall_ms();
 	cf_net_decide(c->p->policy, c->host, c->is_ip ? &c->ip : NULL, c->port, &c->dec);
 	c->deadline = cf_proxy_now() + c->p->cfg.connect_timeout_ms;
+	/* R43: a host no rule names may be asked about while the connection waits. */
+	if (c->dec.action == CF_ASK && cf_ask_begin(c))
+		return;
 	if (c->dec.action != CF_ALLOW) {
-		deny(c);
+		cf_conn_deny(c);
 		return;
 	}
+	cf_conn_allowed(c);
+}
+
+void cf_conn_allowed(struct conn *c)
+{
+	c->deadline = cf_proxy_now() + c->p->cfg.connect_timeout_ms;
 	if (c->is_ip) {
 		check_addresses(c, &c->ip, 1);
 		return;
@@ -258,6 +302,16 @@ void cf_conn_resolved(struct conn *c, struct cf_resolve_job *j)
 {
 	if (c->st != S_RESOLVE)
 		return;
+	if ((j->error || !j->n) && c->p->upstream && cf_upstream_route(c)) {
+		/* Behind an upstream proxy the host may resolve no outside name at all: the
+		 * name goes to the upstream proxy, which resolves it. */
+		if (!c->n_addrs)
+			return;
+		c->st = S_CONNECT;
+		c->next_addr = 0;
+		try_next(c);
+		return;
+	}
 	if (j->error || !j->n) {
 		char why[448];
 		snprintf(why, sizeof(why), "cannot resolve '%s': %s", c->host,
@@ -284,14 +338,29 @@ static uint8_t socks_code_of(int e)
 	return CF_SOCKS_FAILURE;
 }
 
+static uint16_t connect_port(const struct conn *c)
+{
+	return c->via_upstream ? cf_upstream_port(c->p->upstream) : c->port;
+}
+
 static void connect_failed(struct conn *c, int e)
 {
 	char why[300], a[CF_IP_TEXT];
 	const struct cf_ip *last = &c->addrs[c->next_addr - 1];
 	cf_ip_format(last, a, sizeof(a));
-	snprintf(why, sizeof(why), "cannot connect to %s port %u: %s", a, c->port, strerror(e));
+	snprintf(why, sizeof(why), "cannot connect to %s%s port %u: %s",
+		 c->via_upstream ? "the upstream proxy at " : "", a, connect_port(c), strerror(e));
 	fail(c, "connect_failed", 502, socks_code_of(e), last, why,
 	     "the server may be down or not listening on that port");
+}
+
+/* The connection is made: to the server (the relay starts), or to the upstream proxy. */
+static void connected(struct conn *c, const struct cf_ip *a)
+{
+	if (c->via_upstream)
+		cf_upstream_connected(c);
+	else
+		cf_relay_start(c, a);
 }
 
 static void try_next(struct conn *c)
@@ -304,13 +373,13 @@ static void try_next(struct conn *c)
 		if (a->family == 4) {
 			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 			s4->sin_family = AF_INET;
-			s4->sin_port = htons(c->port);
+			s4->sin_port = htons(connect_port(c));
 			memcpy(&s4->sin_addr, a->b, 4);
 			sl = sizeof(*s4);
 		} else {
 			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 			s6->sin6_family = AF_INET6;
-			s6->sin6_port = htons(c->port);
+			s6->sin6_port = htons(connect_port(c));
 			memcpy(&s6->sin6_addr, a->b, 16);
 			sl = sizeof(*s6);
 		}
@@ -324,7 +393,7 @@ static void try_next(struct conn *c)
 		if (connect(fd, (struct sockaddr *)&ss, sl) == 0) {
 			c->ufd = fd;
 			c->uev = ~0u;
-			cf_relay_start(c, a);
+			connected(c, a);
 			return;
 		}
 		if (errno == EINPROGRESS) {
@@ -430,7 +499,7 @@ static void got_http_head(struct conn *c, size_t n)
 					 "(Proxy-Authorization)");
 		return;
 	}
-	decide(c);
+	cf_conn_decide(c);
 }
 
 static void read_http(struct conn *c)
@@ -518,7 +587,7 @@ static void read_socks(struct conn *c)
 			c->ip = c->socks.ip;
 			c->port = c->socks.port;
 			c->body_off = c->socks.offset;
-			decide(c);
+			cf_conn_decide(c);
 			return;
 		}
 	}
@@ -562,6 +631,12 @@ void cf_conn_client(struct conn *c, uint32_t ev)
 {
 	switch (c->st) {
 	case S_HEAD:
+		if (c->kind == K_TRANSPARENT) {
+			/* A refusal waits for the client's first bytes, to answer in its
+			 * language (R43). */
+			cf_transparent_refusing(c, ev);
+			return;
+		}
 		if (c->sniff && (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) || !sniffed(c))) {
 			if (!c->closed)
 				cf_proxy_update(c);
@@ -580,6 +655,8 @@ void cf_conn_client(struct conn *c, uint32_t ev)
 		break;
 	case S_RESOLVE:
 	case S_CONNECT:
+	case S_ASK:
+	case S_UPSTREAM:
 		if (ev & (EPOLLHUP | EPOLLERR)) {
 			cf_proxy_record(c, "closed", NULL,
 					"the client went away before the connection was made");
@@ -588,6 +665,8 @@ void cf_conn_client(struct conn *c, uint32_t ev)
 		}
 		break;
 	case S_RELAY: {
+		if (c->gate && cf_transparent_gate(c) < 0)
+			return;
 		int r = cf_relay_progress(c);
 		if (r < 0)
 			return;
@@ -629,7 +708,7 @@ void cf_conn_upstream(struct conn *c, uint32_t ev)
 		if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
 			e = errno;
 		if (e == 0) {
-			cf_relay_start(c, &c->addrs[c->next_addr - 1]);
+			connected(c, &c->addrs[c->next_addr - 1]);
 			return;
 		}
 		if (e == EINPROGRESS || e == EALREADY)
@@ -639,6 +718,11 @@ void cf_conn_upstream(struct conn *c, uint32_t ev)
 			try_next(c);
 		else
 			connect_failed(c, e ? e : ECONNREFUSED);
+		return;
+	}
+	if (c->st == S_UPSTREAM) {
+		if (cf_upstream_read(c) == 0)
+			cf_proxy_update(c);
 		return;
 	}
 	if (c->st != S_RELAY)
@@ -673,6 +757,16 @@ void cf_conn_timeout(struct conn *c)
 		     c->next_addr ? &c->addrs[c->next_addr - 1] : NULL,
 		     "the connection was not established in time",
 		     "the server may be down or unreachable from this host");
+		return;
+	case S_ASK:
+		cf_ask_timeout(c);
+		return;
+	case S_UPSTREAM:
+		fail(c, "connect_failed", 504, CF_SOCKS_TTL_EXPIRED, NULL,
+		     "the upstream proxy did not answer the CONNECT in time",
+		     "check the upstream proxy (HTTPS_PROXY of confine's caller, or "
+		     "network.upstream "
+		     "in the user rule file)");
 		return;
 	case S_RELAY:
 	case S_REPLY:

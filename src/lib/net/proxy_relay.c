@@ -72,6 +72,10 @@ static int dir_flush(struct dir *d, int fd)
 
 void cf_relay_start(struct conn *c, const struct cf_ip *a)
 {
+	if (c->kind == K_TRANSPARENT) {
+		cf_transparent_relay_start(c, a); /* R43: no reply, and a gate */
+		return;
+	}
 	cf_proxy_record(c, "connected", a, "");
 	int r = 0;
 	if (c->kind == K_HTTP && !c->head->connect) {
@@ -93,6 +97,9 @@ void cf_relay_start(struct conn *c, const struct cf_ip *a)
 		if (r == 0)
 			r = dir_append(&c->u2c, reply, n);
 	}
+	/* R43: what the server sent with the upstream proxy's answer. */
+	if (r == 0 && c->via_upstream)
+		r = cf_upstream_leftover(c);
 	/* What the client sent after its request (a TLS hello that did not wait for the
 	 * reply) goes out after the forwarded head. */
 	if (r == 0 && c->in_len > c->body_off)
@@ -208,13 +215,16 @@ int cf_relay_progress(struct conn *c)
 	int any = 0;
 	for (int round = 0; round < 8; round++) {
 		int moved = 0, r;
-		/* client -> upstream */
-		if ((r = dir_flush(&c->c2u, c->ufd)) < 0)
-			goto broken;
-		moved |= r;
-		if (!c->c2u.pre && (r = cf_pump_step(&c->c2u.pump, c->cfd, c->ufd)) < 0)
-			goto broken;
-		moved |= !c->c2u.pre ? r : 0;
+		/* client -> upstream, unless the client's first bytes are still to be checked
+		 * (R43, proxy_transparent.c) */
+		if (!c->gate) {
+			if ((r = dir_flush(&c->c2u, c->ufd)) < 0)
+				goto broken;
+			moved |= r;
+			if (!c->c2u.pre && (r = cf_pump_step(&c->c2u.pump, c->cfd, c->ufd)) < 0)
+				goto broken;
+			moved |= !c->c2u.pre ? r : 0;
+		}
 		/* upstream -> client */
 		if (c->resp_head) {
 			if ((r = read_resp_head(c)) < 0)

@@ -238,6 +238,52 @@ static int add_net_mounts(struct cf_plan *out, struct confine_error *err)
 	return 0;
 }
 
+/*
+ * R43: the resolver inside.  The host's /etc/resolv.conf, /etc/hosts and /etc/nsswitch.conf
+ * are replaced, read-only, by confine's (net/resolvconf.h; the executor binds them from the
+ * proxy's directory), after every mount of the rules so that none shadows them, and before
+ * hidden directories become read-only.  Only over a regular file of the host, never under a
+ * hidden directory: bwrap must not create anything on the host.  A file left as it is is
+ * noted (the resolver still answers on every address of the sandbox, so a name server
+ * elsewhere in a symlinked resolv.conf still reaches it).
+ */
+static const char *const resolver_files[][2] = {{"/etc/resolv.conf", "resolv.conf"},
+						{"/etc/hosts", "hosts"},
+						{"/etc/nsswitch.conf", "nsswitch.conf"}};
+
+static int add_resolver_mounts(struct cf_plan *out, const struct cf_host *h,
+			       struct confine_error *err)
+{
+	if (out->net_mode != CONFINE_NET_DOMAINS || out->target != CONFINE_TARGET_LINUX)
+		return 0;
+	for (size_t i = 0; i < sizeof(resolver_files) / sizeof(resolver_files[0]); i++) {
+		const char *path = resolver_files[i][0];
+		bool hidden = false;
+		for (size_t k = 0; k < out->n_mounts && !hidden; k++)
+			hidden = (out->mounts[k].op == CF_MNT_HIDE_DIR ||
+				  out->mounts[k].op == CF_MNT_TMPFS) &&
+				 cf_path_within(path, out->mounts[k].path);
+		enum cf_kind kind = h->kind(h->ctx, path);
+		if (hidden || kind != CF_KIND_FILE) {
+			char *note = cf_asprintf(
+			    "%s not replaced by the resolver inside's (%s): names still resolve "
+			    "only through confine's resolver",
+			    path, hidden ? "a rule hides it" : "not a regular file on the host");
+			if (!note || cf_strv_take(&out->notes, note) < 0)
+				return cf_nomem(err);
+			continue;
+		}
+		char *why = cf_strdup("the resolver inside (confine's own, R43)");
+		if (!why)
+			return cf_nomem(err);
+		int r = add_mount(out, CF_MNT_RO_BIND, path, CF_KIND_FILE, 0, why, err);
+		if (r < 0)
+			return r;
+		out->mounts[out->n_mounts - 1].net_file = resolver_files[i][1];
+	}
+	return 0;
+}
+
 struct stack_entry {
 	const char *path;
 	enum state state;
@@ -513,6 +559,8 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 			stack[depth++] = (struct stack_entry){c->path, want, out->n_mounts - 1};
 	}
 
+	if ((r = add_resolver_mounts(out, h, err)) < 0)
+		goto out;
 	/* Hidden directories become read-only only after every mount beneath them exists: bwrap
 	 * creates those mount points inside the tmpfs. */
 	for (size_t i = n_hides; i-- > 0;) {

@@ -33,20 +33,22 @@ enum cf_mount_op {
 struct cf_mount {
 	enum cf_mount_op op;
 	char *path;
-	enum cf_kind kind; /* what the host has at path (binds and hides; INJECT: FILE when it
-			    * is mounted over a file of the host, MISSING in a private place) */
-	uint64_t size;	   /* tmpfs size cap */
-	bool traverse;	   /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
-	bool transient;	   /* a host IPC endpoint: the executor skips it if it is gone by then
-			    * (bwrap would have to create it on the host's read-only root) */
-	bool pin;	   /* RW_BIND of a directory onto itself (R33): an ancestor of a
-			    * protection inside a writable area, so that it cannot be renamed */
-	bool guarded;	   /* a protection inside a writable area: its identity and that of its
-			    * ancestors are checked again before the command starts (R34) */
-	char *why;	   /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
-	bool net_dir;	   /* RO_BIND of confine's proxy sockets (SPEC 12): the source is the
-			    * executor's private directory, not path */
-	size_t inject;	   /* CF_MNT_INJECT, _FILE: index in plan->injects */
+	enum cf_kind kind;    /* what the host has at path (binds and hides; INJECT: FILE when it
+			       * is mounted over a file of the host, MISSING in a private place) */
+	uint64_t size;	      /* tmpfs size cap */
+	bool traverse;	      /* HIDE_DIR with mounts beneath: mode 0111 so they stay reachable */
+	bool transient;	      /* a host IPC endpoint: the executor skips it if it is gone by then
+			       * (bwrap would have to create it on the host's read-only root) */
+	bool pin;	      /* RW_BIND of a directory onto itself (R33): an ancestor of a
+			       * protection inside a writable area, so that it cannot be renamed */
+	bool guarded;	      /* a protection inside a writable area: its identity and that of its
+			       * ancestors are checked again before the command starts (R34) */
+	char *why;	      /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
+	bool net_dir;	      /* RO_BIND of confine's proxy sockets (SPEC 12): the source is the
+			       * executor's private directory, not path */
+	size_t inject;	      /* CF_MNT_INJECT, _FILE: index in plan->injects */
+	const char *net_file; /* R43: RO_BIND of a file of the resolver inside: the source is
+			       * this name in the executor's proxy directory (static text) */
 };
 
 /* One injection (SPEC 6) as the plan shows it; its content stays with the executor. */

@@ -77,10 +77,12 @@ static void network_text(struct cf_buf *b, const struct cf_plan *plan)
 		cf_buf_add(b, plan->network ? "on" : "off (own network namespace)");
 		return;
 	}
-	cf_buf_addf(b,
-		    "domains (%zu allowed; own network namespace, no DNS inside; proxy " HTTP_URL
-		    " and " SOCKS_URL " inside, sockets in " CF_NET_DIR ")",
-		    plan->net_allowed);
+	cf_buf_addf(
+	    b,
+	    "domains (%zu allowed; own network namespace; names resolve inside to "
+	    "synthetic addresses and every TCP connection goes to the proxy; proxy " HTTP_URL
+	    " and " SOCKS_URL " inside, sockets in " CF_NET_DIR ")",
+	    plan->net_allowed);
 }
 
 /* A path, a note or an argument the workspace or the request chose, as a person should read

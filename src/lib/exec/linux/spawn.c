@@ -30,6 +30,7 @@
 #include "exec/linux/hostside.h"
 #include "exec/linux/ipcguard.h"
 #include "exec/linux/connguard.h"
+#include "exec/linux/netns.h"
 #include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
 #include "exec/linux/tee.h"
@@ -441,6 +442,19 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
 				goto oom;
+		} else if (m->op == CF_MNT_RO_BIND && m->net_file) {
+			/* R43: the sandbox's resolver configuration, from the proxy's directory. */
+			source[i] = run->netrun ? openat(cf_netrun_dir_fd(run->netrun), m->net_file,
+							 O_PATH | O_NOFOLLOW | O_CLOEXEC)
+						: -1;
+			if (source[i] < 0) {
+				r = cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox",
+					   m->net_file,
+					   "the resolver's configuration is not there");
+				goto out;
+			}
+			if (fdlist_add(&keep, source[i]) < 0)
+				goto oom;
 		} else if ((m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND) &&
 			   !(by_helper && by_helper[i])) {
 			if ((source[i] = open_source(m->path, m->kind, err)) < 0) {
@@ -692,9 +706,10 @@ static int start_run(confine_run *run, struct confine_error *err)
 	/* Network by domain (SPEC 12): the proxy runs before the sandbox exists and until the
 	 * command has ended: behind a unix socket for bwrap's network namespace, on the host's
 	 * loopback with a per-run secret for the landlock backend. */
+	struct cf_netrun_opts nopts = {run->net_ask, run->net_ask_user, run->upstream};
 	if (run->policy == CONFINE_POLICY_REQUIRED && run->net_mode == CONFINE_NET_DOMAINS &&
-	    (r = landlock ? cf_netrun_start_tcp(&run->net, &run->netrun, err)
-			  : cf_netrun_start(&run->net, &run->netrun, err)) < 0) {
+	    (r = landlock ? cf_netrun_start_tcp(&run->net, &nopts, &run->netrun, err)
+			  : cf_netrun_start(&run->net, &nopts, &run->netrun, err)) < 0) {
 		cf_cgroup_destroy(&run->cgroup);
 		return r;
 	}
@@ -939,6 +954,7 @@ static void read_records(confine_run *run)
 		if (run->rec[run->n_rec].type == CF_HELPER_READY && !run->ready) {
 			run->ready = true;
 			helper_left_out(run);
+			cf_netns_attach(run); /* R43, before the command starts */
 			if (run->go_w >= 0)
 				settle(run);
 		}
