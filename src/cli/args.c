@@ -237,6 +237,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 				return cf_err(err, CONFINE_E_INVALID, "invalid arguments", "--net",
 					      "at most %d hosts in one call", CLI_NET_EXPLAIN_MAX);
 			o->net_explain[o->n_net_explain++] = v;
+		} else if (cmd == CLI_RUN && !strcmp(a, "--no-net-ask")) {
+			o->no_net_ask = true;
 		} else if (!strcmp(a, "--no-network")) {
 			confine_request_set_network(o->req, false);
 		} else if (opt_is(a, "--policy", &v)) {

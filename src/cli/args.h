@@ -28,6 +28,7 @@ struct cli_opts {
 	bool escalate;	     /* run --escalate (card: the default) */
 	bool receipt;	     /* run --receipt DIGEST was given */
 	bool grants;	     /* --grant-write was given */
+	bool no_net_ask;     /* run --no-net-ask (R43) */
 	int first_operand;   /* index in argv of the command (run, plan) or paths (explain) */
 	const char *net_explain[CLI_NET_EXPLAIN_MAX]; /* explain --net HOST[:PORT], in order */
 	int n_net_explain;

@@ -13,6 +13,7 @@
 #include "util/util.h"
 #include "cli/cli.h"
 #include "cli/inject.h"
+#include "cli/net_ask.h"
 #include "cli/net_report.h"
 
 static const char help[] =
@@ -37,6 +38,9 @@ static const char help[] =
     "                             denied and reported.  The landlock backend: the proxy on\n"
     "                             the host's loopback with a per-run secret, TCP only to it\n"
     "  --net-deny D[,D...]        deny these hosts (checked before the allows)\n"
+    "  --no-net-ask               do not ask on the terminal about a host no rule names\n"
+    "                             (with a terminal the connection waits for the answer:\n"
+    "                             once, for the run, or deny); it is denied\n"
     "  --policy required|off      'off' runs without a sandbox (also CONFINE_SANDBOX_POLICY)\n"
     "  --backend auto|bwrap|landlock\n"
     "                             Linux backend (also CONFINE_BACKEND); auto falls back to\n"
@@ -259,6 +263,7 @@ int cmd_run(int argc, char **argv)
 	struct cli_opts o;
 	confine_run *run = NULL;
 	int status = CLI_EXIT_CONFINE, r;
+	struct cli_net_ask ask = {-1};
 
 	r = cli_parse(CLI_RUN, argc, argv, &o, &err);
 	if (r == 0 && o.help) {
@@ -304,6 +309,8 @@ int cmd_run(int argc, char **argv)
 		goto refused;
 	}
 
+	if (!o.print_plan)
+		cli_net_ask_setup(o.req, o.no_net_ask, &ask); /* R43 */
 	r = confine_run_prepare(o.req, &run, &err);
 	if (r < 0) {
 		cli_report(&err);
@@ -375,5 +382,6 @@ out:
 	current = NULL;
 	confine_run_free(run);
 	confine_request_free(o.req);
+	cli_net_ask_close(&ask);
 	return status;
 }

@@ -12,8 +12,11 @@
 static void target(const struct confine_net_event *e, char *buf, size_t cap)
 {
 	bool v6 = strchr(e->decision.host, ':') != NULL;
-	snprintf(buf, cap, "%s%s%s:%u", v6 ? "[" : "", e->decision.host, v6 ? "]" : "",
-		 e->decision.port);
+	if (!e->decision.port) /* a name the resolver inside refused: every port */
+		snprintf(buf, cap, "%s", e->decision.host);
+	else
+		snprintf(buf, cap, "%s%s%s:%u", v6 ? "[" : "", e->decision.host, v6 ? "]" : "",
+			 e->decision.port);
 }
 
 #define MAX_LINES 10
@@ -39,6 +42,11 @@ void cli_net_warnings(const confine_run *run)
 		if (!strcmp(e->outcome, "connected") || !strcmp(e->outcome, "closed") ||
 		    !strcmp(e->outcome, "auth_challenge"))
 			continue;
+		if (!strcmp(e->protocol, "dns") && !strcmp(e->outcome, "unavailable")) {
+			fprintf(stderr, "confine: network: the resolver inside the sandbox: %s\n",
+				e->detail);
+			continue;
+		}
 		refused++;
 		/* One line per host, port and outcome: the first time it was refused. */
 		bool seen = false;

@@ -92,6 +92,12 @@ void confine_request_set_network(confine_request *r, bool enabled)
 	r->network = enabled;
 }
 
+void confine_request_set_net_ask(confine_request *r, confine_net_ask_fn fn, void *user)
+{
+	r->net_ask = fn;
+	r->net_ask_user = fn ? user : NULL;
+}
+
 int confine_request_set_policy(confine_request *r, enum confine_policy policy,
 			       struct confine_error *err)
 {

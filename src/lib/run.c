@@ -27,6 +27,7 @@
 #include "host/ll_listing.h"
 #include "net/netrun.h"
 #include "net/remedy.h"
+#include "run_net.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/connguard.h"
 #include "exec/linux/ipcguard.h"
@@ -1052,6 +1053,9 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	if (r == 0 && run->net_mode == CONFINE_NET_DOMAINS &&
 	    run->policy == CONFINE_POLICY_REQUIRED)
 		r = cf_plan_net_env(&run->plan, no_proxy(req, run), err);
+	/* R43: the asker and the upstream proxy; its password in no variable of the command. */
+	if (r == 0 && (r = cf_run_net_prepare(run, req, env, err)) == 0)
+		r = cf_run_net_scrub(run, err);
 	/* After the environment: the pointer variables are set last (SPEC 5). */
 	if (r < 0 || (r = cf_run_inject_seal(run, req, err)) < 0 ||
 	    (r = plan_backend(run, req, err)) < 0)
@@ -1148,6 +1152,7 @@ void confine_run_free(confine_run *run)
 	cf_cgroup_destroy(&run->cgroup);
 	cf_connguard_free(run->connguard);
 	cf_netrun_free(run->netrun);
+	cf_run_net_release(run);
 	cf_net_policy_release(&run->net);
 	free(run->net_events);
 	cf_ll_remove_run_tmp(run);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The network decision (see decide.h).  Pure. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/decide.h"
@@ -34,6 +35,14 @@ int cf_net_policy_add(struct cf_net_policy *p, enum cf_layer layer, const struct
 		int rc = cf_net_rules_add(&p->layers[layer], &c, err);
 		if (rc < 0)
 			return rc;
+	}
+	if (rs->upstream && layer != CF_LAYER_WORKSPACE) {
+		/* R43: the last file of a layer that names one wins. */
+		char *u = cf_strdup(rs->upstream);
+		if (!u)
+			return cf_nomem(err);
+		free(p->layers[layer].upstream);
+		p->layers[layer].upstream = u;
 	}
 	return 0;
 }

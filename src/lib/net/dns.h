@@ -39,9 +39,9 @@ enum cf_dns_rcode {
 
 struct cf_dns_query {
 	uint16_t id;
-	bool rd;		    /* recursion desired, echoed */
-	uint16_t qtype, qclass;	    /* of the one question */
-	size_t question_end;	    /* offset just past the question: [12, question_end) is echoed */
+	bool rd;		/* recursion desired, echoed */
+	uint16_t qtype, qclass; /* of the one question */
+	size_t question_end;	/* offset just past the question: [12, question_end) is echoed */
 	char name[CF_HOST_MAX + 1]; /* normalised (cf_host_normalize): lower case, no final dot */
 	bool name_ok;		    /* false: the name is no host name (NXDOMAIN, never looked at
 				     * again); name is then "" */

@@ -194,7 +194,7 @@ static void remember(struct cf_ask_state *a, const struct confine_net_ask *q)
 /* The requests waiting for question `id` get its answer. */
 static void apply(struct cf_proxy *p, uint64_t id, enum confine_net_answer ans)
 {
-	const char *word = ans == CONFINE_NET_ANSWER_RUN	? "run"
+	const char *word = ans == CONFINE_NET_ANSWER_RUN    ? "run"
 			   : ans == CONFINE_NET_ANSWER_ONCE ? "once"
 							    : "deny";
 	/* From the end: a refusal or a failure may close connections (the array shrinks). */

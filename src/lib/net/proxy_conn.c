@@ -182,6 +182,16 @@ void cf_conn_deny(struct conn *c)
 			 "'confine explain --net %s' shows the rules; a deny comes before an allow "
 			 "of its layer",
 			 hp);
+	} else if (c->answer[0]) {
+		/* R43: asked, and the answer was no, or none came in time. */
+		snprintf(why, sizeof(why), "no rule names it, and %s",
+			 !strcmp(c->answer, "timeout")
+			     ? "the question was not answered within 60 seconds"
+			     : "the answer to the question was: deny");
+		snprintf(hint, sizeof(hint),
+			 "allow it for one run with --net-allow %s, or in your user rule file "
+			 "(confine-rules(5))",
+			 c->host);
 	} else {
 		snprintf(why, sizeof(why),
 			 "no rule allows it (a host no rule names is 'ask', enforced as deny)");

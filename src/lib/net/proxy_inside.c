@@ -95,7 +95,8 @@ static void record_refusal(struct cf_proxy *p, struct cf_inside *in, const char 
 		o->has_rule = true;
 		snprintf(o->source, sizeof(o->source), "%s", d->rule->source);
 		snprintf(o->pattern, sizeof(o->pattern), "%s", d->rule->pattern);
-		snprintf(o->list, sizeof(o->list), "%s", d->rule->action == CF_ALLOW ? "allow" : "deny");
+		snprintf(o->list, sizeof(o->list), "%s",
+			 d->rule->action == CF_ALLOW ? "allow" : "deny");
 		o->index = d->rule->index;
 		o->line = d->rule->line;
 		o->column = d->rule->column;
@@ -411,9 +412,9 @@ void cf_inside_install(struct cf_proxy *p)
 	inside_free(p, p->inside);
 	p->inside = NULL;
 	int fd[6] = {f.udp4, f.udp6, f.tcp4, f.tcp6, f.listen4, f.listen6};
-	static const enum ref_what what[6] = {W_DNS_UDP,	    W_DNS_UDP,
-					      W_DNS_LISTEN,	    W_DNS_LISTEN,
-					      W_LISTEN_TRANSPARENT, W_LISTEN_TRANSPARENT};
+	static const enum ref_what what[6] = {
+	    W_DNS_UDP,		 W_DNS_UDP, W_DNS_LISTEN, W_DNS_LISTEN, W_LISTEN_TRANSPARENT,
+	    W_LISTEN_TRANSPARENT};
 	struct cf_inside *in = calloc(1, sizeof(*in));
 	if (in) {
 		in->synth = cf_synth_new();

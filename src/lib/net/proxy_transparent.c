@@ -71,11 +71,12 @@ void cf_transparent_begin(struct conn *c)
 	memset(&orig, 0, sizeof(orig));
 	struct cf_ip ip, lip;
 	uint16_t port = 0, lport = 0;
-	bool ok = getsockopt(c->cfd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 &&
-		  (dom == AF_INET6 ? getsockopt(c->cfd, SOL_IPV6, IP6T_SO_ORIGINAL_DST, &orig, &ol)
-				   : getsockopt(c->cfd, SOL_IP, SO_ORIGINAL_DST, &orig, &ol)) == 0 &&
-		  getsockname(c->cfd, (struct sockaddr *)&local, &ll) == 0 &&
-		  to_ip(&orig, &ip, &port) && to_ip(&local, &lip, &lport) && port;
+	bool ok =
+	    getsockopt(c->cfd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 &&
+	    (dom == AF_INET6 ? getsockopt(c->cfd, SOL_IPV6, IP6T_SO_ORIGINAL_DST, &orig, &ol)
+			     : getsockopt(c->cfd, SOL_IP, SO_ORIGINAL_DST, &orig, &ol)) == 0 &&
+	    getsockname(c->cfd, (struct sockaddr *)&local, &ll) == 0 && to_ip(&orig, &ip, &port) &&
+	    to_ip(&local, &lip, &lport) && port;
 	/* Not redirected (a connection to the listener itself): nothing to decide. */
 	if (!ok || (cf_ip_equal(&ip, &lip) && port == lport)) {
 		cf_proxy_close(c);
@@ -227,9 +228,10 @@ int cf_transparent_gate(struct conn *c)
 		int k = read_more(c);
 		if (k < 0) {
 			if (c->in_len >= GATE_MAX)
-				mismatch(c, "bad_request",
-					 "the first bytes are neither a TLS ClientHello nor an HTTP "
-					 "head within 64 KiB");
+				mismatch(
+				    c, "bad_request",
+				    "the first bytes are neither a TLS ClientHello nor an HTTP "
+				    "head within 64 KiB");
 			else
 				cf_proxy_close(c);
 			return -1;
@@ -256,7 +258,8 @@ int cf_transparent_gate(struct conn *c)
 					 "connection's address stands for",
 					 sni);
 			else
-				snprintf(why, sizeof(why), "the TLS ClientHello names no server (SNI)");
+				snprintf(why, sizeof(why),
+					 "the TLS ClientHello names no server (SNI)");
 			mismatch(c, "sni_mismatch", why);
 			return -1;
 		case CF_FIRST_HTTP: {

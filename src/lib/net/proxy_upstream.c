@@ -57,11 +57,10 @@ void cf_upstream_connected(struct conn *c)
 	const struct cf_upstream *u = c->p->upstream;
 	bool v6 = c->is_ip && c->ip.family == 6;
 	char req[1200];
-	int n = snprintf(req, sizeof(req),
-			 "CONNECT %s%s%s:%u HTTP/1.1\r\nHost: %s%s%s:%u\r\n%s%s%s\r\n",
-			 v6 ? "[" : "", c->host, v6 ? "]" : "", c->port, v6 ? "[" : "", c->host,
-			 v6 ? "]" : "", c->port, u->auth[0] ? "Proxy-Authorization: " : "",
-			 u->auth, u->auth[0] ? "\r\n" : "");
+	int n = snprintf(
+	    req, sizeof(req), "CONNECT %s%s%s:%u HTTP/1.1\r\nHost: %s%s%s:%u\r\n%s%s%s\r\n",
+	    v6 ? "[" : "", c->host, v6 ? "]" : "", c->port, v6 ? "[" : "", c->host, v6 ? "]" : "",
+	    c->port, u->auth[0] ? "Proxy-Authorization: " : "", u->auth, u->auth[0] ? "\r\n" : "");
 	/* A fresh connection's send buffer takes a head this small at once. */
 	ssize_t k = n > 0 && (size_t)n < sizeof(req)
 			? send(c->ufd, req, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT)
@@ -97,13 +96,16 @@ static int answered(struct conn *c, size_t end)
 			snprintf(text, sizeof(text), "the upstream proxy %s answered: %s", u->shown,
 				 why);
 		else
-			snprintf(text, sizeof(text), "the upstream proxy %s answered the CONNECT with %d%s",
-				 u->shown, status,
-				 status == 407 ? " (it wants other credentials than those given)" : "");
+			snprintf(text, sizeof(text),
+				 "the upstream proxy %s answered the CONNECT with %d%s", u->shown,
+				 status,
+				 status == 407 ? " (it wants other credentials than those given)"
+					       : "");
 		cf_conn_fail(c, "connect_failed", 502, CF_SOCKS_FAILURE, NULL, text,
-			     status == 407 ? "check the user and password in the upstream proxy's URL "
-					     "(HTTPS_PROXY of confine's caller, or network.upstream)"
-					   : "the upstream proxy refused the host; ask its administrator");
+			     status == 407
+				 ? "check the user and password in the upstream proxy's URL "
+				   "(HTTPS_PROXY of confine's caller, or network.upstream)"
+				 : "the upstream proxy refused the host; ask its administrator");
 		return -1;
 	}
 	/* What the server sent right after the answer stays in c->rin: the relay sends it on

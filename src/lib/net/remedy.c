@@ -16,7 +16,10 @@ static size_t put(char *buf, size_t cap, int n)
 static void host_port(const char *host, uint16_t port, char *buf, size_t cap)
 {
 	bool v6 = strchr(host, ':') != NULL;
-	snprintf(buf, cap, "%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "", port);
+	if (!port) /* a name the resolver inside refused (R43): on every port */
+		snprintf(buf, cap, "%s", host);
+	else
+		snprintf(buf, cap, "%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "", port);
 }
 
 size_t cf_net_address_remedy(const struct cf_net_policy *p, const struct cf_ip *ip, uint16_t port,

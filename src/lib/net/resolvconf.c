@@ -61,8 +61,9 @@ static void hosts_line(const char *s, size_t n, void *ctx)
 	struct cf_ip ip;
 	if (!wl || s[at] == '#' || !cf_ip_parse(s + at, wl, &ip))
 		return;
-	bool loopback = (ip.family == 4 && ip.b[0] == 127) ||
-			(ip.family == 6 && cf_ip_special(&ip) && !strcmp(cf_ip_special(&ip), "loopback"));
+	bool loopback =
+	    (ip.family == 4 && ip.b[0] == 127) ||
+	    (ip.family == 6 && cf_ip_special(&ip) && !strcmp(cf_ip_special(&ip), "loopback"));
 	if (!loopback)
 		return;
 	cf_buf_addn(ctx, s, n);

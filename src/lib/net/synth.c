@@ -93,8 +93,8 @@ static int rehash(struct cf_synth *s, size_t hcap)
 static void addr_of(size_t k, struct cf_ip *out)
 {
 	uint32_t v = (198u << 24 | 18u << 16) + offset_of(k);
-	*out = (struct cf_ip){.family = 4, .b = {v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff,
-						 v & 0xff}};
+	*out = (struct cf_ip){.family = 4,
+			      .b = {v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff}};
 }
 
 int cf_synth_addr(struct cf_synth *s, const char *name, struct cf_ip *out)

@@ -52,8 +52,7 @@ static bool pct_decode(const char *s, size_t n, char *out, size_t cap)
 	return true;
 }
 
-static const char b64digits[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* "Basic " and the base64 of user:password into out; false when it does not fit. */
 static bool basic(const char *user, const char *pass, char *out, size_t cap)
@@ -141,8 +140,8 @@ const char *cf_upstream_parse(const char *url, struct cf_upstream *out)
 		char user[256];
 		size_t ul = colon ? (size_t)(colon - s) : un;
 		if (!pct_decode(s, ul, user, sizeof(user)) ||
-		    (colon && !pct_decode(colon + 1, un - ul - 1, out->password,
-					  sizeof(out->password))))
+		    (colon &&
+		     !pct_decode(colon + 1, un - ul - 1, out->password, sizeof(out->password))))
 			return "the upstream proxy's user or password is malformed";
 		if (!basic(user, out->password, out->auth, sizeof(out->auth)))
 			return "the upstream proxy's user and password are too long";

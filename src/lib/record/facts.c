@@ -98,6 +98,8 @@ static void network(struct cf_jobj *j, const confine_run *run)
 		cf_jput_str(&o, "outcome", e->outcome);
 		cf_jput_str(&o, "address", e->address);
 		cf_jput_str(&o, "detail", e->detail);
+		if (e->answer[0]) /* R43: what the host answered when asked */
+			cf_jput_str(&o, "answer", e->answer);
 		if (o.oom || json_array_append_new(a, o.o) < 0)
 			j->oom = true;
 	}

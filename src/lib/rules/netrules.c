@@ -150,6 +150,9 @@ void cf_net_rules_release(struct cf_net_rules *rs)
 		free(rs->v[i].source);
 	}
 	free(rs->v);
+	if (rs->upstream)
+		memset(rs->upstream, 0, strlen(rs->upstream)); /* it may hold a password */
+	free(rs->upstream);
 	memset(rs, 0, sizeof(*rs));
 }
 

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "rules/jsonpos.h"
+#include "net/upstream.h"
 #include "rules/netrules.h"
 #include "rules/rules.h"
 #include "util/util.h"
@@ -360,6 +361,37 @@ static void check_net_list(struct parser *p, json_t *list, const char *name, enu
 	}
 }
 
+/* R43: "upstream": the URL of the proxy confine's proxy goes through (net/upstream.h).  A
+ * repository cannot name one: it would see every request the user allows. */
+static void check_upstream(struct parser *p, json_t *v)
+{
+	if (!json_is_string(v)) {
+		diag_at(p, "/network/upstream", false,
+			"'upstream' is the URL of an HTTP proxy (\"http://proxy.example:3128\"), "
+			"not %s",
+			type_name(v));
+		return;
+	}
+	if (p->layer == CF_LAYER_WORKSPACE) {
+		diag_at(p, "/network/upstream", false,
+			"a workspace rule file may not name an upstream proxy (it would see every "
+			"request the command makes); put it in the user rule file");
+		return;
+	}
+	struct cf_upstream u;
+	const char *why = cf_upstream_parse(json_string_value(v), &u);
+	cf_upstream_release(&u);
+	if (why) {
+		diag_at(p, "/network/upstream", false, "%s", why);
+		return;
+	}
+	if (p->net) {
+		free(p->net->upstream);
+		if (!(p->net->upstream = cf_strdup(json_string_value(v))))
+			p->rc = CONFINE_E_NOMEM;
+	}
+}
+
 static void check_network(struct parser *p, json_t *net)
 {
 	if (!json_is_object(net)) {
@@ -372,9 +404,12 @@ static void check_network(struct parser *p, json_t *net)
 	json_t *v;
 	json_object_foreach(net, key, v)
 	{
-		if (strcmp(key, "allow") && strcmp(key, "deny"))
-			unknown_key(p, "/network", key, "'network' has \"allow\" and \"deny\"");
+		if (strcmp(key, "allow") && strcmp(key, "deny") && strcmp(key, "upstream"))
+			unknown_key(p, "/network", key,
+				    "'network' has \"allow\", \"deny\" and \"upstream\"");
 	}
+	if ((v = json_object_get(net, "upstream")))
+		check_upstream(p, v);
 	/* Deny first: within a layer the deny list is checked before the allow list. */
 	if ((v = json_object_get(net, "deny")))
 		check_net_list(p, v, "deny", CF_DENY);

@@ -39,8 +39,12 @@ struct answer {
 };
 
 static const char *const steps[] = {
-    "setns(CLONE_NEWUSER)", "setns(CLONE_NEWNET)", "the resolver's sockets",
-    "the transparent listeners", "nftables", "the default route",
+    "setns(CLONE_NEWUSER)",
+    "setns(CLONE_NEWNET)",
+    "the resolver's sockets",
+    "the transparent listeners",
+    "nftables",
+    "the default route",
 };
 enum { ST_USERNS, ST_NETNS, ST_DNS, ST_LISTEN, ST_NFT, ST_ROUTE };
 
@@ -174,8 +178,8 @@ static _Noreturn void child(int sock, int userns, int netns)
 	/* IPv6 where the namespace has it (a host may disable it): all three or none. */
 	fds[F_UDP6] = make(AF_INET6, SOCK_DGRAM, true, 53);
 	fds[F_TCP6] = fds[F_UDP6] >= 0 ? make(AF_INET6, SOCK_STREAM, true, 53) : -1;
-	fds[F_T6] = fds[F_TCP6] >= 0 ? make(AF_INET6, SOCK_STREAM, false, CF_NET_TRANSPARENT_PORT)
-				     : -1;
+	fds[F_T6] =
+	    fds[F_TCP6] >= 0 ? make(AF_INET6, SOCK_STREAM, false, CF_NET_TRANSPARENT_PORT) : -1;
 	bool v6 = fds[F_T6] >= 0;
 	if (!v6) {
 		for (int i = F_UDP6; i <= F_T6; i += 2)
@@ -334,8 +338,7 @@ void cf_netns_attach(confine_run *run)
 		cf_netrun_inside_failed(run->netrun, &e);
 		return;
 	}
-	struct cf_inside_fds in = {f.dns_udp4, f.dns_udp6, f.dns_tcp4,
-				   f.dns_tcp6, f.tcp4,	   f.tcp6};
+	struct cf_inside_fds in = {f.dns_udp4, f.dns_udp6, f.dns_tcp4, f.dns_tcp6, f.tcp4, f.tcp6};
 	if (cf_netrun_inside(run->netrun, &in, &e) < 0)
 		cf_netrun_inside_failed(run->netrun, &e);
 }
