@@ -52,8 +52,9 @@ int cf_run_net_prepare(confine_run *run, const confine_request *req, const struc
 		cf_upstream_release(u);
 		free(u);
 		cf_err(err, CONFINE_E_INVALID, "cannot use the upstream proxy", from, "%s", why);
-		cf_err_hint(err, "set %s to http://[USER:PASSWORD@]HOST:PORT, or unset it for "
-				 "confine's proxy to connect directly",
+		cf_err_hint(err,
+			    "set %s to http://[USER:PASSWORD@]HOST:PORT, or unset it for "
+			    "confine's proxy to connect directly",
 			    from);
 		return CONFINE_E_INVALID;
 	}

@@ -195,12 +195,14 @@ static _Noreturn void child(int sock, int userns, int netns)
 		child_fail(sock, ST_NFT, -r);
 	b = (struct cf_nlb){.buf = buf, .cap = sizeof(buf)};
 	cf_nl_default_route(&b, 4);
+	cf_nl_routing_rules(&b, 4);
 	if ((r = talk(NETLINK_ROUTE, &b)) < 0)
 		child_fail(sock, ST_ROUTE, -r);
 	if (v6) {
-		/* Without it IPv6 connects fail at once (ENETUNREACH): what they did before. */
+		/* Without them IPv6 connects fail at once (ENETUNREACH): what they did before. */
 		b = (struct cf_nlb){.buf = buf, .cap = sizeof(buf)};
 		cf_nl_default_route(&b, 6);
+		cf_nl_routing_rules(&b, 6);
 		(void)talk(NETLINK_ROUTE, &b);
 	}
 	child_send(sock, fds);

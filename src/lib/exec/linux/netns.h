@@ -18,8 +18,10 @@
  *     (UDP or TCP to port 53) to an address outside loopback is redirected to the resolver, and
  *     every other TCP connection to an address outside loopback to the transparent listener,
  *     where confine learns the address asked for (SO_ORIGINAL_DST);
- *   - adds a default route through loopback for IPv4 and IPv6, last: without the redirect no
- *     route exists and a connect fails at once (ENETUNREACH), as it did before.
+ *   - adds, last, a default route through loopback for IPv4 and IPv6 in a table of its own,
+ *     which only TCP and UDP to port 53 look up (routing rules by protocol and port): UDP to
+ *     any other port still finds no route and fails at once (ENETUNREACH), and without the
+ *     redirect no route exists at all, as before.
  * then hands the sockets to confine and exits.  The sockets live in the sandbox's namespace
  * but are served by confine's proxy on the host: no process inside relays a byte.
  *

@@ -7,6 +7,7 @@
 #include <linux/netfilter/nf_nat.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/fib_rules.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <poll.h>
@@ -231,12 +232,13 @@ void cf_nl_default_route(struct cf_nlb *b, int family)
 	struct rtmsg *r = put(b, sizeof(*r));
 	if (r) {
 		r->rtm_family = family == 6 ? AF_INET6 : AF_INET;
-		r->rtm_table = RT_TABLE_MAIN;
+		r->rtm_table = RT_TABLE_UNSPEC; /* RTA_TABLE says which */
 		r->rtm_protocol = RTPROT_BOOT;
 		r->rtm_scope = family == 6 ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
 		r->rtm_type = RTN_UNICAST;
 	}
-	uint32_t lo = 1; /* the loopback device is the first of every network namespace */
+	uint32_t table = CF_NL_TABLE, lo = 1; /* loopback is the first device of every namespace */
+	attr(b, RTA_TABLE, &table, sizeof(table));
 	attr(b, RTA_OIF, &lo, sizeof(lo));
 	if (family == 6) {
 		struct in6_addr a = IN6ADDR_LOOPBACK_INIT;
@@ -246,6 +248,32 @@ void cf_nl_default_route(struct cf_nlb *b, int family)
 		attr(b, RTA_PREFSRC, &a, sizeof(a));
 	}
 	msg_end(b, m);
+}
+
+/* One routing rule: packets of `proto` (to port `dport`, 0: any) look up CF_NL_TABLE. */
+static void fib_rule(struct cf_nlb *b, int family, uint8_t proto, uint16_t dport, uint32_t prio)
+{
+	size_t m = msg_begin(b, RTM_NEWRULE, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
+	struct fib_rule_hdr *h = put(b, sizeof(*h));
+	if (h) {
+		h->family = family == 6 ? AF_INET6 : AF_INET;
+		h->action = FR_ACT_TO_TBL;
+	}
+	uint32_t table = CF_NL_TABLE;
+	attr(b, FRA_TABLE, &table, sizeof(table));
+	attr(b, FRA_PRIORITY, &prio, sizeof(prio));
+	attr(b, FRA_IP_PROTO, &proto, sizeof(proto));
+	if (dport) {
+		struct fib_rule_port_range pr = {dport, dport};
+		attr(b, FRA_DPORT_RANGE, &pr, sizeof(pr));
+	}
+	msg_end(b, m);
+}
+
+void cf_nl_routing_rules(struct cf_nlb *b, int family)
+{
+	fib_rule(b, family, IPPROTO_TCP, 0, 100);
+	fib_rule(b, family, IPPROTO_UDP, 53, 101);
 }
 
 int cf_nl_talk(int fd, const struct cf_nlb *b)

@@ -28,9 +28,16 @@ struct cf_nlb {
  */
 void cf_nl_nft_batch(struct cf_nlb *b, uint16_t port, bool v6);
 
-/* RTM_NEWROUTE: the default route of `family` (4 or 6) through the loopback device (ifindex 1),
- * with 127.0.0.1 or ::1 as the source address. */
+/* The routing table of the redirected traffic: only TCP, and UDP to port 53, is routed at all
+ * (cf_nl_routing_rules); everything else to an address outside loopback finds no route and
+ * fails at once (ENETUNREACH), as it did before. */
+#define CF_NL_TABLE 100
+
+/* RTM_NEWROUTE: the default route of `family` (4 or 6) in CF_NL_TABLE, through the loopback
+ * device (ifindex 1), with 127.0.0.1 or ::1 as the source address. */
 void cf_nl_default_route(struct cf_nlb *b, int family);
+/* RTM_NEWRULE: TCP, and UDP to port 53, of `family` look up CF_NL_TABLE (Linux 4.17). */
+void cf_nl_routing_rules(struct cf_nlb *b, int family);
 
 /*
  * Sends b on the netlink socket fd and reads the acknowledgements: 0 when every message was
