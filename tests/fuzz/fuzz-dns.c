@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(r == -1 || r == 0 || r == CF_DNS_FORMERR || r == CF_DNS_NOTIMP);
 	if (r > 0) {
 		uint8_t out[CF_DNS_UDP_MAX];
-		size_t n = cf_dns_answer(NULL, NULL, q.id, q.rd, r, NULL, NULL, 0, out, sizeof(out));
+		size_t n =
+		    cf_dns_answer(NULL, NULL, q.id, q.rd, r, NULL, NULL, 0, out, sizeof(out));
 		CHECK(n == CF_DNS_HEADER && (out[3] & 0xf) == r);
 	}
 	if (r == 0) {

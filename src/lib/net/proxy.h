@@ -28,6 +28,7 @@ struct cf_proxy_config {
 	 * the caller's upstream proxy (NULL: none; borrowed until cf_proxy_free). */
 	confine_net_ask_fn ask;
 	void *ask_user;
+	unsigned ask_timeout_ms; /* how long a request waits for the answer */
 	const struct cf_upstream *upstream;
 };
 
@@ -35,7 +36,7 @@ struct cf_proxy_config {
 	{                                                                                          \
 		.max_conns = 1024, .head_timeout_ms = 30000, .connect_timeout_ms = 30000,          \
 		.idle_timeout_ms = 15 * 60 * 1000, .linger_ms = 2000, .resolver_threads = 8,       \
-		.max_events = 4096                                                                 \
+		.max_events = 4096, .ask_timeout_ms = CONFINE_NET_ASK_TIMEOUT_MS                   \
 	}
 
 struct cf_proxy_stats {

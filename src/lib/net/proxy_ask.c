@@ -171,7 +171,7 @@ bool cf_ask_begin(struct conn *c)
 	}
 	c->ask_id = id;
 	c->st = S_ASK;
-	c->deadline = cf_proxy_now() + CONFINE_NET_ASK_TIMEOUT_MS;
+	c->deadline = cf_proxy_now() + c->p->cfg.ask_timeout_ms;
 	cf_proxy_update(c);
 	return true;
 }

@@ -185,9 +185,8 @@ void cf_conn_deny(struct conn *c)
 	} else if (c->answer[0]) {
 		/* R43: asked, and the answer was no, or none came in time. */
 		snprintf(why, sizeof(why), "no rule names it, and %s",
-			 !strcmp(c->answer, "timeout")
-			     ? "the question was not answered within 60 seconds"
-			     : "the answer to the question was: deny");
+			 !strcmp(c->answer, "timeout") ? "the question was not answered in time"
+						       : "the answer to the question was: deny");
 		snprintf(hint, sizeof(hint),
 			 "allow it for one run with --net-allow %s, or in your user rule file "
 			 "(confine-rules(5))",

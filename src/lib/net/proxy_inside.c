@@ -17,6 +17,7 @@
  * each closed after CF_INSIDE_TCP_IDLE_MS without a query.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <netinet/in.h>
@@ -433,6 +434,9 @@ void cf_inside_install(struct cf_proxy *p)
 	}
 	in->listening = true;
 	for (int i = 0; i < 6; i++) {
+		/* accept4 and recvmsg must never block the loop, whatever the caller made. */
+		if (fd[i] >= 0)
+			fcntl(fd[i], F_SETFL, fcntl(fd[i], F_GETFL) | O_NONBLOCK);
 		in->fd[i] = fd[i];
 		in->ref[i] = (struct ref){what[i], NULL, NULL, NULL};
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &in->ref[i]};

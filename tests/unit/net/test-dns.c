@@ -82,7 +82,8 @@ static void test_parse(void)
 	n = query(longname, CF_DNS_A, m);
 	TAP_INTEQ(cf_dns_parse_query(m, n, &q), CF_DNS_FORMERR, "a name over 255 bytes: FORMERR");
 	/* Names that are no host names: answered NXDOMAIN, never looked at again. */
-	static const char *const not_hosts[] = {"a b.test", "1.2.3.4", "0x7f000001", "caf\xc3\xa9.test"};
+	static const char *const not_hosts[] = {"a b.test", "1.2.3.4", "0x7f000001",
+						"caf\xc3\xa9.test"};
 	for (size_t i = 0; i < sizeof(not_hosts) / sizeof(not_hosts[0]); i++) {
 		n = query(not_hosts[i], CF_DNS_A, m);
 		TAP_OK(cf_dns_parse_query(m, n, &q) == 0 && !q.name_ok && !q.name[0],
@@ -105,8 +106,8 @@ static void test_answer(void)
 	struct cf_ip ip = {.family = 4, .b = {198, 18, 0, 7}};
 	size_t k = cf_dns_answer(m, &q, 0, false, CF_DNS_NOERROR, &ip, NULL, 60, a, sizeof(a));
 	static const uint8_t want_head[12] = {0x12, 0x34, 0x85, 0x80, 0, 1, 0, 1, 0, 0, 0, 0};
-	static const uint8_t want_rr[16] = {0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60,
-					    0,	  4,	198, 18, 0, 7};
+	static const uint8_t want_rr[16] = {0xc0, 0x0c, 0, 1, 0,   1,  0, 0,
+					    0,	  60,	0, 4, 198, 18, 0, 7};
 	TAP_OK(k == n + 16 && !memcmp(a, want_head, 12) && !memcmp(a + 12, m + 12, n - 12) &&
 		   !memcmp(a + n, want_rr, 16),
 	       "an A answer: QR AA RD RA, the question echoed, one record of 198.18.0.7, TTL 60");
@@ -117,13 +118,12 @@ static void test_answer(void)
 	n = query("7.0.18.198.in-addr.arpa", CF_DNS_PTR, m);
 	cf_dns_parse_query(m, n, &q);
 	k = cf_dns_answer(m, &q, 0, false, CF_DNS_NOERROR, NULL, "api.test", 60, a, sizeof(a));
-	static const uint8_t want_ptr[] = {0xc0, 0x0c, 0, 12, 0, 1,   0,   0,   0,   60, 0,  10,
-					   3,	 'a',  'p', 'i', 4, 't', 'e', 's', 't', 0};
+	static const uint8_t want_ptr[] = {0xc0, 0x0c, 0,   12,	 0,   1, 0,   0,   0,	60,  0,
+					   10,	 3,    'a', 'p', 'i', 4, 't', 'e', 's', 't', 0};
 	TAP_OK(k == n + sizeof(want_ptr) && !memcmp(a + n, want_ptr, sizeof(want_ptr)),
 	       "a PTR answer: the name in labels");
 	k = cf_dns_answer(NULL, NULL, 0x4321, true, CF_DNS_FORMERR, NULL, NULL, 0, a, sizeof(a));
-	TAP_OK(k == 12 && a[0] == 0x43 && a[1] == 0x21 && a[2] == 0x85 && a[3] == 0x81 &&
-		   a[5] == 0,
+	TAP_OK(k == 12 && a[0] == 0x43 && a[1] == 0x21 && a[2] == 0x85 && a[3] == 0x81 && a[5] == 0,
 	       "FORMERR without a question");
 	TAP_INTEQ(cf_dns_answer(m, &q, 0, false, CF_DNS_NOERROR, &ip, NULL, 60, a, 20), 0,
 		  "an answer that does not fit is not written");
@@ -135,10 +135,14 @@ static void test_reverse(void)
 	TAP_OK(cf_dns_reverse_v4("5.0.18.198.in-addr.arpa", &ip) && ip.family == 4 &&
 		   ip.b[0] == 198 && ip.b[1] == 18 && ip.b[2] == 0 && ip.b[3] == 5,
 	       "5.0.18.198.in-addr.arpa is 198.18.0.5");
-	static const char *const bad[] = {"05.0.18.198.in-addr.arpa", "5.0.18.in-addr.arpa",
-					  "256.0.18.198.in-addr.arpa", "a.0.18.198.in-addr.arpa",
-					  "1.5.0.18.198.in-addr.arpa", "5.0.18.198.ip6.arpa",
-					  "in-addr.arpa", ".0.18.198.in-addr.arpa"};
+	static const char *const bad[] = {"05.0.18.198.in-addr.arpa",
+					  "5.0.18.in-addr.arpa",
+					  "256.0.18.198.in-addr.arpa",
+					  "a.0.18.198.in-addr.arpa",
+					  "1.5.0.18.198.in-addr.arpa",
+					  "5.0.18.198.ip6.arpa",
+					  "in-addr.arpa",
+					  ".0.18.198.in-addr.arpa"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		TAP_OK(!cf_dns_reverse_v4(bad[i], &ip), "'%s' is no reverse IPv4 name", bad[i]);
 }
@@ -160,7 +164,8 @@ static void test_synth(void)
 		snprintf(name, sizeof(name), "n%d.test", i);
 		cf_synth_addr(s, name, &last);
 	}
-	TAP_OK(last.b[2] == 1 && last.b[3] == 46, "addresses skip .255 and .0 (the 300th is 198.18.1.46)");
+	TAP_OK(last.b[2] == 1 && last.b[3] == 46,
+	       "addresses skip .255 and .0 (the 300th is 198.18.1.46)");
 	struct cf_ip x = {.family = 4, .b = {198, 18, 0, 255}};
 	TAP_OK(!cf_synth_name(s, &x), ".255 is never handed out");
 	x.b[3] = 0;

@@ -20,8 +20,7 @@ static void test_url(void)
 	cf_upstream_release(&u);
 	TAP_OK(!cf_upstream_parse("HTTP://u%40x:p%3Ass@127.0.0.8:8080/", &u) &&
 		   !strcmp(u.host, "127.0.0.8") && u.is_ip && u.port == 8080 &&
-		   !strcmp(u.password, "p:ss") &&
-		   !strcmp(u.shown, "http://127.0.0.8:8080"),
+		   !strcmp(u.password, "p:ss") && !strcmp(u.shown, "http://127.0.0.8:8080"),
 	       "credentials percent-decoded, never shown");
 	/* base64("u@x:p:ss") */
 	TAP_STREQ(u.auth, "Basic dUB4OnA6c3M=", "the Basic credentials");
@@ -32,11 +31,10 @@ static void test_url(void)
 		   !strcmp(u.shown, "http://[::1]:80"),
 	       "an IPv6 address, port 80 by default");
 	cf_upstream_release(&u);
-	static const char *const bad[] = {"https://proxy:443", "socks5://proxy:1080",
-					  "http://proxy:0",    "http://proxy:99999",
-					  "http://proxy/path", "http://a%zz@proxy:1",
-					  "http://",	       "http://a b:1",
-					  "http://u:%00@p:1"};
+	static const char *const bad[] = {
+	    "https://proxy:443", "socks5://proxy:1080", "http://proxy:0", "http://proxy:99999",
+	    "http://proxy/path", "http://a%zz@proxy:1", "http://",	  "http://a b:1",
+	    "http://u:%00@p:1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		TAP_OK(cf_upstream_parse(bad[i], &u) != NULL, "refused: %s", bad[i]);
 		cf_upstream_release(&u);
@@ -47,8 +45,10 @@ static void test_no_proxy(void)
 {
 	struct cf_upstream u;
 	cf_upstream_parse("http://p:1", &u);
-	cf_upstream_no_proxy(&u, " .corp.example, intra.test:8443 10.0.0.0/8,192.0.2.7, [::1] ,,bad name");
-	struct cf_ip ten = {.family = 4, .b = {10, 1, 2, 3}}, doc = {.family = 4, .b = {192, 0, 2, 7}};
+	cf_upstream_no_proxy(
+	    &u, " .corp.example, intra.test:8443 10.0.0.0/8,192.0.2.7, [::1] ,,bad name");
+	struct cf_ip ten = {.family = 4, .b = {10, 1, 2, 3}},
+		     doc = {.family = 4, .b = {192, 0, 2, 7}};
 	struct cf_ip pub = {.family = 4, .b = {93, 184, 216, 34}};
 	TAP_OK(cf_upstream_direct(&u, "corp.example", NULL, 443), "the name itself");
 	TAP_OK(cf_upstream_direct(&u, "git.corp.example", NULL, 443), "a name below it");
