@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# R43 network by domain for every client, with real clients and real servers, as root and as
+# uid 65534, each with a host control:
+#  - Node's fetch (which ignores the proxy variables) to an allowed name over http:// and https://
+#    works, to a denied name fails (ENOTFOUND) and the host never resolves it (the test
+#    resolver's own log), to a name no rule names gets confine's 403;
+#  - a raw connect by name (python's socket.create_connection) and curl told not to use a proxy;
+#  - a TLS ClientHello naming another server than the address stands for: a TLS alert, recorded
+#    as sni_mismatch; an HTTP request with another Host: a 403 (host_mismatch);
+#  - the resolver inside: the files it reads, A answers from 198.18.0.0/15, NXDOMAIN for a denied
+#    name, a query to an outside name server answered by confine (none leaves), UDP to any other
+#    port still without a route; an address literal connected to goes through the rules;
+#  - the report and the audit line hold every decision.
+# Every server listens on 127.0.0.0/8; the names resolve (on the host, in confine's proxy) through
+# the test build of confine (tests/tools/testresolve.c: a hosts file, never DNS), and the proxy
+# reaches 127.0.0.5-7 only because a rule names them.
+# The landlock backend has no network namespace and so no resolver inside: what it gives instead
+# is asserted (names do not resolve; proxy-aware clients keep working).
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/enforce.sh"
+
+if ! sandbox_ok; then
+	skip "$(bk "bubblewrap is not installed on this machine" "the landlock backend is not available here (confine probe)")"
+	done_testing
+fi
+if [ "$LL" = 1 ] && [ "$LL_ABI" -lt 4 ]; then
+	skip "Landlock ABI $LL_ABI has no TCP rules: network by domain is refused there"
+	done_testing
+fi
+PY=$(command -v python3 || true)
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+for tool in curl openssl node jq "$PY"; do
+	if [ -z "$tool" ] || ! command -v "$tool" >/dev/null; then
+		skip "${tool:-python3} is not installed (scripts/install-deps test installs it)"
+		done_testing
+	fi
+done
+NODE=$(command -v node)
+enforce_users
+cp "$FIX/confine-testresolve" "$FIX/confine"
+
+# --- servers: HTTP on 127.0.0.5, TLS on 127.0.0.6 (tls.test), echo on 127.0.0.7 -------------
+mkdir -p "$E/www" "$E/tls"
+echo hello-www >"$E/www/hello.txt"
+echo hello-tls >"$E/tls/hello.txt"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$E/tls/key.pem" -out "$E/tls/cert.pem" \
+	-days 2 -subj /CN=tls.test -addext subjectAltName=DNS:tls.test >/dev/null 2>&1
+chmod -R a+rX "$E/www" "$E/tls"
+"$PY" -c '
+import functools, http.server, os, sys
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+srv = http.server.ThreadingHTTPServer(("127.0.0.5", 0), functools.partial(Quiet, directory=sys.argv[2]))
+with open(sys.argv[1] + ".tmp", "w") as f: f.write("%d\n" % srv.server_address[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+srv.serve_forever()
+' "$T/www.port" "$E/www" &
+bg_pids+=($!)
+"$PY" -c '
+import asyncio, os, sys
+async def echo(r, w):
+    try:
+        while True:
+            b = await r.read(65536)
+            if not b:
+                break
+            w.write(b)
+            await w.drain()
+    except Exception:
+        pass
+    finally:
+        w.close()
+async def main():
+    srv = await asyncio.start_server(echo, "127.0.0.7", 0)
+    with open(sys.argv[1] + ".tmp", "w") as f: f.write("%d\n" % srv.sockets[0].getsockname()[1])
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    await srv.serve_forever()
+asyncio.run(main())
+' "$T/echo.port" &
+bg_pids+=($!)
+(cd "$E/tls" && exec openssl s_server -WWW -accept 127.0.0.6:0 -cert cert.pem -key key.pem \
+	>"$T/tls.out" 2>&1 </dev/null) &
+bg_pids+=($!)
+for _ in $(seq 500); do
+	[ -s "$T/www.port" ] && [ -s "$T/echo.port" ] && grep -q '^ACCEPT' "$T/tls.out" 2>/dev/null && break
+	sleep 0.02
+done
+P1=$(cat "$T/www.port" 2>/dev/null)
+P2=$(sed -n 's/^ACCEPT 127\.0\.0\.6:\([0-9]*\)$/\1/p' "$T/tls.out" 2>/dev/null)
+P3=$(cat "$T/echo.port" 2>/dev/null)
+if [ -z "$P1" ] || [ -z "$P2" ] || [ -z "$P3" ]; then
+	ok 1 "test servers started (http: '${P1:-}', tls: '${P2:-}', echo: '${P3:-}')"
+	done_testing
+fi
+diag "HTTP on 127.0.0.5:$P1, TLS on 127.0.0.6:$P2, echo on 127.0.0.7:$P3"
+
+# The clients, as files the sandboxed command runs (readable by uid 65534).
+cat >"$E/fetch.js" <<'JS'
+// node fetch.js URL: the body (trimmed), or "status N", or the error's code.
+fetch(process.argv[2]).then(async r => {
+	const t = (await r.text()).trim();
+	console.log(r.status === 200 ? t : "status " + r.status + " " + t.split("\n")[0]);
+}).catch(e => console.log("error " + ((e.cause && e.cause.code) || e.message)));
+JS
+cat >"$E/client.py" <<'PY'
+import socket, ssl, struct, sys
+what = sys.argv[1]
+def recv_all(s):
+    b = b""
+    while True:
+        try:
+            k = s.recv(65536)
+        except OSError as e:
+            return b + (" [%s]" % e.__class__.__name__).encode()
+        if not k:
+            return b
+        b += k
+if what == "echo":          # a raw connect by name
+    s = socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=20)
+    s.sendall(b"ping-by-name")
+    print(s.recv(100).decode())
+elif what == "tls":         # TLS to host:port naming server_hostname, cafile
+    ctx = ssl.create_default_context(cafile=sys.argv[5])
+    s = socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=20)
+    try:
+        t = ctx.wrap_socket(s, server_hostname=sys.argv[4])
+        t.sendall(b"GET /hello.txt HTTP/1.0\r\n\r\n")
+        print(recv_all(t).split(b"\r\n\r\n", 1)[-1].decode().strip())
+    except ssl.SSLError as e:
+        print("ssl-error " + str(e.reason))
+elif what == "http":        # GET /hello.txt from host:port with the Host header given
+    s = socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=20)
+    s.sendall(b"GET /hello.txt HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % sys.argv[4].encode())
+    r = recv_all(s).decode(errors="replace")
+    body = r.split("\r\n\r\n", 1)[-1].strip().split("\n")[0]
+    print(r.split("\r\n")[0] + " | " + body)
+elif what == "dns":         # an A query for a name to a name server, over UDP
+    q = struct.pack("!HHHHHH", 0x4242, 0x0100, 1, 0, 0, 0)
+    for l in sys.argv[3].split("."):
+        q += bytes([len(l)]) + l.encode()
+    q += b"\0\0\1\0\1"
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.settimeout(10)
+    u.sendto(q, (sys.argv[2], 53))
+    r = u.recv(512)
+    rcode = r[3] & 15
+    if rcode or r[7] == 0:
+        print("rcode %d" % rcode)
+    else:
+        print("%d.%d.%d.%d" % tuple(r[-4:]))
+elif what == "literal":     # connect to an address, send a request, what comes back
+    s = socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=20)
+    s.sendall(b"hello?\n")
+    print("got %r" % recv_all(s)[:40])
+PY
+chmod 0644 "$E/fetch.js" "$E/client.py"
+
+allow=(--net-allow www.test,tls.test,echo.test --net-allow 127.0.0.5,127.0.0.6,127.0.0.7
+	--net-deny denied.test)
+
+nx() { # who confine-run-args...: cx with the test resolver's hosts file and lookup log
+	local who=$1
+	shift
+	xenv=("CONFINE_TEST_HOSTS=$E/$who.hosts" "CONFINE_TEST_RESOLVER_LOG=$E/$who.log" "${xenv[@]}")
+	cx "$who" "$@"
+}
+nexpect() { # who want description confine-run-args...
+	xenv=("CONFINE_TEST_HOSTS=$E/$1.hosts" "CONFINE_TEST_RESOLVER_LOG=$E/$1.log" "${xenv[@]}")
+	expect "$@"
+}
+
+outside=198.51.100.7 # TEST-NET-2: never reached
+
+for who in $RUN_USERS; do
+	h=$(home "$who")
+	: >"$E/$who.log"
+	chmod 0666 "$E/$who.log"
+	cat >"$E/$who.hosts" <<EOF
+127.0.0.5 www.test denied.test unlisted.test
+127.0.0.6 tls.test
+127.0.0.7 echo.test
+EOF
+	chmod 0644 "$E/$who.hosts"
+
+	if ! bwrap_only "the resolver inside needs a network namespace of the sandbox's own"; then
+		# landlock: what it gives instead.  No resolver inside: names do not resolve for a
+		# client that does not use the proxy; proxy-aware clients work as before.
+		nx "$who" "${allow[@]}" -- "$TRYOP" getaddrinfo www.test
+		is "$out $rc" "EAI_AGAIN 1" "$who: R43 landlock: no resolver inside (not provided; the plan says so)"
+		nexpect "$who" "hello-www" "R43 landlock: a proxy-aware client by name works (curl)" \
+			"${allow[@]}" -- curl -sS "http://www.test:$P1/hello.txt"
+		nexpect "$who" "error EAI_AGAIN" "R43 landlock: Node's fetch by name fails (no resolver)" \
+			"${allow[@]}" -- "$NODE" "$E/fetch.js" "http://www.test:$P1/hello.txt"
+		continue
+	fi
+
+	# --- Node's fetch, which ignores HTTP_PROXY: by name, through the resolver inside ---
+	expect_host "$who" "hello-www" "Node's fetch to the HTTP server on 127.0.0.5" \
+		"$NODE" "$E/fetch.js" "http://127.0.0.5:$P1/hello.txt"
+	rm -f "$h/audit.log"
+	nx "$who" "${allow[@]}" --report "$h/report.json" --audit "$h/audit.log" -- \
+		"$NODE" "$E/fetch.js" "http://www.test:$P1/hello.txt"
+	is "$out" "hello-www" "$who: R43 Node's fetch to an allowed name works (no proxy variable read)"
+	q='[.network_decisions[] | select(.host == "www.test") | .protocol, .decision, .outcome, .address] | join(" ")'
+	is "$(jq -r "$q" "$h/report.json" 2>&1)" "tcp allow connected 127.0.0.5" \
+		"$who: R43 decided on the name its address stands for, connected to the host's answer"
+	is "$(tail -n 1 "$h/audit.log" | jq -r "$q" 2>&1)" "tcp allow connected 127.0.0.5" \
+		"$who: R43 and so says the audit line"
+	xenv=("NODE_EXTRA_CA_CERTS=$E/tls/cert.pem")
+	nexpect "$who" "hello-tls" "R43 Node's fetch https:// to an allowed name, TLS verified end to end" \
+		"${allow[@]}" -- "$NODE" "$E/fetch.js" "https://tls.test:$P2/hello.txt"
+	: >"$E/$who.log"
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- \
+		"$NODE" "$E/fetch.js" "http://denied.test:$P1/hello.txt"
+	is "$out" "error ENOTFOUND" "$who: R43 Node's fetch to a denied name fails: the name does not resolve"
+	is "$(grep -c . "$E/$who.log")" 0 "$who: R43 and the host never resolved it (the resolver's log is empty)"
+	q='[.network_decisions[] | .protocol, .host, (.port | tostring), .decision, .layer, .rule.pattern, .outcome] | join(" ")'
+	is "$(jq -r "$q" "$h/report.json" 2>&1)" "dns denied.test 0 deny session denied.test denied" \
+		"$who: R43 the report: the resolver inside refused the name, by its rule"
+	case $err in
+	*"confine: network request denied: 'denied.test': the name is denied on every port"*) ok 0 "$who: and confine says so after the run" ;;
+	*) ok 1 "$who: and confine says so after the run (stderr: $err)" ;;
+	esac
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- \
+		"$NODE" "$E/fetch.js" "http://unlisted.test:$P1/hello.txt"
+	case $out in
+	"status 403 confine: network request denied: 'unlisted.test:$P1': no rule allows it"*)
+		ok 0 "$who: R43 Node's fetch to a name no rule names: confine's 403 (ask, denied without an asker)" ;;
+	*) ok 1 "$who: R43 Node's fetch to a name no rule names: confine's 403 (got: $out)" ;;
+	esac
+	is "$(grep -c unlisted.test "$E/$who.log")" 0 "$who: R43 that name was never resolved on the host either"
+	is "$(jq -r '[.network_decisions[] | .protocol, .host, .decision, .outcome] | join(" ")' "$h/report.json" 2>&1)" \
+		"tcp unlisted.test ask denied" "$who: R43 the report: ask, denied"
+
+	# --- any client: a raw connect by name, curl without a proxy ---
+	expect_host "$who" "ping-by-name" "python's connect to the echo server on 127.0.0.7" \
+		"$PY" "$E/client.py" echo 127.0.0.7 "$P3"
+	nexpect "$who" "ping-by-name" "R43 a raw connect by name (socket.create_connection)" \
+		"${allow[@]}" -- "$PY" "$E/client.py" echo echo.test "$P3"
+	nexpect "$who" "hello-www" "R43 curl told to use no proxy, by name" \
+		"${allow[@]}" -- curl -sS --noproxy '*' "http://www.test:$P1/hello.txt"
+
+	# --- the address stands for one name: TLS SNI and HTTP Host must be that name ---
+	expect_host "$who" "hello-tls" "TLS to 127.0.0.6 naming tls.test" \
+		"$PY" "$E/client.py" tls 127.0.0.6 "$P2" tls.test "$E/tls/cert.pem"
+	nexpect "$who" "hello-tls" "R43 TLS to tls.test's address naming tls.test" \
+		"${allow[@]}" -- "$PY" "$E/client.py" tls tls.test "$P2" tls.test "$E/tls/cert.pem"
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- \
+		"$PY" "$E/client.py" tls tls.test "$P2" www.test "$E/tls/cert.pem"
+	is "$out" "ssl-error TLSV1_ALERT_ACCESS_DENIED" \
+		"$who: R43 an SNI of another (allowed) name on tls.test's address: refused with a TLS alert"
+	is "$(jq -r '[.network_decisions[] | .host, .outcome, .detail] | join(" | ")' "$h/report.json" 2>&1)" \
+		"tls.test | sni_mismatch | the TLS server name (SNI) 'www.test' is not the name this connection's address stands for" \
+		"$who: R43 the report: sni_mismatch, naming both"
+	expect_host "$who" "HTTP/1.0 200 OK | hello-www" "HTTP to 127.0.0.5 with Host www.test" \
+		"$PY" "$E/client.py" http 127.0.0.5 "$P1" www.test
+	nexpect "$who" "HTTP/1.0 200 OK | hello-www" "R43 HTTP to www.test's address with Host www.test" \
+		"${allow[@]}" -- "$PY" "$E/client.py" http www.test "$P1" "www.test:$P1"
+	nexpect "$who" "HTTP/1.1 403 Forbidden | confine: network request denied: 'www.test:$P1': the request's Host ('tls.test') is not the name this connection's address stands for" \
+		"R43 HTTP to www.test's address with Host tls.test: 403" \
+		"${allow[@]}" -- "$PY" "$E/client.py" http www.test "$P1" tls.test
+
+	# --- the resolver inside ---
+	nexpect "$who" "nameserver 127.0.0.1" "R43 /etc/resolv.conf inside names confine's resolver only" \
+		"${allow[@]}" -- sh -c 'grep "^nameserver" /etc/resolv.conf'
+	nexpect "$who" "hosts: files dns" "R43 /etc/nsswitch.conf inside: files and DNS only" \
+		"${allow[@]}" -- sh -c 'grep "^hosts:" /etc/nsswitch.conf'
+	nx "$who" "${allow[@]}" -- "$TRYOP" getaddrinfo www.test
+	case $out in
+	"OK 198.18."*) ok 0 "$who: R43 getaddrinfo of an allowed name: a synthetic address ($out)" ;;
+	*) ok 1 "$who: R43 getaddrinfo of an allowed name: a synthetic address (got: $out, $err)" ;;
+	esac
+	nx "$who" "${allow[@]}" -- "$TRYOP" getaddrinfo denied.test
+	is "$out $rc" "EAI_NONAME 1" "$who: R43 getaddrinfo of a denied name: no such name"
+	nx "$who" "${allow[@]}" -- "$PY" "$E/client.py" dns "$outside" www.test
+	case $out in
+	198.18.*) ok 0 "$who: R43 a query to an outside name server is answered by confine ($out): none leaves" ;;
+	*) ok 1 "$who: R43 a query to an outside name server is answered by confine (got: $out, $err)" ;;
+	esac
+	nexpect "$who" "rcode 3" "R43 and a denied name gets NXDOMAIN there too" \
+		"${allow[@]}" -- "$PY" "$E/client.py" dns "$outside" denied.test
+	nexpect "$who" "ENETUNREACH" "R43 UDP to any other port of an outside address: no route" \
+		"${allow[@]}" -- "$TRYOP" connect-udp "$outside" 443
+
+	# --- an address literal: decided as one (here: not allowed) ---
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- "$PY" "$E/client.py" literal "$outside" 443
+	is "$out" "got b' [ConnectionResetError]'" \
+		"$who: R43 a connection to an address no rule names: reset, nothing reaches it"
+	is "$(jq -r '[.network_decisions[] | .protocol, .host, .decision, .outcome] | join(" ")' "$h/report.json" 2>&1)" \
+		"tcp $outside ask denied" "$who: R43 decided as an address literal"
+	nexpect "$who" "ECONNREFUSED" "the sandbox's own loopback stays its own (127.0.0.5 there has no server)" \
+		"${allow[@]}" -- "$TRYOP" connect-tcp 127.0.0.5 "$P1"
+done
+
+kill_bg
+done_testing
