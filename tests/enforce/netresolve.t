@@ -183,6 +183,40 @@ for who in $RUN_USERS; do
 EOF
 	chmod 0644 "$E/$who.hosts"
 
+	# --- live asks on the terminal: confine run in a pseudo-terminal (script), the answer typed
+	# before the question comes (it waits in the terminal's input) ---
+	ask_run() { # who answer [confine-run-options...]
+		local who=$1 ans=$2 u
+		shift 2
+		u=$(_uname "$who")
+		printf '#!/bin/sh\nexec %q run %s %s -- curl -s -o /dev/null -w "code=%%{http_code}\\n" http://unlisted.test:%s/hello.txt\n' \
+			"$FIX/confine" "${allow[*]}" "$*" "$P1" >"$E/ask.sh"
+		chmod 0755 "$E/ask.sh"
+		out=$(cd "$(ws "$who")" && printf '%s\n' "$ans" | _as "$who" env -i PATH=/usr/bin:/bin \
+			HOME="$(home "$who")" USER="$u" LOGNAME="$u" TERM=dumb \
+			CONFINE_TEST_HOSTS="$E/$who.hosts" CONFINE_TEST_RESOLVER_LOG="$E/$who.log" \
+			${CONFINE_TEST_BACKEND:+CONFINE_BACKEND=$CONFINE_TEST_BACKEND} \
+			timeout 60 script -qec "$E/ask.sh" /dev/null 2>&1 | tr -d '\r')
+	}
+	ask_run "$who" o
+	case $out in
+	*"the command wants to connect to 'unlisted.test:$P1' (http), which no rule names"*"allowed once"*"code=200"*)
+		ok 0 "$who: R43 the CLI asks on the terminal about a name no rule names; 'once': connected" ;;
+	*) ok 1 "$who: R43 the CLI asks on the terminal; 'once': connected (got: $out)" ;;
+	esac
+	ask_run "$who" d
+	case $out in
+	*"wants to connect to 'unlisted.test:$P1'"*"confine: denied"*"code=403"*"the answer to the question was: deny"*)
+		ok 0 "$who: R43 'deny' on the terminal: 403, and confine says why after the run" ;;
+	*) ok 1 "$who: R43 'deny' on the terminal: 403 (got: $out)" ;;
+	esac
+	ask_run "$who" o --no-net-ask
+	case $out in
+	*"wants to connect"*) ok 1 "$who: R43 --no-net-ask: nobody is asked (got: $out)" ;;
+	*"code=403"*) ok 0 "$who: R43 --no-net-ask on a terminal: not asked, denied" ;;
+	*) ok 1 "$who: R43 --no-net-ask on a terminal: not asked, denied (got: $out)" ;;
+	esac
+
 	if ! bwrap_only "the resolver inside needs a network namespace of the sandbox's own"; then
 		# landlock: what it gives instead.  No resolver inside: names do not resolve for a
 		# client that does not use the proxy; proxy-aware clients work as before.
