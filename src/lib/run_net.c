@@ -5,7 +5,8 @@
  * user rule file (in that order), else https_proxy or HTTPS_PROXY of the caller's environment
  * (the request's base environment); NO_PROXY (no_proxy first) of the same environment.  The
  * command never sees the upstream's password: its proxy variables name confine's proxy, and
- * any other variable whose value holds the password is removed (and listed as removed).
+ * any other variable whose value holds the password (decoded or as written in the URL) or the
+ * credentials as sent (base64) is removed, and listed as removed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +78,18 @@ int cf_run_net_scrub(confine_run *run, struct confine_error *err)
 		return 0;
 	struct cf_strv *env = &run->plan.env;
 	size_t k = 0;
+	/* The user and password as written in the URL, the credentials as sent (base64), and the
+	 * password alone, decoded or as written, when it is long enough not to be found in any
+	 * value by chance (a variable that holds only a short password is the caller's). */
+	bool long_enough = strlen(u->password) >= 6;
+	const char *forms[] = {u->userinfo_raw, u->auth + 6, long_enough ? u->password : "",
+			       long_enough ? u->password_raw : ""};
 	for (size_t i = 0; i < env->n; i++) {
 		char *eq = strchr(env->v[i], '=');
-		if (!eq || !strstr(eq + 1, u->password)) {
+		bool holds = false;
+		for (size_t f = 0; eq && f < 4; f++)
+			holds |= forms[f][0] && strstr(eq + 1, forms[f]) != NULL;
+		if (!holds) {
 			env->v[k++] = env->v[i];
 			continue;
 		}

@@ -111,8 +111,9 @@ static const char *event(const confine_run *r, const char *host, const char *pro
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(ev[i].decision.host, host) || strcmp(ev[i].protocol, proto) || nth--)
 			continue;
-		snprintf(buf, sizeof(buf), "%s %s %s", ev[i].decision.action == CONFINE_ASK ? "ask" : "?",
-			 ev[i].answer, ev[i].outcome);
+		snprintf(buf, sizeof(buf), "%s %s %s",
+			 ev[i].decision.action == CONFINE_ASK ? "ask" : "?", ev[i].answer,
+			 ev[i].outcome);
 		return buf;
 	}
 	return "none";
@@ -146,12 +147,13 @@ int main(void)
 	setenv("CONFINE_TEST_HOSTS", hosts, 1); /* the proxy's lookups, in this process */
 
 	/* u: through the proxy variables; v: by name, without a proxy (the resolver inside). */
-	snprintf(cmd, sizeof(cmd),
-		 "u() { echo \"$1 $(curl -s -o /dev/null -w %%{http_code} http://$1:%d/)\"; }; "
-		 "v() { echo \"$1 $(curl -s --noproxy '*' -o /dev/null -w %%{http_code} "
-		 "http://$1:%d/)\"; }; "
-		 "{ u once.test; u run.test; u run.test; u no.test; v once.test; v run.test; } > '%s'",
-		 port, port, out);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "u() { echo \"$1 $(curl -s -o /dev/null -w %%{http_code} http://$1:%d/)\"; }; "
+	    "v() { echo \"$1 $(curl -s --noproxy '*' -o /dev/null -w %%{http_code} "
+	    "http://$1:%d/)\"; }; "
+	    "{ u once.test; u run.test; u run.test; u no.test; v once.test; v run.test; } > '%s'",
+	    port, port, out);
 	const char *argv[] = {"/bin/sh", "-c", cmd};
 	snprintf(home_env, sizeof(home_env), "HOME=%s", home);
 	const char *env[] = {"PATH=/usr/bin:/bin", home_env, NULL};

@@ -11,6 +11,9 @@
 #  - the resolver inside: the files it reads, A answers from 198.18.0.0/15, NXDOMAIN for a denied
 #    name, a query to an outside name server answered by confine (none leaves), UDP to any other
 #    port still without a route; an address literal connected to goes through the rules;
+#  - an upstream proxy of the caller's (HTTPS_PROXY) that requires credentials carries allowed
+#    requests, by name, with its credentials, which the command never sees; NO_PROXY; its 407;
+#  - live asks of the CLI on a terminal (script): once, deny, --no-net-ask;
 #  - the report and the audit line hold every decision.
 # Every server listens on 127.0.0.0/8; the names resolve (on the host, in confine's proxy) through
 # the test build of confine (tests/tools/testresolve.c: a hosts file, never DNS), and the proxy
@@ -93,7 +96,62 @@ if [ -z "$P1" ] || [ -z "$P2" ] || [ -z "$P3" ]; then
 	ok 1 "test servers started (http: '${P1:-}', tls: '${P2:-}', echo: '${P3:-}')"
 	done_testing
 fi
-diag "HTTP on 127.0.0.5:$P1, TLS on 127.0.0.6:$P2, echo on 127.0.0.7:$P3"
+# An upstream proxy on 127.0.0.8 that requires credentials: CONNECT NAME:PORT only, the names
+# it knows mapped to the servers above; every CONNECT logged with whether its credentials were
+# right.
+"$PY" -c '
+import base64, os, select, socket, sys, threading
+want = "Basic " + base64.b64encode(b"ana:s3cret pw").decode()
+names = {"www.test": "127.0.0.5", "tls.test": "127.0.0.6", "echo.test": "127.0.0.7"}
+log = open(sys.argv[2], "a", buffering=1)
+def pipe(a, b):
+    try:
+        while True:
+            r, _, _ = select.select([a, b], [], [], 30)
+            if not r:
+                return
+            for s in r:
+                d = s.recv(65536)
+                if not d:
+                    return
+                (b if s is a else a).sendall(d)
+    except OSError:
+        pass
+def one(c):
+    h = b""
+    while b"\r\n\r\n" not in h:
+        k = c.recv(4096)
+        if not k:
+            return c.close()
+        h += k
+    lines = h.split(b"\r\n")
+    target = lines[0].split(b" ")[1].decode()
+    auth = [l.split(b":", 1)[1].strip().decode() for l in lines[1:] if l.lower().startswith(b"proxy-authorization:")]
+    good = auth == [want]
+    log.write("CONNECT %s %s\n" % (target, "ok" if good else "refused"))
+    if not good:
+        c.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n")
+        return c.close()
+    host, port = target.rsplit(":", 1)
+    u = socket.create_connection((names.get(host, host), int(port)))
+    c.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+    pipe(c, u)
+    c.close(); u.close()
+srv = socket.socket()
+srv.bind(("127.0.0.8", 0))
+srv.listen(64)
+with open(sys.argv[1] + ".tmp", "w") as f: f.write("%d\n" % srv.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=one, args=(c,), daemon=True).start()
+' "$T/up.port" "$E/up.log" &
+bg_pids+=($!)
+for _ in $(seq 500); do [ -s "$T/up.port" ] && break; sleep 0.02; done
+PU=$(cat "$T/up.port" 2>/dev/null)
+: >>"$E/up.log"
+chmod 0644 "$E/up.log"
+diag "HTTP on 127.0.0.5:$P1, TLS on 127.0.0.6:$P2, echo on 127.0.0.7:$P3, upstream proxy on 127.0.0.8:$PU"
 
 # The clients, as files the sandboxed command runs (readable by uid 65534).
 cat >"$E/fetch.js" <<'JS'
@@ -217,6 +275,36 @@ EOF
 	*) ok 1 "$who: R43 --no-net-ask on a terminal: not asked, denied (got: $out)" ;;
 	esac
 
+	# --- an upstream proxy of the caller's, which requires credentials ---
+	upstream="http://ana:s3cret%20pw@127.0.0.8:$PU"
+	expect_host "$who" "hello-www" "curl through the upstream proxy, with its credentials" \
+		curl -sS -p --proxy "$upstream" "http://www.test:$P1/hello.txt"
+	: >"$E/up.log"
+	xenv=("HTTPS_PROXY=$upstream" "PROXY_NOTE=uses $upstream")
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- sh -c \
+		"curl -sS http://www.test:$P1/hello.txt; env | grep -c 's3cret'; echo \"\$HTTPS_PROXY\" | grep -c '127.0.0.1'"
+	is "$out" "$(printf 'hello-www\n0\n1')" \
+		"$who: R43 an allowed request goes through the caller's upstream proxy; the command sees neither its credentials nor its URL"
+	is "$(cat "$E/up.log")" "CONNECT www.test:$P1 ok" \
+		"$who: R43 the upstream proxy was asked for the name, with its credentials"
+	is "$(jq -r '[.network_decisions[] | .outcome, .detail] | join(" | ")' "$h/report.json" 2>&1)" \
+		"connected | through the upstream proxy http://127.0.0.8:$PU" "$who: R43 the report says which way it went (no credentials)"
+	: >"$E/up.log"
+	xenv=("HTTPS_PROXY=$upstream" "NO_PROXY=www.test")
+	nexpect "$who" "hello-www" "R43 a host the caller's NO_PROXY names goes directly" \
+		"${allow[@]}" -- curl -sS "http://www.test:$P1/hello.txt"
+	is "$(grep -c . "$E/up.log")" 0 "$who: R43 and the upstream proxy saw nothing of it"
+	xenv=("HTTPS_PROXY=http://ana:wrong@127.0.0.8:$PU")
+	nx "$who" "${allow[@]}" -- curl -sS -o /dev/null -w '%{http_code}' "http://www.test:$P1/hello.txt"
+	case "$out|$err" in
+	"502|"*"the upstream proxy http://127.0.0.8:$PU answered the CONNECT with 407"*)
+		ok 0 "$who: R43 wrong credentials for the upstream: 502, and confine says it answered 407" ;;
+	*) ok 1 "$who: R43 wrong credentials for the upstream: 502 naming the 407 (got: $out | $err)" ;;
+	esac
+	xenv=("HTTPS_PROXY=$upstream")
+	nx "$who" "${allow[@]}" -- curl -sS "http://denied.test:$P1/hello.txt"
+	is "$(grep -c denied.test "$E/up.log")" 0 "$who: R43 a denied name never reaches the upstream proxy"
+
 	if ! bwrap_only "the resolver inside needs a network namespace of the sandbox's own"; then
 		# landlock: what it gives instead.  No resolver inside: names do not resolve for a
 		# client that does not use the proxy; proxy-aware clients work as before.
@@ -244,6 +332,11 @@ EOF
 	xenv=("NODE_EXTRA_CA_CERTS=$E/tls/cert.pem")
 	nexpect "$who" "hello-tls" "R43 Node's fetch https:// to an allowed name, TLS verified end to end" \
 		"${allow[@]}" -- "$NODE" "$E/fetch.js" "https://tls.test:$P2/hello.txt"
+	: >"$E/up.log"
+	xenv=("HTTPS_PROXY=$upstream")
+	nexpect "$who" "hello-www" "R43 Node's fetch by name through the caller's upstream proxy" \
+		"${allow[@]}" -- "$NODE" "$E/fetch.js" "http://www.test:$P1/hello.txt"
+	is "$(cat "$E/up.log")" "CONNECT www.test:$P1 ok" "$who: R43 the upstream proxy carried it"
 	: >"$E/$who.log"
 	nx "$who" "${allow[@]}" --report "$h/report.json" -- \
 		"$NODE" "$E/fetch.js" "http://denied.test:$P1/hello.txt"

@@ -143,6 +143,10 @@ const char *cf_upstream_parse(const char *url, struct cf_upstream *out)
 		    (colon &&
 		     !pct_decode(colon + 1, un - ul - 1, out->password, sizeof(out->password))))
 			return "the upstream proxy's user or password is malformed";
+		if (colon)
+			snprintf(out->password_raw, sizeof(out->password_raw), "%.*s",
+				 (int)(un - ul - 1), colon + 1);
+		snprintf(out->userinfo_raw, sizeof(out->userinfo_raw), "%.*s", (int)un, s);
 		if (!basic(user, out->password, out->auth, sizeof(out->auth)))
 			return "the upstream proxy's user and password are too long";
 		n -= un + 1;
@@ -247,4 +251,6 @@ void cf_upstream_release(struct cf_upstream *u)
 	u->n_np = 0;
 	memset(u->auth, 0, sizeof(u->auth));
 	memset(u->password, 0, sizeof(u->password));
+	memset(u->password_raw, 0, sizeof(u->password_raw));
+	memset(u->userinfo_raw, 0, sizeof(u->userinfo_raw));
 }

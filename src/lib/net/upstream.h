@@ -36,6 +36,8 @@ struct cf_upstream {
 	char shown[CF_HOST_MAX + 24]; /* "http://HOST:PORT", no credentials: for messages */
 	char auth[600];		      /* "Basic BASE64(user:password)", "" without credentials */
 	char password[256];	      /* decoded, "" none: no variable of the command may hold it */
+	char password_raw[256];	      /* as written in the URL (percent-encoded), the same */
+	char userinfo_raw[512];	      /* "USER:PASSWORD" as written in the URL, the same */
 	bool all_direct;	      /* NO_PROXY "*" */
 	struct cf_noproxy *np;
 	size_t n_np;

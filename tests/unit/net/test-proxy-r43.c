@@ -152,7 +152,8 @@ static void *one_conn(void *arg)
 		splice_both(fd, fd);
 	} else if (kind == 1) { /* HTTP: one answer */
 		if (recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 10000)) {
-			static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+			static const char ok[] =
+			    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
 			send(fd, ok, sizeof(ok) - 1, MSG_NOSIGNAL);
 		}
 	} else { /* the upstream proxy: CONNECT NAME:PORT with credentials, then a tunnel */
@@ -169,8 +170,9 @@ static void *one_conn(void *arg)
 		const char *colon = strrchr(target, ':');
 		int s = colon && authorised ? connect_to(SERVER, atoi(colon + 1)) : -1;
 		if (!authorised) {
-			static const char no[] = "HTTP/1.1 407 Proxy Authentication Required\r\n"
-						 "Proxy-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n";
+			static const char no[] =
+			    "HTTP/1.1 407 Proxy Authentication Required\r\n"
+			    "Proxy-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n";
 			send(fd, no, sizeof(no) - 1, MSG_NOSIGNAL);
 		} else if (s >= 0) {
 			pthread_mutex_lock(&lock);
@@ -361,8 +363,8 @@ static void test_asks(void)
 	TAP_OK(ok, "allowed for the run: both requests work");
 	TAP_INTEQ(asked_about("run.test"), 1, "for the run: asked once");
 	ok = tunnel(port, "no.test", st, sizeof(st));
-	TAP_OK(!ok && strstr(st, " 403 ") &&
-		   strstr(st, "'no.test:") && strstr(st, "the answer to the question was: deny") &&
+	TAP_OK(!ok && strstr(st, " 403 ") && strstr(st, "'no.test:") &&
+		   strstr(st, "the answer to the question was: deny") &&
 		   strstr(st, "--net-allow no.test"),
 	       "denied: 403 naming the answer and the remedy");
 	TAP_INTEQ(lookups_of("no.test"), 0, "a name the answer refused was never looked up");
@@ -400,8 +402,7 @@ static void test_asks(void)
 	TAP_INTEQ(good, 5, "five requests waiting for one host all go on with its answer");
 	TAP_INTEQ(asked_about("many.test"), 1, "and the host was asked once");
 	ok = tunnel(port, "late.test", st, sizeof(st));
-	TAP_OK(!ok && strstr(st, " 403 ") &&
-		   strstr(st, "not answered in time"),
+	TAP_OK(!ok && strstr(st, " 403 ") && strstr(st, "not answered in time"),
 	       "no answer within the bound: denied");
 	TAP_INTEQ(lookups_of("late.test"), 0, "and never looked up");
 	cf_proxy_stop(p);
@@ -425,8 +426,7 @@ static void test_asks(void)
 	cfg.ask = NULL;
 	p = start(&cfg, &pol, &port);
 	ok = tunnel(port, "once.test", st, sizeof(st));
-	TAP_OK(!ok && strstr(st, " 403 ") &&
-		   strstr(st, "no rule allows it"),
+	TAP_OK(!ok && strstr(st, " 403 ") && strstr(st, "no rule allows it"),
 	       "without an asker: denied");
 	cf_proxy_free(p);
 	cf_net_policy_release(&pol);
@@ -464,7 +464,8 @@ static void test_upstream(void)
 	pthread_mutex_unlock(&lock);
 	TAP_OK(named, "the upstream was asked for the name, with its credentials (%s)",
 	       up_last_target);
-	TAP_INTEQ(lookups_of("up.test"), 1, "the name was resolved on the host first (and checked)");
+	TAP_INTEQ(lookups_of("up.test"), 1,
+		  "the name was resolved on the host first (and checked)");
 
 	int fd = connect_to("127.0.0.1", port);
 	char req[300], buf[4096];
@@ -479,12 +480,12 @@ static void test_upstream(void)
 	ok = tunnel(port, "direct.test", st, sizeof(st));
 	TAP_OK(ok, "a host NO_PROXY names: directly");
 	pthread_mutex_lock(&lock);
-	TAP_INTEQ(up_connects, connects + 1, "the upstream saw the plain request, not the direct one");
+	TAP_INTEQ(up_connects, connects + 1,
+		  "the upstream saw the plain request, not the direct one");
 	pthread_mutex_unlock(&lock);
 
 	ok = tunnel(port, "evil.test", st, sizeof(st));
-	TAP_OK(!ok && strstr(st, " 403 "),
-	       "a name no rule allows: refused before the upstream");
+	TAP_OK(!ok && strstr(st, " 403 "), "a name no rule allows: refused before the upstream");
 	pthread_mutex_lock(&lock);
 	TAP_OK(!strstr(up_last_target, "evil.test"), "the upstream never heard of it");
 	pthread_mutex_unlock(&lock);
@@ -503,8 +504,7 @@ static void test_upstream(void)
 	up_credentials = "Basic bm90OnRoaXM=";
 	p = start(&cfg, &pol, &port);
 	ok = tunnel(port, "up.test", st, sizeof(st));
-	TAP_OK(!ok && strstr(st, " 502 ") &&
-		   strstr(st, "answered the CONNECT with 407"),
+	TAP_OK(!ok && strstr(st, " 502 ") && strstr(st, "answered the CONNECT with 407"),
 	       "the upstream refuses the credentials: 502 naming its 407");
 	cf_proxy_free(p);
 	cf_upstream_release(&u);
