@@ -69,7 +69,7 @@ mv "$T/user.json" "$USER_FILE"
 
 # plan: the mode, the count, the proxy inside.
 out=$("$CONFINE" plan --target linux --net-allow example.com -- true)
-ok "$(grep -qx 'network: domains (5 allowed; own network namespace, no DNS inside; proxy http://127.0.0.1:3128 and socks5h://127.0.0.1:1080 inside, sockets in /dev/.confine-net)' <<<"$out"; echo $?)" \
+ok "$(grep -qx 'network: domains (5 allowed; own network namespace; names resolve inside to synthetic addresses and every TCP connection goes to the proxy; proxy http://127.0.0.1:3128 and socks5h://127.0.0.1:1080 inside, sockets in /dev/.confine-net)' <<<"$out"; echo $?)" \
 	"R31 plan: network: domains (5 allowed), the proxy addresses inside"
 out=$("$CONFINE" plan --target linux --json --net-allow example.com -- true)
 is "$(jq -r '[.network_mode, (.network_allowed|tostring), .proxy.http, .proxy.socks5, (.network|tostring)] | join(" ")' <<<"$out")" \
@@ -133,7 +133,7 @@ $WS/.confine/rules.json:3:13: /network/deny/0: \"*.*.io\": '*' is only allowed a
 $WS/.confine/rules.json:3:23: /network/deny/1: a network rule is a string such as \"github.com\", \"*.npmjs.org\" or \"192.0.2.7:443\", not a number
 $WS/.confine/rules.json:3:26: /network/deny/2: \"a.io:0\": the port after ':' must be a number 1-65535
 $WS/.confine/rules.json:3:36: /network/deny/3: \"café.fr\": the name is not ASCII (write an internationalised name in its 'xn--' form)
-$WS/.confine/rules.json:4:4: /network/block: unknown key \"block\" ('network' has \"allow\" and \"deny\")
+$WS/.confine/rules.json:4:4: /network/block: unknown key \"block\" ('network' has \"allow\", \"deny\" and \"upstream\")
 confine: check: 6 errors in 1 file"
 is "$out" "$want" "R5 R31 check: every error of the network section, FILE:LINE:COLUMN and pointer"
 out=$("$CONFINE" check "$USER_FILE")
@@ -141,5 +141,26 @@ is "$out" "$USER_FILE: ok (0 rules, 5 network rules)" "check: a valid user file 
 out=$("$CONFINE" run -- true 2>&1)
 is "$?" 125 "R6 run refuses a workspace file with a network allow"
 ok "$(grep -q "(line 2, column 24): /network/allow/0" <<<"$out"; echo $?)" "naming the line and column"
+
+# R43 network.upstream: a URL of the user file; never a workspace file's (it would see every
+# request the command makes); checked like every rule.
+printf '{"version": 1,\n "network": {"upstream": "http://proxy.example:3128"}}\n' >"$WS/.confine/rules.json"
+out=$("$CONFINE" check "$WS/.confine/rules.json" 2>&1)
+is "$out" "$WS/.confine/rules.json:2:26: /network/upstream: a workspace rule file may not name an upstream proxy (it would see every request the command makes); put it in the user rule file
+confine: check: 1 error in 1 file" "R43 a workspace file may not name an upstream proxy"
+printf '{"version": 1,\n "network": {"allow": ["a.io"], "upstream": "https://proxy.example"}}\n' >"$T/u.json"
+out=$("$CONFINE" check "$T/u.json" 2>&1)
+is "$out" "$T/u.json:2:45: /network/upstream: only an http:// upstream proxy is supported (confine speaks HTTP CONNECT to it)
+confine: check: 1 error in 1 file" "R43 an upstream URL of another scheme: refused with its position"
+printf '{"version": 1,\n "network": {"allow": ["a.io"], "upstream": 8080}}\n' >"$T/u.json"
+out=$("$CONFINE" check "$T/u.json" 2>&1)
+ok "$(grep -q "/network/upstream: 'upstream' is the URL of an HTTP proxy" <<<"$out"; echo $?)" \
+	"R43 an upstream that is no string: refused"
+echo '{"version": 1, "rules": []}' >"$WS/.confine/rules.json"
+out=$(HTTPS_PROXY='socks5://p:1080' "$CONFINE" run --net-allow a.io -- true 2>&1)
+is "$?" 125 "R43 a caller's HTTPS_PROXY confine cannot use refuses the run"
+is "$(head -n 2 <<<"$out")" "confine: cannot use the upstream proxy: 'HTTPS_PROXY': only an http:// upstream proxy is supported (confine speaks HTTP CONNECT to it)
+hint: set HTTPS_PROXY to http://[USER:PASSWORD@]HOST:PORT, or unset it for confine's proxy to connect directly" \
+	"and says why, with the remedy"
 
 done_testing

@@ -700,9 +700,11 @@ out:
 		    result->cgroup ? "enforced with --limit (cgroup)"
 				   : "not provided: confine cannot create a cgroup here (--limit "
 				     "is refused)");
+		/* R43: the resolver inside and the routing of TCP need nf_tables NAT, which only a
+		 * run sets up (it says so when the kernel refuses). */
 		SET(result->network_by_domain,
-		    "enforced with --net-allow (own network namespace; HTTP proxy "
-		    "127.0.0.1:3128 and SOCKS5 127.0.0.1:1080 inside; no DNS)");
+		    "enforced with --net-allow (own network namespace; proxy 127.0.0.1:3128 and "
+		    ":1080 inside; names and TCP of every client via confine, with nf_tables)");
 		/* R36: what a kernel without the IPC guard gets (exec/linux/ipcguard.h). */
 		const char *lacks = cf_ipc_guard_missing(result->landlock_abi, result->seccomp);
 		if (lacks)

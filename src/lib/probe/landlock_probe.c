@@ -89,7 +89,9 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		    "areas opens for reading like a file; writing is refused)%s%s",
 		    r->landlock_abi >= 4
 			? "own network namespace with --net-allow (the proxy listens on the host's "
-			  "loopback behind a per-run secret; no listen(2), no UDP); "
+			  "loopback behind a per-run secret; no listen(2), no UDP); a resolver "
+			  "inside (names resolve only through the proxy: a client that ignores "
+			  "the proxy variables reaches nothing); "
 			: "network by domain (--net-allow is refused: no Landlock TCP rules); ",
 		    r->cgroup ? "" : "; daemon reaping (no cgroup)",
 		    r->landlock_abi >= 9
