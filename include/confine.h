@@ -594,7 +594,11 @@ struct confine_net_event {
 			   * "connect_failed", "bad_request", "unauthenticated" (no or wrong
 			   * proxy credentials: the landlock backend's proxy on the host's
 			   * loopback, SPEC 12), "auth_challenge" (an HTTP first try without
-			   * credentials that the same client retried with them: not a refusal) */
+			   * credentials that the same client retried with them: not a refusal);
+			   * R43: "sni_mismatch", "host_mismatch" (a connection to a synthetic
+			   * address whose TLS server name or HTTP Host is another name),
+			   * "unavailable" (protocol "dns": the resolver inside could not be set
+			   * up; detail says why) */
 	char address[64]; /* the address connected to or refused; "" when none */
 	char detail[256]; /* the reason when the outcome is not "connected" */
 	/* R43: the host's answer when the decision was ASK: "" (nobody was asked: denied),

@@ -618,7 +618,11 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 		      "environment (readable by the same user's processes outside the sandbox "
 		      "and by root, in /proc/PID/environ); no listening socket (listen(2) is "
 		      "EPERM, so no server on loopback either), no UDP; the host's interfaces "
-		      "and connections stay visible in /proc/net")
+		      "and connections stay visible in /proc/net; no resolver inside (R43: "
+		      "there is no namespace to answer names in, UDP is refused and the host's "
+		      "resolver configuration cannot be replaced without a mount namespace), so "
+		      "names resolve only through the proxy and a client that ignores the proxy "
+		      "variables (Node's fetch, ssh, a raw connect) reaches nothing")
 		: NULL,
 	};
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
