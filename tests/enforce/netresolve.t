@@ -256,7 +256,12 @@ EOF
 			${CONFINE_TEST_BACKEND:+CONFINE_BACKEND=$CONFINE_TEST_BACKEND} \
 			timeout 60 script -qec "$E/ask.sh" /dev/null 2>&1 | tr -d '\r')
 	}
-	ask_run "$who" o
+	rm -f "$h/audit.log"
+	ask_run "$who" o --report "$h/report.json" --audit "$h/audit.log"
+	q='[.network_decisions[] | .host, .decision, .answer, .outcome] | join(" ")'
+	is "$(jq -r "$q" "$h/report.json" 2>&1)|$(tail -n 1 "$h/audit.log" | jq -r "$q" 2>&1)" \
+		"unlisted.test ask once connected|unlisted.test ask once connected" \
+		"$who: R43 the answer is in the report and the audit line"
 	case $out in
 	*"the command wants to connect to 'unlisted.test:$P1' (http), which no rule names"*"allowed once"*"code=200"*)
 		ok 0 "$who: R43 the CLI asks on the terminal about a name no rule names; 'once': connected" ;;
