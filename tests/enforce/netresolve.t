@@ -334,6 +334,15 @@ EOF
 		"$who: R43 decided on the name its address stands for, connected to the host's answer"
 	is "$(tail -n 1 "$h/audit.log" | jq -r "$q" 2>&1)" "tcp allow connected 127.0.0.5" \
 		"$who: R43 and so says the audit line"
+	xenv=("CONFINE_NO_HELPER_MOUNTS=1")
+	nexpect "$who" "hello-www" "R43 the same without helper mode (bwrap drops every capability itself)" \
+		"${allow[@]}" -- "$NODE" "$E/fetch.js" "http://www.test:$P1/hello.txt"
+	nx "$who" "${allow[@]}" -- "$NODE" -e \
+		'require("dns").promises.resolve4("www.test").then(a => console.log(a.join(" ")), e => console.log(e.code))'
+	case $out in
+	198.18.*) ok 0 "$who: R43 Node's c-ares (dns.resolve4) reads resolv.conf: a synthetic address ($out)" ;;
+	*) ok 1 "$who: R43 Node's c-ares (dns.resolve4): a synthetic address (got: $out, $err)" ;;
+	esac
 	xenv=("NODE_EXTRA_CA_CERTS=$E/tls/cert.pem")
 	nexpect "$who" "hello-tls" "R43 Node's fetch https:// to an allowed name, TLS verified end to end" \
 		"${allow[@]}" -- "$NODE" "$E/fetch.js" "https://tls.test:$P2/hello.txt"
