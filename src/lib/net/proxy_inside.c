@@ -9,6 +9,7 @@
  *   - any other name (allowed on some port, or no rule names it: ASK, decided when a
  *     connection comes, with its port): an A record with the name's synthetic address
  *     (net/synth.h); AAAA and every other type: no data (NOERROR); nothing is looked up;
+ *   - localhost and the names below it: 127.0.0.1, the sandbox's own loopback (RFC 6761);
  *   - PTR of a synthetic address: the name it stands for; any other PTR: NXDOMAIN;
  *   - what is not a query for a host name: NXDOMAIN, FORMERR or NOTIMP, never forwarded.
  * So no query ever leaves the machine from inside.  UDP answers go out from the address the
@@ -124,6 +125,16 @@ static size_t answer(struct cf_proxy *p, struct cf_inside *in, const uint8_t *q,
 		    cf_dns_reverse_v4(dq.name, &ip) ? cf_synth_name(in->synth, &ip) : NULL;
 		return cf_dns_answer(q, &dq, 0, false, name ? CF_DNS_NOERROR : CF_DNS_NXDOMAIN,
 				     NULL, name, CF_INSIDE_TTL, out, cap);
+	}
+	/* localhost and the names below it are the sandbox's own loopback (RFC 6761), as in its
+	 * /etc/hosts: never a question for the rules, never looked up. */
+	size_t nl = strlen(dq.name);
+	if (!strcmp(dq.name, "localhost") ||
+	    (nl > 10 && !strcmp(dq.name + nl - 10, ".localhost"))) {
+		struct cf_ip lo = {.family = 4, .b = {127, 0, 0, 1}};
+		return cf_dns_answer(q, &dq, 0, false, CF_DNS_NOERROR,
+				     dq.qtype == CF_DNS_A ? &lo : NULL, NULL, CF_INSIDE_TTL, out,
+				     cap);
 	}
 	struct cf_net_decision d;
 	if (cf_net_decide_name(p->policy, dq.name, &d) == CF_DENY) {

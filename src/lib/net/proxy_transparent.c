@@ -225,7 +225,12 @@ static int gate_http(struct conn *c, size_t end)
 int cf_transparent_gate(struct conn *c)
 {
 	for (;;) {
+		bool first = c->in_len == 0;
 		int k = read_more(c);
+		/* Once the client has begun, its first bytes must be complete within the bound of
+		 * a request head (slowloris); before that it may wait for the server. */
+		if (k > 0 && first)
+			c->deadline = cf_proxy_now() + c->p->cfg.head_timeout_ms;
 		if (k < 0) {
 			if (c->in_len >= GATE_MAX)
 				mismatch(

@@ -590,6 +590,12 @@ static void test_inside(void)
 		       "a denied name: NXDOMAIN (%d)", i + 1);
 	TAP_OK(udp_ask(dport, "api.test", 28, addr, sizeof(addr)) == 0 && !strcmp(addr, "-"),
 	       "AAAA: no address");
+	TAP_OK(udp_ask(dport, "localhost", 1, addr, sizeof(addr)) == 0 &&
+		   !strcmp(addr, "127.0.0.1"),
+	       "localhost: the sandbox's own loopback");
+	TAP_OK(udp_ask(dport, "app.localhost", 1, addr, sizeof(addr)) == 0 &&
+		   !strcmp(addr, "127.0.0.1"),
+	       "a name below localhost too");
 	TAP_OK(udp_ask(dport, "1.0.18.198.in-addr.arpa", 12, addr, sizeof(addr)) == 0 &&
 		   !strcmp(addr, "ptr 3"),
 	       "PTR of 198.18.0.1: api.test (its first label, 3 bytes)");
