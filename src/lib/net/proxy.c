@@ -530,6 +530,7 @@ static void *loop(void *arg)
 		int n = epoll_wait(p->ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), tmo);
 		if (n < 0 && errno != EINTR)
 			break;
+		__atomic_add_fetch(&p->stats.wakeups, 1, __ATOMIC_RELAXED);
 		for (int i = 0; i < n; i++) {
 			struct ref *r = evs[i].data.ptr;
 			switch (r->what) {
@@ -724,6 +725,7 @@ void cf_proxy_stats(struct cf_proxy *p, struct cf_proxy_stats *out)
 	pthread_mutex_lock(&p->lock);
 	*out = p->stats;
 	pthread_mutex_unlock(&p->lock);
+	out->wakeups = __atomic_load_n(&p->stats.wakeups, __ATOMIC_RELAXED);
 	out->lookups = p->resolver ? cf_resolver_lookups(p->resolver) : 0;
 }
 

@@ -45,6 +45,7 @@ struct cf_proxy_stats {
 	unsigned long peak;	     /* most open at once */
 	unsigned long lookups;	     /* names given to the resolver */
 	unsigned long long up, down; /* bytes relayed to and from upstream servers */
+	unsigned long wakeups;	     /* rounds of the loop (a loop that spins shows here) */
 };
 
 struct cf_proxy;

@@ -54,7 +54,8 @@ struct cf_dns_tcp {
 struct cf_inside {
 	int fd[6]; /* udp4, udp6, tcp4, tcp6 (listening), listen4, listen6 */
 	struct ref ref[6];
-	bool listening;
+	bool listening;	 /* the transparent listeners (the proxy's bound of connections) */
+	bool tcp_paused; /* the resolver's TCP listeners (CF_INSIDE_TCP_MAX) */
 	struct cf_synth *synth;
 	struct cf_synth *refused; /* the names whose refusal is recorded, each once */
 	struct cf_dns_tcp *tcp;
@@ -206,6 +207,20 @@ static void serve_udp(struct cf_proxy *p, struct cf_inside *in, int fd, bool v6)
 	}
 }
 
+/* The TCP listeners' interest: off while CF_INSIDE_TCP_MAX connections are open (the others
+ * wait in the backlog; a listener left readable would wake the loop without end). */
+static void tcp_listen(struct cf_proxy *p, struct cf_inside *in, bool on)
+{
+	if (in->tcp_paused == !on)
+		return;
+	in->tcp_paused = !on;
+	for (int i = 2; i < 4; i++) {
+		struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.ptr = &in->ref[i]};
+		if (in->fd[i] >= 0)
+			epoll_ctl(p->ep, EPOLL_CTL_MOD, in->fd[i], &ev);
+	}
+}
+
 static void tcp_close(struct cf_proxy *p, struct cf_inside *in, struct cf_dns_tcp *t)
 {
 	epoll_ctl(p->ep, EPOLL_CTL_DEL, t->fd, NULL);
@@ -218,6 +233,7 @@ static void tcp_close(struct cf_proxy *p, struct cf_inside *in, struct cf_dns_tc
 	}
 	in->n_tcp--;
 	free(t);
+	tcp_listen(p, in, true);
 }
 
 static void tcp_interest(struct cf_proxy *p, struct cf_dns_tcp *t)
@@ -250,7 +266,8 @@ static void tcp_accept(struct cf_proxy *p, struct cf_inside *in, int lfd)
 		in->tcp = t;
 		in->n_tcp++;
 	}
-	/* Over the bound: the others wait in the backlog (the sweep frees room). */
+	/* At the bound: the others wait in the backlog until a connection ends. */
+	tcp_listen(p, in, false);
 }
 
 /* TCP: reads queries (length first), answers one at a time. */
@@ -345,15 +362,11 @@ void cf_inside_sweep(struct cf_proxy *p, uint64_t now)
 	struct cf_inside *in = inside_of(p);
 	if (!in)
 		return;
-	bool full = in->n_tcp >= CF_INSIDE_TCP_MAX;
 	for (struct cf_dns_tcp *t = in->tcp, *next; t; t = next) {
 		next = t->next;
 		if (now >= t->deadline)
 			tcp_close(p, in, t);
 	}
-	for (int i = 2; full && i < 4 && in->n_tcp < CF_INSIDE_TCP_MAX; i++)
-		if (in->fd[i] >= 0)
-			tcp_accept(p, in, in->fd[i]);
 }
 
 bool cf_inside_busy(struct cf_proxy *p)

@@ -624,6 +624,31 @@ static void test_inside(void)
 		   r[2 + n + 15] == 1,
 	       "over TCP: two answers, each with its length, 198.18.0.1");
 	TAP_INTEQ(n_looked, before, "nothing was looked up on the host for any of it");
+
+	/* The bound of TCP connections: 64 held idle, a 65th waits in the backlog until one of
+	 * them goes. */
+	int held[64];
+	for (int i = 0; i < 64; i++)
+		held[i] = connect_to(SERVER, tport);
+	usleep(200 * 1000);
+	fd = connect_to(SERVER, tport);
+	send(fd, q, n + 2, MSG_NOSIGNAL);
+	pf = (struct pollfd){.fd = fd, .events = POLLIN};
+	struct cf_proxy_stats st0, st1;
+	cf_proxy_stats(p, &st0);
+	int early = poll(&pf, 1, 300);
+	cf_proxy_stats(p, &st1);
+	TAP_OK(st1.wakeups - st0.wakeups < 50,
+	       "while at the bound the proxy's loop does not spin (%lu rounds in 300 ms)",
+	       st1.wakeups - st0.wakeups);
+	close(held[0]);
+	ssize_t k = poll(&pf, 1, 5000) == 1 ? recv(fd, r, sizeof(r), 0) : -1;
+	TAP_OK(early == 0 && k == (ssize_t)(n + 18),
+	       "the 65th TCP connection is answered once one of 64 goes (early %d, %zd bytes)",
+	       early, k);
+	close(fd);
+	for (int i = 1; i < 64; i++)
+		close(held[i]);
 	cf_proxy_stop(p);
 	size_t ne;
 	const struct confine_net_event *ev = cf_proxy_events(p, &ne, NULL);
