@@ -198,7 +198,7 @@ elif what == "dns":         # an A query for a name to a name server, over UDP
     for l in sys.argv[3].split("."):
         q += bytes([len(l)]) + l.encode()
     q += b"\0\0\1\0\1"
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u = socket.socket(socket.AF_INET6 if ":" in sys.argv[2] else socket.AF_INET, socket.SOCK_DGRAM)
     u.settimeout(10)
     u.sendto(q, (sys.argv[2], 53))
     r = u.recv(512)
@@ -421,6 +421,11 @@ EOF
 	esac
 	nexpect "$who" "rcode 3" "R43 and a denied name gets NXDOMAIN there too" \
 		"${allow[@]}" -- "$PY" "$E/client.py" dns "$outside" denied.test
+	nx "$who" "${allow[@]}" -- "$PY" "$E/client.py" dns 2001:db8::53 www.test
+	case $out in
+	198.18.*) ok 0 "$who: R43 a query to an outside IPv6 name server too ($out)" ;;
+	*) ok 1 "$who: R43 a query to an outside IPv6 name server is answered by confine (got: $out, $err)" ;;
+	esac
 	nexpect "$who" "ENETUNREACH" "R43 UDP to any other port of an outside address: no route" \
 		"${allow[@]}" -- "$TRYOP" connect-udp "$outside" 443
 
