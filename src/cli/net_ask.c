@@ -5,7 +5,8 @@
  * acts on the answer: allow once, allow for the rest of the run, or deny.  Without a terminal
  * (or with --no-net-ask) nobody is asked and such a host is denied, as before.  The question
  * is shown for at most CLI_ASK_MS, a little less than the library's bound, so that the answer
- * always arrives in time; no answer is deny.  What the question shows is the host as the proxy
+ * always arrives in time; no answer is deny, and so is a question while confine is not in the
+ * terminal's foreground.  What the question shows is the host as the proxy
  * normalised it (letters, digits, '-', '_', '.', ':' only) and a port: nothing the command can
  * use to draw on the terminal.
  */
@@ -71,6 +72,10 @@ static void read_line(int fd, int64_t deadline, char *line, size_t cap)
 static enum confine_net_answer tty_ask(const struct confine_net_ask *q, void *user)
 {
 	int fd = *(const int *)user;
+	/* Only a confine in the terminal's foreground asks: in the background nobody would see
+	 * the question (and a read would stop it, SIGTTIN). */
+	if (tcgetpgrp(fd) != getpgrp())
+		return CONFINE_NET_ANSWER_DENY;
 	bool v6 = strchr(q->host, ':') != NULL;
 	char text[512], line[64];
 	snprintf(text, sizeof(text),
