@@ -82,6 +82,27 @@ async def main():
 asyncio.run(main())
 ' "$T/echo.port" &
 bg_pids+=($!)
+# A server that speaks first (as ssh and SMTP do): a banner on every connection, then an echo.
+"$PY" -c '
+import os, socket, sys, threading
+srv = socket.socket()
+srv.bind(("127.0.0.7", 0))
+srv.listen(16)
+with open(sys.argv[1] + ".tmp", "w") as f: f.write("%d\n" % srv.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+def one(c):
+    c.sendall(b"banner-first\n")
+    while True:
+        d = c.recv(4096)
+        if not d:
+            break
+        c.sendall(d)
+    c.close()
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=one, args=(c,), daemon=True).start()
+' "$T/banner.port" &
+bg_pids+=($!)
 (cd "$E/tls" && exec openssl s_server -WWW -accept 127.0.0.6:0 -cert cert.pem -key key.pem \
 	>"$T/tls.out" 2>&1 </dev/null) &
 bg_pids+=($!)
@@ -92,7 +113,9 @@ done
 P1=$(cat "$T/www.port" 2>/dev/null)
 P2=$(sed -n 's/^ACCEPT 127\.0\.0\.6:\([0-9]*\)$/\1/p' "$T/tls.out" 2>/dev/null)
 P3=$(cat "$T/echo.port" 2>/dev/null)
-if [ -z "$P1" ] || [ -z "$P2" ] || [ -z "$P3" ]; then
+for _ in $(seq 500); do [ -s "$T/banner.port" ] && break; sleep 0.02; done
+P4=$(cat "$T/banner.port" 2>/dev/null)
+if [ -z "$P1" ] || [ -z "$P2" ] || [ -z "$P3" ] || [ -z "$P4" ]; then
 	ok 1 "test servers started (http: '${P1:-}', tls: '${P2:-}', echo: '${P3:-}')"
 	done_testing
 fi
@@ -102,7 +125,8 @@ fi
 "$PY" -c '
 import base64, os, select, socket, sys, threading
 want = "Basic " + base64.b64encode(b"ana:s3cret pw").decode()
-names = {"www.test": "127.0.0.5", "tls.test": "127.0.0.6", "echo.test": "127.0.0.7"}
+names = {"www.test": "127.0.0.5", "tls.test": "127.0.0.6", "echo.test": "127.0.0.7",
+         "onlyup.test": "127.0.0.5"}
 log = open(sys.argv[2], "a", buffering=1)
 def pipe(a, b):
     try:
@@ -207,6 +231,24 @@ elif what == "dns":         # an A query for a name to a name server, over UDP
         print("rcode %d" % rcode)
     else:
         print("%d.%d.%d.%d" % tuple(r[-4:]))
+elif what == "banner":      # connect by name and read what the server says first
+    s = socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=20)
+    print(s.recv(100).decode().strip())
+elif what == "dnstcp":      # an A query over TCP to a name server
+    q = struct.pack("!HHHHHH", 0x4343, 0x0100, 1, 0, 0, 0)
+    for l in sys.argv[3].split("."):
+        q += bytes([len(l)]) + l.encode()
+    q += b"\0\0\1\0\1"
+    s = socket.create_connection((sys.argv[2], 53), timeout=10)
+    s.sendall(struct.pack("!H", len(q)) + q)
+    r = b""
+    while len(r) < 2 or len(r) < 2 + struct.unpack("!H", r[:2])[0]:
+        k = s.recv(512)
+        if not k:
+            break
+        r += k
+    r = r[2:]
+    print("rcode %d" % (r[3] & 15) if (r[3] & 15) or r[7] == 0 else "%d.%d.%d.%d" % tuple(r[-4:]))
 elif what == "literal":     # connect to an address, send a request, what comes back
     s = socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=20)
     s.sendall(b"hello?\n")
@@ -214,8 +256,8 @@ elif what == "literal":     # connect to an address, send a request, what comes 
 PY
 chmod 0644 "$E/fetch.js" "$E/client.py"
 
-allow=(--net-allow www.test,tls.test,echo.test --net-allow 127.0.0.5,127.0.0.6,127.0.0.7
-	--net-deny denied.test)
+allow=(--net-allow www.test,tls.test,echo.test,banner.test,rebind.test,onlyup.test
+	--net-allow 127.0.0.5,127.0.0.6,127.0.0.7 --net-deny denied.test)
 
 nx() { # who confine-run-args...: cx with the test resolver's hosts file and lookup log
 	local who=$1
@@ -237,7 +279,8 @@ for who in $RUN_USERS; do
 	cat >"$E/$who.hosts" <<EOF
 127.0.0.5 www.test denied.test unlisted.test
 127.0.0.6 tls.test
-127.0.0.7 echo.test
+127.0.0.7 echo.test banner.test
+127.0.0.1 rebind.test
 EOF
 	chmod 0644 "$E/$who.hosts"
 
@@ -299,6 +342,11 @@ EOF
 	nexpect "$who" "hello-www" "R43 a host the caller's NO_PROXY names goes directly" \
 		"${allow[@]}" -- curl -sS "http://www.test:$P1/hello.txt"
 	is "$(grep -c . "$E/up.log")" 0 "$who: R43 and the upstream proxy saw nothing of it"
+	: >"$E/up.log"
+	xenv=("HTTPS_PROXY=$upstream")
+	nexpect "$who" "hello-www" "R43 an allowed name the host cannot resolve goes to the upstream proxy by name" \
+		"${allow[@]}" -- curl -sS "http://onlyup.test:$P1/hello.txt"
+	is "$(cat "$E/up.log")" "CONNECT onlyup.test:$P1 ok" "$who: R43 which resolves it itself"
 	xenv=("HTTPS_PROXY=http://ana:wrong@127.0.0.8:$PU")
 	nx "$who" "${allow[@]}" -- curl -sS -o /dev/null -w '%{http_code}' "http://www.test:$P1/hello.txt"
 	case "$out|$err" in
@@ -382,7 +430,24 @@ EOF
 	nexpect "$who" "hello-www" "R43 curl told to use no proxy, by name" \
 		"${allow[@]}" -- curl -sS --noproxy '*' "http://www.test:$P1/hello.txt"
 
+	nexpect "$who" "banner-first" "R43 a server that speaks first is heard before the client says anything" \
+		"${allow[@]}" -- "$PY" "$E/client.py" banner banner.test "$P4"
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- \
+		"$NODE" "$E/fetch.js" "http://rebind.test:$P1/hello.txt"
+	case $out in
+	"status 403 confine: network request denied: 'rebind.test:$P1': it resolved to an address it may not reach: the address 127.0.0.1 is a loopback address"*)
+		ok 0 "$who: R43 an allowed name that resolves to loopback: refused on the transparent path too" ;;
+	*) ok 1 "$who: R43 an allowed name that resolves to loopback: refused (got: $out)" ;;
+	esac
+	is "$(jq -r '[.network_decisions[] | .protocol, .decision, .outcome, .address] | join(" ")' "$h/report.json" 2>&1)" \
+		"tcp allow address_refused 127.0.0.1" "$who: R43 recorded: allowed by name, refused by address"
+
 	# --- the address stands for one name: TLS SNI and HTTP Host must be that name ---
+	nx "$who" "${allow[@]}" --report "$h/report.json" -- sh -c \
+		"openssl s_client -connect tls.test:$P2 -noservername </dev/null 2>&1 | grep -o 'alert access denied' | head -n 1"
+	is "$out" "alert access denied" "$who: R43 a ClientHello without a server name: the same TLS alert"
+	is "$(jq -r '[.network_decisions[] | .outcome, .detail] | join(" | ")' "$h/report.json" 2>&1)" \
+		"sni_mismatch | the TLS ClientHello names no server (SNI)" "$who: R43 recorded as such"
 	expect_host "$who" "hello-tls" "TLS to 127.0.0.6 naming tls.test" \
 		"$PY" "$E/client.py" tls 127.0.0.6 "$P2" tls.test "$E/tls/cert.pem"
 	nexpect "$who" "hello-tls" "R43 TLS to tls.test's address naming tls.test" \
@@ -418,6 +483,11 @@ EOF
 	case $out in
 	198.18.*) ok 0 "$who: R43 a query to an outside name server is answered by confine ($out): none leaves" ;;
 	*) ok 1 "$who: R43 a query to an outside name server is answered by confine (got: $out, $err)" ;;
+	esac
+	nx "$who" "${allow[@]}" -- "$PY" "$E/client.py" dnstcp "$outside" www.test
+	case $out in
+	198.18.*) ok 0 "$who: R43 a query over TCP to an outside name server is answered by confine ($out)" ;;
+	*) ok 1 "$who: R43 a query over TCP to an outside name server is answered by confine (got: $out, $err)" ;;
 	esac
 	nexpect "$who" "rcode 3" "R43 and a denied name gets NXDOMAIN there too" \
 		"${allow[@]}" -- "$PY" "$E/client.py" dns "$outside" denied.test
