@@ -125,6 +125,7 @@ struct confine_run {
 	enum confine_net_mode net_mode;	      /* what the run gets */
 	struct cf_netrun *netrun;	      /* the proxy while the command runs (net/netrun.c) */
 	struct cf_connguard *connguard;	      /* landlock: the connect(2) guard (connguard.c) */
+	struct cf_supervisor *supervisor;     /* landlock: the supervised calls (supervisor.c) */
 	struct confine_net_event *net_events; /* the proxy's decisions, after the run */
 	size_t n_net_events, net_dropped;
 	confine_net_ask_fn net_ask; /* R43: the request's asker (NULL: none) */

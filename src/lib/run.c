@@ -25,6 +25,7 @@
 #include "host/rulefile.h"
 #include "host/scan.h"
 #include "host/ll_listing.h"
+#include "exec/linux/supervise_rules.h"
 #include "net/netrun.h"
 #include "net/remedy.h"
 #include "run_net.h"
@@ -1086,14 +1087,15 @@ out:
 
 /* The plan text with the seccomp filter's rules under its "seccomp: on" line (the plan itself
  * is pure; the filter is the executor's). */
-static char *with_filter(const struct cf_plan *plan, char *text);
+static char *with_filter(const struct cf_plan *plan, char *text, bool landlock);
 
 static char *text_with_filter(const struct cf_plan *plan)
 {
-	return with_filter(plan, cf_plan_text(plan));
+	return with_filter(plan, cf_plan_text(plan), false);
 }
 
-static char *with_filter(const struct cf_plan *plan, char *text)
+/* The landlock backend's filter adds its supervised calls and the SysV refusal (R42). */
+static char *with_filter(const struct cf_plan *plan, char *text, bool landlock)
 {
 	const char *at = text && plan->seccomp ? strstr(text, "seccomp: on\n") : NULL;
 	if (!at)
@@ -1102,7 +1104,12 @@ static char *with_filter(const struct cf_plan *plan, char *text)
 	cf_buf_init(&b);
 	size_t head = (size_t)(at - text) + strlen("seccomp: on\n");
 	cf_buf_addn(&b, text, head);
-	for (const char *line = cf_seccomp_describe(); *line;) {
+	const char *extra = landlock ? cf_supervise_describe() : "";
+	for (const char *line = cf_seccomp_describe(); *line || *extra;) {
+		if (!*line) {
+			line = extra;
+			extra = "";
+		}
 		const char *nl = strchr(line, '\n');
 		size_t n = nl ? (size_t)(nl - line) : strlen(line);
 		if (!strncmp(line, "seccomp: ", 9)) {
@@ -1123,7 +1130,7 @@ int confine_run_plan_text(const confine_run *run, bool json, char **out, struct 
 {
 	if (run->backend == CONFINE_BACKEND_LANDLOCK)
 		*out = json ? cf_ll_full_json(&run->plan, &run->ll)
-			    : with_filter(&run->plan, cf_ll_full_text(&run->plan, &run->ll));
+			    : with_filter(&run->plan, cf_ll_full_text(&run->plan, &run->ll), true);
 	else
 		*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
 	return *out ? 0 : cf_nomem(err);

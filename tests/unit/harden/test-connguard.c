@@ -121,7 +121,7 @@ static void landlock_alone(int lp, int lsame, int lother)
 	pl.handled_net = CF_LL_NET_BIND_TCP | CF_LL_NET_CONNECT_TCP;
 	struct confine_error err = {0};
 	int rs = -1;
-	int r = cf_ll_build_ruleset(&pl, (unsigned)proxy_port, &rs, &err);
+	int r = cf_ll_build_ruleset(&pl, (unsigned)proxy_port, NULL, &rs, &err);
 	TAP_INTEQ(r, 0, "the ruleset with the proxy's port builds (%s)", err.reason);
 	if (r < 0)
 		return;

@@ -58,6 +58,7 @@
 
 struct cf_connguard {
 	int handoff_fd, listener, wake_fd;
+	bool borrowed; /* the listener is the landlock supervisor's (cf_connguard_answer) */
 	struct sockaddr_in proxy4;
 	struct sockaddr_in6 proxy6; /* ::ffff:127.0.0.1, for an AF_INET6 socket */
 	pthread_t thread;
@@ -330,10 +331,41 @@ void cf_connguard_free(struct cf_connguard *g)
 	}
 	if (g->handoff_fd >= 0)
 		close(g->handoff_fd);
-	if (g->listener >= 0)
+	if (g->listener >= 0 && !g->borrowed)
 		close(g->listener);
 	if (g->wake_fd >= 0)
 		close(g->wake_fd);
 	pthread_mutex_destroy(&g->lock);
 	free(g);
+}
+
+/*
+ * The landlock backend's supervisor (supervisor.c) holds the one listener a filter may have
+ * and hands connect(2) and the calls it does not know here: the same decision as the guard's
+ * own thread makes, with `listener` to check that the notification is still pending.
+ */
+int cf_connguard_new(unsigned port, struct cf_connguard **out, struct confine_error *err)
+{
+	int r = cf_connguard_start(-1, port, out, err);
+	if (r == 0) {
+		(*out)->borrowed = true;
+		/* No handoff: the thread waits for nothing but its stop. */
+	}
+	return r;
+}
+
+int cf_connguard_answer(struct cf_connguard *g, int listener, const struct seccomp_notif *req)
+{
+	bool made = false;
+	pthread_mutex_lock(&g->lock);
+	g->listener = listener;
+	pthread_mutex_unlock(&g->lock);
+	int r = req->data.nr == __NR_connect ? on_connect(g, req, &made) : -EPERM;
+	pthread_mutex_lock(&g->lock);
+	if (made)
+		g->made++;
+	else
+		g->refused++;
+	pthread_mutex_unlock(&g->lock);
+	return r;
 }

@@ -40,4 +40,11 @@ void cf_connguard_free(struct cf_connguard *g);
  * `handoff_fd`.  Async-signal-safe (vfork child); 0 or -1 with errno. */
 int cf_connguard_send(int handoff_fd, int listener);
 
+/* The landlock supervisor's use (supervisor.c): a guard whose thread receives no listener;
+ * cf_connguard_answer decides one notification of `listener` (0 or minus an errno), counted
+ * as the thread would.  `req` is a struct seccomp_notif. */
+struct seccomp_notif;
+int cf_connguard_new(unsigned port, struct cf_connguard **out, struct confine_error *err);
+int cf_connguard_answer(struct cf_connguard *g, int listener, const struct seccomp_notif *req);
+
 #endif

@@ -43,8 +43,12 @@ enum cf_sockets {
 				 it to the command (ENOSYS), so that pid 1 may resolve paths
 				 with it */
 };
+#define CF_SECCOMP_N_SOCKETS 6
 struct cf_seccomp_opts {
 	enum cf_sockets sockets;
+	/* The landlock backend's supervised calls and SysV refusal (supervise_rules.c); the
+	 * filter is then loaded with a listener. */
+	bool supervise;
 };
 /* cf_seccomp_build_fd with the socket rules of `o`: the program made at build time. */
 int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,

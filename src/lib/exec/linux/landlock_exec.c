@@ -33,6 +33,7 @@
 
 #include "util/nofollow.h"
 #include "exec/linux/connguard.h"
+#include "exec/linux/supervisor.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/landlock_exec.h"
@@ -241,8 +242,34 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 	return 0;
 }
 
-int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, int *out,
-			struct confine_error *err)
+/*
+ * The terminals the command was given (R42): each of its standard descriptors that is a
+ * terminal gets a rule of its own, on that device file, so that it can open it again by name
+ * (/dev/pts/N, /proc/self/fd/0) as programs do; no other node of the host's devpts is
+ * reachable.  `stdio` holds the descriptors the child will have as 0, 1 and 2 (-1: none of
+ * ours).
+ */
+static int grant_terminals(int rs, const struct cf_ll_plan *pl, const int stdio[3],
+			   struct confine_error *err)
+{
+	uint64_t want =
+	    (CF_LL_FS_READ_FILE | CF_LL_FS_WRITE_FILE | CF_LL_FS_TRUNCATE | CF_LL_FS_IOCTL_DEV) &
+	    pl->handled_fs;
+	for (int i = 0; stdio && i < 3; i++) {
+		struct stat st;
+		if (stdio[i] < 0 || !isatty(stdio[i]) || fstat(stdio[i], &st) < 0 ||
+		    !S_ISCHR(st.st_mode))
+			continue;
+		struct ll_path_beneath pb = {.allowed_access = want, .parent_fd = stdio[i]};
+		if (syscall(__NR_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb, 0U) < 0)
+			return cf_err_os(err, CONFINE_E_SPAWN, "cannot add a Landlock rule",
+					 "the command's terminal", "landlock_add_rule", errno);
+	}
+	return 0;
+}
+
+int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const int stdio[3],
+			int *out, struct confine_error *err)
 {
 	struct ident *ids = calloc(pl->n_rules + 1, sizeof(*ids));
 	size_t n_ids = 0;
@@ -300,7 +327,9 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, int *o
 					 "the proxy's port", "landlock_add_rule", e);
 		}
 	}
-	int r = check_aliases(pl, ids, n_ids, err);
+	int r = grant_terminals(rs, pl, stdio, err);
+	if (r == 0)
+		r = check_aliases(pl, ids, n_ids, err);
 	free(ids);
 	if (r < 0) {
 		close(rs);
@@ -315,7 +344,7 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, int *o
 static int load_program(const struct cf_ll_plan *pl, struct sock_fprog *prog,
 			struct confine_error *err)
 {
-	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY};
+	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY, .supervise = true};
 	if (pl->net_proxy)
 		o.sockets = CF_SOCKETS_PROXY;
 	else if (!pl->unix_sockets)
@@ -359,7 +388,7 @@ struct ll_child {
 	int err_w; /* the stderr tee's write end, or -1: stderr is inherited */
 	int ruleset;
 	const struct sock_fprog *prog;
-	int guard_w; /* network by domain: where the seccomp listener goes, or -1 */
+	int guard_w; /* where the seccomp listener goes (the supervisor), or -1 */
 	const struct cf_cgroup *cgroup;
 	pid_t parent;
 };
@@ -477,9 +506,9 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	if (syscall(__NR_landlock_restrict_self, c->ruleset, 0U) < 0)
 		CHILD_FAIL(c, "landlock_restrict_self");
 	if (c->prog && c->guard_w >= 0) {
-		/* The connect guard's listener (connguard.c), handed to confine before exec.  A
-		 * connect(2) waits for its answer, killable only (Linux 5.19), so that a signal
-		 * cannot cut the answer off from a connect confine already made. */
+		/* The supervisor's listener (supervisor.c), handed to confine before exec.  A
+		 * supervised call waits for its answer, killable only (Linux 5.19), so that a
+		 * signal cannot cut the answer off from a change confine already made. */
 		long lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 				   SECCOMP_FILTER_FLAG_NEW_LISTENER |
 				       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
@@ -553,11 +582,9 @@ static int exec_candidates(const char *argv0, char **envp, struct cf_strv *out)
 /*
  * Network by domain (SPEC 12): the proxy already listens on 127.0.0.1 (spawn.c started it);
  * the command's proxy variables get its port and the run's credentials, and the connect guard
- * starts, waiting for the child's seccomp listener on guard[0] (its own now); guard[1] is the
- * child's end.
+ * is made for the supervisor to ask.
  */
-static int start_proxy_side(confine_run *run, int guard[2], unsigned *port,
-			    struct confine_error *err)
+static int start_proxy_side(confine_run *run, unsigned *port, struct confine_error *err)
 {
 	*port = run->netrun ? cf_netrun_port(run->netrun) : 0;
 	if (!*port)
@@ -569,11 +596,18 @@ static int start_proxy_side(confine_run *run, int guard[2], unsigned *port,
 	explicit_bzero(userinfo, sizeof(userinfo));
 	if (r < 0)
 		return r;
+	return cf_connguard_new(*port, &run->connguard, err);
+}
+
+/* The supervisor (R42; network by domain's connect guard rides on it): it waits for the
+ * child's seccomp listener on guard[0] (its own now); guard[1] is the child's end. */
+static int start_supervisor(confine_run *run, int guard[2], struct confine_error *err)
+{
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, guard) < 0)
-		return cf_err_os(err, CONFINE_E_OS, "cannot start the connect guard", "landlock",
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the supervisor", "landlock",
 				 "socketpair", errno);
-	r = cf_connguard_start(guard[0], *port, &run->connguard, err);
-	guard[0] = -1; /* the guard's, whatever happened */
+	int r = cf_supervisor_start(guard[0], &run->ll, run->connguard, &run->supervisor, err);
+	guard[0] = -1; /* the supervisor's, whatever happened */
 	return r;
 }
 
@@ -587,9 +621,15 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	unsigned port = 0;
 	int r;
 
-	if (run->ll.net_proxy && (r = start_proxy_side(run, guard, &port, err)) < 0)
+	if (run->ll.net_proxy && (r = start_proxy_side(run, &port, err)) < 0)
 		goto out;
-	if ((r = cf_ll_build_ruleset(&run->ll, port, &rs, err)) < 0)
+	if (plan->seccomp && (r = start_supervisor(run, guard, err)) < 0)
+		goto out;
+	if (run->record.tee_wanted && (r = cf_open_tee(run, &err_w, err)) < 0)
+		goto out;
+	/* The child's 0 and 1 are confine's, its 2 the tee when there is one. */
+	int stdio[3] = {0, 1, err_w >= 0 ? -1 : 2};
+	if ((r = cf_ll_build_ruleset(&run->ll, port, stdio, &rs, err)) < 0)
 		goto out;
 	if (plan->seccomp && (r = load_program(&run->ll, &prog, err)) < 0)
 		goto out;
@@ -602,8 +642,6 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	sh_argv[0] = "sh";
 	for (size_t i = 1; i < plan->argv.n; i++)
 		sh_argv[i + 1] = plan->argv.v[i];
-	if (run->record.tee_wanted && (r = cf_open_tee(run, &err_w, err)) < 0)
-		goto out;
 	if (pipe2(status, O_CLOEXEC) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "pipe2",
 			      errno);

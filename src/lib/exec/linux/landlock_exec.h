@@ -10,9 +10,10 @@ typedef struct confine_run confine_run;
 
 /* Creates the ruleset of the plan: every rule path opened once without following symlinks (a
  * path gone or turned into a symlink gets no rule: no access); with network by domain, TCP
- * connects to `proxy_port` only.  *out is close-on-exec. */
-int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, int *out,
-			struct confine_error *err);
+ * connects to `proxy_port` only; each terminal among `stdio` (the child's 0, 1 and 2, -1 for
+ * none; NULL: none) gets a rule of its own.  *out is close-on-exec. */
+int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const int stdio[3],
+			int *out, struct confine_error *err);
 
 /* The stderr tee's pipe (spawn.c): the wait loop holds the read end, *write_end (close-on-exec,
  * at fd 3 or above) becomes the command's stderr. */

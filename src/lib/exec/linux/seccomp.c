@@ -26,6 +26,7 @@
 #endif
 
 #include "exec/linux/harden.h"
+#include "exec/linux/supervise_rules.h"
 #include "util/util.h"
 
 #ifndef CLONE_NEWUSER
@@ -483,7 +484,8 @@ static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd
 int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 			     struct confine_error *err)
 {
-	size_t k = (size_t)o->sockets;
+	/* One program per socket rule set, then the same again with the supervised calls. */
+	size_t k = (size_t)o->sockets + (o->supervise ? CF_SECCOMP_N_SOCKETS : 0);
 	*fd_out = -1;
 	if (k >= sizeof(cf_seccomp_blob) / sizeof(cf_seccomp_blob[0]) || !cf_seccomp_blob[k].n)
 		return cf_seccomp_build_fd_libseccomp(o, fd_out, err);
@@ -599,6 +601,8 @@ static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd
 		rc = add_rules(ctx, o->sockets != CF_SOCKETS_GUARDED, err);
 		if (rc == 0)
 			rc = add_socket_rules(ctx, o, err);
+		if (rc == 0 && o->supervise)
+			rc = cf_supervise_add_rules(ctx, err);
 	}
 	if (rc < 0)
 		goto out_ctx;

@@ -31,6 +31,7 @@
 #include "exec/linux/ipcguard.h"
 #include "exec/linux/connguard.h"
 #include "exec/linux/netns.h"
+#include "exec/linux/supervisor.h"
 #include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
 #include "exec/linux/tee.h"
@@ -722,6 +723,8 @@ static int start_run(confine_run *run, struct confine_error *err)
 					      : spawn_bwrap(run, err);
 	if (r < 0) {
 		cf_cgroup_destroy(&run->cgroup);
+		cf_supervisor_free(run->supervisor);
+		run->supervisor = NULL;
 		cf_connguard_free(run->connguard);
 		run->connguard = NULL;
 		cf_netrun_free(run->netrun);
@@ -1375,7 +1378,10 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 /* The proxy's decisions, once the command has ended; the proxy and its sockets go. */
 static int finish_network(confine_run *run, struct confine_error *err)
 {
-	/* The guard first: a connect of a process that outlived the command meets ENOSYS. */
+	/* The guards first: a supervised call of a process that outlived the command meets
+	 * ENOSYS. */
+	cf_supervisor_free(run->supervisor);
+	run->supervisor = NULL;
 	cf_connguard_free(run->connguard);
 	run->connguard = NULL;
 	if (!run->netrun)

@@ -99,8 +99,11 @@ static int cand_cmp(const void *a, const void *b)
 	return c ? c : (int)y->origin - (int)x->origin;
 }
 
+/* Not /dev/pts: a directory rule there gave the command every terminal of the host's devpts
+ * (the user's other shells, a root caller's every root pty).  The terminals it was given (its
+ * standard descriptors) get a rule each when it starts (landlock_exec.c). */
 static const char *const devices[] = {"/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
-				      "/dev/urandom", "/dev/tty",  "/dev/ptmx", "/dev/pts"};
+				      "/dev/urandom", "/dev/tty",  "/dev/ptmx"};
 /* What bwrap masks in /sys (plan.c); /proc stays the host's and is only made read-only. */
 static const char *const sys_masked[] = {"/sys/firmware", "/sys/devices/virtual/powercap",
 					 "/sys/kernel/debug"};
@@ -499,6 +502,43 @@ static int visit(struct walk *w, const char *path, enum cf_kind kind, uint64_t i
 	return visit_towards(w, path, inherited | here, l);
 }
 
+static int meta_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cf_ll_rule *)a)->path, ((const struct cf_ll_rule *)b)->path);
+}
+
+/* The meta table (R42): each decided path, writable for metadata where the rules allow a
+ * write or it is the run's temp directory; never the devices, /proc or the temp roots, which
+ * this backend grants on its own terms. */
+static int meta_table(struct walk *w)
+{
+	struct cf_ll_plan *pl = w->out;
+	for (size_t i = 0; i < w->c.n; i++) {
+		const struct cand *x = &w->c.v[i];
+		if (x->skip)
+			continue;
+		bool run_tmp = w->o->run_tmp && !strcmp(x->path, w->o->run_tmp);
+		bool writable =
+		    (x->origin == O_POLICY || run_tmp) && (x->want & CF_LL_FS_WRITE_FILE);
+		if (pl->n_meta == pl->cap_meta) {
+			size_t cap = pl->cap_meta ? pl->cap_meta * 2 : 64;
+			struct cf_ll_rule *v = realloc(pl->meta, cap * sizeof(*v));
+			if (!v)
+				return cf_nomem(w->err);
+			pl->meta = v;
+			pl->cap_meta = cap;
+		}
+		char *p = cf_strdup(x->path);
+		if (!p)
+			return cf_nomem(w->err);
+		pl->meta[pl->n_meta++] = (struct cf_ll_rule){
+		    .path = p, .kind = x->kind, .access = writable ? CF_LL_FS_WRITE_FILE : 0};
+	}
+	if (pl->n_meta)
+		qsort(pl->meta, pl->n_meta, sizeof(pl->meta[0]), meta_cmp);
+	return 0;
+}
+
 static int walk_init(struct walk *w, const struct cf_policy *p, const struct cf_matches *globs,
 		     const struct cf_ll_opts *o, struct cf_ll_plan *out, struct confine_error *err)
 {
@@ -541,6 +581,9 @@ void cf_ll_plan_release(struct cf_ll_plan *plan)
 	for (size_t i = 0; i < plan->n_guards; i++)
 		free(plan->guards[i].path);
 	free(plan->guards);
+	for (size_t i = 0; i < plan->n_meta; i++)
+		free(plan->meta[i].path);
+	free(plan->meta);
 	cf_strv_release(&plan->split);
 	cf_strv_release(&plan->not_listable);
 	cf_strv_release(&plan->not_provided);
@@ -583,10 +626,10 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 	    cf_strdup("masked kernel files: /proc is the host's, read-only; what bwrap masks "
 		      "there (/proc/timer_list, /proc/slabinfo, ...) stays readable where its "
 		      "mode allows"),
-	    cf_strdup("metadata: Landlock does not govern chmod(2), utimensat(2), chown(2) to "
-		      "one of the user's groups or extended attributes, so the command can change "
-		      "them on any file the user owns, outside the workspace and hidden ones "
-		      "included (their content stays out of reach)"),
+	    cf_strdup("SysV IPC: there is no IPC namespace, so every shm*, msg* and sem* call is "
+		      "refused with EPERM (the host's segments, queues and semaphores are out of "
+		      "reach; a program that needs SysV IPC fails); POSIX message queues stay as "
+		      "they are, POSIX shared memory in /dev/shm is neither readable nor writable"),
 	    o->cgroup ? NULL
 		      : cf_strdup("daemon reaping: a process that leaves the command's session "
 				  "can outlive the run (no cgroup confine could create)"),
@@ -661,7 +704,7 @@ int cf_ll_plan_compile(const struct cf_policy *p, const struct cf_matches *globs
 	out->unix_sockets = out->abi >= 9 && !o->net_proxy;
 	if (o->run_tmp && !(out->run_tmp = cf_strdup(o->run_tmp)))
 		goto oom;
-	if ((r = visit(&w, "/", CF_KIND_DIR, 0)) < 0)
+	if ((r = visit(&w, "/", CF_KIND_DIR, 0)) < 0 || (r = meta_table(&w)) < 0)
 		goto out;
 	if (out->n_rules)
 		qsort(out->rules, out->n_rules, sizeof(out->rules[0]), rule_cmp);

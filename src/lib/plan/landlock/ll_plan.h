@@ -111,6 +111,12 @@ struct cf_ll_plan {
 	 * inodes, not names. */
 	struct cf_ll_rule *guards;
 	size_t n_guards, cap_guards;
+	/* R42: every path the plan decided (its candidates), sorted by strcmp, `access` nonzero
+	 * where the command may change a file's mode, owner, timestamps and extended
+	 * attributes (the rules allow writing there, or it is the run's temp directory): the
+	 * supervisor decides on the nearest of them at or above a target (metaguard.c). */
+	struct cf_ll_rule *meta;
+	size_t n_meta, cap_meta;
 	struct cf_strv split;	     /* split directories: entries created later get nothing */
 	struct cf_strv not_listable; /* directories that get no READ_DIR (a hidden dir below) */
 	struct cf_strv not_provided; /* what this backend cannot give, said plainly */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The landlock backend's own seccomp rules (SPEC 3.3, R42), added to the filter of SPEC 3.1
+ * when cf_seccomp_opts.supervise is set (exec/linux/seccomp.c builds it, at build time).
+ *
+ * Landlock has no right for a file's mode, owner, timestamps or extended attributes, and a
+ * root caller's command is uid 0 (without capabilities, but the owner of every root-owned
+ * file).  So every system call that changes them goes to confine's supervisor
+ * (SECCOMP_RET_USER_NOTIF, exec/linux/supervisor.c), which resolves the target in the
+ * command's view, decides on what it opened, and makes the change itself on that descriptor,
+ * or answers EACCES (exec/linux/metaguard.c).  The family is closed by listing every entry
+ * point the kernel has for these four attributes: the chmod, chown, utime and xattr calls in
+ * all their path, l*, f* and *at forms, and the inode-flag ioctls.
+ *
+ * There is no IPC namespace either: every SysV IPC call is refused with EPERM (the i386 ipc(2)
+ * multiplexer exists only on foreign architectures, which the filter kills), and so is
+ * uselib(2), which loads a file by path outside the open(2) path.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <seccomp.h>
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wmissing-field-initializers"
+#endif
+
+#include "exec/linux/supervise_rules.h"
+#include "util/util.h"
+
+/* Linux 6.13; libseccomp 2.5 does not know their names.  The numbers of system calls added
+ * since 5.1 are the same on every architecture this builds for. */
+#define NR_SETXATTRAT 463
+#define NR_REMOVEXATTRAT 466
+#ifndef S_ISUID
+#define S_ISUID 04000
+#endif
+#ifndef S_ISGID
+#define S_ISGID 02000
+#endif
+
+static const char *const sysv[] = {
+    "shmget", "shmat",	"shmdt",      "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+    "semget", "semop", "semtimedop", "semctl", "ipc",	   "uselib",
+};
+
+/* Every call that changes a mode, an owner, timestamps or an extended attribute.  The chmod
+ * family with a setuid or setgid bit stays EPERM (seccomp.c); only the other modes go to the
+ * supervisor. */
+static const char *const meta[] = {
+    "chown",	"fchown",      "lchown",       "fchownat",  "utime",	"utimes",
+    "futimesat", "utimensat",  "setxattr",     "lsetxattr", "fsetxattr", "removexattr",
+    "lremovexattr", "fremovexattr",
+};
+static const char *const chmods[] = {"chmod", "fchmod", "fchmodat", "fchmodat2"};
+static const int chmod_mode_arg[] = {1, 1, 2, 2};
+
+int cf_supervise_add_rules(void *vctx, struct confine_error *err)
+{
+	scmp_filter_ctx ctx = vctx;
+	int rc = 0, nr;
+	const char *what = "";
+	for (size_t i = 0; i < sizeof(sysv) / sizeof(sysv[0]) && rc == 0; i++) {
+		what = sysv[i];
+		nr = seccomp_syscall_resolve_name(sysv[i]);
+		rc = nr == __NR_SCMP_ERROR ? -EINVAL
+					   : seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+	}
+	for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]) && rc == 0; i++) {
+		what = meta[i];
+		nr = seccomp_syscall_resolve_name(meta[i]);
+		rc = nr == __NR_SCMP_ERROR ? -EINVAL : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	}
+	for (size_t i = 0; i < sizeof(chmods) / sizeof(chmods[0]) && rc == 0; i++) {
+		what = chmods[i];
+		nr = seccomp_syscall_resolve_name(chmods[i]);
+		rc = nr == __NR_SCMP_ERROR
+			 ? -EINVAL
+			 : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					    SCMP_CMP64((unsigned)chmod_mode_arg[i], SCMP_CMP_MASKED_EQ,
+						       S_ISUID | S_ISGID, 0));
+	}
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv)
+	if (rc == 0) {
+		what = "setxattrat";
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, NR_SETXATTRAT, 0);
+	}
+	if (rc == 0) {
+		what = "removexattrat";
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, NR_REMOVEXATTRAT, 0);
+	}
+#endif
+	/* The request is compared on its low 32 bits, as the kernel reads it (seccomp.c). */
+	for (size_t i = 0; i < CF_SUPERVISE_N_IOCTLS && rc == 0; i++) {
+		what = "ioctl";
+		const struct cf_supervise_ioctl *c = &cf_supervise_ioctls[i];
+		rc = seccomp_rule_add(ctx, c->brokered ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM),
+				      SCMP_SYS(ioctl), 1,
+				      SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, c->request));
+	}
+	if (rc < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", what,
+				 "libseccomp", -rc);
+	return 0;
+}
+
+/* The inode-flag and file-system-object ioctls: the flags and the extended attribute block
+ * are made by the supervisor like a chmod; what makes a file immutable for good, gives it a
+ * new identity or creates and removes subvolumes is refused. */
+const struct cf_supervise_ioctl cf_supervise_ioctls[CF_SUPERVISE_N_IOCTLS] = {
+    {0x40086602UL, true, "FS_IOC_SETFLAGS"},
+    {0x40046602UL, true, "FS_IOC32_SETFLAGS"},
+    {0x401c5820UL, true, "FS_IOC_FSSETXATTR"},
+    {0x40087602UL, false, "FS_IOC_SETVERSION"},
+    {0x40047602UL, false, "FS_IOC32_SETVERSION"},
+    {0x40806685UL, false, "FS_IOC_ENABLE_VERITY"},
+    {0x800c6613UL, false, "FS_IOC_SET_ENCRYPTION_POLICY"},
+    {0x50009401UL, false, "BTRFS_IOC_SNAP_CREATE"},
+    {0x5000940eUL, false, "BTRFS_IOC_SUBVOL_CREATE"},
+    {0x5000940fUL, false, "BTRFS_IOC_SNAP_DESTROY"},
+    {0x50009417UL, false, "BTRFS_IOC_SNAP_CREATE_V2"},
+    {0x50009418UL, false, "BTRFS_IOC_SUBVOL_CREATE_V2"},
+    {0x5000943fUL, false, "BTRFS_IOC_SNAP_DESTROY_V2"},
+    {0x4008941aUL, false, "BTRFS_IOC_SUBVOL_SETFLAGS"},
+};
+
+static const char describe_text[] =
+    "seccomp: shmget, shmat, shmdt, shmctl, msgget, msgsnd, msgrcv, msgctl, semget, semop, "
+    "semtimedop, semctl, ipc, uselib -> EPERM (no IPC namespace: the host's SysV IPC)\n"
+    "seccomp: chmod, fchmod, fchmodat, fchmodat2 (without setuid/setgid), chown, fchown, "
+    "lchown, fchownat, utime, utimes, futimesat, utimensat, setxattr, lsetxattr, fsetxattr, "
+    "removexattr, lremovexattr, fremovexattr, setxattrat, removexattrat, ioctl "
+    "FS_IOC_SETFLAGS/FS_IOC_FSSETXATTR -> confine's supervisor: made on the descriptor it "
+    "opened when the target lies in a writable area and is not protected, else EACCES\n"
+    "seccomp: ioctl FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FS_IOC_SET_ENCRYPTION_POLICY, "
+    "btrfs subvolume and snapshot create/destroy/setflags -> EPERM\n";
+
+const char *cf_supervise_describe(void)
+{
+	return describe_text;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* The landlock backend's supervised system calls (supervise_rules.c says which and why). */
+#ifndef CONFINE_SUPERVISE_RULES_H
+#define CONFINE_SUPERVISE_RULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "confine.h"
+
+/* Adds the rules to a libseccomp filter context (scmp_filter_ctx). */
+int cf_supervise_add_rules(void *ctx, struct confine_error *err);
+
+struct cf_supervise_ioctl {
+	uint32_t request;
+	bool brokered; /* true: to the supervisor; false: EPERM */
+	const char *name;
+};
+#define CF_SUPERVISE_N_IOCTLS 14
+extern const struct cf_supervise_ioctl cf_supervise_ioctls[CF_SUPERVISE_N_IOCTLS];
+
+/* One line per rule, for --print-plan of a landlock run; a static string. */
+const char *cf_supervise_describe(void);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The landlock backend's supervisor (SPEC 3.3, R42): one thread of confine's that answers the
+ * seccomp user notifications of the command's supervised calls (supervise_rules.c).  Linux
+ * only; touches the OS.
+ *
+ * A filter chain has one listener at most, so the supervisor holds it for every supervised
+ * call: the metadata calls go to metaguard.c, connect(2) of network by domain to the connect
+ * guard (connguard.c).  The thread has no capability (a root caller's changes are made with
+ * the command's own rights: uid 0 without capabilities), and every decision is made on a
+ * descriptor it opened, never on a path the kernel reads again.
+ */
+#ifndef CONFINE_SUPERVISOR_H
+#define CONFINE_SUPERVISOR_H
+
+#include "confine.h"
+#include "plan/landlock/ll_plan.h"
+
+struct cf_supervisor;
+struct cf_connguard;
+
+/*
+ * Starts the thread before the command exists.  It waits on `handoff_fd` (a stream unix
+ * socket, taken over) for the listener the child sends right after it loads the filter, then
+ * answers every notification.  `plan` is borrowed for the supervisor's lifetime (its meta
+ * table decides); `guard` (may be NULL) answers connect(2).
+ */
+int cf_supervisor_start(int handoff_fd, const struct cf_ll_plan *plan, struct cf_connguard *guard,
+			struct cf_supervisor **out, struct confine_error *err);
+
+/* What it did: changes made, changes refused (the metadata calls). */
+void cf_supervisor_counts(struct cf_supervisor *s, unsigned long *made, unsigned long *refused);
+
+/* Stops the thread and closes the listener: a notification still to come (a process that
+ * outlived the run) is answered by the kernel with ENOSYS.  Accepts NULL. */
+void cf_supervisor_free(struct cf_supervisor *s);
+
+#endif
