@@ -396,8 +396,13 @@ static int op_pty_run(char **argv)
 		perror("tryk: pty");
 		return 2;
 	}
-	const char *name = ptsname(master);
-	int slave = name ? open(name, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
+	/* Its peer as glibc's openpty asks for it (TIOCGPTPEER); by name where the kernel lacks
+	 * it (the landlock backend grants no /dev/pts/N path, only the peer of a master the
+	 * command holds). */
+	int slave = ioctl(master, _IO('T', 0x41), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	const char *name = slave < 0 ? ptsname(master) : NULL;
+	if (slave < 0 && name)
+		slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (slave < 0) {
 		perror("tryk: pty slave");
 		return 2;

@@ -71,9 +71,9 @@ enum times_kind { T_TIMESPEC, T_TIMEVAL, T_UTIMBUF };
 struct call {
 	long nr;
 	enum op op;
-	int dirfd;  /* argument holding a directory descriptor, -1: AT_FDCWD */
-	int path;   /* argument holding the path, -1: the call takes a descriptor (args[0]) */
-	int flags;  /* argument holding AT_* flags, -1: none */
+	int dirfd;   /* argument holding a directory descriptor, -1: AT_FDCWD */
+	int path;    /* argument holding the path, -1: the call takes a descriptor (args[0]) */
+	int flags;   /* argument holding AT_* flags, -1: none */
 	bool follow; /* without flags: whether a final symlink is followed */
 	enum times_kind tk;
 };
@@ -125,7 +125,7 @@ static const struct call *find_call(long nr)
 static const struct cf_supervise_ioctl *brokered_ioctl(uint64_t request)
 {
 	for (size_t i = 0; i < CF_SUPERVISE_N_IOCTLS; i++)
-		if (cf_supervise_ioctls[i].brokered &&
+		if (cf_supervise_ioctls[i].fate == CF_IOCTL_META &&
 		    cf_supervise_ioctls[i].request == (uint32_t)request)
 			return &cf_supervise_ioctls[i];
 	return NULL;
@@ -305,7 +305,8 @@ static bool may_change(const struct cf_ll_plan *pl, int fd)
 		return false;
 	path[n] = '\0';
 	if (path[0] != '/')
-		return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || !strncmp(path, "anon_inode:", 11);
+		return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+		       !strncmp(path, "anon_inode:", 11);
 	static const char deleted[] = " (deleted)";
 	size_t dl = sizeof(deleted) - 1;
 	if (st.st_nlink == 0 && (size_t)n > dl && !strcmp(path + n - dl, deleted))
@@ -398,8 +399,7 @@ static int read_payload(struct ctx *c, const struct call *k, struct payload *p)
 }
 
 /* Makes the change on `fd` (opened O_PATH when `opath`). */
-static long apply(const struct call *k, const __u64 *a, int fd, bool opath,
-		  const struct payload *p)
+static long apply(const struct call *k, const __u64 *a, int fd, bool opath, const struct payload *p)
 {
 	char self[64];
 	struct stat st;
@@ -429,7 +429,8 @@ static long apply(const struct call *k, const __u64 *a, int fd, bool opath,
 		break;
 	case OP_SETX:
 		if (link)
-			return -EPERM; /* user.* is refused on symlinks; the rest needs capabilities */
+			return -EPERM; /* user.* is refused on symlinks; the rest needs capabilities
+					*/
 		r = opath ? setxattr(self, p->name, p->value, p->size, p->xflags)
 			  : fsetxattr(fd, p->name, p->value, p->size, p->xflags);
 		break;
@@ -470,8 +471,8 @@ long cf_meta_answer(const struct cf_ll_plan *plan, int listener, const struct se
 	}
 	if (k->flags < 0 && !k->follow)
 		at_flags |= AT_SYMLINK_NOFOLLOW;
-	bool opath = k->path >= 0 &&
-		     !(k->op == OP_TIMES && k->dirfd >= 0 && !req->data.args[k->path]);
+	bool opath =
+	    k->path >= 0 && !(k->op == OP_TIMES && k->dirfd >= 0 && !req->data.args[k->path]);
 	if ((r = read_payload(&c, k, &p)) < 0)
 		goto out;
 	if ((fd = open_target(&c, k, at_flags)) < 0) {

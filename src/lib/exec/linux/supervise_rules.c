@@ -40,17 +40,17 @@
 #endif
 
 static const char *const sysv[] = {
-    "shmget", "shmat",	"shmdt",      "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
-    "semget", "semop", "semtimedop", "semctl", "ipc",	   "uselib",
+    "shmget", "shmat",	"shmdt", "shmctl",     "msgget", "msgsnd", "msgrcv",
+    "msgctl", "semget", "semop", "semtimedop", "semctl", "ipc",	   "uselib",
 };
 
 /* Every call that changes a mode, an owner, timestamps or an extended attribute.  The chmod
  * family with a setuid or setgid bit stays EPERM (seccomp.c); only the other modes go to the
  * supervisor. */
 static const char *const meta[] = {
-    "chown",	"fchown",      "lchown",       "fchownat",  "utime",	"utimes",
-    "futimesat", "utimensat",  "setxattr",     "lsetxattr", "fsetxattr", "removexattr",
-    "lremovexattr", "fremovexattr",
+    "chown",	 "fchown",	"lchown",	"fchownat",	"utime",
+    "utimes",	 "futimesat",	"utimensat",	"setxattr",	"lsetxattr",
+    "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
 };
 static const char *const chmods[] = {"chmod", "fchmod", "fchmodat", "fchmodat2"};
 static const int chmod_mode_arg[] = {1, 1, 2, 2};
@@ -69,7 +69,8 @@ int cf_supervise_add_rules(void *vctx, struct confine_error *err)
 	for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]) && rc == 0; i++) {
 		what = meta[i];
 		nr = seccomp_syscall_resolve_name(meta[i]);
-		rc = nr == __NR_SCMP_ERROR ? -EINVAL : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+		rc =
+		    nr == __NR_SCMP_ERROR ? -EINVAL : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	}
 	for (size_t i = 0; i < sizeof(chmods) / sizeof(chmods[0]) && rc == 0; i++) {
 		what = chmods[i];
@@ -77,8 +78,8 @@ int cf_supervise_add_rules(void *vctx, struct confine_error *err)
 		rc = nr == __NR_SCMP_ERROR
 			 ? -EINVAL
 			 : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-					    SCMP_CMP64((unsigned)chmod_mode_arg[i], SCMP_CMP_MASKED_EQ,
-						       S_ISUID | S_ISGID, 0));
+					    SCMP_CMP64((unsigned)chmod_mode_arg[i],
+						       SCMP_CMP_MASKED_EQ, S_ISUID | S_ISGID, 0));
 	}
 #if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv)
 	if (rc == 0) {
@@ -94,9 +95,9 @@ int cf_supervise_add_rules(void *vctx, struct confine_error *err)
 	for (size_t i = 0; i < CF_SUPERVISE_N_IOCTLS && rc == 0; i++) {
 		what = "ioctl";
 		const struct cf_supervise_ioctl *c = &cf_supervise_ioctls[i];
-		rc = seccomp_rule_add(ctx, c->brokered ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM),
-				      SCMP_SYS(ioctl), 1,
-				      SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, c->request));
+		rc = seccomp_rule_add(
+		    ctx, c->fate != CF_IOCTL_DENY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(ioctl), 1, SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, c->request));
 	}
 	if (rc < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", what,
@@ -106,22 +107,26 @@ int cf_supervise_add_rules(void *vctx, struct confine_error *err)
 
 /* The inode-flag and file-system-object ioctls: the flags and the extended attribute block
  * are made by the supervisor like a chmod; what makes a file immutable for good, gives it a
- * new identity or creates and removes subvolumes is refused. */
+ * new identity or creates and removes subvolumes is refused.  TIOCGPTPEER opens the terminal
+ * side of a pseudo-terminal the command made: Landlock checks that open against the devpts
+ * path, which no rule grants (only the command's own terminals are reachable), so the
+ * supervisor opens it from the master the command holds (ptyguard.c). */
 const struct cf_supervise_ioctl cf_supervise_ioctls[CF_SUPERVISE_N_IOCTLS] = {
-    {0x40086602UL, true, "FS_IOC_SETFLAGS"},
-    {0x40046602UL, true, "FS_IOC32_SETFLAGS"},
-    {0x401c5820UL, true, "FS_IOC_FSSETXATTR"},
-    {0x40087602UL, false, "FS_IOC_SETVERSION"},
-    {0x40047602UL, false, "FS_IOC32_SETVERSION"},
-    {0x40806685UL, false, "FS_IOC_ENABLE_VERITY"},
-    {0x800c6613UL, false, "FS_IOC_SET_ENCRYPTION_POLICY"},
-    {0x50009401UL, false, "BTRFS_IOC_SNAP_CREATE"},
-    {0x5000940eUL, false, "BTRFS_IOC_SUBVOL_CREATE"},
-    {0x5000940fUL, false, "BTRFS_IOC_SNAP_DESTROY"},
-    {0x50009417UL, false, "BTRFS_IOC_SNAP_CREATE_V2"},
-    {0x50009418UL, false, "BTRFS_IOC_SUBVOL_CREATE_V2"},
-    {0x5000943fUL, false, "BTRFS_IOC_SNAP_DESTROY_V2"},
-    {0x4008941aUL, false, "BTRFS_IOC_SUBVOL_SETFLAGS"},
+    {0x40086602UL, CF_IOCTL_META, "FS_IOC_SETFLAGS"},
+    {0x40046602UL, CF_IOCTL_META, "FS_IOC32_SETFLAGS"},
+    {0x401c5820UL, CF_IOCTL_META, "FS_IOC_FSSETXATTR"},
+    {0x5441UL, CF_IOCTL_PTY, "TIOCGPTPEER"},
+    {0x40087602UL, CF_IOCTL_DENY, "FS_IOC_SETVERSION"},
+    {0x40047602UL, CF_IOCTL_DENY, "FS_IOC32_SETVERSION"},
+    {0x40806685UL, CF_IOCTL_DENY, "FS_IOC_ENABLE_VERITY"},
+    {0x800c6613UL, CF_IOCTL_DENY, "FS_IOC_SET_ENCRYPTION_POLICY"},
+    {0x50009401UL, CF_IOCTL_DENY, "BTRFS_IOC_SNAP_CREATE"},
+    {0x5000940eUL, CF_IOCTL_DENY, "BTRFS_IOC_SUBVOL_CREATE"},
+    {0x5000940fUL, CF_IOCTL_DENY, "BTRFS_IOC_SNAP_DESTROY"},
+    {0x50009417UL, CF_IOCTL_DENY, "BTRFS_IOC_SNAP_CREATE_V2"},
+    {0x50009418UL, CF_IOCTL_DENY, "BTRFS_IOC_SUBVOL_CREATE_V2"},
+    {0x5000943fUL, CF_IOCTL_DENY, "BTRFS_IOC_SNAP_DESTROY_V2"},
+    {0x4008941aUL, CF_IOCTL_DENY, "BTRFS_IOC_SUBVOL_SETFLAGS"},
 };
 
 static const char describe_text[] =
@@ -133,7 +138,9 @@ static const char describe_text[] =
     "FS_IOC_SETFLAGS/FS_IOC_FSSETXATTR -> confine's supervisor: made on the descriptor it "
     "opened when the target lies in a writable area and is not protected, else EACCES\n"
     "seccomp: ioctl FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FS_IOC_SET_ENCRYPTION_POLICY, "
-    "btrfs subvolume and snapshot create/destroy/setflags -> EPERM\n";
+    "btrfs subvolume and snapshot create/destroy/setflags -> EPERM\n"
+    "seccomp: ioctl TIOCGPTPEER -> confine's supervisor: the terminal side of a "
+    "pseudo-terminal the command made, opened from the master it holds\n";
 
 const char *cf_supervise_describe(void)
 {

@@ -11,12 +11,17 @@
 /* Adds the rules to a libseccomp filter context (scmp_filter_ctx). */
 int cf_supervise_add_rules(void *ctx, struct confine_error *err);
 
+enum cf_ioctl_fate {
+	CF_IOCTL_DENY, /* EPERM */
+	CF_IOCTL_META, /* to the supervisor: metaguard.c */
+	CF_IOCTL_PTY,  /* to the supervisor: ptyguard.c */
+};
 struct cf_supervise_ioctl {
 	uint32_t request;
-	bool brokered; /* true: to the supervisor; false: EPERM */
+	enum cf_ioctl_fate fate;
 	const char *name;
 };
-#define CF_SUPERVISE_N_IOCTLS 14
+#define CF_SUPERVISE_N_IOCTLS 15
 extern const struct cf_supervise_ioctl cf_supervise_ioctls[CF_SUPERVISE_N_IOCTLS];
 
 /* One line per rule, for --print-plan of a landlock run; a static string. */

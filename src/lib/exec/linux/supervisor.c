@@ -19,6 +19,7 @@
 
 #include "exec/linux/connguard.h"
 #include "exec/linux/metaguard.h"
+#include "exec/linux/ptyguard.h"
 #include "exec/linux/supervisor.h"
 #include "util/fdpass.h"
 #include "util/util.h"
@@ -69,7 +70,13 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 	resp->id = req->id;
 	bool made = false, counted = true;
 	long r;
-	if (cf_meta_handles(req))
+	if (cf_pty_handles(req)) {
+		int e = -EACCES;
+		if (capless && cf_pty_answer(s->listener, req, &e))
+			return; /* answered with the descriptor */
+		r = e;
+		counted = false;
+	} else if (cf_meta_handles(req))
 		r = capless ? cf_meta_answer(s->plan, s->listener, req, &made) : -EACCES;
 	else if (s->guard) {
 		r = cf_connguard_answer(s->guard, s->listener, req);
@@ -136,7 +143,8 @@ static void *loop(void *arg)
 		if (p[1].revents & POLLIN) {
 			if (!req || !resp) {
 				/* Out of memory: no answer can be made; the listener goes, and the
-				 * kernel answers every supervised call with ENOSYS (fail closed). */
+				 * kernel answers every supervised call with ENOSYS (fail closed).
+				 */
 				pthread_mutex_lock(&s->lock);
 				close(s->listener);
 				s->listener = p[1].fd = -1;

@@ -630,6 +630,11 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 		      "refused with EPERM (the host's segments, queues and semaphores are out of "
 		      "reach; a program that needs SysV IPC fails); POSIX message queues stay as "
 		      "they are, POSIX shared memory in /dev/shm is neither readable nor writable"),
+	    cf_strdup("terminals by name: only the terminals the command was given (its standard "
+		      "descriptors) and /dev/ptmx are reachable; the terminal side of a pty the "
+		      "command makes is opened through TIOCGPTPEER by confine (glibc's openpty: "
+		      "script, python's pty module, tmux, node-pty), never by its name "
+		      "(/dev/pts/N: expect and programs that open ptsname() fail with EACCES)"),
 	    o->cgroup ? NULL
 		      : cf_strdup("daemon reaping: a process that leaves the command's session "
 				  "can outlive the run (no cgroup confine could create)"),
