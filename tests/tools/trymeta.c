@@ -128,7 +128,8 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "fchown") && n == 3) {
 		if ((fd = opened(a[0], O_RDONLY)) < 0)
 			return 0;
-		return report(fchown(fd, (uid_t)strtol(a[1], NULL, 10), (gid_t)strtol(a[2], NULL, 10)));
+		return report(
+		    fchown(fd, (uid_t)strtol(a[1], NULL, 10), (gid_t)strtol(a[2], NULL, 10)));
 	}
 	if (!strcmp(op, "utimensat") && n == 1) {
 		struct timespec ts[2] = {{1, 0}, {1, 0}};
@@ -191,7 +192,8 @@ int main(int argc, char **argv)
 	}
 	if ((!strcmp(op, "msgget") || !strcmp(op, "semget")) && n == 1) {
 		key_t k = (key_t)strtol(a[0], NULL, 0);
-		int id = op[0] == 'm' ? msgget(k, IPC_CREAT | 0600) : semget(k, 1, IPC_CREAT | 0600);
+		int id =
+		    op[0] == 'm' ? msgget(k, IPC_CREAT | 0600) : semget(k, 1, IPC_CREAT | 0600);
 		if (id < 0)
 			return report(-1);
 		printf("OK %d\n", id);

@@ -2,6 +2,7 @@
 /* Remedies for the probe's failures. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "probe/hints.h"
 #include "util/util.h"
 
@@ -136,6 +138,41 @@ void cf_hint_install(char *out, size_t cap, const int min_version[3])
 		 min_version[1], min_version[2], line);
 }
 
+/*
+ * Ubuntu 23.10+ (kernel.apparmor_restrict_unprivileged_userns=1): confine's own profile is the
+ * remedy (dist/apparmor/confine.in, installed by `make install`), which allows 'userns' to the
+ * installed confine only; the sysctl, which lifts the restriction for every program, second.
+ */
+void cf_hint_apparmor(char *out, size_t cap, const char *profile, bool profile_exists,
+		      const char *installed, bool running_installed)
+{
+	if (!profile_exists)
+		snprintf(
+		    out, cap,
+		    "AppArmor restricts unprivileged user namespaces "
+		    "(kernel.apparmor_restrict_unprivileged_userns=1): install confine with "
+		    "'sudo make install', which puts its AppArmor profile into %s and loads it "
+		    "(it allows 'userns' to %s only), then run %s; or, for every program, "
+		    "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+		    profile, installed, installed);
+	else if (!running_installed)
+		snprintf(out, cap,
+			 "AppArmor restricts unprivileged user namespaces "
+			 "(kernel.apparmor_restrict_unprivileged_userns=1); confine's profile %s "
+			 "allows 'userns' to %s only: run that one (this is another copy); or "
+			 "load the profile if it is not: sudo apparmor_parser -r %s",
+			 profile, installed, profile);
+	else
+		snprintf(
+		    out, cap,
+		    "AppArmor restricts unprivileged user namespaces "
+		    "(kernel.apparmor_restrict_unprivileged_userns=1) and confine's profile is "
+		    "not in force: load it with 'sudo apparmor_parser -r %s' (it needs AppArmor "
+		    "4.0 for its 'userns' rule); or, for every program, sudo sysctl -w "
+		    "kernel.apparmor_restrict_unprivileged_userns=0",
+		    profile);
+}
+
 /* The remedy when the kernel refuses an unprivileged user namespace. */
 void cf_hint_userns(char *out, size_t cap)
 {
@@ -143,10 +180,12 @@ void cf_hint_userns(char *out, size_t cap)
 	if (cf_read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", v, sizeof(v)) >
 		0 &&
 	    v[0] == '1') {
-		snprintf(out, cap,
-			 "AppArmor restricts unprivileged user namespaces: "
-			 "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 "
-			 "(or install an AppArmor profile that allows bwrap 'userns')");
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[n > 0 ? n : 0] = '\0';
+		cf_hint_apparmor(out, cap, CONFINE_APPARMOR_PROFILE,
+				 access(CONFINE_APPARMOR_PROFILE, F_OK) == 0, CONFINE_INSTALLED_BIN,
+				 !strcmp(self, CONFINE_INSTALLED_BIN));
 		return;
 	}
 	if (cf_read_small("/proc/sys/kernel/unprivileged_userns_clone", v, sizeof(v)) > 0 &&

@@ -5,6 +5,7 @@
 #ifndef CONFINE_HINTS_H
 #define CONFINE_HINTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,5 +17,10 @@ void cf_install_line(char *out, size_t cap);
 void cf_hint_install(char *out, size_t cap, const int min_version[3]);
 /* The remedy when user namespaces are refused. */
 void cf_hint_userns(char *out, size_t cap);
+/* The AppArmor case of cf_hint_userns, from its facts (pure): confine's profile path and
+ * whether it exists, the installed confine it attaches to and whether that is the one
+ * running. */
+void cf_hint_apparmor(char *out, size_t cap, const char *profile, bool profile_exists,
+		      const char *installed, bool running_installed);
 
 #endif
