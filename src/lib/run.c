@@ -26,6 +26,7 @@
 #include "host/scan.h"
 #include "host/ll_listing.h"
 #include "exec/linux/supervise_rules.h"
+#include "exec/linux/supervisor.h"
 #include "net/netrun.h"
 #include "net/remedy.h"
 #include "run_net.h"
@@ -752,6 +753,7 @@ static int plan_landlock(confine_run *run, const confine_request *req, bool real
 	    .net_proxy = run->net_mode == CONFINE_NET_DOMAINS,
 	    .run_tmp = run->run_tmp,
 	    .cgroup = run->limit_pids || run->limit_mem || cf_cgroup_available(),
+	    .broker = cf_supervisor_can_broker(),
 	};
 	if ((r = cf_ll_plan_dirs(&run->policy_rules, &run->launch, &lo, &dirs, err)) < 0 ||
 	    (r = cf_host_ll_listings(&dirs, &listings, err)) < 0)
@@ -1087,15 +1089,15 @@ out:
 
 /* The plan text with the seccomp filter's rules under its "seccomp: on" line (the plan itself
  * is pure; the filter is the executor's). */
-static char *with_filter(const struct cf_plan *plan, char *text, bool landlock);
+static char *with_filter(const struct cf_plan *plan, char *text, int landlock);
 
 static char *text_with_filter(const struct cf_plan *plan)
 {
-	return with_filter(plan, cf_plan_text(plan), false);
+	return with_filter(plan, cf_plan_text(plan), 0);
 }
 
 /* The landlock backend's filter adds its supervised calls and the SysV refusal (R42). */
-static char *with_filter(const struct cf_plan *plan, char *text, bool landlock)
+static char *with_filter(const struct cf_plan *plan, char *text, int landlock)
 {
 	const char *at = text && plan->seccomp ? strstr(text, "seccomp: on\n") : NULL;
 	if (!at)
@@ -1105,10 +1107,14 @@ static char *with_filter(const struct cf_plan *plan, char *text, bool landlock)
 	size_t head = (size_t)(at - text) + strlen("seccomp: on\n");
 	cf_buf_addn(&b, text, head);
 	const char *extra = landlock ? cf_supervise_describe() : "";
-	for (const char *line = cf_seccomp_describe(); *line || *extra;) {
+	const char *extra2 = landlock == 2 ? cf_supervise_describe_paths() : "";
+	for (const char *line = cf_seccomp_describe(); *line || *extra || *extra2;) {
 		if (!*line) {
-			line = extra;
-			extra = "";
+			line = *extra ? extra : extra2;
+			if (*extra)
+				extra = "";
+			else
+				extra2 = "";
 		}
 		const char *nl = strchr(line, '\n');
 		size_t n = nl ? (size_t)(nl - line) : strlen(line);
@@ -1130,7 +1136,8 @@ int confine_run_plan_text(const confine_run *run, bool json, char **out, struct 
 {
 	if (run->backend == CONFINE_BACKEND_LANDLOCK)
 		*out = json ? cf_ll_full_json(&run->plan, &run->ll)
-			    : with_filter(&run->plan, cf_ll_full_text(&run->plan, &run->ll), true);
+			    : with_filter(&run->plan, cf_ll_full_text(&run->plan, &run->ll),
+					  run->ll.broker ? 2 : 1);
 	else
 		*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
 	return *out ? 0 : cf_nomem(err);

@@ -713,11 +713,13 @@ static void check_fd(int fd)
  * set, byte for byte (a rule changed without the build noticing, or another libseccomp). */
 static void check_blob(void)
 {
-	static const char *const names[] = {"any", "unix only", "none", "no unix", "proxy", "guarded"};
-	for (int k = 0; k < 2 * CF_SECCOMP_N_SOCKETS; k++) {
-		/* Each socket rule set, then the same with the landlock supervisor's calls. */
+	static const char *const names[] = {"any",     "unix only", "none",
+					    "no unix", "proxy",	    "guarded"};
+	for (int k = 0; k < 3 * CF_SECCOMP_N_SOCKETS; k++) {
+		/* Each socket rule set, then the same with each level of the landlock supervisor.
+		 */
 		struct cf_seccomp_opts o = {.sockets = (enum cf_sockets)(k % CF_SECCOMP_N_SOCKETS),
-					    .supervise = k >= CF_SECCOMP_N_SOCKETS};
+					    .supervise = k / CF_SECCOMP_N_SOCKETS};
 		int a = -1, b = -1;
 		unsigned char x[8192], y[8192];
 		ssize_t nx = -1, ny = -2;
@@ -729,7 +731,11 @@ static void check_blob(void)
 		TAP_OK(nx > 0 && nx == ny && !memcmp(x, y, (size_t)nx),
 		       "sockets %s%s: the build's program is what libseccomp makes now (%zd, %zd "
 		       "bytes)",
-		       names[k % CF_SECCOMP_N_SOCKETS], o.supervise ? ", supervised" : "", nx, ny);
+		       names[k % CF_SECCOMP_N_SOCKETS],
+		       o.supervise == 2 ? ", supervised paths"
+		       : o.supervise	? ", supervised"
+					: "",
+		       nx, ny);
 		if (a >= 0)
 			close(a);
 		if (b >= 0)

@@ -44,11 +44,14 @@ enum cf_sockets {
 				 with it */
 };
 #define CF_SECCOMP_N_SOCKETS 6
+#define CF_SUPERVISE_META 1
+#define CF_SUPERVISE_PATHS 2
 struct cf_seccomp_opts {
 	enum cf_sockets sockets;
-	/* The landlock backend's supervised calls and SysV refusal (supervise_rules.c); the
-	 * filter is then loaded with a listener. */
-	bool supervise;
+	/* The landlock backend's supervised calls (supervise_rules.c; the filter is then loaded
+	 * with a listener): CF_SUPERVISE_META: metadata calls and the SysV refusal;
+	 * CF_SUPERVISE_PATHS: those and the calls that open or make a directory entry. */
+	int supervise;
 };
 /* cf_seccomp_build_fd with the socket rules of `o`: the program made at build time. */
 int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,

@@ -344,7 +344,9 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const 
 static int load_program(const struct cf_ll_plan *pl, struct sock_fprog *prog,
 			struct confine_error *err)
 {
-	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY, .supervise = true};
+	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY,
+				    .supervise =
+					pl->broker ? CF_SUPERVISE_PATHS : CF_SUPERVISE_META};
 	if (pl->net_proxy)
 		o.sockets = CF_SOCKETS_PROXY;
 	else if (!pl->unix_sockets)

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "exec/linux/metaguard.h"
+#include "exec/linux/sv_common.h"
 #include "exec/linux/supervise_rules.h"
 #include "util/util.h"
 
@@ -139,116 +140,26 @@ bool cf_meta_handles(const struct seccomp_notif *req)
 	return c->op != OP_IOCTL || brokered_ioctl(req->data.args[1]);
 }
 
-/* The state of one answer: the command's thread and what was opened for it. */
-struct ctx {
-	const struct seccomp_notif *req;
-	int pidfd;
-};
-
-/* A pidfd whose descriptor table is the calling thread's (connguard.c says why the thread
- * group is the fallback). */
-static int pidfd_of(pid_t tid)
-{
-	int fd = (int)syscall(__NR_pidfd_open, tid, PIDFD_THREAD);
-	if (fd >= 0 || errno != EINVAL)
-		return fd;
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	int s = open(path, O_RDONLY | O_CLOEXEC);
-	if (s < 0)
-		return -1;
-	ssize_t n = read(s, buf, sizeof(buf) - 1);
-	close(s);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *t = strstr(buf, "\nTgid:");
-	pid_t tgid = t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
-	return tgid > 0 ? (int)syscall(__NR_pidfd_open, tgid, 0) : -1;
-}
-
-/* The command's descriptor `fd` as our own (close-on-exec), or minus an errno. */
-static int take_fd(struct ctx *c, uint64_t fd)
-{
-	if ((int64_t)(int)fd != (int64_t)fd || (int)fd < 0)
-		return -EBADF;
-	if (c->pidfd < 0 && (c->pidfd = pidfd_of(c->req->pid)) < 0)
-		return -EACCES;
-	int f = (int)syscall(__NR_pidfd_getfd, c->pidfd, (int)fd, 0U);
-	if (f < 0)
-		return errno == EBADF ? -EBADF : -EACCES;
-	return f;
-}
-
-/* Copies `n` bytes at `addr` out of the command's memory: 0 or minus an errno. */
-static int read_mem(struct ctx *c, uint64_t addr, void *buf, size_t n)
-{
-	struct iovec local = {.iov_base = buf, .iov_len = n};
-	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = n};
-	if (!n)
-		return 0;
-	ssize_t k = process_vm_readv(c->req->pid, &local, 1, &remote, 1, 0);
-	if (k == (ssize_t)n)
-		return 0;
-	return k < 0 && errno != EFAULT ? -EACCES : -EFAULT;
-}
-
-/* A NUL-terminated string of at most `max` bytes (with the NUL) at `addr`, read up to each
- * page end so that a string near unmapped memory is read as the kernel would. */
-static int read_str(struct ctx *c, uint64_t addr, char *buf, size_t max, int too_long)
-{
-	size_t got = 0;
-	if (!addr)
-		return -EFAULT;
-	while (got < max) {
-		uint64_t at = addr + got;
-		size_t chunk = 4096 - (size_t)(at % 4096);
-		if (chunk > max - got)
-			chunk = max - got;
-		int r = read_mem(c, at, buf + got, chunk);
-		if (r < 0)
-			return r;
-		void *nul = memchr(buf + got, '\0', chunk);
-		if (nul)
-			return 0;
-		got += chunk;
-	}
-	return -too_long;
-}
-
-/* The base directory of a path argument: the command's directory descriptor, or its thread's
- * working directory. */
-static int base_dir(struct ctx *c, int64_t dirfd)
-{
-	if ((int)dirfd == AT_FDCWD) {
-		char cwd[64];
-		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)c->req->pid);
-		int f = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		return f >= 0 ? f : (errno == ENOENT ? -ENOENT : -EACCES);
-	}
-	return take_fd(c, (uint64_t)dirfd);
-}
-
 /*
  * The target of a call as an O_PATH descriptor of ours.  `at_flags` are the call's AT_* flags
  * (AT_EMPTY_PATH: the base itself; AT_SYMLINK_NOFOLLOW: a final symlink is the target).  No
  * magic link is followed: /proc/self, /dev/stdin and their kind would name confine's own
  * descriptors here; such a target is refused (EACCES).
  */
-static int open_target(struct ctx *c, const struct call *k, int at_flags)
+static int open_target(struct cf_sv_ctx *c, const struct call *k, int at_flags)
 {
 	const __u64 *a = c->req->data.args;
 	if (k->path < 0 || (k->op == OP_TIMES && !a[k->path] && k->dirfd >= 0))
-		return take_fd(c, a[k->dirfd >= 0 ? (size_t)k->dirfd : 0]);
+		return cf_sv_take_fd(c, a[k->dirfd >= 0 ? (size_t)k->dirfd : 0]);
 	char path[PATH_MAX];
-	int r = read_str(c, a[k->path], path, sizeof(path), ENAMETOOLONG);
+	int r = cf_sv_read_str(c, a[k->path], path, sizeof(path), ENAMETOOLONG);
 	if (r < 0)
 		return r;
 	if (!path[0] && !(at_flags & AT_EMPTY_PATH))
 		return -ENOENT;
 	int base = AT_FDCWD;
 	if (path[0] != '/' &&
-	    (base = base_dir(c, k->dirfd >= 0 ? (int64_t)(int)a[k->dirfd] : AT_FDCWD)) < 0)
+	    (base = cf_sv_base_dir(c, k->dirfd >= 0 ? (int64_t)(int)a[k->dirfd] : AT_FDCWD)) < 0)
 		return base;
 	if (!path[0])
 		return base; /* AT_EMPTY_PATH: the directory descriptor itself */
@@ -264,67 +175,31 @@ static int open_target(struct ctx *c, const struct call *k, int at_flags)
 	return f;
 }
 
-/* The plan's nearest decided path at or above `path`: whether the command may change
- * metadata there.  The table is sorted by strcmp. */
-static bool writable_at(const struct cf_ll_plan *pl, char *path)
-{
-	size_t len = strlen(path);
-	for (;;) {
-		size_t lo = 0, hi = pl->n_meta;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			int cmp = strcmp(pl->meta[mid].path, path);
-			if (cmp == 0)
-				return pl->meta[mid].access != 0;
-			if (cmp < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (len <= 1)
-			return false;
-		char *slash = strrchr(path, '/');
-		if (!slash)
-			return false;
-		if (slash == path)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		len = strlen(path);
-	}
-}
-
 /* Whether the file open at `fd` may have its metadata changed (step 3 above). */
 static bool may_change(const struct cf_ll_plan *pl, int fd)
 {
-	char link[64], path[PATH_MAX + 16];
+	char path[PATH_MAX + 16];
 	struct stat st;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || (size_t)n >= sizeof(path) - 1 || fstat(fd, &st) < 0)
+	int k = cf_sv_name(fd, path, sizeof(path));
+	if (k < 0 || fstat(fd, &st) < 0)
 		return false;
-	path[n] = '\0';
-	if (path[0] != '/')
+	if (k > 0)
 		return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
 		       !strncmp(path, "anon_inode:", 11);
-	static const char deleted[] = " (deleted)";
-	size_t dl = sizeof(deleted) - 1;
-	if (st.st_nlink == 0 && (size_t)n > dl && !strcmp(path + n - dl, deleted))
-		path[n - dl] = '\0';
-	return writable_at(pl, path);
+	return cf_sv_writable_at(pl, path);
 }
 
-static int timespec_of(struct ctx *c, const struct call *k, uint64_t addr, struct timespec ts[2],
-		       bool *now)
+static int timespec_of(struct cf_sv_ctx *c, const struct call *k, uint64_t addr,
+		       struct timespec ts[2], bool *now)
 {
 	*now = !addr;
 	if (!addr)
 		return 0;
 	if (k->tk == T_TIMESPEC)
-		return read_mem(c, addr, ts, 2 * sizeof(struct timespec));
+		return cf_sv_read_mem(c, addr, ts, 2 * sizeof(struct timespec));
 	if (k->tk == T_TIMEVAL) {
 		struct timeval tv[2];
-		int r = read_mem(c, addr, tv, sizeof(tv));
+		int r = cf_sv_read_mem(c, addr, tv, sizeof(tv));
 		for (int i = 0; r == 0 && i < 2; i++) {
 			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
 				return -EINVAL;
@@ -336,7 +211,7 @@ static int timespec_of(struct ctx *c, const struct call *k, uint64_t addr, struc
 	struct {
 		long actime, modtime;
 	} ub;
-	int r = read_mem(c, addr, &ub, sizeof(ub));
+	int r = cf_sv_read_mem(c, addr, &ub, sizeof(ub));
 	ts[0] = (struct timespec){ub.actime, 0};
 	ts[1] = (struct timespec){ub.modtime, 0};
 	return r;
@@ -353,7 +228,7 @@ struct payload {
 	unsigned char ioctl_arg[32];
 };
 
-static int read_payload(struct ctx *c, const struct call *k, struct payload *p)
+static int read_payload(struct cf_sv_ctx *c, const struct call *k, struct payload *p)
 {
 	const __u64 *a = c->req->data.args;
 	int first = k->path >= 0 ? k->path : (k->dirfd >= 0 ? k->dirfd : 0);
@@ -366,7 +241,7 @@ static int read_payload(struct ctx *c, const struct call *k, struct payload *p)
 		 * args, size) */
 		bool at = k->flags >= 0;
 		int ni = at ? 3 : first + 1;
-		r = read_str(c, a[ni], p->name, sizeof(p->name), ERANGE);
+		r = cf_sv_read_str(c, a[ni], p->name, sizeof(p->name), ERANGE);
 		if (r == 0 && k->op == OP_SETX) {
 			uint64_t vaddr = a[ni + 1], size = a[ni + 2];
 			p->xflags = (int)a[ni + 3];
@@ -377,7 +252,7 @@ static int read_payload(struct ctx *c, const struct call *k, struct payload *p)
 				} xa;
 				if (a[5] < sizeof(xa))
 					return -EINVAL;
-				if ((r = read_mem(c, a[4], &xa, sizeof(xa))) < 0)
+				if ((r = cf_sv_read_mem(c, a[4], &xa, sizeof(xa))) < 0)
 					return r;
 				vaddr = xa.value;
 				size = xa.size;
@@ -389,11 +264,11 @@ static int read_payload(struct ctx *c, const struct call *k, struct payload *p)
 			if (size && !(p->value = malloc((size_t)size)))
 				return -ENOMEM;
 			if (size)
-				r = read_mem(c, vaddr, p->value, (size_t)size);
+				r = cf_sv_read_mem(c, vaddr, p->value, (size_t)size);
 		}
 	} else if (k->op == OP_IOCTL) {
 		size_t n = (a[1] & 0xffffffffU) == 0x401c5820U ? 28 : sizeof(int);
-		r = read_mem(c, a[2], p->ioctl_arg, n);
+		r = cf_sv_read_mem(c, a[2], p->ioctl_arg, n);
 	}
 	return r;
 }
@@ -455,7 +330,7 @@ long cf_meta_answer(const struct cf_ll_plan *plan, int listener, const struct se
 		    bool *made)
 {
 	const struct call *k = find_call(req->data.nr);
-	struct ctx c = {.req = req, .pidfd = -1};
+	struct cf_sv_ctx c = {.req = req, .pidfd = -1};
 	struct payload p = {0};
 	int fd = -1;
 	long r;
@@ -492,8 +367,7 @@ long cf_meta_answer(const struct cf_ll_plan *plan, int listener, const struct se
 out:
 	if (fd >= 0)
 		close(fd);
-	if (c.pidfd >= 0)
-		close(c.pidfd);
+	cf_sv_release(&c);
 	free(p.value);
 	return r;
 }

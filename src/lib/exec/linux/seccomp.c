@@ -484,8 +484,8 @@ static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd
 int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 			     struct confine_error *err)
 {
-	/* One program per socket rule set, then the same again with the supervised calls. */
-	size_t k = (size_t)o->sockets + (o->supervise ? CF_SECCOMP_N_SOCKETS : 0);
+	/* One program per socket rule set, then the same again for each level of supervision. */
+	size_t k = (size_t)o->sockets + (size_t)o->supervise * CF_SECCOMP_N_SOCKETS;
 	*fd_out = -1;
 	if (k >= sizeof(cf_seccomp_blob) / sizeof(cf_seccomp_blob[0]) || !cf_seccomp_blob[k].n)
 		return cf_seccomp_build_fd_libseccomp(o, fd_out, err);
@@ -602,7 +602,7 @@ static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd
 		if (rc == 0)
 			rc = add_socket_rules(ctx, o, err);
 		if (rc == 0 && o->supervise)
-			rc = cf_supervise_add_rules(ctx, err);
+			rc = cf_supervise_add_rules(ctx, o->supervise == CF_SUPERVISE_PATHS, err);
 	}
 	if (rc < 0)
 		goto out_ctx;

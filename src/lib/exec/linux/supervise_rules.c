@@ -17,6 +17,7 @@
  * uselib(2), which loads a file by path outside the open(2) path.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -55,7 +56,39 @@ static const char *const meta[] = {
 static const char *const chmods[] = {"chmod", "fchmod", "fchmodat", "fchmodat2"};
 static const int chmod_mode_arg[] = {1, 1, 2, 2};
 
-int cf_supervise_add_rules(void *vctx, struct confine_error *err)
+/* pathguard.c: every open(2) but O_PATH (which reads and writes nothing), and every call that
+ * makes, renames, links or removes a directory entry, or truncates by path. */
+static const char *const paths_calls[] = {
+    "creat",  "mkdir",	"mkdirat",  "mknod",	 "mknodat", "symlink",	"symlinkat", "link",
+    "linkat", "rename", "renameat", "renameat2", "unlink",  "unlinkat", "rmdir",     "truncate",
+};
+
+static int add_path_rules(scmp_filter_ctx ctx, const char **what)
+{
+	int rc = 0, nr;
+	for (size_t i = 0; i < sizeof(paths_calls) / sizeof(paths_calls[0]) && rc == 0; i++) {
+		*what = paths_calls[i];
+		nr = seccomp_syscall_resolve_name(paths_calls[i]);
+		rc =
+		    nr == __NR_SCMP_ERROR ? -EINVAL : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	}
+	static const struct {
+		const char *name;
+		unsigned flags_arg;
+	} opens[] = {{"open", 1}, {"openat", 2}};
+	for (size_t i = 0; i < 2 && rc == 0; i++) {
+		*what = opens[i].name;
+		nr = seccomp_syscall_resolve_name(opens[i].name);
+		rc = nr == __NR_SCMP_ERROR
+			 ? -EINVAL
+			 : seccomp_rule_add(
+			       ctx, SCMP_ACT_NOTIFY, nr, 1,
+			       SCMP_CMP64(opens[i].flags_arg, SCMP_CMP_MASKED_EQ, O_PATH, 0));
+	}
+	return rc;
+}
+
+int cf_supervise_add_rules(void *vctx, bool paths, struct confine_error *err)
 {
 	scmp_filter_ctx ctx = vctx;
 	int rc = 0, nr;
@@ -99,6 +132,8 @@ int cf_supervise_add_rules(void *vctx, struct confine_error *err)
 		    ctx, c->fate != CF_IOCTL_DENY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(ioctl), 1, SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, c->request));
 	}
+	if (rc == 0 && paths)
+		rc = add_path_rules(ctx, &what);
 	if (rc < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", what,
 				 "libseccomp", -rc);
@@ -145,4 +180,13 @@ static const char describe_text[] =
 const char *cf_supervise_describe(void)
 {
 	return describe_text;
+}
+
+const char *cf_supervise_describe_paths(void)
+{
+	return "seccomp: open, openat, creat (but O_PATH), mkdir, mkdirat, mknod, mknodat, "
+	       "symlink, symlinkat, link, linkat, rename, renameat, renameat2, unlink, unlinkat, "
+	       "rmdir, truncate -> confine's supervisor: made by it where the target (a new "
+	       "entry: its directory) lies in a writable area and is neither protected nor "
+	       "above a protected path, else continued to the kernel under the rules above\n";
 }

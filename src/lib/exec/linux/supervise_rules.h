@@ -8,8 +8,9 @@
 
 #include "confine.h"
 
-/* Adds the rules to a libseccomp filter context (scmp_filter_ctx). */
-int cf_supervise_add_rules(void *ctx, struct confine_error *err);
+/* Adds the rules to a libseccomp filter context (scmp_filter_ctx); `paths`: the calls that
+ * open or make a directory entry too (pathguard.c). */
+int cf_supervise_add_rules(void *ctx, bool paths, struct confine_error *err);
 
 enum cf_ioctl_fate {
 	CF_IOCTL_DENY, /* EPERM */
@@ -26,5 +27,7 @@ extern const struct cf_supervise_ioctl cf_supervise_ioctls[CF_SUPERVISE_N_IOCTLS
 
 /* One line per rule, for --print-plan of a landlock run; a static string. */
 const char *cf_supervise_describe(void);
+/* The same for the path calls (the plan's broker). */
+const char *cf_supervise_describe_paths(void);
 
 #endif

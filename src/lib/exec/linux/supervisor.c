@@ -4,6 +4,7 @@
  * signal blocked, no capability.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -19,6 +20,7 @@
 
 #include "exec/linux/connguard.h"
 #include "exec/linux/metaguard.h"
+#include "exec/linux/pathguard.h"
 #include "exec/linux/ptyguard.h"
 #include "exec/linux/supervisor.h"
 #include "util/fdpass.h"
@@ -63,6 +65,16 @@ static int receive_listener(int fd)
 	return k > 0 ? lfd : -1;
 }
 
+static void count(struct cf_supervisor *s, bool made)
+{
+	pthread_mutex_lock(&s->lock);
+	if (made)
+		s->made++;
+	else
+		s->refused++;
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *req,
 		   struct seccomp_notif_resp *resp, size_t resp_size)
 {
@@ -70,7 +82,22 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 	resp->id = req->id;
 	bool made = false, counted = true;
 	long r;
-	if (cf_pty_handles(req)) {
+	if (cf_path_handles(req)) {
+		enum cf_path_outcome o = capless
+					     ? cf_path_answer(s->plan, s->listener, req, &r, &made)
+					     : CF_PATH_CONTINUE;
+		if (o == CF_PATH_SENT) {
+			count(s, true);
+			return;
+		}
+		if (o == CF_PATH_CONTINUE) {
+			/* The kernel decides under the command's own rules (pathguard.c). */
+			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+			r = 0;
+			counted = false;
+		} else
+			counted = made;
+	} else if (cf_pty_handles(req)) {
 		int e = -EACCES;
 		if (capless && cf_pty_answer(s->listener, req, &e))
 			return; /* answered with the descriptor */
@@ -87,14 +114,8 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 		resp->error = (int)r;
 	else
 		resp->val = r;
-	if (counted) {
-		pthread_mutex_lock(&s->lock);
-		if (made)
-			s->made++;
-		else
-			s->refused++;
-		pthread_mutex_unlock(&s->lock);
-	}
+	if (counted)
+		count(s, made);
 	/* ENOENT: the thread was killed meanwhile; nothing to answer. */
 	while (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 && errno == EINTR)
 		;
@@ -103,7 +124,8 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 static void *loop(void *arg)
 {
 	struct cf_supervisor *s = arg;
-	bool capless = drop_thread_caps();
+	/* Its own working directory and umask (pathguard.c), then no capability. */
+	bool capless = cf_path_thread_init() == 0 && drop_thread_caps();
 	struct seccomp_notif_sizes sizes = {0};
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		sizes = (struct seccomp_notif_sizes){sizeof(struct seccomp_notif),
@@ -226,4 +248,15 @@ void cf_supervisor_free(struct cf_supervisor *s)
 		close(s->wake_fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+bool cf_supervisor_can_broker(void)
+{
+	char v[16] = {0};
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* no Yama */
+	ssize_t n = read(fd, v, sizeof(v) - 1);
+	close(fd);
+	return n > 0 && v[0] < '2';
 }

@@ -462,6 +462,9 @@ static int visit(struct walk *w, const char *path, enum cf_kind kind, uint64_t i
 		} else {
 			if (cf_strv_add(&w->out->split, path) < 0)
 				return cf_nomem(w->err);
+			if ((want & CF_LL_FS_WRITE_FILE) &&
+			    cf_strv_add(&w->out->split_writable, path) < 0)
+				return cf_nomem(w->err);
 			if ((split & CF_LL_FS_READ_DIR) &&
 			    cf_strv_add(&w->out->not_listable, path) < 0)
 				return cf_nomem(w->err);
@@ -585,6 +588,7 @@ void cf_ll_plan_release(struct cf_ll_plan *plan)
 		free(plan->meta[i].path);
 	free(plan->meta);
 	cf_strv_release(&plan->split);
+	cf_strv_release(&plan->split_writable);
 	cf_strv_release(&plan->not_listable);
 	cf_strv_release(&plan->not_provided);
 	cf_strv_release(&plan->notes);
@@ -711,6 +715,7 @@ int cf_ll_plan_compile(const struct cf_policy *p, const struct cf_matches *globs
 		goto oom;
 	if ((r = visit(&w, "/", CF_KIND_DIR, 0)) < 0 || (r = meta_table(&w)) < 0)
 		goto out;
+	out->broker = o->broker && out->split_writable.n > 0;
 	if (out->n_rules)
 		qsort(out->rules, out->n_rules, sizeof(out->rules[0]), rule_cmp);
 

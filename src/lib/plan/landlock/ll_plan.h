@@ -117,7 +117,12 @@ struct cf_ll_plan {
 	 * supervisor decides on the nearest of them at or above a target (metaguard.c). */
 	struct cf_ll_rule *meta;
 	size_t n_meta, cap_meta;
-	struct cf_strv split;	     /* split directories: entries created later get nothing */
+	struct cf_strv split; /* split directories: entries created later get nothing */
+	/* The split directories that lie in a writable area (a repository root holding .env and
+	 * .git): with `broker`, the supervisor makes and opens their new entries (pathguard.c),
+	 * else they take none, and the run says so. */
+	struct cf_strv split_writable;
+	bool broker;
 	struct cf_strv not_listable; /* directories that get no READ_DIR (a hidden dir below) */
 	struct cf_strv not_provided; /* what this backend cannot give, said plainly */
 	struct cf_strv notes;	     /* downgrades, unlistable directories, dropped rules */
@@ -130,6 +135,9 @@ struct cf_ll_opts {
 	bool net_proxy;	     /* network by domain: the proxy on the host's loopback (SPEC 12) */
 	const char *run_tmp; /* the per-run directory under /tmp, made by the executor */
 	bool cgroup;	     /* a cgroup will hold the command (limits, reaping) */
+	/* The executor brokers new entries of split directories in writable areas (a supervisor
+	 * that answers seccomp notifications: pathguard.c). */
+	bool broker;
 	/* Directory listings (cf_ll_plan_dirs says which); NULL: compile without them, every
 	 * split directory's entries then get nothing. */
 	const struct cf_ll_listings *listings;

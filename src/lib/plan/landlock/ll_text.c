@@ -134,6 +134,11 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 	}
 	strv_section(
 	    b, pl, "split (entries created after launch get no access: fail closed):", &pl->split);
+	strv_section(b, pl,
+		     pl->broker ? "split in a writable area (new entries are made and opened by "
+				  "confine's supervisor; not executable in this run):"
+				: "split in a writable area (they take no new entry in this run):",
+		     &pl->split_writable);
 	strv_section(b, pl, "not listable (READ_DIR would reach a hidden directory below):",
 		     &pl->not_listable);
 	strv_section(b, pl, "not provided:", &pl->not_provided);
@@ -191,6 +196,8 @@ void cf_ll_plan_json(struct cf_buf *b, const struct cf_ll_plan *pl)
 	}
 	cf_buf_addc(b, ']');
 	json_strv(b, pl, "split", &pl->split);
+	json_strv(b, pl, "split_writable", &pl->split_writable);
+	cf_buf_add(b, pl->broker ? ",\"broker\":true" : ",\"broker\":false");
 	json_strv(b, pl, "not_listable", &pl->not_listable);
 	json_strv(b, pl, "not_provided", &pl->not_provided);
 	json_strv(b, pl, "notes", &pl->notes);

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* What the supervisor's parts share (sv_common.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "exec/linux/sv_common.h"
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+
+/* A pidfd whose descriptor table is the calling thread's (connguard.c says why the thread
+ * group is the fallback). */
+static int pidfd_of(pid_t tid)
+{
+	int fd = (int)syscall(__NR_pidfd_open, tid, PIDFD_THREAD);
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	int s = open(path, O_RDONLY | O_CLOEXEC);
+	if (s < 0)
+		return -1;
+	ssize_t n = read(s, buf, sizeof(buf) - 1);
+	close(s);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *t = strstr(buf, "\nTgid:");
+	pid_t tgid = t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
+	return tgid > 0 ? (int)syscall(__NR_pidfd_open, tgid, 0) : -1;
+}
+
+/* The command's descriptor `fd` as our own (close-on-exec), or minus an errno. */
+int cf_sv_take_fd(struct cf_sv_ctx *c, uint64_t fd)
+{
+	if ((int64_t)(int)fd != (int64_t)fd || (int)fd < 0)
+		return -EBADF;
+	if (c->pidfd < 0 && (c->pidfd = pidfd_of(c->req->pid)) < 0)
+		return -EACCES;
+	int f = (int)syscall(__NR_pidfd_getfd, c->pidfd, (int)fd, 0U);
+	if (f < 0)
+		return errno == EBADF ? -EBADF : -EACCES;
+	return f;
+}
+
+/* Copies `n` bytes at `addr` out of the command's memory: 0 or minus an errno. */
+int cf_sv_read_mem(struct cf_sv_ctx *c, uint64_t addr, void *buf, size_t n)
+{
+	struct iovec local = {.iov_base = buf, .iov_len = n};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = n};
+	if (!n)
+		return 0;
+	ssize_t k = process_vm_readv(c->req->pid, &local, 1, &remote, 1, 0);
+	if (k == (ssize_t)n)
+		return 0;
+	return k < 0 && errno != EFAULT ? -EACCES : -EFAULT;
+}
+
+/* A NUL-terminated string of at most `max` bytes (with the NUL) at `addr`, read up to each
+ * page end so that a string near unmapped memory is read as the kernel would. */
+int cf_sv_read_str(struct cf_sv_ctx *c, uint64_t addr, char *buf, size_t max, int too_long)
+{
+	size_t got = 0;
+	if (!addr)
+		return -EFAULT;
+	while (got < max) {
+		uint64_t at = addr + got;
+		size_t chunk = 4096 - (size_t)(at % 4096);
+		if (chunk > max - got)
+			chunk = max - got;
+		int r = cf_sv_read_mem(c, at, buf + got, chunk);
+		if (r < 0)
+			return r;
+		void *nul = memchr(buf + got, '\0', chunk);
+		if (nul)
+			return 0;
+		got += chunk;
+	}
+	return -too_long;
+}
+
+/* The base directory of a path argument: the command's directory descriptor, or its thread's
+ * working directory. */
+int cf_sv_base_dir(struct cf_sv_ctx *c, int64_t dirfd)
+{
+	if ((int)dirfd == AT_FDCWD) {
+		char cwd[64];
+		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)c->req->pid);
+		int f = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return f >= 0 ? f : (errno == ENOENT ? -ENOENT : -EACCES);
+	}
+	return cf_sv_take_fd(c, (uint64_t)dirfd);
+}
+
+/* The plan's nearest decided path at or above `path`: whether the command may change
+ * metadata there.  The table is sorted by strcmp. */
+bool cf_sv_writable_at(const struct cf_ll_plan *pl, char *path)
+{
+	size_t len = strlen(path);
+	for (;;) {
+		size_t lo = 0, hi = pl->n_meta;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			int cmp = strcmp(pl->meta[mid].path, path);
+			if (cmp == 0)
+				return pl->meta[mid].access != 0;
+			if (cmp < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (len <= 1)
+			return false;
+		char *slash = strrchr(path, '/');
+		if (!slash)
+			return false;
+		if (slash == path)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		len = strlen(path);
+	}
+}
+
+int cf_sv_name(int fd, char *path, size_t cap)
+{
+	char link[64];
+	struct stat st;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, cap - 1);
+	if (n <= 0 || (size_t)n >= cap - 1 || fstat(fd, &st) < 0)
+		return -1;
+	path[n] = '\0';
+	if (path[0] != '/')
+		return 1;
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof(deleted) - 1;
+	if (st.st_nlink == 0 && (size_t)n > dl && !strcmp(path + n - dl, deleted))
+		path[n - dl] = '\0';
+	return 0;
+}
+
+void cf_sv_release(struct cf_sv_ctx *c)
+{
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	c->pidfd = -1;
+}
