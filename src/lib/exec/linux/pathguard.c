@@ -54,8 +54,8 @@ enum kind { K_OPEN, K_MKDIR, K_MKNOD, K_SYMLINK, K_LINK, K_RENAME, K_UNLINK, K_R
 struct pcall {
 	long nr;
 	enum kind kind;
-	int dirfd; /* argument of the (first) directory descriptor, -1: AT_FDCWD */
-	int path;  /* argument of the (first) path */
+	int dirfd;		  /* argument of the (first) directory descriptor, -1: AT_FDCWD */
+	int path;		  /* argument of the (first) path */
 	int dirfd2, path2, flags; /* the second path (link, rename), flags; -1: none */
 };
 
@@ -175,8 +175,7 @@ static int locate(struct cf_sv_ctx *c, const struct pcall *k, int dirfd_arg, int
 		where_release(w);
 		return 1;
 	}
-	snprintf(w->full, sizeof(w->full), "%s/%s", strcmp(w->dpath, "/") ? w->dpath : "",
-		 w->name);
+	snprintf(w->full, sizeof(w->full), "%s/%s", strcmp(w->dpath, "/") ? w->dpath : "", w->name);
 	return 0;
 }
 
@@ -265,9 +264,8 @@ static int reopen(int opath, int flags)
 	return fd >= 0 ? fd : -errno;
 }
 
-static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener,
-				    struct cf_sv_ctx *c, const struct pcall *k, long *result,
-				    bool *made)
+static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener, struct cf_sv_ctx *c,
+				    const struct pcall *k, long *result, bool *made)
 {
 	const __u64 *a = c->req->data.args;
 	int flags = k->flags >= 0 ? (int)a[k->flags] : (O_CREAT | O_WRONLY | O_TRUNC);
@@ -315,11 +313,10 @@ static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener,
 		goto out;
 	}
 	if (w.slash || !writable(pl, w.dpath) ||
-	    faccessat(w.dir, w.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-	    !take_umask(c->req->pid) || !pending(listener, c->req))
+	    faccessat(w.dir, w.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || !take_umask(c->req->pid) ||
+	    !pending(listener, c->req))
 		goto out;
-	fd = openat(w.dir, w.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY) & ~O_NONBLOCK,
-		    mode);
+	fd = openat(w.dir, w.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY) & ~O_NONBLOCK, mode);
 	if (fd < 0) {
 		*result = -errno;
 		out = CF_PATH_DONE;
@@ -346,9 +343,8 @@ out:
 
 /* mkdir, mknod (regular files and FIFOs only), symlink, unlink, rmdir: one entry of one
  * directory. */
-static enum cf_path_outcome do_entry(const struct cf_ll_plan *pl, int listener,
-				     struct cf_sv_ctx *c, const struct pcall *k, long *result,
-				     bool *made)
+static enum cf_path_outcome do_entry(const struct cf_ll_plan *pl, int listener, struct cf_sv_ctx *c,
+				     const struct pcall *k, long *result, bool *made)
 {
 	const __u64 *a = c->req->data.args;
 	struct where w = {.dir = -1};
@@ -405,9 +401,8 @@ out:
 }
 
 /* link and rename: two entries. */
-static enum cf_path_outcome do_pair(const struct cf_ll_plan *pl, int listener,
-				    struct cf_sv_ctx *c, const struct pcall *k, long *result,
-				    bool *made)
+static enum cf_path_outcome do_pair(const struct cf_ll_plan *pl, int listener, struct cf_sv_ctx *c,
+				    const struct pcall *k, long *result, bool *made)
 {
 	const __u64 *a = c->req->data.args;
 	struct where from = {.dir = -1}, to = {.dir = -1};

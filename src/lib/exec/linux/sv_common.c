@@ -25,7 +25,6 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-
 /* A pidfd whose descriptor table is the calling thread's (connguard.c says why the thread
  * group is the fallback). */
 static int pidfd_of(pid_t tid)
