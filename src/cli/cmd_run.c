@@ -94,6 +94,19 @@ static void forward(int sig)
 		confine_run_forward_signal(current, sig);
 }
 
+/* SPEC 3.3: each denial the command printed in a directory of the landlock backend that took
+ * no new entry, explained. */
+static void explain_denials(confine_run *run)
+{
+	size_t n = 0;
+	const char *const *paths = confine_run_denied_paths(run, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *why = confine_run_explain_denial(run, paths[i]);
+		if (why)
+			fprintf(stderr, "confine: warning: %s\n", why);
+	}
+}
+
 /* What was not protected while the command ran (R23): said on stderr, after the command's own
  * output. */
 static void report_events(const confine_run *run, const char *cmd)
@@ -327,6 +340,8 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "confine: warning: %s\n",
 			cli_esc(confine_run_fallback_note(run), 0));
 	report_notices(run, argv[o.first_operand]);
+	if (confine_run_landlock_note(run))
+		fprintf(stderr, "confine: warning: %s\n", confine_run_landlock_note(run));
 	if (o.print_plan) {
 		char *text = NULL;
 		if (confine_run_plan_text(run, o.json, &text, &err) < 0) {
@@ -369,6 +384,7 @@ int cmd_run(int argc, char **argv)
 			cli_q(argv[o.first_operand]));
 	report_events(run, argv[o.first_operand]);
 	cli_net_warnings(run);
+	explain_denials(run);
 	goto out;
 refused:
 	/* An attempt that never reached the library's prepare is recorded all the same (R24). */

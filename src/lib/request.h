@@ -137,6 +137,8 @@ struct confine_run {
 	char *run_tmp;		      /* its per-run TMPDIR, removed by confine_run_free */
 	bool run_tmp_made;	      /* run_tmp exists (made by mkdtemp) and is ours to remove */
 	char *fallback_note;	      /* auto fell back to landlock: the one line to say */
+	char *ll_note;		      /* landlock: split directories that take no new entry */
+	char *ll_explain;	      /* landlock: the last confine_run_explain_denial */
 	struct confine_probe_result ll_probe;
 	struct cf_run_record record; /* approvals, audit log, report (record/) */
 	/* read-only file injection (SPEC 6; inject/run_inject.c) */

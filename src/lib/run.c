@@ -27,6 +27,7 @@
 #include "host/ll_listing.h"
 #include "exec/linux/supervise_rules.h"
 #include "exec/linux/supervisor.h"
+#include "ll_notes.h"
 #include "net/netrun.h"
 #include "net/remedy.h"
 #include "run_net.h"
@@ -753,7 +754,7 @@ static int plan_landlock(confine_run *run, const confine_request *req, bool real
 	    .net_proxy = run->net_mode == CONFINE_NET_DOMAINS,
 	    .run_tmp = run->run_tmp,
 	    .cgroup = run->limit_pids || run->limit_mem || cf_cgroup_available(),
-	    .broker = cf_supervisor_can_broker(),
+	    .broker = cf_ll_can_broker(),
 	};
 	if ((r = cf_ll_plan_dirs(&run->policy_rules, &run->launch, &lo, &dirs, err)) < 0 ||
 	    (r = cf_host_ll_listings(&dirs, &listings, err)) < 0)
@@ -858,6 +859,8 @@ static int plan_backend(confine_run *run, const confine_request *req, struct con
 	}
 	if ((r = plan_landlock(run, req, required, err)) < 0 || !required)
 		return r;
+	if ((r = cf_ll_split_note(run, err)) < 0)
+		return r;
 	bool fallback = req->backend == CONFINE_BACKEND_AUTO;
 	char why[700];
 	if (run->ll.refusal)
@@ -889,7 +892,12 @@ const char *confine_run_backend(const confine_run *run)
 
 const char *confine_run_fallback_note(const confine_run *run)
 {
-	return run->fallback_note;
+	return run->fallback_note ? run->fallback_note : run->ll_note;
+}
+
+const char *confine_run_landlock_note(const confine_run *run)
+{
+	return run->fallback_note ? run->ll_note : NULL;
 }
 
 static void net_decision_out(const struct cf_net_decision *d, const char *host, uint16_t port,
@@ -1173,6 +1181,8 @@ void confine_run_free(confine_run *run)
 	cf_ll_plan_release(&run->ll);
 	free(run->run_tmp);
 	free(run->fallback_note);
+	free(run->ll_note);
+	free(run->ll_explain);
 	cf_run_inject_release(run);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);

@@ -113,6 +113,22 @@ except OSError as e:
 	is "$(cat "$r/.git/hooks/pre-commit.sample")" host-hook "$who: ... unchanged"
 	[ ! -e "$r/git.old" ] && [ ! -e "$r/env.txt" ] && [ ! -e "$r/env.hl" ] && [ ! -e "$r/suid" ]
 	ok $? "$who: nothing was renamed, linked or made with a setuid bit"
+
+	# Where the supervisor cannot act for the command (Yama ptrace_scope 2 or 3; here its
+	# switch): the run says before it starts which directories take no new entry and why, and
+	# explains each denial there afterwards; a protected path's denial is not "explained".
+	xenv=(CONFINE_LANDLOCK_BROKER=off)
+	CX_CWD=$r cx "$who" "${LLX[@]}" -- sh -c "'$TRYOP' write '$r/late-file'; cat '$r/late-file' '$r/.env' 2>&1 >/dev/null | sed 's/^/cat: /' >&2; touch '$r/late-file' 2>&1 | cat >&2"
+	is "$out" EACCES "$who: without the supervisor a new file at the root is refused"
+	grep -q "^confine: warning: landlock: these directories of the writable areas take no new entry in this run .*'$r', '$r/.git': each holds a protected path .*CONFINE_LANDLOCK_BROKER=off" <<<"$err" &&
+		grep -q "^hint: entries that exist when a run starts get their own rule" <<<"$err"
+	ok $? "$who: ... the run said so before it started, with the reason and the remedy"
+	grep -q "^confine: warning: landlock: refused in a directory that takes no new entry in this run: '$r/late-file': '$r' holds a protected path" <<<"$err"
+	ok $? "$who: ... and explained the denial there after it"
+	! grep -q "refused in a directory that takes no new entry in this run: '$r/.env'" <<<"$err"
+	ok $? "$who: ... but not the denial of .env, which is protected by design"
+	[ ! -e "$r/late-file" ]
+	ok $? "$who: ... nothing was made"
 	CX_CWD=
 done
 
