@@ -264,8 +264,36 @@ static int reopen(int opath, int flags)
 	return fd >= 0 ? fd : -errno;
 }
 
-static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener, struct cf_sv_ctx *c,
-				    const struct pcall *k, long *result, bool *made)
+/* The target of an open as an O_PATH descriptor, resolved in one step (the common case: the
+ * file exists); -1 with errno. */
+static int open_whole(struct cf_sv_ctx *c, const struct pcall *k, int flags, bool follow)
+{
+	const __u64 *a = c->req->data.args;
+	char path[PATH_MAX];
+	if (cf_sv_read_str(c, a[k->path], path, sizeof(path), ENAMETOOLONG) < 0 || !path[0]) {
+		errno = EINVAL;
+		return -1;
+	}
+	int base = AT_FDCWD;
+	if (path[0] != '/' &&
+	    (base = cf_sv_base_dir(c, k->dirfd >= 0 ? (int64_t)(int)a[k->dirfd] : AT_FDCWD)) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW) |
+					(flags & O_DIRECTORY),
+			       .resolve = RESOLVE_NO_MAGICLINKS};
+	int t = (int)syscall(SYS_openat2, base, path, &how, sizeof(how));
+	int e = errno;
+	if (base >= 0)
+		close(base);
+	errno = e;
+	return t;
+}
+
+static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener,
+				    struct cf_sv_ctx *c, const struct pcall *k, long *result,
+				    bool *made)
 {
 	const __u64 *a = c->req->data.args;
 	int flags = k->flags >= 0 ? (int)a[k->flags] : (O_CREAT | O_WRONLY | O_TRUNC);
@@ -277,19 +305,14 @@ static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener, s
 	struct stat st;
 	if ((flags & O_TMPFILE_MASK) == O_TMPFILE_MASK)
 		return CF_PATH_CONTINUE; /* an unnamed file: Landlock decides (MAKE_REG) */
-	if (locate(c, k, k->dirfd, k->path, &w))
-		return CF_PATH_CONTINUE;
 	bool follow = !(flags & O_NOFOLLOW) && !((flags & O_CREAT) && (flags & O_EXCL));
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW) |
-					(w.slash || (flags & O_DIRECTORY) ? O_DIRECTORY : 0),
-			       .resolve = RESOLVE_NO_MAGICLINKS};
-	t = (int)syscall(SYS_openat2, w.dir, w.name, &how, sizeof(how));
+	t = open_whole(c, k, flags, follow);
 	if (t >= 0) {
 		/* It exists: only a regular file or a directory in a writable area, reopened. */
 		if ((flags & O_CREAT) && (flags & O_EXCL))
 			goto out;
-		if (fstat(t, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) ||
-		    cf_sv_name(t, path, sizeof(path)) != 0 || !writable(pl, path))
+		if (cf_sv_name(t, path, sizeof(path)) != 0 || fstat(t, &st) < 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) || !writable(pl, path))
 			goto out;
 		if (!pending(listener, c->req))
 			goto out;
@@ -307,16 +330,19 @@ static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener, s
 		goto out;
 	/* A new file: its directory must be in a writable area, its name free (a dangling symlink
 	 * is left to the kernel). */
+	if (locate(c, k, k->dirfd, k->path, &w))
+		goto out;
 	if (mode & (S_ISUID | S_ISGID)) {
 		*result = -EPERM; /* SPEC 3.1: no setuid or setgid bit, whatever made the file */
 		out = CF_PATH_DONE;
 		goto out;
 	}
 	if (w.slash || !writable(pl, w.dpath) ||
-	    faccessat(w.dir, w.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || !take_umask(c->req->pid) ||
-	    !pending(listener, c->req))
+	    faccessat(w.dir, w.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    !take_umask(c->req->pid) || !pending(listener, c->req))
 		goto out;
-	fd = openat(w.dir, w.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY) & ~O_NONBLOCK, mode);
+	fd = openat(w.dir, w.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY) & ~O_NONBLOCK,
+		    mode);
 	if (fd < 0) {
 		*result = -errno;
 		out = CF_PATH_DONE;

@@ -145,14 +145,16 @@ int cf_sv_name(int fd, char *path, size_t cap)
 	struct stat st;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(link, path, cap - 1);
-	if (n <= 0 || (size_t)n >= cap - 1 || fstat(fd, &st) < 0)
+	if (n <= 0 || (size_t)n >= cap - 1)
 		return -1;
 	path[n] = '\0';
 	if (path[0] != '/')
 		return 1;
 	static const char deleted[] = " (deleted)";
 	size_t dl = sizeof(deleted) - 1;
-	if (st.st_nlink == 0 && (size_t)n > dl && !strcmp(path + n - dl, deleted))
+	/* Only a name ending so may be an unlinked file's: fstat only then. */
+	if ((size_t)n > dl && !strcmp(path + n - dl, deleted) && fstat(fd, &st) == 0 &&
+	    st.st_nlink == 0)
 		path[n - dl] = '\0';
 	return 0;
 }
