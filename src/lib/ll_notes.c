@@ -84,7 +84,8 @@ const char *confine_run_explain_denial(confine_run *run, const char *path)
 		    "landlock: refused in a directory that takes no new entry in this run: '%s': "
 		    "'%s' holds a protected path, so Landlock gives what is made there after the "
 		    "start nothing, and confine's supervisor cannot act for the command here: %s\n"
-		    "hint: run the command again (what exists when a run starts gets its own rule), "
+		    "hint: run the command again (what exists when a run starts gets its own "
+		    "rule), "
 		    "make the directory it needs before the run, or use the bwrap backend",
 		    path, d, why_not());
 		return run->ll_explain;

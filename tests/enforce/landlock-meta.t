@@ -174,5 +174,7 @@ grep -q "shmget, shmat.* -> EPERM" <<<"$out" && grep -q "chmod, fchmod.*confine'
 ok $? "the plan's filter lists the SysV refusal and the supervised metadata calls"
 ! grep -qx "  /dev/pts # .*" <<<"$out"
 ok $? "the plan grants no rule on /dev/pts"
+"$FIX/confine" probe 2>/dev/null | grep "^not provided" | tail -1 | grep -q "SysV IPC (every shm\*, msg\*, sem\* call refused with EPERM"
+ok $? "probe says SysV IPC is refused on the landlock backend"
 
 done_testing

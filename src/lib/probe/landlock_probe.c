@@ -84,9 +84,11 @@ int confine_probe_landlock(struct confine_probe_result *r, struct confine_error 
 		    "name hiding (names and metadata of hidden paths stay visible); EROFS (EACCES "
 		    "instead); private /tmp (a per-run TMPDIR under the host's /tmp); private "
 		    "/dev/shm; pid namespace (host processes visible, not signalable or "
-		    "traceable); masked /proc files; metadata (chmod, utimes, xattrs of the "
-		    "user's files are not governed); FIFO reads (a FIFO outside the writable "
-		    "areas opens for reading like a file; writing is refused)%s%s",
+		    "traceable); masked /proc files; SysV IPC (every shm*, msg*, sem* call "
+		    "refused with EPERM: no IPC namespace); terminals by name (only the "
+		    "command's own: its standard descriptors, and the ptys it makes through "
+		    "TIOCGPTPEER); FIFO reads (a FIFO outside the writable areas opens for "
+		    "reading like a file; writing is refused)%s%s",
 		    r->landlock_abi >= 4
 			? "own network namespace with --net-allow (the proxy listens on the host's "
 			  "loopback behind a per-run secret; no listen(2), no UDP); a resolver "

@@ -291,9 +291,8 @@ static int open_whole(struct cf_sv_ctx *c, const struct pcall *k, int flags, boo
 	return t;
 }
 
-static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener,
-				    struct cf_sv_ctx *c, const struct pcall *k, long *result,
-				    bool *made)
+static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener, struct cf_sv_ctx *c,
+				    const struct pcall *k, long *result, bool *made)
 {
 	const __u64 *a = c->req->data.args;
 	int flags = k->flags >= 0 ? (int)a[k->flags] : (O_CREAT | O_WRONLY | O_TRUNC);
@@ -338,11 +337,10 @@ static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener,
 		goto out;
 	}
 	if (w.slash || !writable(pl, w.dpath) ||
-	    faccessat(w.dir, w.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-	    !take_umask(c->req->pid) || !pending(listener, c->req))
+	    faccessat(w.dir, w.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || !take_umask(c->req->pid) ||
+	    !pending(listener, c->req))
 		goto out;
-	fd = openat(w.dir, w.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY) & ~O_NONBLOCK,
-		    mode);
+	fd = openat(w.dir, w.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY) & ~O_NONBLOCK, mode);
 	if (fd < 0) {
 		*result = -errno;
 		out = CF_PATH_DONE;
