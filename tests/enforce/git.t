@@ -8,12 +8,10 @@
 # global ~/.gitconfig.  After every hostile run the host's git executes nothing the command
 # wrote.  Controls: the same plants, made on the host without confine, do run (so the marker
 # would show).  As root and as uid 65534.
-# landlock (SPEC 3.3): a directory holding a protected path is split and takes no new entry at
-# all (fail closed): .git (it holds config and hooks), the workspace root, the home and
-# ~/.config refuse the plants that bwrap lets through and renames aside.  The same plants are
-# made there in directories that hold nothing protected (an include under conf/, a hooks path
-# under tools/, ~/.config/git/config in an existing ~/.config/git), where Landlock lets them
-# through: confine must rename them aside after the run as on bwrap.
+# landlock (SPEC 3.3): a directory holding a protected path is split (.git, the workspace root,
+# the home and ~/.config under --allow ~:write); in a writable area confine's supervisor makes
+# its new entries, so the plants that bwrap lets through go through there too, and confine
+# must rename them aside after the run as on bwrap.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 enforce_begin
@@ -96,25 +94,16 @@ for who in $RUN_USERS; do
 	[ "$who" = nobody ] && chown -R 65534:65534 "$h"
 	CX_CWD=$g cx "$who" -- "$E/bin/hostile.sh" "$M"
 	is "$rc" 0 "$who: the hostile run ends normally"
-	if bwrap_only "missing .git entries can be created (and are renamed aside)"; then
-		is "$(echo "$out" | tr '\n' ' ')" "config:fail hook:fail hook-new:fail commondir:ok worktree:ok modules:ok rename:fail rename-hooks:fail rmdir-hooks:fail " \
-			"$who: .git/config, hooks, a rename or removal of .git fail; missing entries can be created"
-		[ -e "$g/.git/commondir.confine-disabled" ] && [ ! -e "$g/.git/commondir" ]
-		ok $? "$who: R30 the planted .git/commondir was renamed aside after the run"
-		[ -e "$g/.git/config.worktree.confine-disabled" ] && [ ! -e "$g/.git/config.worktree" ]
-		ok $? "$who: the planted .git/config.worktree too"
-		[ -e "$g/.git/modules.confine-disabled" ] && [ ! -e "$g/.git/modules" ]
-		ok $? "$who: and the planted .git/modules"
-		grep -q "protected path created during the run: '$g/.git/commondir'.*renamed to '$g/.git/commondir.confine-disabled'" <<<"$err"
-		ok $? "$who: the warning names it and where it went"
-	else
-		is "$(echo "$out" | tr '\n' ' ')" "config:fail hook:fail hook-new:fail commondir:fail worktree:fail modules:fail rename:fail rename-hooks:fail rmdir-hooks:fail " \
-			"$who: landlock: every plant fails, the missing .git entries too (.git is split: no new entry)"
-		ls "$g/.git" | grep -E '^(commondir|config\.worktree|modules)'
-		ok $((!$?)) "$who: landlock: none of the missing entries exists afterwards, nothing to rename aside"
-		git -c safe.directory='*' -C "$g" fsck --no-dangling >"$E/fsck" 2>&1
-		ok $? "$who: landlock: the repository is intact (git fsck)" || diag "$(cat "$E/fsck")"
-	fi
+	is "$(echo "$out" | tr '\n' ' ')" "config:fail hook:fail hook-new:fail commondir:ok worktree:ok modules:ok rename:fail rename-hooks:fail rmdir-hooks:fail " \
+		"$who: .git/config, hooks, a rename or removal of .git fail; missing entries can be created"
+	[ -e "$g/.git/commondir.confine-disabled" ] && [ ! -e "$g/.git/commondir" ]
+	ok $? "$who: R30 the planted .git/commondir was renamed aside after the run"
+	[ -e "$g/.git/config.worktree.confine-disabled" ] && [ ! -e "$g/.git/config.worktree" ]
+	ok $? "$who: the planted .git/config.worktree too"
+	[ -e "$g/.git/modules.confine-disabled" ] && [ ! -e "$g/.git/modules" ]
+	ok $? "$who: and the planted .git/modules"
+	grep -q "protected path created during the run: '$g/.git/commondir'.*renamed to '$g/.git/commondir.confine-disabled'" <<<"$err"
+	ok $? "$who: the warning names it and where it went"
 	host_git "$who" "$g"
 	is "$out" done "$who: the host's git status, commit, fetch and checkout run"
 	is "$(pwned "$M")" "" "$who: and execute nothing the command wrote"
@@ -139,23 +128,18 @@ for who in $RUN_USERS; do
 	is "$(pwned "$M")" "" "$who: the host's commit runs husky's own hook only"
 
 	# ---- An include and a missing hooks path: created by the command, renamed aside. ----
-	# landlock: the workspace root is split, so the plants go into conf/ and tools/, which exist
-	# and hold nothing protected (asserted refused at the root first).
 	in=$h/incl
 	mkrepo "$in"
 	mkdir -p "$in/conf" "$in/tools" "$in/out"
-	P=$(bk "" conf/) Q=$(bk "" tools/) X=$(bk "" out/)
+	P="" Q="" X=""
 	git -C "$in" config include.path "../$P.gitconfig.local"
 	git -C "$in" config core.hooksPath "${Q}githooks"
 	[ "$who" = nobody ] && chown -R 65534:65534 "$h"
-	bwrap_only "a missing include at the workspace root" ||
-		CX_CWD=$in expect "$who" "2 1" "landlock: the missing include and hooks directory cannot be made at the split workspace root" \
-			-- sh -c "printf x >.gitconfig.local 2>/dev/null; a=\$?; mkdir githooks 2>/dev/null; echo \$a \$?"
 	CX_CWD=$in cx "$who" -- sh -c "
 		printf '#!/bin/sh\ntouch $M/PWNED-\$1\n' >${X}evil.sh && chmod +x ${X}evil.sh
 		printf '[core]\n\tfsmonitor = $in/${X}evil.sh include\n' >$P.gitconfig.local; echo \$?
 		mkdir ${Q}githooks && printf '#!/bin/sh\n$in/${X}evil.sh hookspath\n' >${Q}githooks/pre-commit && chmod +x ${Q}githooks/pre-commit; echo \$?"
-	is "$(echo "$out" | tr '\n' ' ')" "0 0 " "$who: the missing include and hooks directory can be created inside$(bk "" " (conf/, tools/)")"
+	is "$(echo "$out" | tr '\n' ' ')" "0 0 " "$who: the missing include and hooks directory can be created inside"
 	[ -e "$in/$P.gitconfig.local.confine-disabled" ] && [ -e "$in/${Q}githooks.confine-disabled" ] &&
 		[ ! -e "$in/$P.gitconfig.local" ] && [ ! -e "$in/${Q}githooks" ]
 	ok $? "$who: both were renamed aside after the run"
@@ -184,27 +168,18 @@ for who in $RUN_USERS; do
 	is "$(pwned "$M")" "" "$who: the host's git in the subdirectory finds the outer repository only"
 
 	# ---- The global configuration under an allow of the home. ----
-	# landlock: the home and ~/.config are split; ~/.config/git exists and holds nothing
-	# protected, so its missing config can be made there.
 	gl=$h/glob
 	mkrepo "$gl"
 	rm -rf "$h/.config/git"
-	[ "$LL" = 1 ] && mkdir -p "$h/.config/git" "$h/bin"
-	EV=$(bk "$h" "$h/bin")
+	EV=$h
 	[ "$who" = nobody ] && chown -R 65534:65534 "$h"
 	CX_CWD=$gl cx "$who" --allow "$h:write" -- sh -c "
 		printf '#!/bin/sh\ntouch $M/PWNED-global\n' >$EV/evil-global.sh && chmod +x $EV/evil-global.sh
 		printf '[core]\n\tfsmonitor = $EV/evil-global.sh\n' >$h/.gitconfig; echo \$?
 		mkdir -p $h/.config/git && printf '[core]\n\tfsmonitor = $EV/evil-global.sh\n' >$h/.config/git/config; echo \$?"
-	is "$(echo "$out" | tr '\n' ' ')" "$(bk "0 0 " "2 0 ")" "$who: under --allow ~:write the missing global configs can be created$(bk "" " (landlock: not ~/.gitconfig in the split home)")"
-	if bwrap_only "~/.gitconfig made and renamed aside"; then
-		[ ! -e "$h/.gitconfig" ] && [ -e "$h/.gitconfig.confine-disabled" ] && [ ! -e "$h/.config/git/config" ]
-		ok $? "$who: ~/.gitconfig and ~/.config/git/config were renamed aside"
-	else
-		[ ! -e "$h/.gitconfig" ] && [ ! -e "$h/.gitconfig.confine-disabled" ] && [ ! -e "$h/.config/git/config" ] &&
-			[ -e "$h/.config/git/config.confine-disabled" ]
-		ok $? "$who: landlock: no ~/.gitconfig was made; ~/.config/git/config was renamed aside"
-	fi
+	is "$(echo "$out" | tr '\n' ' ')" "0 0 " "$who: under --allow ~:write the missing global configs can be created"
+	[ ! -e "$h/.gitconfig" ] && [ -e "$h/.gitconfig.confine-disabled" ] && [ ! -e "$h/.config/git/config" ]
+	ok $? "$who: ~/.gitconfig and ~/.config/git/config were renamed aside"
 	host_git "$who" "$gl"
 	is "$(pwned "$M")" "" "$who: the host's git executes nothing"
 	printf '[user]\n\tname = t\n' >"$h/.gitconfig"
@@ -221,16 +196,9 @@ for who in $RUN_USERS; do
 	CX_CWD=$gl cx "$who" --allow "$h:write" -- sh -c "
 		echo x >>$h/dotfiles/gitconfig 2>/dev/null; echo \$?
 		rm $h/.gitconfig && printf '[core]\n\tfsmonitor = $h/evil-global.sh\n' >$h/.gitconfig; echo \$?"
-	# landlock: the home is split around the protection, so the link cannot even be removed.
-	is "$(echo "$out" | tr '\n' ' ')" "$(bk "2 0 " "2 1 ")" \
-		"$who: the link's target is read-only; the link $(bk "can be replaced inside" "cannot be removed (landlock: the home is split)")"
-	if [ "$LL" = 1 ]; then
-		[ -L "$h/.gitconfig" ]
-		ok $? "$who: landlock: the link is still the user's"
-	else
-		[ ! -e "$h/.gitconfig" ] && [ -e "$h/.gitconfig.confine-disabled" ]
-		ok $? "$who: R30 the replaced link was renamed aside after the run" || diag "$(ls -la "$h")" "$err"
-	fi
+	is "$(echo "$out" | tr '\n' ' ')" "2 0 " "$who: the link's target is read-only; the link can be replaced inside"
+	[ ! -e "$h/.gitconfig" ] && [ -e "$h/.gitconfig.confine-disabled" ]
+	ok $? "$who: R30 the replaced link was renamed aside after the run" || diag "$(ls -la "$h")" "$err"
 	host_git "$who" "$gl"
 	is "$(pwned "$M")" "" "$who: the host's git executes nothing"
 	rm -rf "$h/dotfiles" "$h/.gitconfig.confine-disabled" "$h/.gitconfig"

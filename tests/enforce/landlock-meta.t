@@ -48,7 +48,8 @@ for who in $RUN_USERS; do
 	for call in "chmod $out_f 0666" "fchmod $out_f 0666" "fchmodat-fd $out_f 0666" \
 		"chown $out_f $uid $gid" "fchown $out_f $uid $gid" "utimensat $out_f" \
 		"utimes $out_f" "futimens $out_f" "setxattr $out_f user.confine x" \
-		"fsetxattr $out_f user.confine x" "removexattr $out_f user.confine"; do
+		"fsetxattr $out_f user.confine x" "removexattr $out_f user.confine" \
+		"setxattrat $out_f user.confine x" "removexattrat $out_f user.confine"; do
 		# shellcheck disable=SC2086
 		expect "$who" EACCES "outside the writable areas: ${call%% *}" "${LLX[@]}" -- "$TM" $call
 	done
@@ -89,6 +90,11 @@ for who in $RUN_USERS; do
 	expect "$who" OK "setxattr inside" "${LLX[@]}" -- "$TM" setxattr "$f" user.confine x
 	expect "$who" OK "fsetxattr inside" "${LLX[@]}" -- "$TM" fsetxattr "$f" user.confine y
 	expect "$who" OK "removexattr inside" "${LLX[@]}" -- "$TM" removexattr "$f" user.confine
+	# The *xattrat calls of Linux 6.13, where the kernel has them.
+	if [ "$("$TM" setxattrat "$f" user.probe x)" = OK ]; then
+		expect "$who" OK "setxattrat inside" "${LLX[@]}" -- "$TM" setxattrat "$f" user.confine z
+		expect "$who" OK "removexattrat inside" "${LLX[@]}" -- "$TM" removexattrat "$f" user.confine
+	fi
 	expect "$who" OK "chmod of the run's TMPDIR file" "${LLX[@]}" -- \
 		sh -c "echo x >\"\$TMPDIR/t\" && '$TM' chmod \"\$TMPDIR/t\" 0600"
 	expect "$who" ENOENT "chmod of a missing file inside says ENOENT" "${LLX[@]}" -- "$TM" chmod "$w/out/missing" 0600

@@ -13,6 +13,7 @@
  *   utimes PATH            utimes(2) to 1 s    futimens PATH   open O_RDONLY, futimens(2)
  *   setxattr PATH NAME VAL  lsetxattr ...  fsetxattr ... (open O_RDONLY)
  *   removexattr PATH NAME   fremovexattr PATH NAME
+ *   setxattrat PATH NAME VAL   removexattrat PATH NAME   (Linux 6.13; ENOSYS before)
  *   setflags PATH          open O_RDONLY, FS_IOC_GETFLAGS then FS_IOC_SETFLAGS (same flags)
  *   mode PATH              -> OK <mode in octal, 4 digits> <uid> <gid> <mtime>
  *   shmget KEY             shmget(KEY, 4096, 0600)                        -> OK <id>
@@ -29,6 +30,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <mqueue.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +165,15 @@ int main(int argc, char **argv)
 			return 0;
 		return report(fremovexattr(fd, a[1]));
 	}
+	if (!strcmp(op, "setxattrat") && n == 3) {
+		struct {
+			unsigned long long value;
+			unsigned size, flags;
+		} xa = {(unsigned long long)(uintptr_t)a[2], (unsigned)strlen(a[2]), 0};
+		return report((int)syscall(463, AT_FDCWD, a[0], 0, a[1], &xa, sizeof(xa)));
+	}
+	if (!strcmp(op, "removexattrat") && n == 2)
+		return report((int)syscall(466, AT_FDCWD, a[0], 0, a[1]));
 	if (!strcmp(op, "setflags") && n == 1) {
 		int flags = 0;
 		if ((fd = opened(a[0], O_RDONLY)) < 0)

@@ -340,20 +340,21 @@ static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener, s
 	    faccessat(w.dir, w.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || !take_umask(c->req->pid) ||
 	    !pending(listener, c->req))
 		goto out;
-	fd = openat(w.dir, w.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY) & ~O_NONBLOCK, mode);
+	/* Decided on the directory it holds: the file is made there, whatever that directory is
+	 * called by now.  Never blocking (a FIFO made under that name meanwhile is not ours). */
+	fd = openat(w.dir, w.name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode);
 	if (fd < 0) {
 		*result = -errno;
 		out = CF_PATH_DONE;
 		goto out;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || cf_sv_name(fd, path, sizeof(path)) ||
-	    !writable(pl, path)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		*result = -EACCES;
 		out = CF_PATH_DONE;
 		goto out;
 	}
-	if (flags & O_NONBLOCK)
-		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if (!(flags & O_NONBLOCK))
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	*made = true;
 	out = send_fd(listener, c->req, fd, flags, result);
 out:
