@@ -100,6 +100,21 @@ EACCES" "a file created through a symlink into .git/hooks" "${LLX[@]}" -- sh -c 
 	CX_CWD=$r expect "$who" EACCES ".env hard-linked" "${LLX[@]}" -- "$TRYOP" link "$r/.env" "$r/env.hl"
 	CX_CWD=$r expect "$who" EACCES ".env truncated" "${LLX[@]}" -- "$TRYOP" truncate "$r/.env"
 	CX_CWD=$r expect "$who" EACCES "a directory made in .git/hooks" "${LLX[@]}" -- "$TRYOP" mkdir "$r/.git/hooks/d"
+	CX_CWD=$r/.git/hooks expect "$who" EACCES "a hook made by a relative name from inside .git/hooks (the thread's cwd)" \
+		"${LLX[@]}" --workspace "$r" -- "$TRYOP" write pre-push
+	CX_CWD=$r expect "$who" EACCES "a hook made with openat relative to a descriptor of .git/hooks" \
+		"${LLX[@]}" -- /usr/bin/python3 -c "
+import os
+d = os.open('$r/.git/hooks', os.O_RDONLY | os.O_DIRECTORY)
+try:
+    os.close(os.open('pre-rebase', os.O_CREAT | os.O_WRONLY, 0o755, dir_fd=d)); print('OK')
+except PermissionError:
+    print('EACCES')"
+	CX_CWD=$r expect "$who" "OK
+EACCES" "a directory made at the root, then moved into .git/hooks" "${LLX[@]}" -- sh -c \
+		"'$TRYOP' mkdir '$r/mv-me'; '$TRYOP' rename '$r/mv-me' '$r/.git/hooks/mv-me'"
+	CX_CWD=$r expect "$who" EACCES ".env through /proc/self/cwd (a magic link)" "${LLX[@]}" -- "$TRYOP" read /proc/self/cwd/.env
+	rmdir "$r/mv-me" 2>/dev/null
 	CX_CWD=$r expect "$who" EPERM "the setuid bit on a file made by the supervisor (SPEC 3.1)" "${LLX[@]}" -- \
 		/usr/bin/python3 -c "
 import os, errno
