@@ -63,6 +63,18 @@ for who in $RUN_USERS; do
 		expect "$who" EACCES "guarded key: ${call%% *}" "${LLX[@]}" -- "$TM" $call
 	done
 	is "$("$TM" mode "$key")" "$before_key" "$who: the guarded key is unchanged"
+	# The same inode by another name in the workspace (a hard link made before the run): the
+	# supervisor decides on the inode, not only on the name.
+	rm -f "$w/out/keylink"
+	ln "$key" "$w/out/keylink"
+	expect "$who" "EACCES
+EACCES" "the guarded key through a hard link in the workspace: chmod, utimensat" \
+		"${LLX[@]}" -- sh -c "'$TM' chmod '$w/out/keylink' 0644; '$TM' utimensat '$w/out/keylink'"
+	is "$("$TM" mode "$key")" "$before_key" "$who: ... the key is unchanged"
+	# Its content too, where the supervisor answers the opens (the workspace root holds .env:
+	# every open goes to it).
+	expect "$who" EACCES "the guarded key through that hard link: read" "${LLX[@]}" -- "$TRYOP" read "$w/out/keylink"
+	rm -f "$w/out/keylink"
 
 	# Through a symlink in the workspace and through the command's own descriptors.
 	rm -f "$w/out/to-outside"

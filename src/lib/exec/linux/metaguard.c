@@ -176,8 +176,12 @@ static int open_target(struct cf_sv_ctx *c, const struct call *k, int at_flags)
 }
 
 /* Whether the file open at `fd` may have its metadata changed (step 3 above). */
-static bool may_change(const struct cf_ll_plan *pl, int fd)
+static bool may_change(const struct cf_sv_policy *pol, int fd)
 {
+	const struct cf_ll_plan *pl = pol->plan;
+	/* A protected inode, by whatever name (a hard link made before the run). */
+	if (cf_sv_denied(pol, fd) & CF_LL_FS_WRITE_FILE)
+		return false;
 	char path[PATH_MAX + 16];
 	struct stat st;
 	int k = cf_sv_name(fd, path, sizeof(path));
@@ -326,7 +330,7 @@ static long apply(const struct call *k, const __u64 *a, int fd, bool opath, cons
 	return r < 0 ? -errno : r;
 }
 
-long cf_meta_answer(const struct cf_ll_plan *plan, int listener, const struct seccomp_notif *req,
+long cf_meta_answer(const struct cf_sv_policy *plan, int listener, const struct seccomp_notif *req,
 		    bool *made)
 {
 	const struct call *k = find_call(req->data.nr);

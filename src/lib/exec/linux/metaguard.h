@@ -23,7 +23,8 @@ bool cf_meta_handles(const struct seccomp_notif *req);
  * the change was made (false: refused or failed before).  `listener` checks that the
  * notification is still pending before anything is changed.
  */
-long cf_meta_answer(const struct cf_ll_plan *plan, int listener, const struct seccomp_notif *req,
+struct cf_sv_policy;
+long cf_meta_answer(const struct cf_sv_policy *plan, int listener, const struct seccomp_notif *req,
 		    bool *made);
 
 #endif

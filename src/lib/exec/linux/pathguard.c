@@ -291,9 +291,11 @@ static int open_whole(struct cf_sv_ctx *c, const struct pcall *k, int flags, boo
 	return t;
 }
 
-static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener, struct cf_sv_ctx *c,
-				    const struct pcall *k, long *result, bool *made)
+static enum cf_path_outcome do_open(const struct cf_sv_policy *pol, int listener,
+				    struct cf_sv_ctx *c, const struct pcall *k, long *result,
+				    bool *made)
 {
+	const struct cf_ll_plan *pl = pol->plan;
 	const __u64 *a = c->req->data.args;
 	int flags = k->flags >= 0 ? (int)a[k->flags] : (O_CREAT | O_WRONLY | O_TRUNC);
 	mode_t mode = (mode_t)(a[k->flags >= 0 ? k->flags + 1 : 1] & 07777);
@@ -313,6 +315,15 @@ static enum cf_path_outcome do_open(const struct cf_ll_plan *pl, int listener, s
 		if (cf_sv_name(t, path, sizeof(path)) != 0 || fstat(t, &st) < 0 ||
 		    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) || !writable(pl, path))
 			goto out;
+		/* A protected inode by another name (a hard link made before the run). */
+		uint64_t denied = cf_sv_denied(pol, t);
+		bool wants_write = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+		if ((denied & (S_ISDIR(st.st_mode) ? CF_LL_FS_READ_DIR : CF_LL_FS_READ_FILE)) ||
+		    (wants_write && (denied & CF_LL_FS_WRITE_FILE))) {
+			*result = -EACCES;
+			out = CF_PATH_DONE;
+			goto out;
+		}
 		if (!pending(listener, c->req))
 			goto out;
 		fd = reopen(t, flags);
@@ -465,10 +476,11 @@ out:
 	return out;
 }
 
-static enum cf_path_outcome do_truncate(const struct cf_ll_plan *pl, int listener,
+static enum cf_path_outcome do_truncate(const struct cf_sv_policy *pol, int listener,
 					struct cf_sv_ctx *c, const struct pcall *k, long *result,
 					bool *made)
 {
+	const struct cf_ll_plan *pl = pol->plan;
 	struct where w = {.dir = -1};
 	char path[PATH_MAX + 16];
 	struct stat st;
@@ -480,7 +492,7 @@ static enum cf_path_outcome do_truncate(const struct cf_ll_plan *pl, int listene
 	t = (int)syscall(SYS_openat2, w.dir, w.name, &how, sizeof(how));
 	if (t < 0 || fstat(t, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    cf_sv_name(t, path, sizeof(path)) != 0 || !writable(pl, path) ||
-	    !pending(listener, c->req))
+	    (cf_sv_denied(pol, t) & CF_LL_FS_WRITE_FILE) || !pending(listener, c->req))
 		goto out;
 	fd = reopen(t, O_WRONLY | O_NONBLOCK);
 	long r = fd < 0 ? fd : (ftruncate(fd, (off_t)c->req->data.args[1]) < 0 ? -errno : 0);
@@ -496,9 +508,10 @@ out:
 	return out;
 }
 
-enum cf_path_outcome cf_path_answer(const struct cf_ll_plan *plan, int listener,
+enum cf_path_outcome cf_path_answer(const struct cf_sv_policy *pol, int listener,
 				    const struct seccomp_notif *req, long *result, bool *made)
 {
+	const struct cf_ll_plan *plan = pol->plan;
 	const struct pcall *k = find(req->data.nr);
 	struct cf_sv_ctx c = {.req = req, .pidfd = -1};
 	enum cf_path_outcome out = CF_PATH_CONTINUE;
@@ -508,14 +521,14 @@ enum cf_path_outcome cf_path_answer(const struct cf_ll_plan *plan, int listener,
 		return CF_PATH_CONTINUE;
 	switch (k->kind) {
 	case K_OPEN:
-		out = do_open(plan, listener, &c, k, result, made);
+		out = do_open(pol, listener, &c, k, result, made);
 		break;
 	case K_LINK:
 	case K_RENAME:
 		out = do_pair(plan, listener, &c, k, result, made);
 		break;
 	case K_TRUNC:
-		out = do_truncate(plan, listener, &c, k, result, made);
+		out = do_truncate(pol, listener, &c, k, result, made);
 		break;
 	default:
 		out = do_entry(plan, listener, &c, k, result, made);

@@ -29,7 +29,8 @@ enum cf_path_outcome {
  * of one; everything else continues to the kernel, whose Landlock rules for the command are
  * the safe ones (split directories included).  *made: the supervisor did it.
  */
-enum cf_path_outcome cf_path_answer(const struct cf_ll_plan *plan, int listener,
+struct cf_sv_policy;
+enum cf_path_outcome cf_path_answer(const struct cf_sv_policy *pol, int listener,
 				    const struct seccomp_notif *req, long *result, bool *made);
 
 /* The supervisor thread's own set-up: its own working directory and umask (unshare(CLONE_FS)),

@@ -23,6 +23,7 @@
 #include "exec/linux/pathguard.h"
 #include "exec/linux/ptyguard.h"
 #include "exec/linux/supervisor.h"
+#include "exec/linux/sv_common.h"
 #include "util/fdpass.h"
 #include "util/util.h"
 
@@ -36,6 +37,7 @@
 struct cf_supervisor {
 	int handoff_fd, listener, wake_fd;
 	const struct cf_ll_plan *plan;
+	struct cf_sv_policy pol; /* the plan and its protected inodes */
 	struct cf_connguard *guard;
 	pthread_t thread;
 	bool started;
@@ -84,7 +86,7 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 	long r;
 	if (cf_path_handles(req)) {
 		enum cf_path_outcome o = capless
-					     ? cf_path_answer(s->plan, s->listener, req, &r, &made)
+					     ? cf_path_answer(&s->pol, s->listener, req, &r, &made)
 					     : CF_PATH_CONTINUE;
 		if (o == CF_PATH_SENT) {
 			count(s, true);
@@ -104,7 +106,7 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 		r = e;
 		counted = false;
 	} else if (cf_meta_handles(req))
-		r = capless ? cf_meta_answer(s->plan, s->listener, req, &made) : -EACCES;
+		r = capless ? cf_meta_answer(&s->pol, s->listener, req, &made) : -EACCES;
 	else if (s->guard) {
 		r = cf_connguard_answer(s->guard, s->listener, req);
 		counted = false;
@@ -124,8 +126,10 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 static void *loop(void *arg)
 {
 	struct cf_supervisor *s = arg;
-	/* Its own working directory and umask (pathguard.c), then no capability. */
-	bool capless = cf_path_thread_init() == 0 && drop_thread_caps();
+	/* Its own working directory and umask (pathguard.c), then no capability; the protected
+	 * inodes are recorded while the child starts (no answer is made before). */
+	bool capless = cf_path_thread_init() == 0 && drop_thread_caps() &&
+		       cf_sv_policy_init(&s->pol, s->plan) == 0;
 	struct seccomp_notif_sizes sizes = {0};
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		sizes = (struct seccomp_notif_sizes){sizeof(struct seccomp_notif),
@@ -246,6 +250,7 @@ void cf_supervisor_free(struct cf_supervisor *s)
 		close(s->listener);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
+	cf_sv_policy_release(&s->pol);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What the supervisor's parts share (sv_common.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -164,4 +165,95 @@ void cf_sv_release(struct cf_sv_ctx *c)
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	c->pidfd = -1;
+}
+
+static int add_ident(struct cf_sv_policy *p, size_t *cap, const struct stat *st, uint64_t denied)
+{
+	if (p->n_ids == *cap) {
+		size_t n = *cap ? *cap * 2 : 64;
+		struct cf_sv_ident *v = realloc(p->ids, n * sizeof(*v));
+		if (!v)
+			return -1;
+		p->ids = v;
+		*cap = n;
+	}
+	p->ids[p->n_ids++] =
+	    (struct cf_sv_ident){(uint64_t)st->st_dev, (uint64_t)st->st_ino, denied};
+	return 0;
+}
+
+/* The files below a protected directory that have another name somewhere (st_nlink > 1): a hard
+ * link made before the run, in a writable area, is the same file (R37).  Bounded: `budget`
+ * entries in all, 16 levels; a directory the caller cannot read is one the command cannot
+ * reach either. */
+static int walk_links(struct cf_sv_policy *p, size_t *cap, int dfd, int depth, size_t *budget,
+		      uint64_t denied)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	struct dirent *e;
+	int r = 0;
+	while (r == 0 && *budget && (e = readdir(d))) {
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		(*budget)--;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+			r = add_ident(p, cap, &st, denied);
+		else if (S_ISDIR(st.st_mode) && depth < 16) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				r = walk_links(p, cap, sub, depth + 1, budget, denied);
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int cf_sv_policy_init(struct cf_sv_policy *p, const struct cf_ll_plan *plan)
+{
+	size_t cap = 0, budget = 4096;
+	p->plan = plan;
+	p->ids = NULL;
+	p->n_ids = 0;
+	for (size_t i = 0; i < plan->n_guards; i++) {
+		const struct cf_ll_rule *g = &plan->guards[i];
+		struct stat st;
+		if (fstatat(AT_FDCWD, g->path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			continue;
+		if (add_ident(p, &cap, &st, g->access) < 0)
+			return -1;
+		int dfd = S_ISDIR(st.st_mode)
+			      ? open(g->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			      : -1;
+		if (dfd >= 0 && walk_links(p, &cap, dfd, 0, &budget, g->access) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void cf_sv_policy_release(struct cf_sv_policy *p)
+{
+	free(p->ids);
+	p->ids = NULL;
+	p->n_ids = 0;
+}
+
+uint64_t cf_sv_denied(const struct cf_sv_policy *p, int fd)
+{
+	struct stat st;
+	if (!p->n_ids || fstat(fd, &st) < 0)
+		return 0;
+	uint64_t denied = 0;
+	for (size_t i = 0; i < p->n_ids; i++)
+		if (p->ids[i].dev == (uint64_t)st.st_dev && p->ids[i].ino == (uint64_t)st.st_ino)
+			denied |= p->ids[i].denied;
+	return denied;
 }

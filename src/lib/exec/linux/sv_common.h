@@ -14,6 +14,26 @@
 
 struct seccomp_notif;
 
+/* One protected inode (a guard of the plan, opened when the supervisor starts) and the rights
+ * it must not get, whatever name reaches it (a hard link made before the run). */
+struct cf_sv_ident {
+	uint64_t dev, ino, denied;
+};
+
+/* What the supervisor decides with: the plan (its meta table) and the protected inodes. */
+struct cf_sv_policy {
+	const struct cf_ll_plan *plan;
+	struct cf_sv_ident *ids;
+	size_t n_ids;
+};
+
+/* Opens the plan's guards (no symlink followed) and records their inodes.  0 or -1 (out of
+ * memory); a guard that is gone is left out. */
+int cf_sv_policy_init(struct cf_sv_policy *p, const struct cf_ll_plan *plan);
+void cf_sv_policy_release(struct cf_sv_policy *p);
+/* The rights the inode open at `fd` must not get (0: none, or not protected). */
+uint64_t cf_sv_denied(const struct cf_sv_policy *p, int fd);
+
 /* One answer: the command's thread and the pidfd opened for it (-1 until needed). */
 struct cf_sv_ctx {
 	const struct seccomp_notif *req;
