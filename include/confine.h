@@ -407,14 +407,15 @@ const char *confine_run_backend(const confine_run *run);
 /* When the backend was AUTO and bubblewrap's probe failed: one line naming the probe code and
  * what the landlock backend gives up (for the caller to show); NULL otherwise.  Pure. */
 const char *confine_run_fallback_note(const confine_run *run);
-/* The landlock backend (SPEC 3.3), when confine_run_fallback_note already holds the fallback's
- * line: a second one, naming the split directories of the writable areas that take no new
- * entry in this run and why (NULL otherwise; confine_run_fallback_note returns it when there
- * was no fallback).  Pure. */
+/* The landlock backend (SPEC 3.3): the split directories of the writable areas that take no
+ * new entry in this run and why (confine's supervisor cannot make them here), one line; NULL
+ * when there are none.  The remedy: make what the command needs there before the run, or use
+ * the bwrap backend.  Pure. */
 const char *confine_run_landlock_note(const confine_run *run);
 /* The landlock backend: why the command was refused `path` (one of confine_run_denied_paths)
- * when it lies in such a directory, as "what: 'path': why\nhint: remedy", or NULL.  Valid
- * until the next call or confine_run_free.  Pure. */
+ * when it lies in such a directory, one line, or NULL.  The remedy: run the command again
+ * (what exists when a run starts gets its own rule), make the directory before the run, or
+ * use the bwrap backend.  Valid until the next call or confine_run_free.  Pure. */
 const char *confine_run_explain_denial(confine_run *run, const char *path);
 
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */

@@ -103,7 +103,12 @@ static void explain_denials(confine_run *run)
 	for (size_t i = 0; i < n; i++) {
 		const char *why = confine_run_explain_denial(run, paths[i]);
 		if (why)
-			fprintf(stderr, "confine: warning: %s\n", why);
+			fprintf(
+			    stderr,
+			    "confine: warning: %s\nhint: run the command again (what exists when "
+			    "a run starts gets its own rule), make the directory it needs before "
+			    "the run, or use the bwrap backend\n",
+			    cli_esc(why, 0));
 	}
 }
 
@@ -341,7 +346,12 @@ int cmd_run(int argc, char **argv)
 			cli_esc(confine_run_fallback_note(run), 0));
 	report_notices(run, argv[o.first_operand]);
 	if (confine_run_landlock_note(run))
-		fprintf(stderr, "confine: warning: %s\n", confine_run_landlock_note(run));
+		fprintf(
+		    stderr,
+		    "confine: warning: %s\nhint: entries that exist when a run starts get their "
+		    "own rule: make what the command needs there before the run (mkdir "
+		    "node_modules build), or use the bwrap backend\n",
+		    cli_esc(confine_run_landlock_note(run), 0));
 	if (o.print_plan) {
 		char *text = NULL;
 		if (confine_run_plan_text(run, o.json, &text, &err) < 0) {

@@ -47,10 +47,7 @@ int cf_ll_split_note(confine_run *run, struct confine_error *err)
 		cf_buf_addf(&b, "%s'%s'", i ? ", " : "", pl->split_writable.v[i]);
 	cf_buf_addf(&b,
 		    ": each holds a protected path and Landlock only allows, and confine's "
-		    "supervisor, which makes such entries, cannot act for the command here: %s\n"
-		    "hint: entries that exist when a run starts get their own rule: make what the "
-		    "command needs there before the run (mkdir node_modules build), or use the "
-		    "bwrap backend",
+		    "supervisor, which makes such entries, cannot act for the command here: %s",
 		    why_not());
 	free(run->ll_note);
 	if (!(run->ll_note = cf_buf_take(&b)))

@@ -892,12 +892,12 @@ const char *confine_run_backend(const confine_run *run)
 
 const char *confine_run_fallback_note(const confine_run *run)
 {
-	return run->fallback_note ? run->fallback_note : run->ll_note;
+	return run->fallback_note;
 }
 
 const char *confine_run_landlock_note(const confine_run *run)
 {
-	return run->fallback_note ? run->ll_note : NULL;
+	return run->ll_note;
 }
 
 static void net_decision_out(const struct cf_net_decision *d, const char *host, uint16_t port,
