@@ -678,8 +678,8 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 		: NULL,
 	};
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
-		bool wanted = i < 8 || (i == 8 && !o->cgroup) || (i == 9 && !pl->unix_sockets) ||
-			      (i == 10 && pl->net_proxy);
+		bool wanted = i < 9 || (i == 9 && !o->cgroup) || (i == 10 && !pl->unix_sockets) ||
+			      (i == 11 && pl->net_proxy);
 		if (!wanted)
 			continue;
 		if ((r = note(&pl->not_provided, items[i], err)) < 0) {
