@@ -20,6 +20,7 @@
 #include "plan/landlock/ll_plan.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/helper_proto.h"
+#include "exec/linux/keeper.h"
 #include "exec/linux/settle.h"
 #include "host/kind_memo.h"
 #include "host/scan.h"
@@ -73,6 +74,7 @@ struct confine_run {
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	struct cf_cgroup cgroup;
 	struct cf_cgroup_counts limit_counts; /* read as the cgroup goes (post-run events) */
+	struct cf_keeper keeper; /* ends the run if confine dies (keeper.c) */
 	bool timed_out;
 	bool killed_after_grace;
 	struct timespec start_time;

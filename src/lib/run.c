@@ -497,6 +497,7 @@ static confine_run *run_new(const confine_request *req)
 	}
 
 	run->cgroup = (struct cf_cgroup)CF_CGROUP_INIT;
+	run->keeper = (struct cf_keeper)CF_KEEPER_INIT;
 	if (cf_run_record_init(run, req) < 0) {
 		confine_run_free(run);
 		return NULL;
@@ -1171,6 +1172,8 @@ void confine_run_free(confine_run *run)
 	if (run->target_pidfd >= 0)
 		close(run->target_pidfd);
 	cf_run_record_release(run);
+	/* Freed while the sandbox may still run: it ends, as it would with confine. */
+	cf_keeper_end(&run->keeper);
 	cf_cgroup_destroy(&run->cgroup);
 	cf_connguard_free(run->connguard);
 	cf_netrun_free(run->netrun);

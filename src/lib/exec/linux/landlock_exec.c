@@ -36,6 +36,7 @@
 #include "exec/linux/supervisor.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
+#include "exec/linux/keeper.h"
 #include "exec/linux/landlock_exec.h"
 #include "net/auth.h"
 #include "net/netrun.h"
@@ -393,6 +394,7 @@ struct ll_child {
 	int guard_w; /* where the seccomp listener goes (the supervisor), or -1 */
 	const struct cf_cgroup *cgroup;
 	pid_t parent;
+	int keeper; /* the keeper's socket (keeper.c), -1: none */
 };
 
 static void fail_rec(int fd, char type, int e, const char *msg)
@@ -479,6 +481,10 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 		CHILD_FAIL(c, "prctl(PR_SET_PDEATHSIG)");
 	if (getppid() != c->parent)
 		_exit(125);
+	/* What the command starts dies with confine too: its group goes to the keeper, from
+	 * here, before anything of the command runs. */
+	if (c->keeper >= 0 && cf_keeper_send_self_group(c->keeper) < 0)
+		CHILD_FAIL(c, "the keeper's socket (sendmsg)");
 	if (cf_cgroup_enter(c->cgroup) < 0)
 		CHILD_FAIL(c, "cgroup.procs");
 	/* R16: a fresh session keyring (see spawn.c for the EPERM/ENOSYS case), no core dumps,
@@ -660,7 +666,8 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .prog = prog.filter ? &prog : NULL,
 			     .guard_w = guard[1],
 			     .cgroup = &run->cgroup,
-			     .parent = getpid()};
+			     .parent = getpid(),
+			     .keeper = run->keeper.fd};
 	pid_t pid = start_child(&c);
 	if (pid < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "vfork",

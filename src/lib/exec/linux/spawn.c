@@ -32,6 +32,7 @@
 #include "exec/linux/connguard.h"
 #include "exec/linux/netns.h"
 #include "exec/linux/supervisor.h"
+#include "exec/linux/keeper.h"
 #include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
 #include "exec/linux/tee.h"
@@ -193,6 +194,7 @@ static void block_all(sigset_t *old)
 static __attribute__((noinline)) pid_t start_direct(const char *path, char **argv, char **envp,
 						    int status_w, const struct cf_cgroup *cgroup)
 {
+	pid_t parent = getpid();
 	sigset_t old;
 	block_all(&old);
 	pid_t pid = vfork();
@@ -203,6 +205,10 @@ static __attribute__((noinline)) pid_t start_direct(const char *path, char **arg
 		return pid;
 	}
 	child_common();
+	/* R4 without a sandbox too: the command dies with confine (checked against the race
+	 * with confine's own death). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(125);
 	if (cf_cgroup_enter(cgroup) < 0)
 		_exit(125);
 	/* An approved escalation runs the very file its card named (SPEC 7.1). */
@@ -243,6 +249,7 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 
 struct bwrap_child {
 	const char *bwrap;
+	pid_t pgid; /* the keeper's process group, 0: one of bwrap's own */
 	char **argv;
 	char *const *envp;
 	int err_w;
@@ -267,8 +274,10 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 	child_common();
 	/* bwrap leaves the caller's process group: a Ctrl-C on the terminal reaches confine
 	 * only, which forwards it to the command (R4); bwrap itself would die of it and take the
-	 * command down before it could clean up. */
-	setpgid(0, 0);
+	 * command down before it could clean up.  It joins the keeper's group instead, so that
+	 * it and what it forks before its setsid die with confine (keeper.c). */
+	if (!c->pgid || setpgid(0, c->pgid) < 0)
+		setpgid(0, 0);
 	if (dup2(c->err_w, 2) < 0)
 		child_fail("dup2", errno);
 	if (cf_cgroup_enter(c->cgroup) < 0)
@@ -633,6 +642,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	for (size_t i = split + 1, j = 3; i < args.n; i++, j++)
 		bargv[j] = args.v[i];
 	struct bwrap_child c = {.bwrap = run->bwrap,
+				.pgid = run->keeper.pid,
 				.argv = bargv,
 				.envp = cf_host_env,
 				.err_w = errp[1],
@@ -684,6 +694,23 @@ out:
 	return r;
 }
 
+/* The keeper (keeper.c), before anything of the sandbox exists, with the run's cgroup. */
+static int start_keeper(confine_run *run, struct confine_error *err)
+{
+	int r = cf_keeper_start(&run->keeper, err);
+	if (r < 0 || !run->cgroup.n)
+		return r;
+	int dfd = open(run->cgroup.dir[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || cf_keeper_send(run->keeper.fd, CF_KEEP_CGROUP, dfd, 0) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", run->cgroup.dir[0],
+			      dfd < 0 ? "open" : "sendmsg", errno);
+		cf_keeper_done(&run->keeper);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return r;
+}
+
 static int start_run(confine_run *run, struct confine_error *err)
 {
 	int r;
@@ -718,10 +745,17 @@ static int start_run(confine_run *run, struct confine_error *err)
 	 * cgroup of their own, where confine can create one, finds them all at the end. */
 	if (landlock && !run->cgroup.n && cf_cgroup_available())
 		(void)cf_cgroup_create_tracking(&run->cgroup, NULL);
+	if (run->policy != CONFINE_POLICY_OFF && (r = start_keeper(run, err)) < 0) {
+		cf_cgroup_destroy(&run->cgroup);
+		cf_netrun_free(run->netrun);
+		run->netrun = NULL;
+		return r;
+	}
 	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err)
 	    : landlock			      ? cf_ll_spawn(run, err)
 					      : spawn_bwrap(run, err);
 	if (r < 0) {
+		cf_keeper_done(&run->keeper);
 		cf_cgroup_destroy(&run->cgroup);
 		cf_supervisor_free(run->supervisor);
 		run->supervisor = NULL;
@@ -828,6 +862,9 @@ static void pin_target(confine_run *run, pid_t pid)
 	}
 	fcntl(pfd, F_SETFD, FD_CLOEXEC);
 	run->target_pidfd = pfd;
+	/* Before the go (settle): from now on the keeper ends this sandbox if confine dies. */
+	if (run->keeper.fd >= 0)
+		(void)cf_keeper_send(run->keeper.fd, CF_KEEP_PROCESS, pfd, (int)pid);
 }
 
 /* Reads bwrap's {"child-pid": N} so that signals go to pid 1 of the sandbox. */
@@ -1401,6 +1438,8 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 	 * decides the return code nor mixes with this call's hint. */
 	struct confine_error mine = {0};
 	int r = wait_command(run, status, &mine);
+	/* Everything of the sandbox is gone: the keeper is not needed any more. */
+	cf_keeper_done(&run->keeper);
 	if (finish_network(run, &mine) < 0 && r == 0)
 		r = CONFINE_E_NOMEM;
 	/* Look again at what was not protected during the run, whatever the outcome. */
