@@ -41,6 +41,7 @@ enum confine_code {
 	CONFINE_E_NOEXEC = -11,	  /* the command was found but is not executable */
 	CONFINE_E_LIMIT = -12,	  /* a size or count limit was exceeded */
 	CONFINE_E_APPROVAL = -13, /* an escalation or write grant was not approved (SPEC 7) */
+	CONFINE_E_RECORD = -14,	  /* a record (an audit line) could not be written */
 };
 
 /* Caller-owned, fixed size, so that it can still report out-of-memory. */
@@ -306,7 +307,10 @@ void confine_run_forward_signal(confine_run *run, int sig);
 
 /* Waits for the command to end; *status is the R3 exit status: the command's own status,
  * 128+N on death by signal N, 126/127 when the command could not be executed.  When the
- * sandbox itself fails, returns CONFINE_E_SPAWN and fills err (the exit status is 125).
+ * sandbox itself fails, returns CONFINE_E_SPAWN and fills err (the exit status is 125).  A
+ * failure after the command ran never changes *status: the proxy's or the post-run checks'
+ * error is returned with the command's status, and CONFINE_E_RECORD when only the audit line
+ * could not be written (confine_request_audit_error says it too).
  * Touches the OS.  Interrupted by signals only to deliver them; call forward first. */
 int confine_run_wait(confine_run *run, int *status, struct confine_error *err);
 
@@ -524,9 +528,15 @@ int confine_request_plan_record_files(confine_request *req, const char *audit, c
  * report or audit file.  Pure. */
 void confine_request_set_denial_scan(confine_request *req, bool on);
 
+/* Whether an audit line of this request's attempts could not be written (a full file system,
+ * an I/O error): 0 when every line was written, else CONFINE_E_RECORD with err filled from the
+ * first failure.  The line is then missing from the log, and nothing of it was left there; a
+ * command that ran keeps its exit status all the same.  Pure. */
+int confine_request_audit_error(const confine_request *req, struct confine_error *err);
 /* Writes the audit line of a spawn attempt that ends before confine_run_prepare (an invalid
  * argument the caller found), with outcome "failed" and the error.  Does nothing without an
- * audit file.  Touches the OS. */
+ * audit file.  CONFINE_E_RECORD (err filled) when the line could not be written.  Touches the
+ * OS. */
 int confine_request_audit_refusal(const confine_request *req, int status,
 				  const struct confine_error *why, struct confine_error *err);
 
@@ -535,7 +545,8 @@ int confine_request_audit_refusal(const confine_request *req, int status,
  * canonicalise denial paths. */
 int confine_report_json(const confine_request *req, const confine_run *run, int status,
 			const struct confine_error *why, char **out, struct confine_error *err);
-/* Writes that report to the report file of the request.  Touches the OS. */
+/* Writes that report to the report file of the request.  CONFINE_E_RECORD when it cannot be
+ * written (a full file system): the file is left empty, never half a report.  Touches the OS. */
 int confine_request_write_report(const confine_request *req, const confine_run *run, int status,
 				 const struct confine_error *why, struct confine_error *err);
 

@@ -88,6 +88,20 @@ static const char help[] =
 
 static confine_run *current;
 
+/* A failure after the command ran (its audit line, its report, the post-run checks): said, and
+ * never in place of the command's exit status (README: exit status). */
+static void report_after_run(const struct confine_error *e, bool ran, int status)
+{
+	struct confine_error said = *e;
+	if (ran) {
+		size_t n = strlen(said.hint);
+		snprintf(said.hint + n, sizeof(said.hint) - n,
+			 "%sthe command ran: the exit status is its own (%d)", n ? "; " : "",
+			 status);
+	}
+	cli_report(&said);
+}
+
 static void forward(int sig)
 {
 	if (current)
@@ -378,8 +392,10 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	r = confine_run_wait(run, &status, &err);
-	if (r < 0)
-		cli_report(&err);
+	if (r == CONFINE_E_RECORD)
+		err = (struct confine_error){0}; /* the audit line's: said below, once */
+	else if (r < 0)
+		report_after_run(&err, confine_run_status_from_command(run), status);
 	if (confine_run_timed_out(run)) {
 		size_t tl = strlen(o.timeout);
 		bool unit = tl && !(o.timeout[tl - 1] >= '0' && o.timeout[tl - 1] <= '9');
@@ -402,11 +418,13 @@ refused:
 		confine_request_audit_refusal(o.req, status, &err, NULL);
 out:
 	if (o.req) {
+		bool ran = run && confine_run_status_from_command(run);
 		struct confine_error werr = {0};
-		if (confine_request_write_report(o.req, run, status, &err, &werr) < 0) {
-			cli_report(&werr);
-			status = status == 0 ? CLI_EXIT_CONFINE : status;
-		}
+		if (confine_request_audit_error(o.req, &werr) < 0)
+			report_after_run(&werr, ran, status);
+		werr = (struct confine_error){0};
+		if (confine_request_write_report(o.req, run, status, &err, &werr) < 0)
+			report_after_run(&werr, ran, status);
 	}
 	current = NULL;
 	confine_run_free(run);

@@ -74,7 +74,7 @@ struct confine_run {
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	struct cf_cgroup cgroup;
 	struct cf_cgroup_counts limit_counts; /* read as the cgroup goes (post-run events) */
-	struct cf_keeper keeper; /* ends the run if confine dies (keeper.c) */
+	struct cf_keeper keeper;	      /* ends the run if confine dies (keeper.c) */
 	bool timed_out;
 	bool killed_after_grace;
 	struct timespec start_time;
@@ -194,8 +194,9 @@ int cf_record_policy(confine_run *run, const confine_request *req, struct confin
  * receipt, and turns an approved escalation into a direct run. */
 int cf_record_approve(confine_run *run, const confine_request *req, struct confine_error *err);
 /* Writes the audit line of this attempt (once; later calls do nothing).  `run` may be a run
- * that failed to prepare. */
-void cf_audit_attempt(confine_run *run, int status, const struct confine_error *why);
+ * that failed to prepare.  0, or CONFINE_E_RECORD when the line could not be written (the
+ * request's audit state holds the error: confine_request_audit_error). */
+int cf_audit_attempt(confine_run *run, int status, const struct confine_error *why);
 /* The policy digest, computed once the plan is compiled. */
 void cf_record_digest(confine_run *run);
 #endif

@@ -77,6 +77,7 @@ int cf_run_record_init(confine_run *run, const confine_request *req)
 		r->cwd = realpath(cwd, NULL);
 	if (q->audit_fd >= 0 && (r->audit_fd = fcntl(q->audit_fd, F_DUPFD_CLOEXEC, 3)) < 0)
 		return CONFINE_E_OS;
+	r->audit_state = cf_audit_state_ref(q->audit_state);
 	return 0;
 }
 
@@ -93,6 +94,7 @@ void cf_run_record_release(confine_run *run)
 	confine_card_free(r->card);
 	if (r->audit_fd >= 0)
 		close(r->audit_fd);
+	cf_audit_state_unref(r->audit_state);
 	if (r->tee_fd >= 0)
 		close(r->tee_fd);
 	free(r->tee);

@@ -3,11 +3,20 @@
  * The audit log (SPEC 8, R24): one JSON line per spawn attempt, on every exit path, appended
  * with a single write(2) to a file opened O_APPEND before anything could run, so that lines of
  * concurrent runs never interleave.  The file is hidden from the sandbox by an override.
+ *
+ * No line is lost or broken silently (doc/audit.md): the append holds an exclusive flock, so
+ * that confines writing the same log take turns; a last line without its newline (a confine
+ * killed in the middle of its write) is cut off before the new line, which says how many bytes
+ * it removed; a write that cannot be completed (a full file system) is undone and is an error
+ * the caller sees (confine_request_audit_error, CONFINE_E_RECORD).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,11 +43,47 @@ static int set_file(int *fd, char **path, const char *what, const char *file, bo
 	return 0;
 }
 
+struct cf_audit_state *cf_audit_state_ref(struct cf_audit_state *s)
+{
+	if (s)
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_SEQ_CST);
+	return s;
+}
+
+void cf_audit_state_unref(struct cf_audit_state *s)
+{
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST) > 0)
+		return;
+	free(s->path);
+	free(s);
+}
+
 int confine_request_set_audit_file(confine_request *req, const char *file,
 				   struct confine_error *err)
 {
-	return set_file(&req->record.audit_fd, &req->record.audit_path, "cannot open the audit log",
-			file, true, err);
+	struct cf_audit_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return cf_nomem(err);
+	st->refs = 1;
+	int r = set_file(&req->record.audit_fd, &req->record.audit_path,
+			 "cannot open the audit log", file, true, err);
+	if (r < 0 || !(st->path = cf_strdup(req->record.audit_path))) {
+		free(st);
+		return r < 0 ? r : cf_nomem(err);
+	}
+	cf_audit_state_unref(req->record.audit_state);
+	req->record.audit_state = st;
+	return 0;
+}
+
+int confine_request_audit_error(const confine_request *req, struct confine_error *err)
+{
+	const struct cf_audit_state *st = req ? req->record.audit_state : NULL;
+	if (!st || !st->failed)
+		return 0;
+	if (err)
+		*err = st->err;
+	return CONFINE_E_RECORD;
 }
 
 int confine_request_set_report_file(confine_request *req, const char *file,
@@ -118,46 +163,145 @@ static char *audit_line(const confine_run *run, int status, const struct confine
 	return cf_jobj_dump(&j);
 }
 
-/* One write: O_APPEND makes the offset and the write one step, so concurrent lines never
- * mix.  A short write (a full disk) is finished, and the line may then be torn; it is never
- * silently dropped. */
-static int append_line(int fd, const char *line)
+/* The size of the incomplete last line: the bytes after the last newline (0 when the file is
+ * empty or ends with one); -1 with errno when the file cannot be read. */
+static off_t torn_tail(int fd, off_t size)
+{
+	char buf[4096];
+	off_t end = size;
+	while (end > 0) {
+		size_t n = end < (off_t)sizeof(buf) ? (size_t)end : sizeof(buf);
+		ssize_t k = pread(fd, buf, n, end - (off_t)n);
+		if (k != (ssize_t)n) {
+			if (k >= 0)
+				errno = EIO;
+			return -1;
+		}
+		for (size_t i = n; i > 0; i--)
+			if (buf[i - 1] == '\n')
+				return size - (end - (off_t)n + (off_t)i);
+		end -= (off_t)n;
+	}
+	return size;
+}
+
+/* The exclusive lock of the log, waited for up to 10 s (a confine holds it for one write); -1
+ * with errno.  ENOLCK or EOPNOTSUPP (a file system without locks): 1, go on without it. */
+static int lock_log(int fd)
+{
+	for (int tries = 0;; tries++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno == ENOLCK || errno == EOPNOTSUPP || errno == EINVAL)
+			return 1;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		if (tries >= 2000) {
+			errno = EWOULDBLOCK;
+			return -1;
+		}
+		usleep(5000);
+	}
+}
+
+/*
+ * Appends `line` (a JSON object) and its newline.  With the lock: a torn last line is cut off
+ * first, and the line says so ("log_repaired_bytes": its size; a log opened write-only cannot
+ * be read and is not checked); a write that cannot be completed is undone.  0, or -1 with errno
+ * and *call the failing call.
+ */
+static int append_line(int fd, const char *line, const char **call)
 {
 	size_t n = strlen(line);
-	char *s = malloc(n + 1);
+	char *s = malloc(n + 48);
+	*call = "malloc";
 	if (!s)
-		return CONFINE_E_NOMEM;
-	memcpy(s, line, n);
+		return -1;
+	memcpy(s, line, n + 1);
+	int r = -1, locked = lock_log(fd);
+	struct stat st;
+	*call = "flock";
+	if (locked < 0)
+		goto out;
+	*call = "fstat";
+	if (fstat(fd, &st) < 0)
+		goto out;
+	off_t size = st.st_size;
+	if (locked == 0 && size > 0) {
+		off_t tail = torn_tail(fd, size);
+		if (tail < 0 && errno != EBADF) {
+			*call = "pread";
+			goto out;
+		}
+		*call = "ftruncate";
+		if (tail > 0 && ftruncate(fd, size - tail) < 0)
+			goto out;
+		if (tail > 0 && n > 0 && s[n - 1] == '}') {
+			n += (size_t)snprintf(s + n - 1, 48, ",\"log_repaired_bytes\":%lld}",
+					      (long long)tail) -
+			     1;
+		}
+		size -= tail > 0 ? tail : 0;
+	}
 	s[n] = '\n';
 	size_t off = 0;
-	int r = 0;
+	*call = "write";
 	while (off < n + 1) {
 		ssize_t k = write(fd, s + off, n + 1 - off);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0) {
-			r = CONFINE_E_OS;
+		if (k == 0)
+			errno = ENOSPC;
+		if (k <= 0)
 			break;
-		}
 		off += (size_t)k;
 	}
+	if (off == n + 1) {
+		r = 0;
+	} else if (locked == 0) {
+		/* Undone: nothing of this line stays (the error says it is missing). */
+		int e = errno;
+		if (ftruncate(fd, size) < 0)
+			e = e ? e : errno;
+		errno = e;
+	}
+out:;
+	int e = errno;
+	if (locked == 0)
+		flock(fd, LOCK_UN);
 	free(s);
+	errno = e;
 	return r;
 }
 
-void cf_audit_attempt(confine_run *run, int status, const struct confine_error *why)
+int cf_audit_attempt(confine_run *run, int status, const struct confine_error *why)
 {
 	if (!run || run->record.audit_fd < 0 || run->record.audited)
-		return;
+		return 0;
 	run->record.audited = true;
 	char *line = audit_line(run, status, why);
-	if (line)
-		append_line(run->record.audit_fd, line);
-	else
-		append_line(run->record.audit_fd,
-			    "{\"version\":1,\"outcome\":\"failed\",\"exit_path\":\"setup_failed\","
-			    "\"error\":{\"kind\":\"out of memory\"}}");
+	const char *call = "malloc";
+	int k = append_line(run->record.audit_fd,
+			    line ? line
+				 : "{\"version\":1,\"outcome\":\"failed\",\"exit_path\":"
+				   "\"setup_failed\",\"error\":{\"kind\":\"out of memory\"}}",
+			    &call);
 	free(line);
+	if (k == 0)
+		return 0;
+	struct cf_audit_state *st = run->record.audit_state;
+	if (st && !st->failed) {
+		int e = errno;
+		st->failed = true;
+		cf_err_os(&st->err, CONFINE_E_RECORD, "cannot write the audit log",
+			  st->path ? st->path : "", call, e);
+		cf_err_hint(&st->err,
+			    "the line of this attempt is missing from the log, and "
+			    "nothing of it was left there; %s",
+			    e == ENOSPC || e == EDQUOT ? "free space on its file system"
+						       : "check the file and its file system");
+	}
+	return CONFINE_E_RECORD;
 }
 
 int confine_request_audit_refusal(const confine_request *req, int status,
@@ -168,7 +312,9 @@ int confine_request_audit_refusal(const confine_request *req, int status,
 	confine_run *run = cf_record_temp_run(req);
 	if (!run)
 		return cf_nomem(err);
-	cf_audit_attempt(run, status, why);
+	int r = cf_audit_attempt(run, status, why);
 	cf_record_temp_free(run);
-	return 0;
+	if (r < 0)
+		(void)confine_request_audit_error(req, err);
+	return r;
 }

@@ -126,6 +126,10 @@ void cf_record_outcome(const confine_run *run, const struct confine_error *why,
 {
 	int code = why ? why->code : 0;
 	*outcome = "failed";
+	/* A failure after the command ran (the proxy's, the post-run checks') is the record's
+	 * error, not the outcome: the command ran, with its own status. */
+	if (run->from_command)
+		code = 0;
 	switch (code) {
 	case 0:
 		*outcome = run->record.escalated ? "escalated" : "allowed";

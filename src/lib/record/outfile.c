@@ -53,10 +53,15 @@ int cf_open_record_file(const char *what, const char *path, bool append, char **
 		cf_err_os(err, CONFINE_E_OS, what, path, "openat2", errno);
 		goto out;
 	}
-	/* O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader. */
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
-		    (append ? O_APPEND : 0);
-	if ((fd = openat(dfd, base, flags, 0600)) < 0) {
+	/* O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader.  The audit
+	 * log is opened for reading too, so that a torn last line can be found (audit.c); one
+	 * the caller may only write is appended to unchecked. */
+	int flags =
+	    O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | (append ? O_APPEND : 0);
+	fd = openat(dfd, base, flags | (append ? O_RDWR : O_WRONLY), 0600);
+	if (fd < 0 && append && errno == EACCES)
+		fd = openat(dfd, base, flags | O_WRONLY, 0600);
+	if (fd < 0) {
 		cf_err_os(err, CONFINE_E_OS, what, path, "open", errno);
 		if (errno == ELOOP)
 			cf_err_hint(err, "the path is a symlink; name the file itself");

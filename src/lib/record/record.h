@@ -18,19 +18,30 @@
 
 #define CF_REQUEST_ID_MAX 64
 
+/* Whether an audit line could not be written (SPEC 8): shared by a request and every run made
+ * from it, so that the failure reaches the caller whichever of them it asks
+ * (confine_request_audit_error), and the report can say it. */
+struct cf_audit_state {
+	int refs;   /* atomic */
+	char *path; /* the log's canonical path, for messages */
+	bool failed;
+	struct confine_error err; /* the first failure */
+};
+
 /* In struct confine_request: what the caller asked for. */
 struct cf_request_record {
-	bool escalate;			/* run outside the sandbox once (SPEC 7.1) */
-	struct cf_strv grants;		/* "PATH:file|subtree", as given (SPEC 7.2) */
-	char *reason;			/* the grants' reason */
-	char *receipt;			/* the approved digest */
-	bool reusable;			/* the approval may be presented again (not spent) */
-	char id[CF_REQUEST_ID_MAX + 1]; /* "" until set or generated */
-	int audit_fd;			/* -1: no audit log */
-	char *audit_path;		/* canonical */
-	int report_fd;			/* -1: no report file */
-	char *report_path;		/* canonical */
-	bool denial_scan;		/* tee the command's stderr for denial paths */
+	bool escalate;			    /* run outside the sandbox once (SPEC 7.1) */
+	struct cf_strv grants;		    /* "PATH:file|subtree", as given (SPEC 7.2) */
+	char *reason;			    /* the grants' reason */
+	char *receipt;			    /* the approved digest */
+	bool reusable;			    /* the approval may be presented again (not spent) */
+	char id[CF_REQUEST_ID_MAX + 1];	    /* "" until set or generated */
+	int audit_fd;			    /* -1: no audit log */
+	char *audit_path;		    /* canonical */
+	struct cf_audit_state *audit_state; /* with audit_fd */
+	int report_fd;			    /* -1: no report file */
+	char *report_path;		    /* canonical */
+	bool denial_scan;		    /* tee the command's stderr for denial paths */
 };
 
 /* In struct confine_run: the facts a report and an audit line carry. */
@@ -53,8 +64,9 @@ struct cf_run_record {
 	struct cf_grants grants;
 	char *program; /* the executable an approved run executes (escalation) */
 	struct confine_card *card;
-	int audit_fd; /* a duplicate of the request's; -1: none */
-	bool audited; /* this attempt's audit line is written */
+	int audit_fd;			    /* a duplicate of the request's; -1: none */
+	struct cf_audit_state *audit_state; /* the request's, shared */
+	bool audited;			    /* this attempt's audit line is written */
 	struct timespec wall_start, mono_start;
 	char policy_digest[CF_SHA256_HEX]; /* "" until computed */
 	/* the stderr tee (exec/linux/tee.c) and what it found */
@@ -65,6 +77,9 @@ struct cf_run_record {
 };
 
 void cf_request_record_init(struct cf_request_record *r);
+/* A new reference to the shared state (NULL stays NULL), and its release. */
+struct cf_audit_state *cf_audit_state_ref(struct cf_audit_state *s);
+void cf_audit_state_unref(struct cf_audit_state *s);
 void cf_request_record_release(struct cf_request_record *r);
 
 #endif

@@ -222,6 +222,9 @@ static char *report_json(const confine_run *run, int status, const struct confin
 	cf_jput_str(&j, "status_from", run->from_command ? "command" : "confine");
 	cf_jput_bool(&j, "timed_out", run->timed_out);
 	cf_jput(&j, "error", cf_record_error(why));
+	/* The audit line was written before this report: when it could not be, this says so. */
+	const struct cf_audit_state *st = run->record.audit_state;
+	cf_jput(&j, "audit_error", st && st->failed ? cf_record_error(&st->err) : json_null());
 	cf_jput(&j, "notices", events_json(run->notices, run->n_notices, &j.oom));
 	cf_jput(&j, "events", events_json(run->events, run->n_events, &j.oom));
 	cf_record_facts(&j, run);
@@ -269,8 +272,16 @@ int confine_request_write_report(const confine_request *req, const confine_run *
 	}
 	int e = errno;
 	free(text);
-	if (r < 0)
-		return cf_err_os(err, CONFINE_E_OS, "cannot write the report",
-				 req->record.report_path, "write", e);
+	if (r < 0) {
+		/* Nothing half-written is left to be read as a report: an empty file. */
+		int t = ftruncate(fd, 0);
+		(void)t;
+		cf_err_os(err, CONFINE_E_RECORD, "cannot write the report", req->record.report_path,
+			  "write", e);
+		cf_err_hint(err, "%s; the report file is left empty",
+			    e == ENOSPC || e == EDQUOT ? "free space on its file system"
+						       : "check the file and its file system");
+		return CONFINE_E_RECORD;
+	}
 	return 0;
 }

@@ -24,6 +24,7 @@ void cf_request_record_release(struct cf_request_record *r)
 		close(r->audit_fd);
 	if (r->report_fd >= 0)
 		close(r->report_fd);
+	cf_audit_state_unref(r->audit_state);
 	cf_request_record_init(r);
 }
 

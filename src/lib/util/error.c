@@ -97,6 +97,8 @@ const char *confine_strerror(int code)
 		return "limit exceeded";
 	case CONFINE_E_APPROVAL:
 		return "not approved";
+	case CONFINE_E_RECORD:
+		return "record not written";
 	}
 	return "unknown error";
 }

@@ -17,7 +17,10 @@ struct cf_keeper {
 	int fd;	   /* confine's end of the socket (close-on-exec), -1: none */
 };
 
-#define CF_KEEPER_INIT {0, -1}
+#define CF_KEEPER_INIT                                                                             \
+	{                                                                                          \
+		0, -1                                                                              \
+	}
 
 /* What a message hands over (with one descriptor). */
 enum {

@@ -1445,7 +1445,13 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 	/* Look again at what was not protected during the run, whatever the outcome. */
 	if (cf_run_detect(run) < 0 && r == 0)
 		r = cf_nomem(&mine);
-	cf_audit_attempt(run, *status, r < 0 ? &mine : NULL);
+	/* The audit line's failure is the caller's to see (confine_request_audit_error); *status
+	 * stays what it is. */
+	if (cf_audit_attempt(run, *status, r < 0 ? &mine : NULL) < 0 && r == 0) {
+		r = CONFINE_E_RECORD;
+		if (run->record.audit_state)
+			mine = run->record.audit_state->err;
+	}
 	cf_err_publish(err, &mine);
 	return r;
 }
