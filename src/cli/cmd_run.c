@@ -314,7 +314,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (r < 0) {
 		cli_report(&err);
-		fprintf(stderr, "hint: see 'confine run --help'\n");
+		if (!err.hint[0])
+			fprintf(stderr, "hint: see 'confine run --help'\n");
 		goto refused;
 	}
 	if (o.first_operand >= argc) {

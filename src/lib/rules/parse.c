@@ -561,27 +561,58 @@ out:
 	return 0;
 }
 
+/* ASCII case-insensitive equality (rules/ stays free of OS headers). */
+static bool word_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if ((*a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a) != *b)
+			return false;
+	return *a == *b;
+}
+
+/*
+ * PATH[:ACCESS]: the text after the last ':' is always the access, one of read, write or both
+ * in any case; anything else there (a typo such as "raed", nothing at all) is refused, so that
+ * a mistyped access never becomes a rule on a path that does not exist while the real one stays
+ * open.  A path that contains ':' is written with its access: "a:b:both".
+ */
 int cf_rule_parse_cli(const char *arg, char **pattern, unsigned *access, struct confine_error *err)
 {
 	static const struct {
-		const char *suffix;
+		const char *word;
 		unsigned access;
-	} suffixes[] = {
-	    {":read", CF_ACC_READ},
-	    {":write", CF_ACC_WRITE},
-	    {":both", CF_ACC_BOTH},
+	} words[] = {
+	    {"read", CF_ACC_READ},
+	    {"write", CF_ACC_WRITE},
+	    {"both", CF_ACC_BOTH},
 	};
 	*pattern = NULL;
-	size_t n = strlen(arg);
+	const char *colon = strrchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
 	unsigned acc = CF_ACC_BOTH;
-	/* A path may itself contain ':'; only a trailing access suffix is one. */
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t sl = strlen(suffixes[i].suffix);
-		if (n >= sl && strcmp(arg + n - sl, suffixes[i].suffix) == 0) {
-			n -= sl;
-			acc = suffixes[i].access;
-			break;
+	if (colon) {
+		size_t i = 0;
+		while (i < sizeof(words) / sizeof(words[0]) && !word_eq(colon + 1, words[i].word))
+			i++;
+		if (i == sizeof(words) / sizeof(words[0])) {
+			if (colon[1])
+				cf_err(err, CONFINE_E_INVALID, "invalid rule", arg,
+				       "'%s' is not an access: the text after the last ':' is one "
+				       "of read, write or both",
+				       colon + 1);
+			else
+				cf_err(err, CONFINE_E_INVALID, "invalid rule", arg,
+				       "the access after the last ':' is empty: expected read, "
+				       "write or both");
+			cf_err_hint(
+			    err,
+			    "write PATH:read, PATH:write, PATH:both, or PATH alone for both; "
+			    "a path that itself contains ':' is written with its access, "
+			    "e.g. '%s:both'",
+			    colon[1] ? arg : "a:b");
+			return CONFINE_E_INVALID;
 		}
+		acc = words[i].access;
 	}
 	if (n == 0)
 		return cf_err(err, CONFINE_E_INVALID, "invalid rule", arg,
