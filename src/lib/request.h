@@ -138,6 +138,7 @@ struct confine_run {
 	struct cf_ll_plan ll;	      /* the Landlock plan when backend is LANDLOCK */
 	char *run_tmp;		      /* its per-run TMPDIR, removed by confine_run_free */
 	bool run_tmp_made;	      /* run_tmp exists (made by mkdtemp) and is ours to remove */
+	int run_tmp_lock;	      /* its lock (util/owntmp.h), -1: none */
 	char *fallback_note;	      /* auto fell back to landlock: the one line to say */
 	char *ll_note;		      /* landlock: split directories that take no new entry */
 	char *ll_explain;	      /* landlock: the last confine_run_explain_denial */

@@ -37,6 +37,7 @@
 #include "inject/run_inject.h"
 #include "request.h"
 #include "util/mountapi.h"
+#include "util/owntmp.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -498,6 +499,7 @@ static confine_run *run_new(const confine_request *req)
 
 	run->cgroup = (struct cf_cgroup)CF_CGROUP_INIT;
 	run->keeper = (struct cf_keeper)CF_KEEPER_INIT;
+	run->run_tmp_lock = -1;
 	if (cf_run_record_init(run, req) < 0) {
 		confine_run_free(run);
 		return NULL;
@@ -712,16 +714,14 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 static int make_run_tmp(confine_run *run, bool real, struct confine_error *err)
 {
 	if (!real) {
-		run->run_tmp = cf_strdup("/tmp/confine-run.XXXXXX");
+		run->run_tmp = cf_strdup("/tmp/" CF_OWNTMP_RUN ".XXXXXXX"); /* cf_owntmp_make's */
 		return run->run_tmp ? 0 : cf_nomem(err);
 	}
-	char tmpl[] = "/tmp/confine-run.XXXXXX";
-	if (!mkdtemp(tmpl))
-		return cf_err_os(err, CONFINE_E_OS, "cannot create the run's temp directory",
-				 "/tmp/confine-run.XXXXXX", "mkdtemp", errno);
-	run->run_tmp_made = true;
-	run->run_tmp = cf_strdup(tmpl);
-	return run->run_tmp ? 0 : cf_nomem(err);
+	/* Locked while this run lives: the next run of any kind removes it if this one is killed
+	 * (util/owntmp.c). */
+	int r = cf_owntmp_make(CF_OWNTMP_RUN, &run->run_tmp, &run->run_tmp_lock, err);
+	run->run_tmp_made = r == 0;
+	return r;
 }
 
 /* TMPDIR of the command: the run's own directory (SPEC 3.3). */

@@ -34,6 +34,7 @@
 #include "net/resolvconf.h"
 #include "net/resolver.h"
 #include "net/upstream.h"
+#include "util/owntmp.h"
 #include "util/util.h"
 
 /* The sandbox's resolver configuration in the directory (R43), each bound over its host path. */
@@ -44,6 +45,7 @@ struct cf_netrun {
 	char *path; /* the handoff socket */
 	bool conf;  /* conf_files were written */
 	int dir_fd;
+	int lock_fd; /* the directory's lock (util/owntmp.h) */
 	struct cf_proxy *proxy;
 	unsigned port;			      /* the TCP variant */
 	char secret[CF_PROXY_SECRET_LEN + 1]; /* the TCP variant */
@@ -71,57 +73,6 @@ static int listen_unix(const char *path, struct confine_error *err)
 				 e);
 	}
 	return fd;
-}
-
-/* Whether the socket at path has no listener any more (a confine that was killed). */
-static bool dead_socket(const char *path)
-{
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	size_t n = strlen(path);
-	if (n >= sizeof(a.sun_path))
-		return false;
-	memcpy(a.sun_path, path, n + 1);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	bool dead = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 && errno == ECONNREFUSED;
-	close(fd);
-	return dead;
-}
-
-/*
- * The directories a killed confine left behind: ours (owner and mode), older than a minute
- * (one being set up right now has an unbound socket for a moment), and whose socket nobody
- * listens on.  Best effort: nothing here can fail the run.
- */
-static void sweep_stale(void)
-{
-	DIR *d = opendir("/tmp");
-	if (!d)
-		return;
-	time_t now = time(NULL);
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "confine-net.", 12))
-			continue;
-		char dir[64], sock[96];
-		if (snprintf(dir, sizeof(dir), "/tmp/%s", e->d_name) >= (int)sizeof(dir))
-			continue;
-		struct stat st;
-		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    (st.st_mode & 07777) != 0700 || now - st.st_mtime < 60)
-			continue;
-		snprintf(sock, sizeof(sock), "%s/" CF_NET_HANDOFF_SOCK, dir);
-		if (!dead_socket(sock))
-			continue;
-		unlink(sock);
-		for (size_t i = 0; i < 3; i++) {
-			snprintf(sock, sizeof(sock), "%s/%s", dir, conf_files[i]);
-			unlink(sock);
-		}
-		rmdir(dir);
-	}
-	closedir(d);
 }
 
 /* A host file's text, at most CF_RESOLVCONF_MAX_INPUT bytes; NULL when it cannot be read. */
@@ -210,20 +161,11 @@ int cf_netrun_start(const struct cf_net_policy *policy, const struct cf_netrun_o
 	*out = NULL;
 	if (!n)
 		return cf_nomem(err);
-	n->dir_fd = -1;
-	sweep_stale();
-	n->dir = cf_strdup("/tmp/confine-net.XXXXXX");
-	if (!n->dir)
-		goto oom;
-	if (!mkdtemp(n->dir)) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", "/tmp",
-			      "mkdtemp", errno);
-		cf_err_hint(err, "confine keeps the proxy's sockets in a private directory under "
-				 "/tmp; make /tmp writable");
-		free(n->dir);
-		n->dir = NULL;
+	n->dir_fd = n->lock_fd = -1;
+	/* Locked while this run lives; a killed run's is removed by the next run of any kind
+	 * (util/owntmp.c, from confine_run_start). */
+	if ((r = cf_owntmp_make(CF_OWNTMP_NET, &n->dir, &n->lock_fd, err)) < 0)
 		goto out;
-	}
 	n->path = cf_path_join(n->dir, CF_NET_HANDOFF_SOCK);
 	if (!n->path)
 		goto oom;
@@ -291,7 +233,7 @@ int cf_netrun_start_tcp(const struct cf_net_policy *policy, const struct cf_netr
 	*out = NULL;
 	if (!n)
 		return cf_nomem(err);
-	n->dir_fd = -1;
+	n->dir_fd = n->lock_fd = -1;
 	if ((r = make_secret(n->secret, err)) < 0)
 		goto out;
 	/* The kernel picks the port: a fixed one could be taken, or be taken over by another
@@ -385,8 +327,7 @@ void cf_netrun_free(struct cf_netrun *n)
 		unlink(n->path);
 	for (size_t i = 0; n->conf && n->dir_fd >= 0 && i < 3; i++)
 		unlinkat(n->dir_fd, conf_files[i], 0);
-	if (n->dir)
-		rmdir(n->dir);
+	cf_owntmp_remove(n->dir, n->lock_fd);
 	if (n->dir_fd >= 0)
 		close(n->dir_fd);
 	free(n->path);

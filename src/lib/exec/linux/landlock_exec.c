@@ -41,6 +41,7 @@
 #include "net/auth.h"
 #include "net/netrun.h"
 #include "request.h"
+#include "util/owntmp.h"
 #include "util/util.h"
 
 #ifndef __NR_landlock_create_ruleset
@@ -716,42 +717,13 @@ out:
 	return r;
 }
 
-/* Empties the directory open at dfd, depth first, every step relative to a descriptor and
- * nothing followed: a symlink planted by the command is removed, never entered. */
-static void empty_dir(int dfd, int depth)
-{
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno != EISDIR)
-			continue;
-		int sub =
-		    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0 && depth < 256)
-			empty_dir(sub, depth + 1);
-		else if (sub >= 0)
-			close(sub);
-		unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
-	}
-	closedir(d);
-}
-
 void cf_ll_remove_run_tmp(confine_run *run)
 {
 	if (!run->run_tmp_made || !run->run_tmp)
 		return;
-	int fd = open(run->run_tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		/* A directory the command made unreadable or unwritable (chmod 0) is its own. */
-		fchmod(fd, 0700);
-		empty_dir(fd, 0);
-	}
-	rmdir(run->run_tmp);
+	/* Through its lock's descriptor: the very directory confine made, even if the command
+	 * renamed it or put something else in its place. */
+	cf_owntmp_remove(run->run_tmp, run->run_tmp_lock);
+	run->run_tmp_lock = -1;
 	run->run_tmp_made = false;
 }

@@ -39,6 +39,7 @@
 #include "inject/run_inject.h"
 #include "request.h"
 #include "util/mountapi.h"
+#include "util/owntmp.h"
 #include "util/util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -718,6 +719,8 @@ static int start_run(confine_run *run, struct confine_error *err)
 		return cf_err(err, CONFINE_E_INVALID, "cannot start", "run", "already started");
 	if ((r = cf_run_inject_check_policy(run, err)) < 0)
 		return r;
+	/* What killed runs left under /tmp goes, whatever kind of run this is (util/owntmp.c). */
+	cf_owntmp_sweep();
 	if ((run->limit_pids || run->limit_mem) &&
 	    (r = cf_cgroup_create(run->limit_pids, run->limit_mem, &run->cgroup, err)) < 0)
 		return r;
