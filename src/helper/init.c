@@ -218,6 +218,12 @@ static char **read_env(int fd)
 	return v;
 }
 
+static int exited(int status_fd, int code)
+{
+	report(status_fd, CF_HELPER_EXIT, code, NULL);
+	return code;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "confine-init: internal helper of confine; not meant to be run by hand\n");
@@ -385,7 +391,6 @@ int main(int argc, char **argv)
 			_exit(125);
 		close(go_fd);
 	}
-
 	pid_t child = fork();
 	if (child < 0) {
 		fail(status_fd, CF_HELPER_EXEC_FAIL, errno, "fork");
@@ -418,9 +423,17 @@ int main(int argc, char **argv)
 		kill(child, SIGKILL);
 		fail(status_fd, CF_HELPER_FAIL, e, "cannot start the IPC guard");
 	}
-	close(status_fd);
+	/* The status pipe stays open to say how the command ended (CF_HELPER_EXIT): a pid 1
+	 * killed from outside leaves no such record, and confine does not take its 137 for the
+	 * command's.  It is all pid 1 keeps beside 0-2, at 3 when that is free (the relay's
+	 * listeners may hold it), close-on-exec. */
+	if (status_fd != 3 && fcntl(3, F_GETFD) < 0 && errno == EBADF &&
+	    dup3(status_fd, 3, O_CLOEXEC) == 3) {
+		close(status_fd);
+		status_fd = 3;
+	}
 	if (relay)
-		return cf_relay_run(http_l, socks_l, handoff, &set, child);
+		return exited(status_fd, cf_relay_run(http_l, socks_l, handoff, &set, child));
 
 	for (;;) {
 		siginfo_t si;
@@ -437,9 +450,9 @@ int main(int argc, char **argv)
 			if (p != child)
 				continue;
 			if (WIFEXITED(st))
-				return WEXITSTATUS(st);
+				return exited(status_fd, WEXITSTATUS(st));
 			if (WIFSIGNALED(st))
-				return 128 + WTERMSIG(st);
+				return exited(status_fd, 128 + WTERMSIG(st));
 		}
 	}
 }

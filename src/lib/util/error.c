@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/resource.h>
+#endif
 
 #include "util/util.h"
 
@@ -41,7 +45,33 @@ int cf_err_os(struct confine_error *err, int code, const char *what, const char 
 	cf_err(err, code, what, subject, "%s", strerror(os_errno));
 	err->os_errno = os_errno;
 	copy(err->syscall, sizeof(err->syscall), syscall);
+	cf_err_os_cause(err, os_errno);
 	return code;
+}
+
+/* Out of descriptors is never what the failing step would otherwise suggest (a path that
+ * changed, a broken installation): said as what it is, wherever it happens. */
+void cf_err_os_cause(struct confine_error *err, int os_errno)
+{
+	if (!err)
+		return;
+#ifndef _WIN32
+	struct rlimit rl;
+	if (os_errno == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		size_t n = strlen(err->reason);
+		snprintf(err->reason + n, sizeof(err->reason) - n,
+			 "%sthis process may have %llu files open at once (RLIMIT_NOFILE, "
+			 "ulimit -n)",
+			 n ? ": " : "", (unsigned long long)rl.rlim_cur);
+		cf_err_hint(err,
+			    "raise the limit in the calling shell, e.g. 'ulimit -n 1024': confine "
+			    "holds a few dozen descriptors while it starts the sandbox, more with "
+			    "many rules; nothing was run");
+	}
+#endif
+	if (os_errno == ENFILE)
+		cf_err_hint(err, "the system's table of open files is full; close programs or "
+				 "raise fs.file-max; nothing was run");
 }
 
 void cf_err_hint(struct confine_error *err, const char *fmt, ...)

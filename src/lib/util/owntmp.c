@@ -30,7 +30,7 @@
 
 #define BASE "/tmp"
 #define STAGE "confine-new"
-#define SUFFIX_LEN 6	 /* mkdtemp's XXXXXX */
+#define SUFFIX_LEN 6	/* mkdtemp's XXXXXX */
 #define LOCKED_MARK 'L' /* PREFIX.LXXXXXX: made by a confine that locks it */
 
 int cf_owntmp_make(const char *prefix, char **path, int *lock_fd, struct confine_error *err)
@@ -55,7 +55,8 @@ int cf_owntmp_make(const char *prefix, char **path, int *lock_fd, struct confine
 					    stage + sizeof(BASE "/" STAGE));
 			if (!final)
 				errno = ENOMEM;
-			else if (renameat2(AT_FDCWD, stage, AT_FDCWD, final, RENAME_NOREPLACE) == 0) {
+			else if (renameat2(AT_FDCWD, stage, AT_FDCWD, final, RENAME_NOREPLACE) ==
+				 0) {
 				*path = final;
 				*lock_fd = fd;
 				return 0;
@@ -214,8 +215,8 @@ void cf_owntmp_sweep(void)
 		time_t idle = 0;
 		struct stat st, st2;
 		if (!own_name(e->d_name, &idle) ||
-		    fstatat(base, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != me)
+		    fstatat(base, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != me)
 			continue;
 		if (idle && now - st.st_mtime < idle)
 			continue;

@@ -26,6 +26,9 @@ int cf_err_os(struct confine_error *err, int code, const char *what, const char 
 	      const char *syscall, int os_errno);
 /* Sets the hint of an error that is already filled. */
 void cf_err_hint(struct confine_error *err, const char *fmt, ...) CF_PRINTF(2, 3);
+/* Where os_errno says the process or the system ran out of descriptors (EMFILE, ENFILE): that
+ * cause as the reason's end and the hint (cf_err_os does it for every system call). */
+void cf_err_os_cause(struct confine_error *err, int os_errno);
 int cf_nomem(struct confine_error *err);
 /* Copies `mine` (the failure one public call made in a struct of its own) into the caller's
  * err when err is not NULL and still empty: the first failure wins, and two failures are never

@@ -30,22 +30,24 @@ for who in $RUN_USERS; do
 		-- sh -c 'readlink /proc/1/exe >/dev/null 2>&1 && echo yes || echo no'
 	expect "$who" EACCES "R17 /proc/1/environ cannot be read" -- "$TRYOP" read /proc/1/environ
 	# Listing /proc/1/fd is a permission check on the directory, which uid 0 passes: then
-	# the listing shows that pid 1 holds 0, 1 and 2 and nothing else (their targets stay
-	# unreadable).  uid 65534 may not even list it.  (The IPC guard's thread, R36, keeps a
-	# table of its own: checked from the host below.)
+	# the listing shows that pid 1 holds 0, 1, 2 and, at 3, its status pipe to confine (for
+	# the command's exit status) and nothing else (their targets stay unreadable).  uid 65534
+	# may not even list it.  (The IPC guard's thread, R36, keeps a table of its own: checked
+	# from the host below.)
 	cx "$who" --print-plan -- true
 	guarded=0
 	grep -q '^ipc: FIFO opens' <<<"$out" && guarded=1
 	if [ "$who" = root ]; then
-		expect "$who" "OK 3" "R17 pid 1 holds descriptors 0-2 only" -- "$TRYOP" readdir /proc/1/fd
-		expect "$who" "0 1 2" "R17 pid 1 holds descriptors 0-2 only (names)" \
+		expect "$who" "OK 4" "R17 pid 1 holds descriptors 0-2 and its status pipe only" \
+			-- "$TRYOP" readdir /proc/1/fd
+		expect "$who" "0 1 2 3" "R17 pid 1 holds descriptors 0-2 and its status pipe only (names)" \
 			-- sh -c 'ls /proc/1/fd | sort -n | tr "\n" " " | sed "s/ $//"'
 		expect "$who" EACCES "R17 /proc/1/fd/0 cannot be resolved" -- "$TRYOP" stat /proc/1/fd/0
 	else
 		expect "$who" EACCES "R17 /proc/1/fd cannot be listed" -- "$TRYOP" readdir /proc/1/fd
 	fi
 	if [ "$guarded" = 1 ] && [ "$(id -u)" = 0 ]; then
-		# From the host: pid 1's main thread holds 0-2, the guard's thread its own table: the
+		# From the host: pid 1's main thread holds 0-3, the guard's thread its own table: the
 		# sandbox's root, its /proc, its own fd directory and the listener, nothing of the
 		# host's the command lacks.
 		rm -f "$E/helper-go"
@@ -65,7 +67,7 @@ for who in $RUN_USERS; do
 			sleep 0.02
 		done
 		got=$(ls /proc/"${init:-0}"/task/"${init:-0}"/fd 2>&1 | sort -n | tr '\n' ' ')
-		is "$got" "0 1 2 " "$who: R17 R36 pid 1's main thread holds 0-2 (seen from the host)"
+		is "$got" "0 1 2 3 " "$who: R17 R36 pid 1's main thread holds 0-2 and its status pipe (seen from the host)"
 		got=$(for f in $(ls /proc/"${init:-0}"/task/"${gt:-0}"/fd | sort -n); do readlink /proc/"$init"/task/"$gt"/fd/"$f"; done | tr '\n' '|')
 		[[ $got =~ ^/\|/proc\|/proc/1/task/[0-9]+/fd\|anon_inode:seccomp\ notify\|$ ]]
 		ok $? "$who: R17 R36 the guard's thread holds /, /proc, its own fd directory and the listener ($got)"

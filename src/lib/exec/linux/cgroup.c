@@ -464,3 +464,16 @@ void cf_cgroup_counts(const struct cf_cgroup *cg, struct cf_cgroup_counts *out)
 			out->mem_limit += strtoull(buf, NULL, 10);
 	}
 }
+
+bool cf_cgroup_memory_hit(const struct cf_cgroup *cg)
+{
+	struct cf_cgroup_counts c;
+	uint64_t max = 0;
+	cf_cgroup_counts(cg, &c);
+	/* v2's "max" too: a charge refused at the limit (a kernel allocation failing with ENOMEM
+	 * in the sandbox's setup), with no OOM kill to count. */
+	for (int i = 0; i < cg->n; i++)
+		if (cg->dir[i])
+			add_counter(cg->dir[i], "memory.events", "max", &max);
+	return c.mem_limit > 0 || max > 0;
+}

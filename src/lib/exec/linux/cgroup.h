@@ -62,6 +62,10 @@ void cf_cgroup_counts(const struct cf_cgroup *cg, struct cf_cgroup_counts *out);
 /* Removes the cgroup (after every process in it has exited) and closes its descriptors. */
 void cf_cgroup_destroy(struct cf_cgroup *cg);
 
+/* Whether the cgroup's memory limit was reached (an allocation refused or a process killed
+ * for it) since it was made: memory.events on v2, memory.failcnt on v1. */
+bool cf_cgroup_memory_hit(const struct cf_cgroup *cg);
+
 /* Whether this process could create a limiting cgroup here (for probe). */
 bool cf_cgroup_available(void);
 

@@ -17,6 +17,8 @@ enum {
 	CF_HELPER_CHANGED = 'C',   /* helper mode: a target is not what the plan saw (gone, a
 				    * symlink on the way, another kind); value: errno; message:
 				    * the path */
+	CF_HELPER_EXIT = 'X',	   /* the command ended; value: the exit status pid 1 exits with
+				    * (so that a pid 1 killed from outside is not taken for it) */
 };
 
 /*

@@ -81,8 +81,12 @@ int cf_keeper_send_self_group(int sock)
 {
 	pid_t self = getpid();
 	int pfd = (int)syscall(SYS_pidfd_open, self, 0);
-	if (pfd < 0)
+	/* Before Linux 5.3: the group by its number alone (the leader is ended by its
+	 * parent-death signal). */
+	if (pfd < 0 && errno != ENOSYS)
 		return -1;
+	if (pfd < 0)
+		return cf_keeper_send(sock, CF_KEEP_GROUP, -1, (int)self);
 	int r = cf_keeper_send(sock, CF_KEEP_GROUP, pfd, (int)self);
 	int e = errno;
 	close(pfd);
@@ -92,6 +96,8 @@ int cf_keeper_send_self_group(int sock)
 
 static bool exited(int pidfd)
 {
+	if (pidfd < 0)
+		return false;
 	struct pollfd p = {.fd = pidfd, .events = POLLIN};
 	return poll(&p, 1, 0) == 1;
 }
@@ -154,7 +160,7 @@ static _Noreturn void kill_all(const struct slot *s)
 		if (s[i].what == CF_KEEP_GROUP && s[i].number > 1)
 			kill(-(pid_t)s[i].number, SIGKILL);
 	for (int i = 0; i < KEEPER_SLOTS; i++)
-		if (s[i].what == CF_KEEP_PROCESS || s[i].what == CF_KEEP_GROUP)
+		if ((s[i].what == CF_KEEP_PROCESS || s[i].what == CF_KEEP_GROUP) && s[i].fd >= 0)
 			syscall(SYS_pidfd_send_signal, s[i].fd, SIGKILL, NULL, 0);
 	for (int i = 0; i < KEEPER_SLOTS; i++)
 		if (s[i].what == CF_KEEP_CGROUP)
@@ -173,12 +179,13 @@ static void keep(struct slot *s, char what, int fd, int number)
 				    (pass == 1 && s[i].what != CF_KEEP_CGROUP && exited(s[i].fd));
 			if (!free)
 				continue;
-			if (s[i].what)
+			if (s[i].what && s[i].fd >= 0)
 				close(s[i].fd);
 			s[i] = (struct slot){.what = what, .fd = fd, .number = number};
 			return;
 		}
-	close(fd); /* never: a run hands over a handful */
+	if (fd >= 0)
+		close(fd); /* never: a run hands over a handful */
 }
 
 /* Only `sock` stays open, at some number from 3 on: nothing of the caller's (its stdout and
@@ -246,8 +253,8 @@ static _Noreturn void keeper_main(int sock)
 			memcpy(&fd, CMSG_DATA(h), sizeof(int));
 		if (m.what == KEEPER_DONE)
 			_exit(0);
-		if (fd >= 0 && (m.what == CF_KEEP_PROCESS || m.what == CF_KEEP_GROUP ||
-				m.what == CF_KEEP_CGROUP))
+		if ((fd >= 0 && (m.what == CF_KEEP_PROCESS || m.what == CF_KEEP_CGROUP)) ||
+		    (m.what == CF_KEEP_GROUP && m.number > 1))
 			keep(s, m.what, fd, m.number);
 		else if (fd >= 0)
 			close(fd);

@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/nofollow.h"
@@ -91,8 +92,21 @@ struct ll_net_port {
 	(CF_LL_FS_EXECUTE | CF_LL_FS_WRITE_FILE | CF_LL_FS_READ_FILE | CF_LL_FS_TRUNCATE |         \
 	 CF_LL_FS_IOCTL_DEV | CF_LL_FS_RESOLVE_UNIX)
 
-/* Opens a rule path without following a symlink anywhere on the way.  -1 when it is gone or
- * became a symlink: no rule, so no access (fail closed). */
+/* Out of descriptors or memory: a path that cannot be opened for that reason is not gone, and
+ * a check that stops there has not been made. */
+static bool no_room(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
+static int no_room_error(const char *path, int e, struct confine_error *err)
+{
+	return cf_err_os(err, CONFINE_E_OS, "cannot open a path of the Landlock rules", path,
+			 "openat2", e);
+}
+
+/* Opens a rule path without following a symlink anywhere on the way.  -1 with errno when it is
+ * gone or became a symlink (ELOOP): no rule, so no access (fail closed). */
 static int open_rule_path(const char *path, bool *is_dir)
 {
 	int fd = cf_open_nofollow(AT_FDCWD, path, O_PATH, 0, NULL);
@@ -100,7 +114,9 @@ static int open_rule_path(const char *path, bool *is_dir)
 		return -1;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		int e = S_ISLNK(st.st_mode) ? ELOOP : errno;
 		close(fd);
+		errno = e;
 		return -1;
 	}
 	*is_dir = S_ISDIR(st.st_mode);
@@ -151,9 +167,12 @@ static int parent_holding(int fd, char *path)
 				 e.st_dev != f.st_dev || e.st_ino != f.st_ino)) {
 			close(pfd);
 			pfd = -1;
+			errno = ESTALE;
 		}
 	}
+	int saved = errno;
 	close(fd);
+	errno = pfd < 0 ? saved : 0;
 	return pfd;
 }
 
@@ -164,6 +183,8 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 		const struct cf_ll_rule *gu = &pl->guards[g];
 		bool dir = false;
 		int fd = open_rule_path(gu->path, &dir);
+		if (fd < 0 && no_room(errno))
+			return no_room_error(gu->path, errno, err);
 		/* A socket or a FIFO that went away or was bound again (a short-lived service,
 		 * R29) holds nothing a renamed directory could carry along: only files and
 		 * directories count when they are gone. */
@@ -184,7 +205,9 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 		char buf[PATH_MAX];
 		snprintf(buf, sizeof(buf), "%s", gu->path);
 		bool content = gu->kind == CF_KIND_DIR || gu->kind == CF_KIND_FILE;
-		if (!dir && (fd = parent_holding(fd, buf)) < 0 && !content)
+		if (!dir && (fd = parent_holding(fd, buf)) < 0 && no_room(errno))
+			return no_room_error(buf, errno, err);
+		if (fd < 0 && !content)
 			continue; /* a socket bound again meanwhile (R29): as above */
 		if (fd < 0) {
 			cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing", gu->path,
@@ -223,6 +246,11 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
 				return CONFINE_E_SPAWN;
 			}
 			int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (parent < 0 && no_room(errno)) {
+				int e = errno;
+				close(fd);
+				return no_room_error(buf, e, err);
+			}
 			if (parent < 0 || fstat(parent, &up) < 0 ||
 			    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
 				if (parent >= 0)
@@ -294,6 +322,12 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const 
 		const struct cf_ll_rule *r = &pl->rules[i];
 		bool dir = false;
 		int fd = open_rule_path(r->path, &dir);
+		if (fd < 0 && no_room(errno)) {
+			int e = errno;
+			close(rs);
+			free(ids);
+			return no_room_error(r->path, e, err);
+		}
 		if (fd < 0)
 			continue;
 		/* A directory that became a file since the listing keeps only file rights (the
@@ -388,7 +422,6 @@ struct ll_child {
 	char **argv, **envp;
 	char **sh_argv; /* "/bin/sh" path argv... for ENOEXEC; sh_argv[1] is replaced */
 	const char *cwd;
-	int status_w;
 	int err_w; /* the stderr tee's write end, or -1: stderr is inherited */
 	int ruleset;
 	const struct sock_fprog *prog;
@@ -396,22 +429,30 @@ struct ll_child {
 	const struct cf_cgroup *cgroup;
 	pid_t parent;
 	int keeper; /* the keeper's socket (keeper.c), -1: none */
+	/* In the parent's memory: the child's failure record, or its stage (LL_SETUP until it
+	 * execs the command, then LL_EXEC).  A store needs no allocation, where a write to the
+	 * status pipe does: a child starved by --limit mem still says what failed, and one killed
+	 * during its setup is told from a command that ran (the parent passes it on). */
+	struct cf_helper_record *shared;
 };
 
-static void fail_rec(int fd, char type, int e, const char *msg)
+enum { LL_SETUP = 's', LL_EXEC = 'x' };
+
+static void fail_rec(const struct ll_child *c, char type, int e, const char *msg)
 {
-	struct cf_helper_record rec = {.type = type, .value = e};
+	struct cf_helper_record *rec = c->shared;
 	size_t i = 0;
-	for (; msg && msg[i] && i < sizeof(rec.message) - 1; i++)
-		rec.message[i] = msg[i];
-	rec.message[i] = '\0';
-	ssize_t k = write(fd, &rec, sizeof(rec));
-	(void)k;
+	for (; msg && msg[i] && i < sizeof(rec->message) - 1; i++)
+		rec->message[i] = msg[i];
+	rec->message[i] = '\0';
+	rec->value = e;
+	rec->type = type;
+	__asm__ volatile("" ::: "memory"); /* stored before _exit, which the compiler cannot see */
 }
 
 #define CHILD_FAIL(c, what)                                                                        \
 	do {                                                                                       \
-		fail_rec((c)->status_w, CF_HELPER_FAIL, errno, what);                              \
+		fail_rec((c), CF_HELPER_FAIL, errno, what);                                        \
 		_exit(125);                                                                        \
 	} while (0)
 
@@ -485,7 +526,7 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	/* What the command starts dies with confine too: its group goes to the keeper, from
 	 * here, before anything of the command runs. */
 	if (c->keeper >= 0 && cf_keeper_send_self_group(c->keeper) < 0)
-		CHILD_FAIL(c, "the keeper's socket (sendmsg)");
+		CHILD_FAIL(c, "pidfd_open and sendmsg to confine-keeper");
 	if (cf_cgroup_enter(c->cgroup) < 0)
 		CHILD_FAIL(c, "cgroup.procs");
 	/* R16: a fresh session keyring (see spawn.c for the EPERM/ENOSYS case), no core dumps,
@@ -535,6 +576,8 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	}
 
 	/* execvp's search, on the candidates prepared from the command's own PATH. */
+	c->shared->type = LL_EXEC;
+	__asm__ volatile("" ::: "memory");
 	int err = ENOENT;
 	for (char **p = c->candidates; *p; p++) {
 		execve(*p, c->argv, c->envp);
@@ -551,7 +594,7 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 			break;
 		}
 	}
-	fail_rec(c->status_w, CF_HELPER_EXEC_FAIL, err, NULL);
+	fail_rec(c, CF_HELPER_EXEC_FAIL, err, NULL);
 	_exit(err == ENOENT ? 127 : 126);
 	return -1;
 }
@@ -656,23 +699,35 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			      errno);
 		goto out;
 	}
+	struct cf_helper_record shared = {.type = LL_SETUP};
 	struct ll_child c = {.candidates = cands.v,
 			     .argv = plan->argv.v,
 			     .envp = envp,
 			     .sh_argv = sh_argv,
 			     .cwd = plan->cwd,
-			     .status_w = status[1],
 			     .err_w = err_w,
 			     .ruleset = rs,
 			     .prog = prog.filter ? &prog : NULL,
 			     .guard_w = guard[1],
 			     .cgroup = &run->cgroup,
 			     .parent = getpid(),
-			     .keeper = run->keeper.fd};
+			     .keeper = run->keeper.fd,
+			     .shared = &shared};
 	pid_t pid = start_child(&c);
 	if (pid < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "vfork",
 			      errno);
+		goto out;
+	}
+	/* vfork returned: the child exec'd the command, failed, or was killed before it could
+	 * (the memory limit's OOM kill, a signal): what it left in `shared` goes to the status
+	 * pipe, where the wait reads it. */
+	if (shared.type == LL_SETUP)
+		shared = (struct cf_helper_record){.type = CF_HELPER_FAIL, .value = 0};
+	if (shared.type != LL_EXEC && write(status[1], &shared, sizeof(shared)) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "write",
+			      errno);
+		waitpid(pid, NULL, 0);
 		goto out;
 	}
 	close(status[1]);

@@ -552,11 +552,12 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	if (!helper)
 		goto oom;
 	if ((fds.helper = open(helper, O_PATH | O_CLOEXEC)) < 0) {
+		int e = errno;
 		r = cf_err_os(err, CONFINE_E_SPAWN, "cannot open the sandbox helper", helper,
-			      "open", errno);
-		cf_err_hint(err,
-			    "reinstall confine: confine-init belongs beside the confine binary "
-			    "or in " CONFINE_LIBEXECDIR);
+			      "open", e);
+		if (e == ENOENT || e == EACCES || e == ENOTDIR || e == ELOOP)
+			cf_err_hint(err, "reinstall confine: confine-init belongs beside the "
+					 "confine binary or in " CONFINE_LIBEXECDIR);
 		goto out;
 	}
 	if (fdlist_add(&keep, fds.helper) < 0)
@@ -1216,6 +1217,25 @@ static int helper_mode_failed(confine_run *run, const struct cf_helper_record *r
 	return CONFINE_E_SPAWN;
 }
 
+/*
+ * The sandbox's setup ended before the command started.  Under --limit mem, when the cgroup says
+ * the limit was reached, that is the cause, whatever the failing step said (an allocation
+ * refused, a pipe write refused, a process killed by the OOM killer).
+ */
+static int memory_cause(const confine_run *run, struct confine_error *err)
+{
+	if (!run->limit_mem || !cf_cgroup_memory_hit(&run->cgroup))
+		return 0;
+	*err = (struct confine_error){0};
+	cf_err(err, CONFINE_E_LIMIT, "sandbox setup failed", "--limit mem",
+	       "the memory limit (%llu bytes) was reached by the sandbox's own setup, before the "
+	       "command started",
+	       (unsigned long long)run->limit_mem);
+	cf_err_hint(err, "raise --limit mem: the sandbox itself needs about 1M (bwrap) or 512K "
+			 "(landlock) besides what the command uses; nothing was run");
+	return CONFINE_E_LIMIT;
+}
+
 static int setup_failure(const char *text, struct confine_error *err)
 {
 	if (!strncmp(text, "bwrap: ", 7))
@@ -1226,6 +1246,38 @@ static int setup_failure(const char *text, struct confine_error *err)
 		cf_err_hint(err, "run 'confine probe' for the cause and the remedy");
 	else if (strstr(text, "Can't") || strstr(text, "source path"))
 		cf_err_hint(err, "a path changed while confine started; run the command again");
+	return CONFINE_E_SPAWN;
+}
+
+/*
+ * The sandbox ran the command: its status is confine-init's CF_HELPER_EXIT record.  Without
+ * one, a death by signal that confine did not cause (its timeout, the kill after the grace) is
+ * pid 1's own, killed from outside the sandbox (the OOM killer, another process): the command
+ * went with it and its status is unknown, so *status (128+N) is not said to be the command's.
+ * A confine-init older than the record exits without one: only a death by signal is doubted.
+ */
+static int command_status(confine_run *run, int *status, struct confine_error *err)
+{
+	for (size_t i = 0; i < run->n_rec; i++)
+		if (run->rec[i].type == CF_HELPER_EXIT) {
+			*status = run->rec[i].value;
+			run->from_command = true;
+			return 0;
+		}
+	if (run->backend != CONFINE_BACKEND_BWRAP || *status <= 128 || run->timed_out ||
+	    run->killed_after_grace) {
+		run->from_command = true;
+		return 0;
+	}
+	cf_err(err, CONFINE_E_SPAWN, "sandbox ended", "confine-init",
+	       "pid 1 of the sandbox was killed by signal %d from outside it, and the command "
+	       "with it: the exit status %d is the sandbox's, the command's own is unknown",
+	       *status - 128, *status);
+	if (run->limit_mem && cf_cgroup_memory_hit(&run->cgroup))
+		cf_err_hint(err, "the memory limit (--limit mem) was reached: raise it");
+	else
+		cf_err_hint(err, "find what killed it (the kernel log says when it was the OOM "
+				 "killer); the command's output so far is above");
 	return CONFINE_E_SPAWN;
 }
 
@@ -1310,11 +1362,19 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 		} else if (rec[i].type == CF_HELPER_MODE_FAIL) {
 			return helper_mode_failed(run, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_FAIL) {
-			cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed",
-			       run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock"
-									: "confine-init",
-			       "%s: %s", rec[i].message, strerror(rec[i].value));
-			return CONFINE_E_SPAWN;
+			const char *who =
+			    run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock" : "confine-init";
+			if (rec[i].value)
+				cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", who,
+				       "%s: %s", rec[i].message, strerror(rec[i].value));
+			else /* landlock_exec.c: killed during its setup */
+				cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", who,
+				       "the process that sets up the sandbox was killed by signal "
+				       "%d before the command started",
+				       WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+			cf_err_os_cause(err, rec[i].value);
+			int m = memory_cause(run, err);
+			return m ? m : CONFINE_E_SPAWN;
 		}
 	}
 	if (run->early_sig) {
@@ -1329,10 +1389,16 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 		return 0;
 	}
 	if (!ready) {
+		int m = memory_cause(run, err);
+		if (m)
+			return m;
 		if (WIFSIGNALED(st)) {
 			/* bwrap itself was killed from outside before the sandbox was up. */
 			*status = code;
-			return 0;
+			cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", "bwrap",
+			       "bwrap was killed by signal %d before the command started",
+			       WTERMSIG(st));
+			return CONFINE_E_SPAWN;
 		}
 		char msg[2048];
 		setup_message(run, msg, sizeof(msg));
@@ -1348,9 +1414,8 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 		}
 		return setup_failure(msg, err);
 	}
-	run->from_command = true;
 	*status = code;
-	return 0;
+	return command_status(run, status, err);
 }
 
 /* Closes what one launch used, before the next. */
