@@ -4,10 +4,10 @@
  * with a single write(2) to a file opened O_APPEND before anything could run, so that lines of
  * concurrent runs never interleave.  The file is hidden from the sandbox by an override.
  *
- * No line is lost or broken silently (doc/audit.md): the append holds an exclusive flock, so
- * that confines writing the same log take turns; a last line without its newline (a confine
- * killed in the middle of its write) is cut off before the new line, which says how many bytes
- * it removed; a write that cannot be completed (a full file system) is undone and is an error
+ * No line is lost or broken silently (doc/running.md, the audit log): the append holds an exclusive
+ * flock, so that confines writing the same log take turns; a last line without its newline (a
+ * confine killed in the middle of its write) is cut off before the new line, which says how many
+ * bytes it removed; a write that cannot be completed (a full file system) is undone and is an error
  * the caller sees (confine_request_audit_error, CONFINE_E_RECORD).
  */
 #include <errno.h>
