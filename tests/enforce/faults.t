@@ -247,6 +247,14 @@ for p in "${pids[@]}"; do wait "$p"; done
 is "$(jq -s -c '[.[].exit_status] | sort' "$w/out/conc.log" 2>&1)" "[1,2,3,4,5,6]" \
 	"$1: 6 concurrent runs, one log: 6 lines, every one parses"
 
+# A file whose last 1 MiB holds no newline is no log of confine's: nothing is cut, nothing
+# appended, and that is said.
+head -c 1100000 /dev/zero | tr '\0' x >"$w/out/notalog"
+(cd "$w" && "$FIX/confine" run --audit "$w/out/notalog" -- sh -c 'exit 6' >/dev/null 2>"$E/nl.err")
+is "$? $(wc -c <"$w/out/notalog")" "6 1100000" "$1: a 'log' without a newline in its last 1 MiB: status kept, nothing cut or appended"
+grep -q "hold no newline" "$E/nl.err"
+ok $? "$1: a 'log' without a newline in its last 1 MiB: said"
+
 # --- Access suffixes (--allow/--ask/--deny PATH[:ACCESS]) --------------------------------
 for who in $RUN_USERS; do
 	w=$(ws "$who")

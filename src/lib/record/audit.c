@@ -163,13 +163,22 @@ static char *audit_line(const confine_run *run, int status, const struct confine
 	return cf_jobj_dump(&j);
 }
 
+/* A torn line is at most a line of confine's; a longer tail without a newline is not one, and
+ * is not cut (the append is refused instead). */
+#define TORN_MAX (1 << 20)
+
 /* The size of the incomplete last line: the bytes after the last newline (0 when the file is
- * empty or ends with one); -1 with errno when the file cannot be read. */
+ * empty or ends with one); -1 with errno when the file cannot be read (EFBIG: longer than
+ * TORN_MAX). */
 static off_t torn_tail(int fd, off_t size)
 {
 	char buf[4096];
 	off_t end = size;
 	while (end > 0) {
+		if (size - end >= TORN_MAX) {
+			errno = EFBIG;
+			return -1;
+		}
 		size_t n = end < (off_t)sizeof(buf) ? (size_t)end : sizeof(buf);
 		ssize_t k = pread(fd, buf, n, end - (off_t)n);
 		if (k != (ssize_t)n) {
@@ -230,7 +239,7 @@ static int append_line(int fd, const char *line, const char **call)
 	if (locked == 0 && size > 0) {
 		off_t tail = torn_tail(fd, size);
 		if (tail < 0 && errno != EBADF) {
-			*call = "pread";
+			*call = errno == EFBIG ? "" : "pread";
 			goto out;
 		}
 		*call = "ftruncate";
@@ -293,12 +302,21 @@ int cf_audit_attempt(confine_run *run, int status, const struct confine_error *w
 	if (st && !st->failed) {
 		int e = errno;
 		st->failed = true;
-		cf_err_os(&st->err, CONFINE_E_RECORD, "cannot write the audit log",
-			  st->path ? st->path : "", call, e);
+		if (!*call) /* torn_tail's EFBIG */
+			cf_err(
+			    &st->err, CONFINE_E_RECORD, "cannot write the audit log",
+			    st->path ? st->path : "",
+			    "its last %d bytes hold no newline: that is no line of confine's, so "
+			    "nothing was cut off and nothing appended",
+			    TORN_MAX);
+		else
+			cf_err_os(&st->err, CONFINE_E_RECORD, "cannot write the audit log",
+				  st->path ? st->path : "", call, e);
 		cf_err_hint(&st->err,
 			    "the line of this attempt is missing from the log, and "
 			    "nothing of it was left there; %s",
 			    e == ENOSPC || e == EDQUOT ? "free space on its file system"
+			    : !*call		       ? "check that the file is the audit log"
 						       : "check the file and its file system");
 	}
 	return CONFINE_E_RECORD;
