@@ -357,7 +357,12 @@ struct confine_event {
 			    * protected name -- a glob match, a missing protected path -- the
 			    * command made as a symlink or a hard link of another file, R37:
 			    * renamed aside, detail is the new name), "protected_link_kept"
-			    * (the same, not renamed: detail says why), "ipc_endpoint_created",
+			    * (the same, not renamed: detail says why), "git_moved_aside" (in a
+			    * repository the command created, an entry the host's git would run
+			    * or follow, renamed aside: detail is the new name),
+			    * "git_config_filtered" (its configuration written anew without the
+			    * keys detail names; the original kept aside), "git_moved_aside_more"
+			    * (how many more changes were made than listed), "ipc_endpoint_created",
 			    * "unreadable_directory_skipped", "missing_protected_scan_failed",
 			    * "dynamic_glob_scan_failed", "ipc_endpoint_scan_failed",
 			    * "memory_limit_killed", "pids_limit_reached" (detail: the limit and

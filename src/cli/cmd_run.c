@@ -163,6 +163,23 @@ static void report_events(const confine_run *run, const char *cmd)
 				"(rule '%s'), so it was renamed to '%s'\nhint: inspect it; if you "
 				"asked the command to create it, move it back yourself\n",
 				cli_q(e[i].path), cli_q(e[i].rule), cli_q(e[i].detail));
+		else if (!strcmp(e[i].kind, "git_moved_aside"))
+			fprintf(stderr,
+				"confine: warning: new repository: '%s': the host's git would run "
+				"or follow it, so it was moved to '%s'\nhint: inspect it; move it "
+				"back only if you wrote it yourself\n",
+				cli_q(e[i].path), cli_q(e[i].detail));
+		else if (!strcmp(e[i].kind, "git_config_filtered"))
+			fprintf(stderr,
+				"confine: warning: new repository: '%s': keys the host's git would "
+				"act on were taken out: %s\nhint: inspect the original; set again "
+				"with 'git config' only what you trust\n",
+				cli_q(e[i].path), cli_esc(e[i].detail, 0));
+		else if (!strcmp(e[i].kind, "git_moved_aside_more"))
+			fprintf(stderr,
+				"confine: warning: new repository: '%s': %s were moved aside as "
+				"well\nhint: look for names ending in .confine-disabled\n",
+				cli_q(e[i].path), cli_esc(e[i].detail, 0));
 		else if (!strcmp(e[i].kind, "protected_created_kept"))
 			fprintf(stderr,
 				"confine: warning: protected path created during the run: '%s': "

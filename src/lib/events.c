@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/nofollow.h"
+#include "host/git_defuse.h"
 #include "host/ipc.h"
 #include "host/scan.h"
 #include "request.h"
@@ -213,6 +214,50 @@ static int defuse_link(confine_run *run, const char *path, const char *rule)
 	return add_event(run, "protected_link_kept", path, rule, detail);
 }
 
+/* A new repository (R30 refined): the workspace's `.git`, or the worktrees or modules of a git
+ * directory, that the command created. */
+static bool git_new(const confine_run *run, const char *p, enum cf_git_new *kind)
+{
+	const char *base = strrchr(p, '/');
+	size_t wl = strlen(run->workspace);
+	if (!strncmp(p, run->workspace, wl) && !strcmp(p + wl, "/.git")) {
+		*kind = CF_GIT_NEW_REPO;
+		return true;
+	}
+	if (!base || !cf_strv_contains(&run->git_guards, p))
+		return false;
+	*kind = !strcmp(base, "/worktrees") ? CF_GIT_NEW_WORKTREES : CF_GIT_NEW_MODULES;
+	return !strcmp(base, "/worktrees") || !strcmp(base, "/modules");
+}
+
+/* The repository stays; what git would run or follow was moved aside: one event each. */
+static int git_defused(confine_run *run, const char *p, enum cf_git_new kind, const char *rule)
+{
+	struct cf_git_changes ch = {0};
+	int r = cf_git_defuse(run->workspace, p, kind, &ch);
+	char detail[sizeof(run->events[0].detail)];
+	for (size_t i = 0; i < ch.n && r == 0; i++) {
+		const struct cf_git_change *c = &ch.v[i];
+		if (!c->to) {
+			snprintf(detail, sizeof(detail), "it could not be moved aside: %s",
+				 strerror(c->err));
+			r = add_event(run, "protected_created_kept", c->path, rule, detail);
+		} else if (c->keys) {
+			snprintf(detail, sizeof(detail), "%s; the original is at '%s'", c->keys,
+				 c->to);
+			r = add_event(run, "git_config_filtered", c->path, rule, detail);
+		} else {
+			r = add_event(run, "git_moved_aside", c->path, rule, c->to);
+		}
+	}
+	if (ch.more && r == 0) {
+		snprintf(detail, sizeof(detail), "%zu more entries", ch.more);
+		r = add_event(run, "git_moved_aside_more", p, rule, detail);
+	}
+	cf_git_changes_release(&ch);
+	return r;
+}
+
 /* A missing protected path that now exists: defused (R30) or reported. */
 static int created(confine_run *run, const char *p)
 {
@@ -230,6 +275,9 @@ static int created(confine_run *run, const char *p)
 		return add_event(run, "missing_protected_created", p, protecting_rule(run, p),
 				 NULL);
 	}
+	enum cf_git_new kind;
+	if (git_new(run, p, &kind))
+		return git_defused(run, p, kind, d.rule->pattern);
 	char moved[4096 + 64];
 	if (defuse(p, moved, sizeof(moved)) == 0)
 		return add_event(run, "protected_created_disabled", p, d.rule->pattern, moved);

@@ -4,9 +4,9 @@
 # A hostile command plants code for the user's next `git status`, `git commit` or `git fetch`
 # on the host: core.fsmonitor in .git/config, a hook, a .git/commondir naming another
 # configuration, a config.worktree, a .git renamed away and replaced, a husky hooks path, an
-# included file, a missing hooks directory, a fresh .git in a subdirectory of a repository, the
-# global ~/.gitconfig.  After every hostile run the host's git executes nothing the command
-# wrote.  Controls: the same plants, made on the host without confine, do run (so the marker
+# included file, a missing hooks directory, a fresh .git in a subdirectory of a repository
+# (kept, its fsmonitor taken out: newrepo.t), the global ~/.gitconfig.  After every hostile run
+# the host's git executes nothing the command wrote.  Controls: the same plants, made on the host without confine, do run (so the marker
 # would show).  As root and as uid 65534.
 # landlock (SPEC 3.3): a directory holding a protected path is split (.git, the workspace root,
 # the home and ~/.config under --allow ~:write); in a writable area confine's supervisor makes
@@ -100,8 +100,9 @@ for who in $RUN_USERS; do
 	ok $? "$who: R30 the planted .git/commondir was renamed aside after the run"
 	[ -e "$g/.git/config.worktree.confine-disabled" ] && [ ! -e "$g/.git/config.worktree" ]
 	ok $? "$who: the planted .git/config.worktree too"
-	[ -e "$g/.git/modules.confine-disabled" ] && [ ! -e "$g/.git/modules" ]
-	ok $? "$who: and the planted .git/modules"
+	# R30 refined: a new modules/ stays; what is not a submodule's git directory goes.
+	[ -e "$g/.git/modules/x/config.confine-disabled" ] && [ ! -e "$g/.git/modules/x/config" ]
+	ok $? "$who: and the configuration planted in .git/modules"
 	grep -q "protected path created during the run: '$g/.git/commondir'.*renamed to '$g/.git/commondir.confine-disabled'" <<<"$err"
 	ok $? "$who: the warning names it and where it went"
 	host_git "$who" "$g"
@@ -162,10 +163,12 @@ for who in $RUN_USERS; do
 		printf '#!/bin/sh\ntouch $M/PWNED-newgit\n' >evil.sh && chmod +x evil.sh
 		git init -q . && git config core.fsmonitor $outer/sub/evil.sh; echo \$?"
 	is "$out" 0 "$who: git init in a workspace that is not a repository works inside"
-	[ -e "$outer/sub/.git.confine-disabled" ] && [ ! -e "$outer/sub/.git" ]
-	ok $? "$who: the new .git was renamed aside after the run"
+	# R30 refined (newrepo.t has the rest): the new repository stays, its fsmonitor goes.
+	[ -d "$outer/sub/.git" ] && [ -e "$outer/sub/.git/config.confine-disabled" ] &&
+		! grep -q fsmonitor "$outer/sub/.git/config"
+	ok $? "$who: the new .git stays, without the planted core.fsmonitor"
 	hx "$who" sh -c "cd '$outer/sub' && git status >/dev/null 2>&1; echo done"
-	is "$(pwned "$M")" "" "$who: the host's git in the subdirectory finds the outer repository only"
+	is "$(pwned "$M")" "" "$who: the host's git in the subdirectory runs nothing the command wrote"
 
 	# ---- The global configuration under an allow of the home. ----
 	gl=$h/glob

@@ -196,6 +196,7 @@ int cf_gitconfig_parse(const char *text, size_t len, cf_gitconfig_fn fn, void *c
 {
 	struct lexer x = {.s = text, .end = text + len};
 	int r = 0;
+	bool bad = false;
 	cf_buf_init(&x.section);
 	cf_buf_init(&x.sub);
 	cf_buf_init(&x.key);
@@ -214,11 +215,11 @@ int cf_gitconfig_parse(const char *text, size_t len, cf_gitconfig_fn fn, void *c
 			continue;
 		}
 		if (c == '[') {
-			if (!parse_header(&x))
-				break;
-			continue;
+			if (!(bad = !parse_header(&x)))
+				continue;
+			break;
 		}
-		if (!is_alpha(c) || !x.section.len)
+		if ((bad = !is_alpha(c) || !x.section.len))
 			break;
 		reset(&x.key);
 		while (!at_end(&x) && (is_alnum(peek(&x)) || peek(&x) == '-'))
@@ -229,12 +230,13 @@ int cf_gitconfig_parse(const char *text, size_t len, cf_gitconfig_fn fn, void *c
 		c = peek(&x);
 		if (c == '=') {
 			x.s++;
-			if (!parse_value(&x))
+			if ((bad = !parse_value(&x)))
 				break;
 			value = x.value.s ? x.value.s : "";
 		} else if (c < 0 || c == '\n' || c == '#' || c == ';') {
 			skip_line(&x);
 		} else {
+			bad = true;
 			break;
 		}
 		if (x.section.oom || x.sub.oom || x.key.oom || x.value.oom) {
@@ -252,7 +254,9 @@ int cf_gitconfig_parse(const char *text, size_t len, cf_gitconfig_fn fn, void *c
 	cf_buf_release(&x.sub);
 	cf_buf_release(&x.key);
 	cf_buf_release(&x.value);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return bad ? CONFINE_E_INVALID : 0;
 }
 
 /* ---- the repository (touches the OS) ---- */
@@ -388,7 +392,8 @@ static void read_config(struct gather *g, const char *path)
 	/* The name of the file as the list of read files keeps it (path may be freed by the
 	 * caller while includes below still refer to it). */
 	g->file = g->read.v[g->read.n - 1];
-	if (cf_gitconfig_parse(text, len, on_key, g) < 0)
+	/* A line git rejects ends the parse: what came before is taken (more protection). */
+	if (cf_gitconfig_parse(text, len, on_key, g) == CONFINE_E_NOMEM)
 		g->error = CONFINE_E_NOMEM;
 	free(text);
 }

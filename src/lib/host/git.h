@@ -22,11 +22,35 @@ typedef int (*cf_gitconfig_fn)(void *ctx, const char *section, const char *subse
 /*
  * Parses git configuration text (git-config(1) syntax: [section], [section "sub"],
  * [section.sub], key = value, quotes, escapes, line continuations, # and ; comments).  Calls
- * fn for each key.  A line git would reject ends the parse there (git refuses the whole file;
- * what came before has been reported, which errs on the side of protecting more).  Returns 0,
+ * fn for each key.  A line git would reject ends the parse there with CONFINE_E_INVALID (git
+ * refuses the whole file; what came before has been reported).  Returns 0, CONFINE_E_INVALID
  * or CONFINE_E_NOMEM.  Pure.
  */
 int cf_gitconfig_parse(const char *text, size_t len, cf_gitconfig_fn fn, void *ctx);
+
+/* How many removed key names cf_gitconfig_filter lists (then one "..."). */
+#define CF_GITCONFIG_REMOVED_MAX 32
+
+struct cf_gitconfig_policy {
+	/* Whether a core.worktree value may stay (a submodule's git directory names its work
+	 * tree; it must lie inside the workspace).  NULL: it never stays. */
+	bool (*worktree_inside)(void *ctx, const char *value);
+	void *ctx;
+};
+
+/*
+ * The configuration of a repository the command created (R30 refined): appends to *out the
+ * keys of an allow-list of what git init, git clone, git worktree add and git submodule write
+ * (core.repositoryformatversion, filemode, bare, logallrefupdates, ..., remote.*.url and fetch,
+ * branch.*.remote and merge, submodule.*.url and active, extensions.objectformat, user.name
+ * and email), each only with a value that names no program and points git nowhere else, in
+ * canonical syntax.  Every other key's name goes to *removed once (at most
+ * CF_GITCONFIG_REMOVED_MAX, then "...").  Nothing removed: the original may stay as it is.
+ * Returns 0, CONFINE_E_INVALID (the text cannot be read for sure: move the file aside whole)
+ * or CONFINE_E_NOMEM.  Pure.
+ */
+int cf_gitconfig_filter(const char *text, size_t len, const struct cf_gitconfig_policy *policy,
+			struct cf_buf *out, struct cf_strv *removed);
 
 /*
  * The write guards for the repository at `workspace` (absolute paths, lexically normalised,
