@@ -47,28 +47,31 @@ struct entry {
 	enum what what;
 };
 
-/* The state files of git's own commands that hold data only.  rebase-merge, rebase-apply and
- * sequencer are not among them: their todo lists hold `exec` lines that the next
- * `git rebase --continue` runs. */
-#define STATE_FILES                                                                                \
-	{"HEAD", W_FILE}, {"ORIG_HEAD", W_FILE}, {"FETCH_HEAD", W_FILE}, {"MERGE_HEAD", W_FILE},   \
-	    {"MERGE_MSG", W_FILE}, {"MERGE_MODE", W_FILE}, {"AUTO_MERGE", W_FILE},                 \
-	    {"CHERRY_PICK_HEAD", W_FILE}, {"REVERT_HEAD", W_FILE}, {"COMMIT_EDITMSG", W_FILE},     \
-	    {"index", W_FILE}, {"logs", W_DIR}, {"refs", W_DIR}, {"config.worktree", W_CONFIG}
+/* In every git directory: the state files of git's own commands that hold data only.
+ * rebase-merge, rebase-apply and sequencer are not among them: their todo lists hold `exec`
+ * lines that the next `git rebase --continue` runs. */
+static const struct entry state_entries[] = {
+    {"HEAD", W_FILE},	     {"ORIG_HEAD", W_FILE},
+    {"FETCH_HEAD", W_FILE},  {"MERGE_HEAD", W_FILE},
+    {"MERGE_MSG", W_FILE},   {"MERGE_MODE", W_FILE},
+    {"AUTO_MERGE", W_FILE},  {"CHERRY_PICK_HEAD", W_FILE},
+    {"REVERT_HEAD", W_FILE}, {"COMMIT_EDITMSG", W_FILE},
+    {"index", W_FILE},	     {"logs", W_DIR},
+    {"refs", W_DIR},	     {"config.worktree", W_CONFIG},
+};
 
 /* A repository's git directory: what git init and git clone make (gitrepository-layout(5)). */
 static const struct entry repo_entries[] = {
-    STATE_FILES,	   {"description", W_FILE}, {"packed-refs", W_FILE},
-    {"shallow", W_FILE},   {"MERGE_RR", W_FILE},    {"objects", W_DIR},
-    {"info", W_DIR},	   {"lfs", W_DIR},	    {"rr-cache", W_DIR},
-    {"branches", W_EMPTY_DIR}, {"config", W_CONFIG},    {"hooks", W_HOOKS},
-    {"worktrees", W_WORKTREES}, {"modules", W_MODULES},
+    {"description", W_FILE}, {"packed-refs", W_FILE}, {"shallow", W_FILE},
+    {"MERGE_RR", W_FILE},    {"objects", W_DIR},      {"info", W_DIR},
+    {"lfs", W_DIR},	     {"rr-cache", W_DIR},     {"branches", W_EMPTY_DIR},
+    {"config", W_CONFIG},    {"hooks", W_HOOKS},      {"worktrees", W_WORKTREES},
+    {"modules", W_MODULES},
 };
 
 /* A worktree's own directory (worktrees/ID): git reads hooks and config from the common
  * directory, so neither belongs here. */
 static const struct entry admin_entries[] = {
-    STATE_FILES,
     {"locked", W_FILE},
     {"commondir", W_COMMONDIR},
     {"gitdir", W_GITDIR},
@@ -372,19 +375,26 @@ static void config(struct walk *w, const struct gitdir *g, const char *name)
 	cf_strv_release(&removed);
 }
 
-static const struct entry *lookup(enum gkind kind, const char *name)
+static const struct entry *find_entry(const struct entry *t, size_t n, const char *name)
 {
-	const struct entry *t = kind == G_ADMIN ? admin_entries : repo_entries;
-	size_t n = kind == G_ADMIN ? sizeof(admin_entries) / sizeof(admin_entries[0])
-				   : sizeof(repo_entries) / sizeof(repo_entries[0]);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(t[i].name, name))
 			return &t[i];
+	return NULL;
+}
+
+#define FIND(table, name) find_entry(table, sizeof(table) / sizeof(table[0]), name)
+
+static const struct entry *lookup(enum gkind kind, const char *name)
+{
+	const struct entry *e = FIND(state_entries, name);
+	if (!e)
+		e = kind == G_ADMIN ? FIND(admin_entries, name) : FIND(repo_entries, name);
 	/* A split index's shared part (git update-index --split-index). */
 	static const struct entry shared = {"sharedindex.", W_FILE};
-	if (kind != G_ADMIN && !strncmp(name, "sharedindex.", 12))
-		return &shared;
-	return NULL;
+	if (!e && kind != G_ADMIN && !strncmp(name, "sharedindex.", 12))
+		e = &shared;
+	return e;
 }
 
 static bool type_ok(enum what what, const struct stat *st)
@@ -472,7 +482,8 @@ static int do_modules(struct walk *w, int fd, const char *path, int depth)
 			w->nomem = true;
 			r = 0;
 		} else if (sub >= 0 && fstatat(sub, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			struct gitdir g = {.fd = sub, .path = p, .kind = G_MODULE, .depth = depth + 1};
+			struct gitdir g = {
+			    .fd = sub, .path = p, .kind = G_MODULE, .depth = depth + 1};
 			r = depth < MAX_DEPTH ? do_gitdir(w, &g) : -1;
 		} else if (sub >= 0) {
 			r = do_modules(w, sub, p, depth + 1);
@@ -588,8 +599,8 @@ static int do_gitdir(struct walk *w, const struct gitdir *g)
 static int open_beneath(int ws_fd, const char *rel)
 {
 	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-					  RESOLVE_NO_MAGICLINKS};
+			       .resolve =
+				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 	return (int)syscall(SYS_openat2, ws_fd, rel, &how, sizeof(how));
 }
 

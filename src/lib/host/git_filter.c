@@ -138,8 +138,7 @@ static void note_removed(struct filter *f, const char *section, const char *sub,
 {
 	if (f->removed->n > CF_GITCONFIG_REMOVED_MAX)
 		return;
-	char *name = f->removed->n == CF_GITCONFIG_REMOVED_MAX
-			 ? cf_strdup("...")
+	char *name = f->removed->n == CF_GITCONFIG_REMOVED_MAX ? cf_strdup("...")
 		     : sub ? cf_asprintf("%s.%s.%s", section, sub, key)
 			   : cf_asprintf("%s.%s", section, key);
 	if (!name) {

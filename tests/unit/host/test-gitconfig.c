@@ -110,8 +110,8 @@ static void same_as_git(const char *out, const char *what)
 {
 	struct cf_buf ours;
 	cf_buf_init(&ours);
-	TAP_INTEQ(cf_gitconfig_parse(out, strlen(out), list_one, &ours), 0,
-		  "%s: the output parses", what);
+	TAP_INTEQ(cf_gitconfig_parse(out, strlen(out), list_one, &ours), 0, "%s: the output parses",
+		  what);
 	char *theirs = git_list(out);
 	if (!theirs) {
 		TAP_OK(0, "%s: git config --list could not be run on the output", what);
@@ -143,8 +143,9 @@ struct kase {
 };
 
 static const struct kase cases[] = {
-    {"git init", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
-		 "\tlogallrefupdates = true\n",
+    {"git init",
+     "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+     "\tlogallrefupdates = true\n",
      &repo, 0, "", NULL},
     {"git clone",
      "[core]\n\trepositoryformatversion = 0\n[remote \"origin\"]\n\turl = https://h/r.git\n"
@@ -182,7 +183,8 @@ static const struct kase cases[] = {
     {"control characters", "[user]\n\tname = \"a\\tb\"\n\temail = \"a\\nb\"\n", &repo, 0,
      "user.name,user.email", ""},
     {"subsection names", "[branch \"a\\\"b\\\\c\"]\n\tremote = o\n[branch.Main]\n\tmerge = m\n",
-     &repo, 0, "", "[branch \"a\\\"b\\\\c\"]\n\tremote = \"o\"\n[branch \"main\"]\n\tmerge = \"m\"\n"},
+     &repo, 0, "",
+     "[branch \"a\\\"b\\\\c\"]\n\tremote = \"o\"\n[branch \"main\"]\n\tmerge = \"m\"\n"},
     {"submodule work tree",
      "[core]\n\tworktree = ../../../lib\n\tworktree = ../../../../out\n\tworktree = /etc\n",
      &module, 0, "core.worktree", "[core]\n\tworktree = \"../../../lib\"\n"},
