@@ -161,6 +161,20 @@ void confine_request_set_timeout(confine_request *req, uint64_t milliseconds);
  * Pure. */
 void confine_request_set_kill_grace(confine_request *req, uint64_t milliseconds);
 
+/* A terminal of the command's own (R41).  AUTO (the default): when the caller's descriptor 0, 1
+ * or 2 is a terminal, the command gets a pseudo-terminal of its own in its place, which confine
+ * relays while confine_run_wait runs (the caller's terminal in raw mode while the caller is its
+ * foreground job, restored before confine_run_wait returns); the caller's terminal is never the
+ * command's.  ON: a pseudo-terminal on 0, 1 and 2 even without a terminal, relayed from and to
+ * the caller's 0 and 1.  OFF: the command gets the caller's descriptors.  Not under policy off
+ * or an escalation, which run the command as it is.  Pure. */
+enum confine_tty {
+	CONFINE_TTY_AUTO = 0,
+	CONFINE_TTY_ON = 1,
+	CONFINE_TTY_OFF = 2,
+};
+void confine_request_set_tty(confine_request *req, enum confine_tty tty);
+
 /* Environment (SPEC 5).  The base environment is the one given here (envp copied; NULL means
  * an empty environment).  Pure. */
 int confine_request_set_environment(confine_request *req, const char *const *envp,
@@ -302,8 +316,15 @@ int confine_run_start(confine_run *run, struct confine_error *err);
  * SIGHUP, SIGQUIT and a second SIGINT also ask the sandbox to end: if it is still running after
  * the kill grace (confine_request_set_kill_grace), confine_run_wait kills all of it (a command
  * may catch one SIGINT, as a shell or REPL does with Ctrl-C, and go on).  Before the sandbox is
- * ready any of them ends it at once.  Async-signal safe.  Touches the OS. */
+ * ready any of them ends it at once.  SIGWINCH and SIGCONT are not forwarded: with a terminal
+ * of the command's own (confine_request_set_tty) the window size follows, and raw mode is set
+ * again when the caller is in the foreground.  Async-signal safe.  Touches the OS. */
 void confine_run_forward_signal(confine_run *run, int sig);
+
+/* Gives the caller's terminal its mode back, as before the relay of confine_request_set_tty
+ * (confine_run_wait and confine_run_free do it too): for a handler of a signal that stops or
+ * ends the caller.  A SIGCONT forwarded later sets raw mode again.  Async-signal safe. */
+void confine_run_restore_terminal(confine_run *run);
 
 /* Waits for the command to end; *status is the R3 exit status: the command's own status,
  * 128+N on death by signal N, 126/127 when the command could not be executed.  When the

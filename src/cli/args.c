@@ -334,6 +334,9 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 					      a[9] == 'p' ? "TARGET" : "NAME");
 			o->inject_path[o->n_inject] = a[9] == 'p';
 			o->inject[o->n_inject++] = v;
+		} else if (cmd == CLI_RUN && (!strcmp(a, "--tty") || !strcmp(a, "--no-tty"))) {
+			confine_request_set_tty(o->req,
+						a[2] == 't' ? CONFINE_TTY_ON : CONFINE_TTY_OFF);
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
 			o->print_plan = true;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--audit", &v)) {

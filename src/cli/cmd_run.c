@@ -58,6 +58,9 @@ static const char help[] =
     "                             not let confine create one (see 'confine probe')\n"
     "  --timeout DURATION         kill the whole sandbox after DURATION (status 137):\n"
     "                             seconds (30, 2.5, 30s), minutes (2m) or hours (1h)\n"
+    "  --tty, --no-tty            the command gets a terminal of its own that confine\n"
+    "                             relays (the default when confine's stdin, stdout or\n"
+    "                             stderr is a terminal), or none: confine's descriptors\n"
     "  --report FILE              write the post-run report (JSON) to FILE\n"
     "  --audit FILE               append one JSON line per spawn attempt to FILE (also\n"
     "                             CONFINE_AUDIT); FILE is hidden from the sandbox\n"
@@ -124,6 +127,43 @@ static void explain_denials(confine_run *run)
 			    "the run, or use the bwrap backend\n",
 			    cli_esc(why, 0));
 	}
+}
+
+/* R41: a stop from outside (kill -TSTP; the keyboard's Ctrl-Z goes to the command's own
+ * terminal) gives the user's terminal back first; SIGCONT (forwarded) takes it again. */
+static void stop_self(int sig)
+{
+	int e = errno;
+	(void)sig;
+	confine_run_restore_terminal(current);
+	raise(SIGSTOP);
+	errno = e;
+}
+
+/* A signal that ends confine without its own handling: the user's terminal as it was first
+ * (R41), then the signal's default action. */
+static void fatal(int sig)
+{
+	confine_run_restore_terminal(current);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void terminal_signals(void)
+{
+	static const int fatal_signals[] = {SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF,
+					    SIGXCPU, SIGXFSZ, SIGSEGV, SIGBUS,	  SIGFPE,
+					    SIGILL,  SIGABRT, SIGSYS,  SIGTRAP};
+	struct sigaction sa = {.sa_handler = forward, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGWINCH, &sa, NULL);
+	sigaction(SIGCONT, &sa, NULL);
+	sa.sa_handler = stop_self;
+	sigaction(SIGTSTP, &sa, NULL);
+	sa.sa_handler = fatal;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &sa, NULL);
 }
 
 /* What was not protected while the command ran (R23): said on stderr, after the command's own
@@ -404,6 +444,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
+	terminal_signals();
 	r = confine_run_start(run, &err);
 	if (r < 0) {
 		cli_report(&err);

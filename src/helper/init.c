@@ -4,7 +4,8 @@
  *
  *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--env-fd E] [--landlock]
  *                [--net-relay] [--mounts-fd L --ids UID:GID | --nested] [--seccomp-fd S]
- *                [--ipc-fd I --ipc-filter-fd F] -- COMMAND [ARG...]
+ *                [--ipc-fd I --ipc-filter-fd F]
+ *                [--pty-fd P --pty-mask BITS] -- COMMAND [ARG...]
  *
  * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
  * reach the user as confine's messages), checks that it holds no capability, sets
@@ -29,6 +30,10 @@
  * R36: with --ipc-fd and --ipc-filter-fd the command runs under the IPC guard (guard.h): a
  * Landlock write layer and a second seccomp filter in its own process, whose notifications a
  * thread of pid 1 answers.
+ *
+ * R41: with --pty-fd it opens a pty of the sandbox's devpts (tty.c), sends the master to confine
+ * on P before READY, and gives the command the slave as its controlling terminal and as the
+ * descriptors 0-2 of BITS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +53,7 @@
 #include "helper/guard.h"
 #include "helper/mounts.h"
 #include "helper/relay.h"
+#include "helper/tty.h"
 #include "net/netconst.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -85,22 +91,25 @@ static int holds_capabilities(void)
 }
 
 /* Closes (or marks close-on-exec) every descriptor from 3 on except the ones in keep[] (-1:
- * unused slots; the IPC guard's Landlock layer is the third).  close_range where the kernel has it
+ * unused slots; the IPC guard's Landlock layer is the third, the slave of the command's pty
+ * the fourth).  close_range where the kernel has it
  * (5.9; CLOEXEC 5.11), else one close per possible descriptor: either way no descriptor of the host
  * survives.  Returns 0 or -1 with errno. */
-static int close_from(const int keep_in[3], bool cloexec)
+#define KEEP 4
+static int close_from(const int keep_in[KEEP], bool cloexec)
 {
 	unsigned flags = cloexec ? CLOSE_RANGE_CLOEXEC : 0;
-	int keep[3] = {keep_in[0], keep_in[1], keep_in[2]};
-	for (int a = 0; a < 3; a++)
-		for (int b = a + 1; b < 3; b++)
+	int keep[KEEP];
+	memcpy(keep, keep_in, sizeof(keep));
+	for (int a = 0; a < KEEP; a++)
+		for (int b = a + 1; b < KEEP; b++)
 			if (keep[b] < keep[a]) {
 				int t = keep[a];
 				keep[a] = keep[b];
 				keep[b] = t;
 			}
 	int lo = 3, rc = 0;
-	for (int k = 0; k < 3 && rc == 0; k++) {
+	for (int k = 0; k < KEEP && rc == 0; k++) {
 		if (keep[k] < lo)
 			continue;
 		if (keep[k] > lo)
@@ -118,7 +127,10 @@ static int close_from(const int keep_in[3], bool cloexec)
 	if (max < 0 || max > 1 << 20)
 		max = 1 << 20;
 	for (int fd = 3; fd < max; fd++) {
-		if (fd == keep[0] || fd == keep[1] || fd == keep[2])
+		bool kept = false;
+		for (int k = 0; k < KEEP; k++)
+			kept = kept || fd == keep[k];
+		if (kept)
 			continue;
 		if (cloexec)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -234,6 +246,8 @@ int main(int argc, char **argv)
 {
 	int status_fd = -1, stderr_fd = -1, go_fd = -1, mounts_fd = -1, seccomp_fd = -1, i;
 	int env_fd = -1, ipc_fd = -1, ipc_filter_fd = -1;
+	int pty_fd = -1, slave = -1;
+	unsigned pty_mask = 0;
 	int landlock = 0, relay = 0;
 	unsigned uid = 0, gid = 0;
 	bool ids = false, nested = false;
@@ -255,6 +269,10 @@ int main(int argc, char **argv)
 			mounts_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seccomp-fd") && i + 1 < argc)
 			seccomp_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--pty-fd") && i + 1 < argc)
+			pty_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--pty-mask") && i + 1 < argc)
+			pty_mask = (unsigned)atoi(argv[++i]) & 7U;
 		else if (!strcmp(argv[i], "--ids") && i + 1 < argc)
 			ids = sscanf(argv[++i], "%u:%u", &uid, &gid) == 2;
 		else if (!strcmp(argv[i], "--nested"))
@@ -273,7 +291,7 @@ int main(int argc, char **argv)
 	    (ipc_fd >= 0) != (ipc_filter_fd >= 0) ||
 	    (ipc_fd >= 0 && (ipc_fd < 3 || ipc_filter_fd < 3)) ||
 	    (mounts_fd >= 0 && (mounts_fd < 3 || !ids || nested)) ||
-	    (seccomp_fd >= 0 && mounts_fd < 0 && !nested))
+	    (seccomp_fd >= 0 && mounts_fd < 0 && !nested) || (pty_mask && pty_fd < 3))
 		return usage();
 	char **cmd = argv + i;
 	if (mounts_fd >= 0)
@@ -316,7 +334,14 @@ int main(int argc, char **argv)
 	/* Nothing of the host stays open in pid 1: the descriptor it was executed from (an
 	 * O_PATH of the installed confine-init), whatever bwrap left.  Only 0-2 and the status
 	 * pipe remain. */
-	if (close_from((int[3]){status_fd, go_fd, guarded ? guard.ruleset : -1}, false) < 0) {
+	/* R41: the command's own terminal, from the sandbox's devpts; its master goes to confine
+	 * now, while nothing of the command runs. */
+	if (pty_mask && (slave = cf_helper_pty_open(pty_fd)) < 0) {
+		fail(status_fd, CF_HELPER_FAIL, errno,
+		     "cannot open a pseudo-terminal in the sandbox");
+	}
+	if (close_from((int[KEEP]){status_fd, go_fd, guarded ? guard.ruleset : -1, slave}, false) <
+	    0) {
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
 	}
 
@@ -404,7 +429,12 @@ int main(int argc, char **argv)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* Nothing but 0, 1 and 2 reaches the command; the status pipe stays open only
 		 * until exec succeeds. */
-		if (close_from((int[3]){-1, -1, -1}, true) < 0) {
+		if (slave >= 0 && cf_helper_pty_attach(slave, pty_mask) < 0) {
+			report(status_fd, CF_HELPER_FAIL, errno,
+			       "cannot make the pseudo-terminal the command's own");
+			_exit(125);
+		}
+		if (close_from((int[KEEP]){-1, -1, -1, -1}, true) < 0) {
 			report(status_fd, CF_HELPER_EXEC_FAIL, errno, "close_range");
 			_exit(126);
 		}
@@ -432,6 +462,9 @@ int main(int argc, char **argv)
 		close(status_fd);
 		status_fd = 3;
 	}
+	/* The command's alone now: the pty hangs up when it and its own are gone. */
+	if (slave >= 0)
+		close(slave);
 	if (relay)
 		return exited(status_fd, cf_relay_run(http_l, socks_l, handoff, &set, child));
 

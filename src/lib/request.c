@@ -140,6 +140,11 @@ void confine_request_set_kill_grace(confine_request *r, uint64_t milliseconds)
 	r->kill_grace_ms = milliseconds;
 }
 
+void confine_request_set_tty(confine_request *r, enum confine_tty tty)
+{
+	r->tty = tty;
+}
+
 int confine_request_set_environment(confine_request *r, const char *const *envp,
 				    struct confine_error *err)
 {

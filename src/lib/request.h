@@ -19,6 +19,7 @@
 #include "net/decide.h"
 #include "plan/landlock/ll_plan.h"
 #include "exec/linux/cgroup.h"
+#include "exec/linux/pty.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/keeper.h"
 #include "exec/linux/settle.h"
@@ -35,6 +36,7 @@ struct confine_request {
 	enum confine_policy policy;
 	uint64_t tmp_size;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
+	enum confine_tty tty; /* R41 */
 	char *helper;
 	struct cf_strv env_base;
 	bool env_base_set;
@@ -72,6 +74,10 @@ struct confine_run {
 	bool globs_collected;	   /* run->globs holds every glob rule */
 	struct confine_probe_result probe;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
+	enum confine_tty tty;	      /* R41: whether the command gets a pty (exec/linux/pty.h) */
+	struct cf_pty *pty;	      /* its relay while the command runs, or NULL */
+	struct confine_error pty_err; /* bwrap: the sandbox's pty did not come (the command
+				       * never started) */
 	struct cf_cgroup cgroup;
 	struct cf_cgroup_counts limit_counts; /* read as the cgroup goes (post-run events) */
 	struct cf_keeper keeper;	      /* ends the run if confine dies (keeper.c) */

@@ -491,6 +491,7 @@ static confine_run *run_new(const confine_request *req)
 	run->limit_mem = req->limit_mem;
 	run->timeout_ms = req->timeout_ms;
 	run->kill_grace_ms = req->kill_grace_ms;
+	run->tty = req->tty;
 	run->target_pidfd = -1;
 	if (req->helper && !(run->helper = cf_strdup(req->helper))) {
 		free(run);
@@ -1201,6 +1202,7 @@ void confine_run_free(confine_run *run)
 	free(run->skip);
 	free(run->by_helper);
 	free(run->helper_failed);
+	cf_pty_free(run->pty);
 	if (run->mounts_r >= 0)
 		close(run->mounts_r);
 	free(run->home);

@@ -14,6 +14,7 @@
  *   tiocsti-tty            open /dev/tty, ioctl TIOCSTI one byte
  *   tiocsti-fd N           ioctl TIOCSTI one byte on inherited descriptor N
  *   tiocsti-high N         the same with the request's upper 32 bits set (the kernel drops them)
+ *   tioclinux-fd N         ioctl TIOCLINUX TIOCL_GETSHIFTSTATE (reads only) on descriptor N
  *   keyctl-read ID         KEYCTL_READ of key serial ID
  *   keyctl-session         KEYCTL_GET_KEYRING_ID of the session keyring (no creation)
  *   io_uring               io_uring_setup with one entry
@@ -621,6 +622,10 @@ int main(int argc, char **argv)
 			return outcome(sti((int)a, TIOCSTI));
 		if (strcmp(op, "tiocsti-high") == 0)
 			return outcome(sti((int)a, 0xffffffff00000000UL | TIOCSTI));
+		if (strcmp(op, "tioclinux-fd") == 0) {
+			char sub[2] = {6 /* TIOCL_GETSHIFTSTATE */, 0};
+			return outcome(syscall(SYS_ioctl, (int)a, TIOCLINUX, sub));
+		}
 		if (strcmp(op, "keyctl-read") == 0) {
 			char buf[4096];
 			return outcome(syscall(SYS_keyctl, CF_KEYCTL_READ, a, buf, sizeof(buf)));

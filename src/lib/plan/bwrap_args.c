@@ -237,6 +237,12 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 	if (plan->ipc_guard && fds->ipc >= 0 && fds->ipc_filter >= 0)
 		bad |= add(out, "--ipc-fd") | addfd(out, fds->ipc) | add(out, "--ipc-filter-fd") |
 		       addfd(out, fds->ipc_filter);
+	if (fds->pty_mask) {
+		char mask[16];
+		snprintf(mask, sizeof(mask), "%u", fds->pty_mask);
+		bad |= add(out, "--pty-fd") | addfd(out, fds->pty) | add(out, "--pty-mask") |
+		       add(out, mask);
+	}
 	if (fds->by_helper) {
 		char ids[32];
 		bad |= add(out, "--mounts-fd") | addfd(out, fds->mounts);

@@ -159,8 +159,11 @@ struct cf_bwrap_fds {
 	int stderr_fd;	   /* the real stderr, restored by the helper */
 	int go;		   /* the helper waits for one byte on it before the command (R34);
 			    * -1: it does not wait */
-	const bool *skip;  /* per mount index: leave this mount out (a transient path that is
-			    * gone); NULL: none */
+	unsigned pty_mask; /* R41: the command's descriptors 0-2 (bits) that get a pty of the
+			    * sandbox's own, whose master the helper sends on `pty`; 0: none */
+	int pty;
+	const bool *skip; /* per mount index: leave this mount out (a transient path that is
+			   * gone); NULL: none */
 	/* Helper mode (cf_plan_helper_split): per mount index, made by confine-init instead of
 	 * bwrap; NULL: bwrap makes every mount and drops the capabilities itself. */
 	const bool *by_helper;

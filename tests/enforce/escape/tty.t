@@ -4,9 +4,10 @@
 # neither through /dev/tty nor through an inherited terminal descriptor, nor with a request
 # whose upper 32 bits are set (the kernel drops them, so it is still TIOCSTI).  `tryk pty-run`
 # gives the command a fresh pty as controlling terminal and as fd 0, like an interactive shell.
-# --new-session leaves the command without a controlling terminal (ENXIO on /dev/tty); the
-# seccomp filter (SPEC 3.1, R17) answers EPERM even on a terminal the command controls, which
-# the last cases build inside the sandbox.  As root and as uid 65534.
+# R41: with a terminal on stdin the command gets a pty of its own (terminal.t), which is then
+# the terminal behind /dev/tty; with --no-tty, --new-session leaves the command without a
+# controlling terminal (ENXIO on /dev/tty).  The seccomp filter (SPEC 3.1, R17) answers EPERM
+# even on a terminal the command controls, which the last cases build inside the sandbox.  As root and as uid 65534.
 source "$(dirname "$0")/escape.sh"
 
 for who in $RUN_USERS; do
@@ -24,7 +25,9 @@ for who in $RUN_USERS; do
 	hx "$who" "$TRYK" pty-run "$FIX/confine" run -- "$TRYK" tiocsti-high 0
 	is "$(got)" EPERM "$who: TIOCSTI with the upper 32 bits set on the inherited pty is denied"
 	hx "$who" "$TRYK" pty-run "$FIX/confine" run -- "$TRYK" tiocsti-tty
-	is "$(got)" ENXIO "$who: R12 --new-session: /dev/tty has no terminal behind it"
+	is "$(got)" EPERM "$who: R41: /dev/tty is the command's own pty, and TIOCSTI on it is refused"
+	hx "$who" "$TRYK" pty-run "$FIX/confine" run --no-tty -- "$TRYK" tiocsti-tty
+	is "$(got)" ENXIO "$who: R12 --new-session (--no-tty): /dev/tty has no terminal behind it"
 	expect "$who" ENXIO "R12: /dev/tty without a terminal on stdin" -- "$TRYK" tiocsti-tty
 
 	# Inside, on a pty of the sandbox's own that the command makes its controlling terminal,

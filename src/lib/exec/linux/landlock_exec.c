@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -39,6 +40,7 @@
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/keeper.h"
 #include "exec/linux/landlock_exec.h"
+#include "exec/linux/pty.h"
 #include "net/auth.h"
 #include "net/netrun.h"
 #include "request.h"
@@ -422,7 +424,9 @@ struct ll_child {
 	char **argv, **envp;
 	char **sh_argv; /* "/bin/sh" path argv... for ENOEXEC; sh_argv[1] is replaced */
 	const char *cwd;
-	int err_w; /* the stderr tee's write end, or -1: stderr is inherited */
+	int err_w;	   /* the stderr tee's write end, or -1: stderr is inherited */
+	int pty;	   /* R41: the slave of the command's own pty, or -1 */
+	unsigned pty_mask; /* the descriptors it goes on (CF_PTY_FD bits) */
 	int ruleset;
 	const struct sock_fprog *prog;
 	int guard_w; /* where the seccomp listener goes (the supervisor), or -1 */
@@ -515,6 +519,12 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	/* TIOCSTI and kill(0, ...) stay inside: a session and process group of its own. */
 	if (setsid() < 0)
 		CHILD_FAIL(c, "setsid");
+	/* R41: its own pty is its controlling terminal, never the user's terminal. */
+	if (c->pty >= 0 && ioctl(c->pty, TIOCSCTTY, 0) < 0)
+		CHILD_FAIL(c, "ioctl(TIOCSCTTY)");
+	for (int fd = 0; fd < 3; fd++)
+		if ((c->pty_mask & CF_PTY_FD(fd)) && dup2(c->pty, fd) < 0)
+			CHILD_FAIL(c, "dup2");
 	/* The report and the audit log read the denials on the command's stderr (SPEC 7.3). */
 	if (c->err_w >= 0 && dup2(c->err_w, 2) < 0)
 		CHILD_FAIL(c, "dup2");
@@ -669,7 +679,7 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	struct cf_strv cands = {0};
 	struct sock_fprog prog = {0};
 	char **sh_argv = NULL;
-	int rs = -1, status[2] = {-1, -1}, err_w = -1, guard[2] = {-1, -1};
+	int rs = -1, status[2] = {-1, -1}, err_w = -1, guard[2] = {-1, -1}, pty = -1;
 	unsigned port = 0;
 	int r;
 
@@ -677,10 +687,18 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 		goto out;
 	if (plan->seccomp && (r = start_supervisor(run, guard, err)) < 0)
 		goto out;
-	if (run->record.tee_wanted && (r = cf_open_tee(run, &err_w, err)) < 0)
+	unsigned pty_mask = cf_pty_mask(run->pty);
+	if (run->pty && (r = cf_pty_open_host(run->pty, &pty, err)) < 0)
 		goto out;
-	/* The child's 0 and 1 are confine's, its 2 the tee when there is one. */
+	if (run->record.tee_wanted && !(pty_mask & CF_PTY_FD(2)) &&
+	    (r = cf_open_tee(run, &err_w, err)) < 0)
+		goto out;
+	/* The child's 0 and 1 are confine's, its 2 the tee when there is one; the pty's slave
+	 * where it replaces a terminal of confine's (R41): that one is the terminal granted. */
 	int stdio[3] = {0, 1, err_w >= 0 ? -1 : 2};
+	for (int i = 0; i < 3; i++)
+		if (pty_mask & CF_PTY_FD(i))
+			stdio[i] = pty;
 	if ((r = cf_ll_build_ruleset(&run->ll, port, stdio, &rs, err)) < 0)
 		goto out;
 	if (plan->seccomp && (r = load_program(&run->ll, &prog, err)) < 0)
@@ -706,6 +724,8 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .sh_argv = sh_argv,
 			     .cwd = plan->cwd,
 			     .err_w = err_w,
+			     .pty = pty,
+			     .pty_mask = pty_mask,
 			     .ruleset = rs,
 			     .prog = prog.filter ? &prog : NULL,
 			     .guard_w = guard[1],
@@ -760,6 +780,8 @@ out:
 		close(rs);
 	if (err_w >= 0)
 		close(err_w);
+	if (pty >= 0)
+		close(pty); /* the child's now: the pty hangs up when the last holder is gone */
 	for (int i = 0; i < 2; i++) {
 		if (status[i] >= 0)
 			close(status[i]);

@@ -35,6 +35,7 @@
 #include "exec/linux/keeper.h"
 #include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
+#include "exec/linux/pty.h"
 #include "exec/linux/tee.h"
 #include "inject/run_inject.h"
 #include "request.h"
@@ -257,6 +258,8 @@ struct bwrap_child {
 	const struct cf_cgroup *cgroup;
 	const int *keep;
 	size_t n_keep;
+	int null_fd;	    /* R41: /dev/null over the terminals the command gets a pty for */
+	unsigned null_mask; /* (CF_PTY_FD bits of 0 and 1), so bwrap never holds one */
 };
 
 /* vfork and exec bwrap; kept apart so that nothing of the caller's frame is live across
@@ -281,6 +284,9 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 		setpgid(0, 0);
 	if (dup2(c->err_w, 2) < 0)
 		child_fail("dup2", errno);
+	for (int fd = 0; fd < 2; fd++)
+		if ((c->null_mask & CF_PTY_FD(fd)) && dup2(c->null_fd, fd) < 0)
+			child_fail("dup2", errno);
 	if (cf_cgroup_enter(c->cgroup) < 0)
 		child_fail("cgroup.procs", errno);
 	/* R16: a fresh session keyring, no core dumps, nothing inherited.  A keyring that cannot
@@ -397,6 +403,26 @@ static int helper_list_fd(const struct cf_plan *plan, const bool *by_helper,
 			 fd < 0 ? "memfd_create" : "write", fd < 0 ? errno : e);
 }
 
+/* R41: the socket confine-init sends the sandbox's pty on, and /dev/null for the terminals
+ * the pty replaces (bwrap and confine-init never hold the user's terminal).  *null_fd is owned
+ * by the keep list once added; fds->pty_mask stays 0 without a pty. */
+static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, int *null_fd,
+		   struct confine_error *err)
+{
+	if (!run->pty)
+		return 0;
+	int r = cf_pty_channel(run->pty, &fds->pty, err);
+	if (r < 0)
+		return r;
+	if ((*null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 ||
+	    (*null_fd < 3 && (*null_fd = fcntl(*null_fd, F_DUPFD_CLOEXEC, 3)) < 0)) {
+		close(fds->pty);
+		return cf_err_os(err, CONFINE_E_OS, "cannot open", "/dev/null", "open", errno);
+	}
+	fds->pty_mask = cf_pty_mask(run->pty);
+	return 0;
+}
+
 static int spawn_bwrap(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
@@ -404,7 +430,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	int *source = NULL, *empty = NULL, *data = NULL;
 	bool *by_helper = NULL;
 	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1}, go[2] = {-1, -1};
-	int args_fd = -1;
+	int args_fd = -1, null_fd = -1;
 	char *helper = NULL, *args_arg = NULL, **bargv = NULL;
 	struct cf_strv args = {0};
 	int r = 0;
@@ -571,12 +597,19 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	fds.info = info[1];
 	fds.status = status[1];
 	fds.go = go[0];
-	if (run->record.tee_wanted) {
+	if ((r = pty_fds(run, &fds, &null_fd, err)) < 0)
+		goto out;
+	if (fds.pty_mask && (fdlist_add(&keep, fds.pty) < 0 || fdlist_add(&keep, null_fd) < 0)) {
+		close(fds.pty);
+		goto oom;
+	}
+	if (run->record.tee_wanted && !(fds.pty_mask & CF_PTY_FD(2))) {
 		/* The command's stderr through confine's tee (exec/linux/tee.c): the helper
 		 * restores this pipe as fd 2 instead of the real stderr. */
 		if ((r = cf_open_tee(run, &fds.stderr_fd, err)) < 0)
 			goto out;
-	} else if ((fds.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
+	} else if ((fds.stderr_fd =
+			fcntl(fds.pty_mask & CF_PTY_FD(2) ? null_fd : 2, F_DUPFD_CLOEXEC, 3)) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
 			      errno);
 		goto out;
@@ -650,7 +683,9 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 				.err_w = errp[1],
 				.cgroup = &run->cgroup,
 				.keep = keep.v,
-				.n_keep = keep.n};
+				.n_keep = keep.n,
+				.null_fd = null_fd,
+				.null_mask = fds.pty_mask};
 	run->launch_time = time(NULL);
 	pid_t pid = start_bwrap(&c);
 	if (pid < 0) {
@@ -733,6 +768,13 @@ static int start_run(confine_run *run, struct confine_error *err)
 	}
 	run->wake_r = wake[0];
 	run->wake_w = wake[1];
+	/* R41: a terminal of the command's own when confine has one (not without a sandbox). */
+	if (run->policy != CONFINE_POLICY_OFF && !run->pty &&
+	    (r = cf_pty_new(run->tty, run->record.tee_wanted ? &run->record.denials : NULL,
+			    &run->pty, err)) < 0) {
+		cf_cgroup_destroy(&run->cgroup);
+		return r;
+	}
 	bool landlock =
 	    run->policy != CONFINE_POLICY_OFF && run->backend == CONFINE_BACKEND_LANDLOCK;
 	/* Network by domain (SPEC 12): the proxy runs before the sandbox exists and until the
@@ -814,6 +856,13 @@ static void send_target(confine_run *run, int sig)
 
 void confine_run_forward_signal(confine_run *run, int sig)
 {
+	if (sig == SIGWINCH || sig == SIGCONT) {
+		/* The caller's window or job changed: the relay's business (R41), not the
+		 * command's, which learns from its own pty. */
+		if (cf_pty_note_signal(run->pty, sig))
+			wake(run);
+		return;
+	}
 	if (!run->ready) {
 		run->pending_sig = sig;
 		wake(run);
@@ -828,6 +877,12 @@ void confine_run_forward_signal(confine_run *run, int sig)
 		run->end_requested = 1;
 		wake(run);
 	}
+}
+
+void confine_run_restore_terminal(confine_run *run)
+{
+	if (run)
+		cf_pty_restore(run->pty);
 }
 
 /* The parent pid of `pid` from /proc/PID/stat; -1 when it cannot be read. */
@@ -999,8 +1054,15 @@ static void read_records(confine_run *run)
 			run->ready = true;
 			helper_left_out(run);
 			cf_netns_attach(run); /* R43, before the command starts */
-			if (run->go_w >= 0)
+			/* R41: the sandbox's pty before the command starts; none, and it never
+			 * does. */
+			if (cf_pty_receive(run->pty, &run->pty_err) < 0) {
+				close(run->go_w);
+				run->go_w = -1;
+				kill_sandbox(run);
+			} else if (run->go_w >= 0) {
 				settle(run);
+			}
 		}
 		run->n_rec++;
 	}
@@ -1071,13 +1133,14 @@ static void watch(confine_run *run)
 		if (pfd < 0 && (tmo < 0 || tmo > 20))
 			tmo = 20;
 		struct cf_tee *tee = run->record.tee_fd >= 0 ? run->record.tee : NULL;
-		struct pollfd fds[5] = {
+		struct pollfd fds[5 + CF_PTY_NFDS] = {
 		    {.fd = pfd, .events = POLLIN},
 		    {.fd = run->ready || !status_open ? -1 : run->status_fd, .events = POLLIN},
 		    {.fd = run->wake_r, .events = POLLIN},
 		    {.fd = tee && cf_tee_in_events(tee) ? tee->in : -1, .events = POLLIN},
 		    {.fd = tee && cf_tee_out_events(tee) ? tee->out : -1, .events = POLLOUT}};
-		int k = poll(fds, 5, tmo);
+		cf_pty_poll(run->pty, fds + 5);
+		int k = poll(fds, 5 + CF_PTY_NFDS, tmo);
 		if (k < 0 && errno != EINTR)
 			break;
 		/* The command's stderr first: it must not wait on confine for longer than it
@@ -1086,6 +1149,8 @@ static void watch(confine_run *run)
 			cf_tee_write(tee);
 		if (k > 0 && fds[3].revents)
 			cf_tee_read(tee);
+		if (k > 0)
+			cf_pty_pump(run->pty, fds + 5);
 		if (k > 0 && fds[1].revents)
 			read_records(run);
 		if (k > 0 && (fds[1].revents & (POLLHUP | POLLERR)) && !run->ready)
@@ -1094,6 +1159,7 @@ static void watch(confine_run *run)
 			char sink[64];
 			while (read(run->wake_r, sink, sizeof(sink)) > 0)
 				;
+			cf_pty_tick(run->pty);
 		}
 		handle_pending(run);
 		if (pfd >= 0 && k > 0 && fds[0].revents)
@@ -1303,6 +1369,7 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 	 * all in the pipe. */
 	if (run->record.tee_fd >= 0)
 		cf_tee_drain(run->record.tee);
+	cf_pty_finish(run->pty);
 	if (run->reaped)
 		st = run->reaped_status;
 	while (!run->reaped) {
@@ -1376,6 +1443,10 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 			int m = memory_cause(run, err);
 			return m ? m : CONFINE_E_SPAWN;
 		}
+	}
+	if (run->pty_err.code) {
+		*err = run->pty_err;
+		return CONFINE_E_SPAWN;
 	}
 	if (run->early_sig) {
 		/* A signal came before the command started: the sandbox was ended, the command
