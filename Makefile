@@ -5,7 +5,7 @@ BUILD ?= build
 MESON_OPTS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps demo check bench install clean format format-check windows check-windows
+.PHONY: all deps demo check integration bench install clean format format-check windows check-windows
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -26,6 +26,12 @@ check:
 	scripts/install-deps test
 	$(MAKE) all
 	tests/run $(BUILD)
+
+# What reaches beyond loopback (the npm registry: the official MCP server and SDK), on both
+# backends; not part of `check`.  Without the registry each check is a loud skip.
+integration: all
+	CONFINE_BUILD=$(BUILD) bash tests/integration/mcp-sdk.sh
+	CONFINE_BUILD=$(BUILD) CONFINE_TEST_BACKEND=landlock bash tests/integration/mcp-sdk.sh
 
 bench:
 	scripts/install-deps bench
