@@ -131,12 +131,24 @@ static void explain_denials(confine_run *run)
 
 /* R41: a stop from outside (kill -TSTP; the keyboard's Ctrl-Z goes to the command's own
  * terminal) gives the user's terminal back first; SIGCONT (forwarded) takes it again. */
+static void stop_self(int sig);
+
+static void on_tstp(void (*handler)(int))
+{
+	struct sigaction sa = {.sa_handler = handler, .sa_flags = SA_RESTART | SA_NODEFER};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+}
+
 static void stop_self(int sig)
 {
 	int e = errno;
-	(void)sig;
 	confine_run_restore_terminal(current);
-	raise(SIGSTOP);
+	/* The default action now (the handler runs with SA_NODEFER), so that a stop in an
+	 * orphaned process group is dropped as the kernel drops it; back in place after SIGCONT. */
+	on_tstp(SIG_DFL);
+	raise(sig);
+	on_tstp(stop_self);
 	errno = e;
 }
 
@@ -153,13 +165,12 @@ static void terminal_signals(void)
 {
 	static const int fatal_signals[] = {SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF,
 					    SIGXCPU, SIGXFSZ, SIGSEGV, SIGBUS,	  SIGFPE,
-					    SIGILL,  SIGABRT, SIGSYS,  SIGTRAP};
+					    SIGILL,  SIGABRT, SIGSYS};
 	struct sigaction sa = {.sa_handler = forward, .sa_flags = SA_RESTART};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGWINCH, &sa, NULL);
 	sigaction(SIGCONT, &sa, NULL);
-	sa.sa_handler = stop_self;
-	sigaction(SIGTSTP, &sa, NULL);
+	on_tstp(stop_self);
 	sa.sa_handler = fatal;
 	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)

@@ -10,6 +10,7 @@ usage: ptydrive.py session TRYK -- ARGV...     a shell session (ARGV: confine ru
        ptydrive.py jobs -- ARGV...            the same without the TIOCSTI steps
        ptydrive.py signal SIGNAME -- ARGV...  a shell session, then SIGNAME to ARGV's process
        ptydrive.py pipeline CONFINE -- ARGV...  confine in pipelines typed into the shell ARGV
+       ptydrive.py stop -- ARGV...            SIGTSTP and SIGCONT to ARGV's process
 """
 import fcntl
 import os
@@ -199,6 +200,29 @@ def pipeline(confine, argv):
     s.wait()
 
 
+def stopped(argv):
+    """kill -TSTP confine from outside: the terminal back in its mode while confine is stopped,
+    raw again after SIGCONT, the session going on."""
+    s = start(argv)
+    os.kill(s.pid, signal.SIGTSTP)
+    until = time.monotonic() + DEADLINE
+    while True:
+        pid, st = os.waitpid(s.pid, os.WUNTRACED | os.WNOHANG)
+        if pid and os.WIFSTOPPED(st):
+            break
+        if time.monotonic() > until:
+            raise SystemExit("confine did not stop")
+        time.sleep(0.01)
+    print("stopped-restored: %s" % s.restored())
+    os.kill(s.pid, signal.SIGCONT)
+    # Raw again once confine has taken the SIGCONT: the shell answers a line typed after it.
+    print("after-cont: %s" % lines_of(s.command("echo CON''T", "after SIGCONT"))[-1])
+    print("raw: %s" % (termios.tcgetattr(s.slave) != s.before))
+    s.send(b"exit 3\r")
+    print("status: %d" % s.wait())
+    print("restored: %s" % s.restored())
+
+
 def signalled(signame, argv):
     s = start(argv)
     print("raw: %s" % (termios.tcgetattr(s.slave) != s.before))
@@ -217,6 +241,8 @@ def main():
         session(None, rest)
     elif what[0] == "pipeline":
         pipeline(what[1], rest)
+    elif what[0] == "stop":
+        stopped(rest)
     elif what[0] == "signal":
         signalled(what[1], rest)
     else:
