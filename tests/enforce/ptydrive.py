@@ -10,7 +10,7 @@ usage: ptydrive.py session TRYK -- ARGV...     a shell session (ARGV: confine ru
        ptydrive.py jobs -- ARGV...            the same without the TIOCSTI steps
        ptydrive.py signal SIGNAME -- ARGV...  a shell session, then SIGNAME to ARGV's process
        ptydrive.py pipeline CONFINE -- ARGV...  confine in pipelines typed into the shell ARGV
-       ptydrive.py stop -- ARGV...            SIGTSTP and SIGCONT to ARGV's process
+       ptydrive.py stop CONFINE -- ARGV...    kill -TSTP, then fg, of confine run by the shell ARGV
 """
 import fcntl
 import os
@@ -200,27 +200,33 @@ def pipeline(confine, argv):
     s.wait()
 
 
-def stopped(argv):
-    """kill -TSTP confine from outside: the terminal back in its mode while confine is stopped,
-    raw again after SIGCONT, the session going on."""
+def stopped(confine, argv):
+    """kill -TSTP confine from outside, confine a job of the shell ARGV: the terminal back in
+    its mode while confine is stopped, raw again after fg, the session going on."""
     s = start(argv)
-    os.kill(s.pid, signal.SIGTSTP)
-    until = time.monotonic() + DEADLINE
-    while True:
-        pid, st = os.waitpid(s.pid, os.WUNTRACED | os.WNOHANG)
-        if pid and os.WIFSTOPPED(st):
-            break
-        if time.monotonic() > until:
-            raise SystemExit("confine did not stop")
-        time.sleep(0.01)
-    print("stopped-restored: %s" % s.restored())
-    os.kill(s.pid, signal.SIGCONT)
-    # Raw again once confine has taken the SIGCONT: the shell answers a line typed after it.
-    print("after-cont: %s" % lines_of(s.command("echo CON''T", "after SIGCONT"))[-1])
-    print("raw: %s" % (termios.tcgetattr(s.slave) != s.before))
-    s.send(b"exit 3\r")
-    print("status: %d" % s.wait())
-    print("restored: %s" % s.restored())
+    base = termios.tcgetattr(s.slave)
+    s.send(("sh -c 'echo PI''D $$; exec %s run -- bash --norc --noprofile --noediting -i'\r"
+            % confine).encode())
+    pid = int(s.expect(b"\n", "confine's pid").split()[-1])
+    s.send(b"PS1='Q''> '; echo IN''NER\r")
+    s.expect(b"INNER", "the inner shell")
+    s.expect(b"Q> ", "the inner prompt")
+    print("raw: %s" % (termios.tcgetattr(s.slave) != base))
+    os.kill(pid, signal.SIGTSTP)
+    s.expect(b"Stopped", "the outer shell sees confine stopped")
+    s.expect(PROMPT, "the outer prompt")
+    print("stopped-restored: %s" % (termios.tcgetattr(s.slave) == base))
+    s.send(b"fg\r")
+    s.send(b"echo BA''CK\r")
+    s.expect(b"BACK\r\n", "the inner shell again")
+    s.expect(b"Q> ", "the inner prompt again")
+    print("raw-again: %s" % (termios.tcgetattr(s.slave) != base))
+    s.send(b"exit 4\r")
+    s.expect(PROMPT, "the outer prompt at the end")
+    print("status: %s" % lines_of(s.command("echo status $?", "the outer shell"))[-1])
+    print("restored: %s" % (termios.tcgetattr(s.slave) == base))
+    s.send(b"exit 0\r")
+    s.wait()
 
 
 def signalled(signame, argv):
@@ -242,7 +248,7 @@ def main():
     elif what[0] == "pipeline":
         pipeline(what[1], rest)
     elif what[0] == "stop":
-        stopped(rest)
+        stopped(what[1], rest)
     elif what[0] == "signal":
         signalled(what[1], rest)
     else:

@@ -66,6 +66,13 @@ for who in $RUN_USERS; do
 			"$who: $sig to confine: the terminal was raw while relaying and is restored after"
 	done
 
+	# ---- kill -TSTP from outside: the terminal given back while stopped, raw after fg. ----
+	hx "$who" python3 "$DRIVE" stop "$FIX/confine" -- "${BASH_I[@]}"
+	is "$(field raw)|$(field stopped-restored)|$(field raw-again)|$(field status)|$(field restored)" \
+		"True|True|True|status 4|True" \
+		"$who: SIGTSTP to confine: the mode is restored while it is stopped, raw again after fg"
+	[ "$rc" = 0 ] || diag "$out" "$err"
+
 	# ---- In a pipeline (stdout not a terminal) confine reads no key: `| less` gets them. ----
 	hx "$who" python3 "$DRIVE" pipeline "$FIX/confine" -- "${BASH_I[@]}"
 	is "$(field input)|$(field reader)" "tty0 read 1|hello" \
