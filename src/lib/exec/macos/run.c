@@ -486,11 +486,23 @@ out:
 	return r;
 }
 
+void confine_run_restore_terminal(confine_run *run)
+{
+	(void)run; /* no pty of the command's own on macOS: the terminal is never changed */
+}
+
 void confine_run_forward_signal(confine_run *run, int sig)
 {
 	/* Async-signal safe: kill() and plain stores. */
 	if (!run || run->pid <= 0)
 		return;
+	/* The caller's window or job changed: no end asked for.  The command shares the
+	 * terminal here (no pty of its own on macOS yet), so a resize is its news too. */
+	if (sig == SIGWINCH || sig == SIGCONT) {
+		if (sig == SIGWINCH)
+			kill(-run->pid, sig);
+		return;
+	}
 	if (sig == SIGINT && ++run->sigints < 2) {
 		kill(-run->pid, sig);
 		return;

@@ -260,6 +260,11 @@ fail:
 	return r;
 }
 
+void confine_run_restore_terminal(confine_run *run)
+{
+	(void)run; /* the console's mode is never changed on Windows */
+}
+
 void confine_run_forward_signal(confine_run *run, int sig)
 {
 	/* Ctrl-C and Ctrl-Break reach the command through the console it shares with confine;
