@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 
 #include "host/git.h"
 #include "host/git_defuse.h"
+#include "util/nofollow.h"
 #include "util/util.h"
 
 #define SUFFIX ".confine-disabled"
@@ -598,10 +598,7 @@ static int do_gitdir(struct walk *w, const struct gitdir *g)
  * a symlink or a step out on the way. */
 static int open_beneath(int ws_fd, const char *rel)
 {
-	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-			       .resolve =
-				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	return (int)syscall(SYS_openat2, ws_fd, rel, &how, sizeof(how));
+	return cf_open_nofollow(ws_fd, rel, O_RDONLY | O_DIRECTORY, CF_NOFOLLOW_BENEATH, NULL);
 }
 
 /*
@@ -655,9 +652,7 @@ int cf_git_defuse(const char *workspace, const char *path, enum cf_git_new kind,
 		return parent ? 0 : CONFINE_E_NOMEM;
 	}
 	name++;
-	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int pfd = (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how));
+	int pfd = cf_open_nofollow(AT_FDCWD, parent, O_PATH | O_DIRECTORY, 0, NULL);
 	struct stat st;
 	if (pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT)
