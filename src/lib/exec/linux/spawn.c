@@ -404,9 +404,9 @@ static int helper_list_fd(const struct cf_plan *plan, const bool *by_helper,
 }
 
 /* R41: the socket confine-init sends the sandbox's pty on, and /dev/null for the terminals
- * the pty replaces (bwrap and confine-init never hold the user's terminal).  *null_fd is owned
- * by the keep list once added; fds->pty_mask stays 0 without a pty. */
-static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, int *null_fd,
+ * the pty replaces (bwrap and confine-init never hold the user's terminal), both in the keep
+ * list, which owns them.  fds->pty_mask stays 0 without a pty. */
+static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, struct fdlist *keep, int *null_fd,
 		   struct confine_error *err)
 {
 	if (!run->pty)
@@ -414,10 +414,20 @@ static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, int *null_fd,
 	int r = cf_pty_channel(run->pty, &fds->pty, err);
 	if (r < 0)
 		return r;
-	if ((*null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 ||
-	    (*null_fd < 3 && (*null_fd = fcntl(*null_fd, F_DUPFD_CLOEXEC, 3)) < 0)) {
+	if (fdlist_add(keep, fds->pty) < 0) {
 		close(fds->pty);
-		return cf_err_os(err, CONFINE_E_OS, "cannot open", "/dev/null", "open", errno);
+		return cf_nomem(err);
+	}
+	int n = open("/dev/null", O_RDWR | O_CLOEXEC);
+	*null_fd = n >= 0 && n < 3 ? fcntl(n, F_DUPFD_CLOEXEC, 3) : n;
+	int e = errno;
+	if (n >= 0 && n != *null_fd)
+		close(n);
+	if (*null_fd < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot open", "/dev/null", "open", e);
+	if (fdlist_add(keep, *null_fd) < 0) {
+		close(*null_fd);
+		return cf_nomem(err);
 	}
 	fds->pty_mask = cf_pty_mask(run->pty);
 	return 0;
@@ -597,12 +607,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	fds.info = info[1];
 	fds.status = status[1];
 	fds.go = go[0];
-	if ((r = pty_fds(run, &fds, &null_fd, err)) < 0)
+	if ((r = pty_fds(run, &fds, &keep, &null_fd, err)) < 0)
 		goto out;
-	if (fds.pty_mask && (fdlist_add(&keep, fds.pty) < 0 || fdlist_add(&keep, null_fd) < 0)) {
-		close(fds.pty);
-		goto oom;
-	}
 	if (run->record.tee_wanted && !(fds.pty_mask & CF_PTY_FD(2))) {
 		/* The command's stderr through confine's tee (exec/linux/tee.c): the helper
 		 * restores this pipe as fd 2 instead of the real stderr. */
