@@ -13,7 +13,8 @@
 #    port still without a route; an address literal connected to goes through the rules;
 #  - an upstream proxy of the caller's (HTTPS_PROXY) that requires credentials carries allowed
 #    requests, by name, with its credentials, which the command never sees; NO_PROXY; its 407;
-#  - live asks of the CLI on a terminal (script): once, deny, --no-net-ask;
+#  - live asks of the CLI on a terminal (ptydrive.py answers the question): once, deny,
+#    --no-net-ask;
 #  - the report and the audit line hold every decision.
 # Every server listens on 127.0.0.0/8; the names resolve (on the host, in confine's proxy) through
 # the test build of confine (tests/tools/testresolve.c: a hosts file, never DNS), and the proxy
@@ -42,6 +43,7 @@ done
 NODE=$(command -v node)
 enforce_users
 cp "$FIX/confine-testresolve" "$FIX/confine"
+cp "$TOP/tests/enforce/ptydrive.py" "$E/bin/" && chmod a+rx "$E/bin/ptydrive.py"
 
 # --- servers: HTTP on 127.0.0.5, TLS on 127.0.0.6 (tls.test), echo on 127.0.0.7 -------------
 mkdir -p "$E/www" "$E/tls"
@@ -284,8 +286,8 @@ for who in $RUN_USERS; do
 EOF
 	chmod 0644 "$E/$who.hosts"
 
-	# --- live asks on the terminal: confine run in a pseudo-terminal (script), the answer typed
-	# before the question comes (it waits in the terminal's input) ---
+	# --- live asks on the terminal: confine run in a pseudo-terminal, the answer typed once the
+	# question is on the screen (before it, the keys are the command's: R41 relays them) ---
 	ask_run() { # who answer [confine-run-options...]
 		local who=$1 ans=$2 u
 		shift 2
@@ -293,11 +295,12 @@ EOF
 		printf '#!/bin/sh\nexec %q run %s %s -- curl -s -o /dev/null -w "code=%%{http_code}\\n" http://unlisted.test:%s/hello.txt\n' \
 			"$FIX/confine" "${allow[*]}" "$*" "$P1" >"$E/ask.sh"
 		chmod 0755 "$E/ask.sh"
-		out=$(cd "$(ws "$who")" && printf '%s\n' "$ans" | _as "$who" env -i PATH=/usr/bin:/bin \
+		out=$(cd "$(ws "$who")" && _as "$who" env -i PATH=/usr/bin:/bin \
 			HOME="$(home "$who")" USER="$u" LOGNAME="$u" TERM=dumb \
 			CONFINE_TEST_HOSTS="$E/$who.hosts" CONFINE_TEST_RESOLVER_LOG="$E/$who.log" \
 			${CONFINE_TEST_BACKEND:+CONFINE_BACKEND=$CONFINE_TEST_BACKEND} \
-			timeout 60 script -qec "$E/ask.sh" /dev/null 2>&1 | tr -d '\r')
+			timeout 60 python3 "$E/bin/ptydrive.py" answer "wants to connect" "$ans" \
+			-- "$E/ask.sh" 2>&1)
 	}
 	rm -f "$h/audit.log"
 	ask_run "$who" o --report "$h/report.json" --audit "$h/audit.log"

@@ -11,6 +11,8 @@ usage: ptydrive.py session TRYK -- ARGV...     a shell session (ARGV: confine ru
        ptydrive.py signal SIGNAME -- ARGV...  a shell session, then SIGNAME to ARGV's process
        ptydrive.py pipeline CONFINE -- ARGV...  confine in pipelines typed into the shell ARGV
        ptydrive.py stop CONFINE -- ARGV...    kill -TSTP, then fg, of confine run by the shell ARGV
+       ptydrive.py answer TEXT REPLY -- ARGV...  ARGV in a terminal, REPLY typed once it prints
+                                              TEXT; prints its output
 """
 import fcntl
 import os
@@ -229,6 +231,32 @@ def stopped(confine, argv):
     s.wait()
 
 
+def answer(text, reply, argv):
+    """ARGV in a terminal; once it prints TEXT, REPLY and Enter are typed, as a person answers
+    a question.  Prints all ARGV printed (without carriage returns) when it ends."""
+    s = Session(argv)
+    until = time.monotonic() + DEADLINE
+    answered = False
+    while time.monotonic() < until:
+        if not answered and text.encode() in s.buf:
+            s.send(reply.encode() + b"\r")
+            answered = True
+        if s.status is None:
+            pid, st = os.waitpid(s.pid, os.WNOHANG)
+            if pid:
+                s.status = os.waitstatus_to_exitcode(st)
+        try:
+            # Once ARGV has ended, what it wrote is all in the terminal already.
+            more = s.read_some(time.monotonic() + (0 if s.status is not None else 0.05))
+        except EOFError:
+            more = False
+        if s.status is not None and not more:
+            break
+    if s.status is None:
+        s.wait()
+    sys.stdout.write(s.buf.decode(errors="replace").replace("\r", ""))
+
+
 def signalled(signame, argv):
     s = start(argv)
     print("raw: %s" % (termios.tcgetattr(s.slave) != s.before))
@@ -240,6 +268,9 @@ def signalled(signame, argv):
 def main():
     argv = sys.argv[1:]
     sep = argv.index("--")
+    if argv[0] == "answer":
+        answer(argv[1], argv[2], argv[sep + 1:])
+        return
     what, rest = argv[:sep], argv[sep + 1:]
     if what[0] == "session":
         session(what[1], rest)

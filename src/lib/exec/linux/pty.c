@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,14 @@ struct cf_pty {
 	struct termios saved; /* in's mode before raw mode */
 	struct winsize ws;
 	struct cf_denials *scan;
+	/* R43's asker on another thread: while it asks (pause_req), the loop leaves the terminal
+	 * to it (paused); ev wakes the loop. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int pause_req, ev[2];
+	bool paused;
+	confine_net_ask_fn ask_fn;
+	void *ask_user;
 	size_t to_off, to_len, from_off, from_len;
 	char to_master[4096];
 	char from_master[16384];
@@ -74,6 +83,14 @@ int cf_pty_new(enum confine_tty mode, struct cf_denials *scan, struct cf_pty **o
 	if (!p)
 		return cf_nomem(err);
 	p->master = p->chan = p->term = -1;
+	if (pipe2(p->ev, O_CLOEXEC | O_NONBLOCK) < 0) {
+		int e = errno;
+		free(p);
+		return cf_err_os(err, CONFINE_E_OS, "cannot give the command a terminal", "pty",
+				 "pipe2", e);
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
 	p->mask = mode == CONFINE_TTY_ON ? CF_PTY_FD(0) | CF_PTY_FD(1) | CF_PTY_FD(2) : ttys;
 	/* The user's keys are read only when the session is the command's: with stdout
 	 * elsewhere (`confine run -- git log | less`) the next program of the pipeline reads the
@@ -266,9 +283,12 @@ void cf_pty_poll(struct cf_pty *p, struct pollfd *fds)
 {
 	for (int i = 0; i < CF_PTY_NFDS; i++)
 		fds[i] = (struct pollfd){.fd = -1};
-	if (!p || p->master < 0)
+	if (!p)
 		return;
-	if (p->in >= 0 && !p->in_eof && !p->background && p->to_off == p->to_len)
+	fds[3] = (struct pollfd){.fd = p->ev[0], .events = POLLIN};
+	if (p->master < 0)
+		return;
+	if (p->in >= 0 && !p->in_eof && !p->background && !p->paused && p->to_off == p->to_len)
 		fds[0] = (struct pollfd){.fd = p->in, .events = POLLIN};
 	short ev = (p->from_off == p->from_len && !p->master_eof ? POLLIN : 0) |
 		   (p->to_off < p->to_len && !p->master_eof ? POLLOUT : 0);
@@ -355,10 +375,31 @@ static void write_master(struct cf_pty *p)
 		p->to_off = p->to_len = 0;
 }
 
+/* The asker's requests: the terminal to it while it asks, back to raw mode after. */
+static void pause_or_resume(struct cf_pty *p)
+{
+	char sink[16];
+	while (read(p->ev[0], sink, sizeof(sink)) > 0)
+		;
+	pthread_mutex_lock(&p->lock);
+	if (p->pause_req && !p->paused) {
+		cf_pty_restore(p);
+		p->paused = true;
+		pthread_cond_broadcast(&p->cond);
+	} else if (!p->pause_req && p->paused) {
+		p->paused = false;
+		if (p->master >= 0)
+			enter_raw(p);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
 void cf_pty_pump(struct cf_pty *p, const struct pollfd *fds)
 {
 	if (!p)
 		return;
+	if (fds[3].fd >= 0 && fds[3].revents)
+		pause_or_resume(p);
 	if (fds[2].fd >= 0 && fds[2].revents)
 		write_out(p);
 	if (fds[1].fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
@@ -405,6 +446,51 @@ void cf_pty_tick(struct cf_pty *p)
 	}
 }
 
+static void wake_loop(struct cf_pty *p)
+{
+	ssize_t k = write(p->ev[1], "a", 1);
+	(void)k;
+}
+
+/* How long the asker waits for the loop to leave it the terminal: the loop answers at once
+ * while the command runs; before or after it nobody does, and the question goes ahead. */
+#define PAUSE_WAIT_MS 1000
+
+static enum confine_net_answer paused_ask(const struct confine_net_ask *q, void *user)
+{
+	struct cf_pty *p = user;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (PAUSE_WAIT_MS % 1000) * 1000000L;
+	until.tv_sec += PAUSE_WAIT_MS / 1000 + until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&p->lock);
+	p->pause_req++;
+	wake_loop(p);
+	while (!p->paused && pthread_cond_timedwait(&p->cond, &p->lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&p->lock);
+	enum confine_net_answer a = p->ask_fn(q, p->ask_user);
+	pthread_mutex_lock(&p->lock);
+	p->pause_req--;
+	pthread_mutex_unlock(&p->lock);
+	wake_loop(p);
+	return a;
+}
+
+confine_net_ask_fn cf_pty_asker(struct cf_pty *p, confine_net_ask_fn fn, void *user,
+				void **user_out)
+{
+	if (!p || !fn) {
+		*user_out = user;
+		return fn;
+	}
+	p->ask_fn = fn;
+	p->ask_user = user;
+	*user_out = p;
+	return paused_ask;
+}
+
 void cf_pty_finish(struct cf_pty *p)
 {
 	if (!p)
@@ -438,5 +524,9 @@ void cf_pty_free(struct cf_pty *p)
 		close(p->master);
 	if (p->chan >= 0)
 		close(p->chan);
+	close(p->ev[0]);
+	close(p->ev[1]);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
 	free(p);
 }

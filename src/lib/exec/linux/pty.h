@@ -25,7 +25,7 @@
 struct cf_pty;
 
 /* The pollfd entries cf_pty_poll fills. */
-#define CF_PTY_NFDS 3
+#define CF_PTY_NFDS 4
 
 /* The command's descriptors 0, 1, 2 that are the pty: bit N for descriptor N. */
 #define CF_PTY_FD(n) (1U << (n))
@@ -67,6 +67,15 @@ bool cf_pty_note_signal(struct cf_pty *p, int sig);
 /* Applies what cf_pty_note_signal noted: the new window size goes to the pty (the kernel
  * tells the command's foreground job), raw mode is set again in the foreground. */
 void cf_pty_tick(struct cf_pty *p);
+
+/*
+ * R43's asker (confine_request_set_net_ask) reads the user's terminal too: the asker to hand to
+ * the proxy instead of fn, which calls fn while the relay reads no key and the terminal is in
+ * its own mode (the relay takes it back after the answer).  *user_out is its argument.  Without
+ * a pty (p NULL) or an asker (fn NULL): fn and user as they are.
+ */
+confine_net_ask_fn cf_pty_asker(struct cf_pty *p, confine_net_ask_fn fn, void *user,
+				void **user_out);
 
 /* After the command ended: the pty's last output, up to its hang-up (bounded when a process
  * left behind still holds it), then the user's terminal as it was. */
