@@ -43,21 +43,6 @@ static int set_file(int *fd, char **path, const char *what, const char *file, bo
 	return 0;
 }
 
-struct cf_audit_state *cf_audit_state_ref(struct cf_audit_state *s)
-{
-	if (s)
-		__atomic_add_fetch(&s->refs, 1, __ATOMIC_SEQ_CST);
-	return s;
-}
-
-void cf_audit_state_unref(struct cf_audit_state *s)
-{
-	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST) > 0)
-		return;
-	free(s->path);
-	free(s);
-}
-
 int confine_request_set_audit_file(confine_request *req, const char *file,
 				   struct confine_error *err)
 {

@@ -13,6 +13,23 @@ void cf_request_record_init(struct cf_request_record *r)
 	r->audit_fd = r->report_fd = -1;
 }
 
+/* The audit log's shared state is released with the request on every OS (audit.c, which
+ * writes the log, is built only where runs are). */
+struct cf_audit_state *cf_audit_state_ref(struct cf_audit_state *s)
+{
+	if (s)
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_SEQ_CST);
+	return s;
+}
+
+void cf_audit_state_unref(struct cf_audit_state *s)
+{
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST) > 0)
+		return;
+	free(s->path);
+	free(s);
+}
+
 void cf_request_record_release(struct cf_request_record *r)
 {
 	cf_strv_release(&r->grants);
