@@ -247,9 +247,12 @@ static int read_payload(struct cf_sv_ctx *c, const struct call *k, struct payloa
 		int ni = at ? 3 : first + 1;
 		r = cf_sv_read_str(c, a[ni], p->name, sizeof(p->name), ERANGE);
 		if (r == 0 && k->op == OP_SETX) {
-			uint64_t vaddr = a[ni + 1], size = a[ni + 2];
-			p->xflags = (int)a[ni + 3];
-			if (at) {
+			uint64_t vaddr = 0, size = 0;
+			if (!at) { /* a[ni + 3] is the last of the six arguments */
+				vaddr = a[ni + 1];
+				size = a[ni + 2];
+				p->xflags = (int)a[ni + 3];
+			} else {
 				struct {
 					uint64_t value;
 					uint32_t size, flags;
