@@ -4,14 +4,48 @@
  *
  * Run a command inside an operating-system sandbox compiled from one platform-neutral rule
  * model.  Conventions:
- *  - Fallible functions return 0 or a negative CONFINE_E_* code.  The error struct is the last
- *    parameter, owned by the caller, and may be NULL.  The first failure fills it: a struct that
- *    still holds an earlier failure is left as it is (never a mix of two), and the return value
- *    is always this call's own code, never read back from the struct.
+ *  - Fallible functions return 0 or a negative CONFINE_E_* code, and nothing else.  The error
+ *    struct is the last parameter, owned by the caller, and may be NULL.  The first failure
+ *    fills it: a struct that still holds an earlier failure is left as it is (never a mix of
+ *    two), and the return value is always this call's own code, never read back from the
+ *    struct.  A function that cannot fail returns what it answers (an accessor), or void (a
+ *    destructor).
+ *  - Every setter can refuse what it is given (CONFINE_E_INVALID, the request unchanged).
  *  - Objects are opaque; `_new` creates, `_free` destroys and accepts NULL.  Arguments are
- *    borrowed (copied when kept) unless documented otherwise.
+ *    borrowed (copied when kept) unless documented otherwise.  A string or buffer the library
+ *    allocates for the caller (`char **out`) is freed with confine_free().
  *  - The library never prints, never exits and keeps no global state.
  *  - Each function says whether it touches the operating system.
+ *
+ * ABI v1 (libconfine.so.1, every symbol of version CONFINE_1; doc/library.md):
+ *  - Only what is declared here with CONFINE_API is exported; the rest of the library, the
+ *    BLAKE3 code it carries included, is hidden and cannot interpose on a host's own symbols.
+ *  - The ABI grows by adding functions, enum values and fields at the end of the structs that
+ *    begin with `size_t size`; nothing declared here changes its signature, type or place.
+ *    Anything else is libconfine.so.2.  The test suite compares the built library with the
+ *    v1 baseline in abi/ (abidiff).
+ *  - Structs that carry results out begin with `size_t size`.  One the caller passes to be
+ *    filled (confine_decision, confine_net_decision, confine_probe_result): set .size to
+ *    sizeof the struct; the library writes no byte past .size, zeroes what it does not know of
+ *    a larger struct, and sets .size to the bytes it filled (a size below v1's is
+ *    CONFINE_E_INVALID).  One the library returns (an event, an injection, a card): read-only,
+ *    owned by the object it came from, and .size says how much of it is there, so that a
+ *    caller built with a newer header reads a newer field only when offsetof(field) < .size.
+ *    Lists are read one element at a time (confine_run_event(run, i)), never as arrays, so
+ *    that a larger struct moves nothing.  struct confine_error is fixed for v1.
+ *
+ * Threads: different objects may be used on different threads at once (two runs on two
+ * threads are tested, also under ThreadSanitizer).  One object (a request, run, rule set,
+ * card or check) is used by one thread at a time: a host that shares one holds a lock around
+ * each call on it, reads included.  The one exception is confine_run_forward_signal, which a
+ * signal handler or another thread may call while confine_run_wait runs.  Functions that take
+ * no object (confine_version, confine_strerror, confine_display_escape, the parsers, the
+ * *_json and *_text of a struct the caller holds) may be called from any thread.  What a run,
+ * a rule set, a card or a check needs of its request is copied when it is made: the request
+ * may then be changed or freed.  Process-wide, the library only raises the soft limit of
+ * open files (RLIMIT_NOFILE) toward the hard one when a run needs more descriptors; it
+ * installs no signal handler and waits only for the processes it started, which the host
+ * must not reap for it (no waitpid(-1) for them, SIGCHLD not ignored).
  */
 #ifndef CONFINE_H
 #define CONFINE_H
@@ -24,7 +58,44 @@
 extern "C" {
 #endif
 
+/* Marks what the shared library exports; everything else of it is hidden. */
+#if defined(__GNUC__) && !defined(_WIN32)
+#define CONFINE_API __attribute__((visibility("default")))
+#else
+#define CONFINE_API
+#endif
+#if defined(__GNUC__)
+#if defined(__MINGW32__)
+#define CONFINE_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
+#define CONFINE_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
+#else
+#define CONFINE_PRINTF(f, a)
+#endif
+
+/* The version of this header.  confine_version() tells the library's, which may be newer. */
 #define CONFINE_VERSION "0.1.0"
+#define CONFINE_VERSION_MAJOR 0
+#define CONFINE_VERSION_MINOR 1
+#define CONFINE_VERSION_MICRO 0
+/* The ABI: libconfine.so.CONFINE_ABI, symbol version CONFINE_<ABI>. */
+#define CONFINE_ABI 1
+
+struct confine_version_info {
+	size_t size;
+	unsigned major, minor, micro;
+	unsigned abi;	  /* CONFINE_ABI of the library */
+	const char *text; /* "MAJOR.MINOR.MICRO" */
+};
+/* The version of the library that is running (like seccomp_version()): static, never NULL.
+ * Pure. */
+CONFINE_API const struct confine_version_info *confine_version(void);
+
+/* Frees a string or buffer the library allocated for the caller (plan text, JSON, an escaped
+ * string, a path); NULL is allowed.  Use it, not free(): the library and its caller need not
+ * share one allocator (a static C runtime, another language).  Pure. */
+CONFINE_API void confine_free(void *p);
 
 enum confine_code {
 	CONFINE_OK = 0,
@@ -57,7 +128,24 @@ struct confine_error {
 };
 
 /* Returns a static English name for a CONFINE_E_* code.  Pure. */
-const char *confine_strerror(int code);
+CONFINE_API const char *confine_strerror(int code);
+
+/* Fills err the way the library does, for a host that reports its own failures (an argument
+ * it refuses) in the same struct: when err is not NULL and still empty (code 0), sets code,
+ * what, subject (NULL: "") and the reason (printf format; NULL: none) and clears the rest.
+ * Returns code.  Pure. */
+CONFINE_API int confine_error_set(struct confine_error *err, int code, const char *what,
+				  const char *subject, const char *reason_fmt, ...)
+    CONFINE_PRINTF(5, 6);
+/* The same for a failed system call: the reason is strerror(os_errno); syscall and os_errno
+ * are kept.  Returns code.  Pure. */
+CONFINE_API int confine_error_set_os(struct confine_error *err, int code, const char *what,
+				     const char *subject, const char *syscall, int os_errno);
+/* Sets the hint (the remedy) of the failure err holds, when it has none yet: a caller adds the
+ * remedy it knows to its own failure or to the library's.  Nothing when err is NULL or empty.
+ * Pure. */
+CONFINE_API void confine_error_hint(struct confine_error *err, const char *fmt, ...)
+    CONFINE_PRINTF(2, 3);
 
 /* What a person reads is what is there (R38).  A string that a command, a workspace or a request
  * chose (an argv, a file name, a host, a rule pattern) is shown to a person escaped: every code
@@ -72,11 +160,13 @@ enum confine_display_flags {
 	CONFINE_DISPLAY_ASCII = 2,  /* every code point from U+0080 on escaped as well: shows
 				     * letters of other scripts that look like Latin ones */
 };
-/* The escaped copy of `s` (NUL-terminated; NULL is shown as ""), caller-owned (free()); NULL
- * when out of memory.  Pure. */
-char *confine_display_escape(const char *s, unsigned flags);
+/* *out: the escaped copy of `s` (NUL-terminated; NULL is shown as ""), caller-owned
+ * (confine_free).  A flag outside enum confine_display_flags is CONFINE_E_INVALID.  Pure. */
+CONFINE_API int confine_display_escape(const char *s, unsigned flags, char **out,
+				       struct confine_error *err);
 /* The same for `len` bytes, which may hold a NUL (shown as "\x00").  Pure. */
-char *confine_display_escape_n(const char *s, size_t len, unsigned flags);
+CONFINE_API int confine_display_escape_n(const char *s, size_t len, unsigned flags, char **out,
+					 struct confine_error *err);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Requests: everything a run needs, before any system call is made.                        */
@@ -107,26 +197,35 @@ enum confine_target {
 typedef struct confine_request confine_request;
 
 /* Pure. */
-int confine_request_new(confine_request **out, struct confine_error *err);
-void confine_request_free(confine_request *req);
+CONFINE_API int confine_request_new(confine_request **out, struct confine_error *err);
+CONFINE_API void confine_request_free(confine_request *req);
 
 /* The command and its arguments; argv is copied.  Pure. */
-int confine_request_set_argv(confine_request *req, size_t argc, const char *const *argv,
-			     struct confine_error *err);
+CONFINE_API int confine_request_set_argv(confine_request *req, size_t argc, const char *const *argv,
+					 struct confine_error *err);
 /* The workspace root; NULL means the current directory.  Validated (R1) when the run is
  * prepared, not here.  Pure. */
-int confine_request_set_workspace(confine_request *req, const char *dir, struct confine_error *err);
+CONFINE_API int confine_request_set_workspace(confine_request *req, const char *dir,
+					      struct confine_error *err);
 /* A session rule (layer "session"), in the order given.  Pure. */
-int confine_request_add_rule(confine_request *req, const char *pattern, enum confine_access access,
-			     enum confine_action action, struct confine_error *err);
+CONFINE_API int confine_request_add_rule(confine_request *req, const char *pattern,
+					 enum confine_access access, enum confine_action action,
+					 struct confine_error *err);
+/* Reads a rule as `confine run --allow` takes it: "PATH[:read|write|both]" (no suffix: both).
+ * The text after the last ':' is the access when it is one of the three words; *pattern is
+ * PATH, caller-owned (confine_free).  An empty or too long path is CONFINE_E_INVALID.  Pure. */
+CONFINE_API int confine_rule_parse(const char *text, char **pattern, enum confine_access *access,
+				   struct confine_error *err);
 /* Session rules from a rule file; the file is read when the run is prepared. Pure. */
-int confine_request_add_session_rules_file(confine_request *req, const char *file,
-					   struct confine_error *err);
-void confine_request_set_network(confine_request *req, bool enabled);
+CONFINE_API int confine_request_add_session_rules_file(confine_request *req, const char *file,
+						       struct confine_error *err);
+/* The network: on (the default) or off (--no-network).  Pure. */
+CONFINE_API int confine_request_set_network(confine_request *req, bool enabled,
+					    struct confine_error *err);
 /* Required (the default) or off.  A value outside enum confine_policy is CONFINE_E_INVALID and
  * leaves the request unchanged.  Pure. */
-int confine_request_set_policy(confine_request *req, enum confine_policy policy,
-			       struct confine_error *err);
+CONFINE_API int confine_request_set_policy(confine_request *req, enum confine_policy policy,
+					   struct confine_error *err);
 /* The Linux backend (SPEC 3.3): AUTO (the default) uses bubblewrap when its probe passes and
  * falls back to Landlock when it does not (confine_run_fallback_note says so); BWRAP refuses
  * instead of falling back; LANDLOCK never tries bubblewrap.  A value outside the enum is
@@ -136,30 +235,43 @@ enum confine_backend {
 	CONFINE_BACKEND_BWRAP = 1,
 	CONFINE_BACKEND_LANDLOCK = 2,
 };
-int confine_request_set_backend(confine_request *req, enum confine_backend backend,
-				struct confine_error *err);
-/* Reads "auto", "bwrap" or "landlock" (trimmed, case-insensitive).  Returns 1 and sets *out
- * for a valid value, 0 otherwise.  Pure. */
-int confine_backend_parse(const char *text, enum confine_backend *out);
+CONFINE_API int confine_request_set_backend(confine_request *req, enum confine_backend backend,
+					    struct confine_error *err);
+/* Reads "auto", "bwrap" or "landlock" (trimmed, case-insensitive) into *out; anything else
+ * (NULL included) is CONFINE_E_INVALID and leaves *out unchanged.  Pure. */
+CONFINE_API int confine_backend_parse(const char *text, enum confine_backend *out,
+				      struct confine_error *err);
 
-/* Size cap of the private /tmp in bytes (default 1 GiB). */
-void confine_request_set_tmp_size(confine_request *req, uint64_t bytes);
+/* Size cap of the private /tmp in bytes (default 1 GiB); 0 is CONFINE_E_INVALID (a tmpfs of
+ * size 0 would have no cap at all).  Pure. */
+CONFINE_API int confine_request_set_tmp_size(confine_request *req, uint64_t bytes,
+					     struct confine_error *err);
 
 /* Where the in-sandbox helper confine-init is.  By default it is looked for beside the running
  * executable, then in the installation's libexec directory; a host that embeds the library
  * from elsewhere names it here (copied).  Pure. */
-int confine_request_set_helper(confine_request *req, const char *path, struct confine_error *err);
+CONFINE_API int confine_request_set_helper(confine_request *req, const char *path,
+					   struct confine_error *err);
+
+/* The largest process limit (the kernel's PID_MAX_LIMIT) and the longest duration (about 31
+ * years) a request takes. */
+#define CONFINE_LIMIT_PIDS_MAX 4194304u
+#define CONFINE_DURATION_MAX_MS 1000000000000u
 
 /* Resource limits: at most `pids` processes and `memory` bytes (0: no limit), enforced through
- * a cgroup; a limit this host cannot enforce makes the run fail (CONFINE_E_LIMIT).  Pure. */
-void confine_request_set_limits(confine_request *req, uint64_t pids, uint64_t memory);
+ * a cgroup; a limit this host cannot enforce makes the run fail (CONFINE_E_LIMIT).  pids above
+ * CONFINE_LIMIT_PIDS_MAX is CONFINE_E_INVALID.  Pure. */
+CONFINE_API int confine_request_set_limits(confine_request *req, uint64_t pids, uint64_t memory,
+					   struct confine_error *err);
 /* Wall-clock limit in milliseconds (0: none): the whole sandbox is killed when it expires and
- * the exit status is 128+SIGKILL.  Pure. */
-void confine_request_set_timeout(confine_request *req, uint64_t milliseconds);
+ * the exit status is 128+SIGKILL.  Above CONFINE_DURATION_MAX_MS: CONFINE_E_INVALID.  Pure. */
+CONFINE_API int confine_request_set_timeout(confine_request *req, uint64_t milliseconds,
+					    struct confine_error *err);
 /* How long the command gets to end after confine_run_forward_signal asked it to (SIGTERM,
  * SIGHUP, SIGQUIT, or a second SIGINT) before the whole sandbox is killed; default 5000 ms.
- * Pure. */
-void confine_request_set_kill_grace(confine_request *req, uint64_t milliseconds);
+ * Above CONFINE_DURATION_MAX_MS: CONFINE_E_INVALID.  Pure. */
+CONFINE_API int confine_request_set_kill_grace(confine_request *req, uint64_t milliseconds,
+					       struct confine_error *err);
 
 /* A terminal of the command's own (R41).  AUTO (the default): when the caller's descriptor 0, 1
  * or 2 is a terminal, the command gets a pseudo-terminal of its own in its place, which confine
@@ -167,23 +279,29 @@ void confine_request_set_kill_grace(confine_request *req, uint64_t milliseconds)
  * foreground job, restored before confine_run_wait returns); the caller's terminal is never the
  * command's.  ON: a pseudo-terminal on 0, 1 and 2 even without a terminal, relayed from and to
  * the caller's 0 and 1.  OFF: the command gets the caller's descriptors.  Not under policy off
- * or an escalation, which run the command as it is.  Pure. */
+ * or an escalation, which run the command as it is.  A value outside the enum is
+ * CONFINE_E_INVALID and leaves the request unchanged.  Pure. */
 enum confine_tty {
 	CONFINE_TTY_AUTO = 0,
 	CONFINE_TTY_ON = 1,
 	CONFINE_TTY_OFF = 2,
 };
-void confine_request_set_tty(confine_request *req, enum confine_tty tty);
+CONFINE_API int confine_request_set_tty(confine_request *req, enum confine_tty tty,
+					struct confine_error *err);
 
 /* Environment (SPEC 5).  The base environment is the one given here (envp copied; NULL means
  * an empty environment).  Pure. */
-int confine_request_set_environment(confine_request *req, const char *const *envp,
-				    struct confine_error *err);
-int confine_request_env_set(confine_request *req, const char *name, const char *value,
-			    struct confine_error *err);
-int confine_request_env_pass(confine_request *req, const char *pattern, struct confine_error *err);
-int confine_request_env_unset(confine_request *req, const char *pattern, struct confine_error *err);
-void confine_request_env_clear(confine_request *req, bool clear);
+CONFINE_API int confine_request_set_environment(confine_request *req, const char *const *envp,
+						struct confine_error *err);
+CONFINE_API int confine_request_env_set(confine_request *req, const char *name, const char *value,
+					struct confine_error *err);
+CONFINE_API int confine_request_env_pass(confine_request *req, const char *pattern,
+					 struct confine_error *err);
+CONFINE_API int confine_request_env_unset(confine_request *req, const char *pattern,
+					  struct confine_error *err);
+/* Start from an empty environment instead of the base one (--clearenv).  Pure. */
+CONFINE_API int confine_request_env_clear(confine_request *req, bool clear,
+					  struct confine_error *err);
 
 /* Read-only file injection (SPEC 6, R21): content the command can read but nobody -- the
  * command, its children, another process of the user -- can change between the host's check and
@@ -222,27 +340,33 @@ enum confine_inject_placement {
  * would have to be created on the host, a symlink on the way, a target a rule hides, or one in
  * /proc or /dev; the Windows backend refuses every injection (CONFINE_E_INVALID).  A request with
  * injections is refused by confine_run_start under policy off (SPEC 4).  Pure. */
-int confine_request_add_injection(confine_request *req, enum confine_inject_placement placement,
-				  const char *where, const void *data, size_t len,
-				  struct confine_error *err);
+CONFINE_API int confine_request_add_injection(confine_request *req,
+					      enum confine_inject_placement placement,
+					      const char *where, const void *data, size_t len,
+					      struct confine_error *err);
 /* The same with `where` given as `where_len` bytes, for bindings whose strings carry a length:
  * an embedded NUL is refused (CONFINE_E_INVALID) instead of silently cutting the value.  Pure. */
-int confine_request_add_injection_n(confine_request *req, enum confine_inject_placement placement,
-				    const char *where, size_t where_len, const void *data,
-				    size_t len, struct confine_error *err);
+CONFINE_API int confine_request_add_injection_n(confine_request *req,
+						enum confine_inject_placement placement,
+						const char *where, size_t where_len,
+						const void *data, size_t len,
+						struct confine_error *err);
 /* The policy the request carries (the default, or the last confine_request_set_policy). Pure. */
-enum confine_policy confine_request_policy(const confine_request *req);
+CONFINE_API enum confine_policy confine_request_policy(const confine_request *req);
 
 /* Reads CONFINE_SANDBOX_POLICY-style text: "required" or "off", trimmed, case-insensitive.
- * Returns 1 and sets *out for a valid value; returns 0 and sets *out = REQUIRED for anything
- * else (the caller warns).  Pure. */
-int confine_policy_parse(const char *text, enum confine_policy *out);
+ * Anything else (NULL included) is CONFINE_E_INVALID with *out = REQUIRED, the safe reading
+ * (the caller warns).  Pure. */
+CONFINE_API int confine_policy_parse(const char *text, enum confine_policy *out,
+				     struct confine_error *err);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Probe (SPEC 3.2).                                                                          */
 
+/* Filled by the probes: set .size = sizeof(struct confine_probe_result) first (see the top). */
 struct confine_probe_result {
-	char backend[16]; /* "bwrap" */
+	size_t size;
+	char backend[16]; /* "bwrap", "landlock", "windows", "seatbelt" */
 	bool available;
 	char code[32];	  /* stable code, e.g. "available", "binary_missing" */
 	char path[1024];  /* canonical path of the binary, "" when none */
@@ -267,29 +391,43 @@ struct confine_probe_result {
  * `workspace` and the current directory), runs bwrap, reads and writes the cache.
  * `path_env` is the PATH to search (NULL: "/usr/local/bin:/usr/bin:/bin"); `workspace` may be
  * NULL.  Returns 0 when the probe ran (see result->available), negative on a hard error. */
-int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
-			struct confine_probe_result *result, struct confine_error *err);
+CONFINE_API int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
+				    struct confine_probe_result *result, struct confine_error *err);
 
 /* Probes the Linux landlock backend (SPEC 3.3): the kernel's Landlock ABI (at least
  * CONFINE_LANDLOCK_MIN_ABI), seccomp, and whether confine can create a cgroup.  Codes:
  * available, landlock_unavailable, landlock_abi_too_old, seccomp_unavailable.  not_provided
  * lists what this backend cannot give.  Touches the OS (no process is started). */
 #define CONFINE_LANDLOCK_MIN_ABI 3
-int confine_probe_landlock(struct confine_probe_result *result, struct confine_error *err);
+CONFINE_API int confine_probe_landlock(struct confine_probe_result *result,
+				       struct confine_error *err);
 
 #ifdef _WIN32
 /* Probes the Windows backend (SPEC 10): whether this user can build the write-restricted
  * token.  read_protection and network_isolation are "not provided" whatever the answer.
  * Touches the OS (builds a token and closes it).  Windows builds only. */
-int confine_probe_windows(struct confine_probe_result *result, struct confine_error *err);
+CONFINE_API int confine_probe_windows(struct confine_probe_result *result,
+				      struct confine_error *err);
 #endif
 
 #ifdef __APPLE__
 /* Probes the macOS backend (SPEC 9): whether /usr/bin/sandbox-exec applies a trivial profile
  * and the fixed part of confine's own, and refuses a write that profile denies.  Touches the
  * OS (runs sandbox-exec three times).  macOS builds only; never compiled or run by CI. */
-int confine_probe_seatbelt(struct confine_probe_result *result, struct confine_error *err);
+CONFINE_API int confine_probe_seatbelt(struct confine_probe_result *result,
+				       struct confine_error *err);
 #endif
+
+/* A probe result as `confine probe --json` lists it: one JSON object (the fields, with the
+ * guarantees in their own object and not_provided as an array; a backend's own fields where
+ * it has them), caller-owned (confine_free).  Pure. */
+CONFINE_API int confine_probe_json(const struct confine_probe_result *result, char **out,
+				   struct confine_error *err);
+/* The same as text for a person, one "name: value" line each, as `confine probe` prints it;
+ * caller-owned (confine_free).  Strings the probe quoted (paths, bwrap's output) are escaped
+ * (R38).  Pure. */
+CONFINE_API int confine_probe_text(const struct confine_probe_result *result, char **out,
+				   struct confine_error *err);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Prepared runs: rules loaded, workspace validated, globs expanded, plan compiled.         */
@@ -298,19 +436,34 @@ typedef struct confine_run confine_run;
 
 /* Prepares a run: validates the workspace, loads the rule files, gathers host facts, probes
  * the backend (when the policy is required) and compiles the plan.  Injections (SPEC 6) are
- * placed in the plan and their contents sealed into memfds (see confine_run_injections).
+ * placed in the plan and their contents sealed into memfds (see confine_run_injection).
  * Touches the OS (reads files, stats paths, may run the probe).  On failure *out is NULL. */
-int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err);
-void confine_run_free(confine_run *run);
+CONFINE_API int confine_run_prepare(const confine_request *req, confine_run **out,
+				    struct confine_error *err);
+CONFINE_API void confine_run_free(confine_run *run);
 
 /* The compiled plan as stable text (or JSON when json is true).  The returned string is owned
- * by the caller (free()).  Pure. */
-int confine_run_plan_text(const confine_run *run, bool json, char **out, struct confine_error *err);
+ * by the caller (confine_free).  Pure. */
+CONFINE_API int confine_run_plan_text(const confine_run *run, bool json, char **out,
+				      struct confine_error *err);
+
+/* The plan of the request for another system, on any OS (SPEC 9, 10): MACOS (the Seatbelt
+ * profile) or WINDOWS (the ACEs of the write-restricted token).  `facts` is the text of a
+ * host-facts file describing that host (confine(1); NULL: the defaults, which the plan names),
+ * `home` its home or profile directory (NULL: the facts', else for macOS /Users/$USER of the
+ * request's environment, which the plan says it assumed).  The request's workspace (a path
+ * of that host), session rules, network choice and command are used; its rule files live on
+ * that host and are not read (the plan says so).  *out is caller-owned (confine_free).
+ * LINUX is CONFINE_E_INVALID: prepare a run and use confine_run_plan_text.  An error in the
+ * facts names their line in err->line.  Touches the OS only to read session rule files. */
+CONFINE_API int confine_request_plan_target(const confine_request *req, enum confine_target target,
+					    const char *facts, const char *home, bool json,
+					    char **out, struct confine_error *err);
 
 /* Starts the prepared command.  Touches the OS: forks and execs bwrap (or the command itself
  * under policy off; a run with injections is refused then, CONFINE_E_INVALID, SPEC 4).  Returns
  * once the sandbox is launched; the command may still fail to start (see confine_run_wait). */
-int confine_run_start(confine_run *run, struct confine_error *err);
+CONFINE_API int confine_run_start(confine_run *run, struct confine_error *err);
 
 /* Forwards a signal to the sandboxed command (SIGINT, SIGTERM, SIGHUP, SIGQUIT).  SIGTERM,
  * SIGHUP, SIGQUIT and a second SIGINT also ask the sandbox to end: if it is still running after
@@ -318,13 +471,16 @@ int confine_run_start(confine_run *run, struct confine_error *err);
  * may catch one SIGINT, as a shell or REPL does with Ctrl-C, and go on).  Before the sandbox is
  * ready any of them ends it at once.  SIGWINCH and SIGCONT are not forwarded: with a terminal
  * of the command's own (confine_request_set_tty) the window size follows, and raw mode is set
- * again when the caller is in the foreground.  Async-signal safe.  Touches the OS. */
-void confine_run_forward_signal(confine_run *run, int sig);
+ * again when the caller is in the foreground.  Async-signal safe: a run that is NULL or a
+ * number that is no signal (outside 1 to 64) is CONFINE_E_INVALID, and no error struct is
+ * filled.  Touches the OS. */
+CONFINE_API int confine_run_forward_signal(confine_run *run, int sig);
 
 /* Gives the caller's terminal its mode back, as before the relay of confine_request_set_tty
  * (confine_run_wait and confine_run_free do it too): for a handler of a signal that stops or
- * ends the caller.  A SIGCONT forwarded later sets raw mode again.  Async-signal safe. */
-void confine_run_restore_terminal(confine_run *run);
+ * ends the caller.  A SIGCONT forwarded later sets raw mode again.  Async-signal safe: a NULL
+ * run is CONFINE_E_INVALID, and no error struct is filled. */
+CONFINE_API int confine_run_restore_terminal(confine_run *run);
 
 /* Waits for the command to end; *status is the R3 exit status: the command's own status,
  * 128+N on death by signal N, 126/127 when the command could not be executed.  When the
@@ -333,12 +489,14 @@ void confine_run_restore_terminal(confine_run *run);
  * error is returned with the command's status, and CONFINE_E_RECORD when only the audit line
  * could not be written (confine_request_audit_error says it too).
  * Touches the OS.  Interrupted by signals only to deliver them; call forward first. */
-int confine_run_wait(confine_run *run, int *status, struct confine_error *err);
+CONFINE_API int confine_run_wait(confine_run *run, int *status, struct confine_error *err);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Explain (R11): which rule decides an access, and why.                                     */
 
+/* Filled by confine_rules_explain: set .size = sizeof(struct confine_decision) first. */
 struct confine_decision {
+	size_t size;
 	char path[4096];	    /* canonical path */
 	enum confine_access access; /* READ or WRITE */
 	enum confine_action action; /* what the sandbox does: a guard is DENY (no rule lifts
@@ -361,15 +519,74 @@ typedef struct confine_rules confine_rules;
 
 /* Loads the layers for a request (workspace validation, rule files) without planning or
  * probing.  Touches the OS (reads files, resolves paths). */
-int confine_rules_load(const confine_request *req, confine_rules **out, struct confine_error *err);
-void confine_rules_free(confine_rules *r);
+CONFINE_API int confine_rules_load(const confine_request *req, confine_rules **out,
+				   struct confine_error *err);
+CONFINE_API void confine_rules_free(confine_rules *r);
 /* Decides one access (READ or WRITE) for `path` (canonicalised first).  Touches the OS only to
  * canonicalise the path. */
-int confine_rules_explain(const confine_rules *r, const char *path, enum confine_access access,
-			  struct confine_decision *out, struct confine_error *err);
+CONFINE_API int confine_rules_explain(const confine_rules *r, const char *path,
+				      enum confine_access access, struct confine_decision *out,
+				      struct confine_error *err);
+/* A decision as `confine explain --json` lists it: one JSON object ("path", "access",
+ * "decision", "layer", "rule" with its source, index, line and pattern or null, "outranked"
+ * when there is one), caller-owned (confine_free).  Pure. */
+CONFINE_API int confine_decision_json(const struct confine_decision *d, char **out,
+				      struct confine_error *err);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Checking rule files (R5): every problem of a file, as a run would meet them.              */
+
+enum confine_rule_file {
+	CONFINE_RULE_FILE_AUTO = 0,	 /* by its path, see confine_rules_check */
+	CONFINE_RULE_FILE_SESSION = 1,	 /* --session-rules */
+	CONFINE_RULE_FILE_WORKSPACE = 2, /* WORKSPACE/.confine/rules.json */
+	CONFINE_RULE_FILE_USER = 3,	 /* ${XDG_CONFIG_HOME:-~/.config}/confine/rules.json */
+};
+
+/* Where the request's standard rule file of `kind` (WORKSPACE or USER) is: for its workspace
+ * (NULL: the current directory, canonical) and for HOME and XDG_CONFIG_HOME of its
+ * environment (the process's when it sets none), the path a run reads; caller-owned
+ * (confine_free).  CONFINE_E_NOTFOUND when there is none (USER without a home);
+ * CONFINE_E_WORKSPACE when the workspace is no directory.  Touches the OS (canonicalises). */
+CONFINE_API int confine_request_rule_file(const confine_request *req, enum confine_rule_file kind,
+					  char **out, struct confine_error *err);
+
+typedef struct confine_check confine_check;
+
+/* One problem of a checked file. */
+struct confine_check_problem {
+	size_t size;
+	int line, column;    /* in the file, 1-based */
+	const char *pointer; /* JSON pointer of the value ("/rules/3/path"), "" for the file */
+	const char *message;
+};
+
+/*
+ * Checks the rule file `file` the way a run loads it: the syntax (SPEC 2.1), each pattern
+ * resolved (SPEC 2.2) and, for a workspace file, R10.  `kind` says what it is read as; AUTO:
+ * the user file when it is the request's (confine_request_rule_file), a workspace file when
+ * it is named .confine/rules.json, a session file otherwise.  Returns 0 when the file was
+ * read, whether it has problems or not (confine_check_problem); CONFINE_E_NOTFOUND when it
+ * does not exist, another code when it cannot be read (err says why); *out is NULL then.
+ * Touches the OS (reads the file, canonicalises paths).
+ */
+CONFINE_API int confine_rules_check(const confine_request *req, const char *file,
+				    enum confine_rule_file kind, confine_check **out,
+				    struct confine_error *err);
+CONFINE_API void confine_check_free(confine_check *c);
+/* The path rules and the network rules the file holds. Pure. */
+CONFINE_API size_t confine_check_rule_count(const confine_check *c);
+CONFINE_API size_t confine_check_net_rule_count(const confine_check *c);
+/* The problems in the order of the file (line, then column); valid until confine_check_free.
+ * Pure. */
+CONFINE_API size_t confine_check_problem_count(const confine_check *c);
+/* The i-th problem, NULL when i >= confine_check_problem_count.  Pure. */
+CONFINE_API const struct confine_check_problem *confine_check_problem(const confine_check *c,
+								      size_t i);
 
 /* Post-run report events (SPEC 7.3, R23), computed when confine_run_wait returns. */
 struct confine_event {
+	size_t size;
 	char kind[40];	   /* "missing_protected_created", "dynamic_glob_created",
 			    * "protected_created_disabled" (something the host acts on later,
 			    * created where it was missing, renamed aside: detail is the new
@@ -396,8 +613,10 @@ struct confine_event {
 	char detail[4160]; /* a reason or a new name; "" otherwise */
 };
 
-/* The events of the last run; valid until confine_run_free.  Pure. */
-const struct confine_event *confine_run_events(const confine_run *run, size_t *n);
+/* The events of the last run: how many, and the i-th (NULL when i >= the count); valid until
+ * confine_run_free.  Pure. */
+CONFINE_API size_t confine_run_event_count(const confine_run *run);
+CONFINE_API const struct confine_event *confine_run_event(const confine_run *run, size_t i);
 
 /* What a person should know before the command starts, from confine_run_prepare: each allow
  * of the session, the workspace or the user file that a built-in guard or override outranks,
@@ -406,50 +625,54 @@ const struct confine_event *confine_run_events(const confine_run *run, size_t *n
  * written and why).  Only an escalation runs past a guard (SPEC 7.1); nothing lifts an
  * override.  None without a sandbox (policy off, an escalation).  Valid until
  * confine_run_free.  Pure. */
-const struct confine_event *confine_run_notices(const confine_run *run, size_t *n);
+CONFINE_API size_t confine_run_notice_count(const confine_run *run);
+CONFINE_API const struct confine_event *confine_run_notice(const confine_run *run, size_t i);
 
 /* One injection of a prepared run (SPEC 6), in the order the request added them. */
 struct confine_injection {
+	size_t size;
 	enum confine_inject_placement placement;
 	const char *where;  /* NAME, or TARGET normalised */
 	const char *path;   /* where the command finds the file inside the sandbox */
 	const char *blake3; /* BLAKE3 of the content: 64 lower-case hex digits */
 	const char *record; /* "env:NAME=HASH" or "path:TARGET=HASH": what the audit log and the
 			     * report list (never the bytes, never a host path) */
-	uint64_t size;	    /* bytes */
+	uint64_t bytes;	    /* the size of the content */
 };
 
 /* The injections of a prepared run; the hashes were computed by confine_run_prepare from the
  * sealed copy the sandbox will see (Linux: a memfd sealed against writes, growing and
- * shrinking).  The array and its strings are owned by the run and valid until
- * confine_run_free; *n is 0 (and the result NULL) when there are none.  Pure. */
-const struct confine_injection *confine_run_injections(const confine_run *run, size_t *n);
+ * shrinking).  How many, and the i-th (NULL when i >= the count); each and its strings are
+ * owned by the run and valid until confine_run_free.  Pure. */
+CONFINE_API size_t confine_run_injection_count(const confine_run *run);
+CONFINE_API const struct confine_injection *confine_run_injection(const confine_run *run, size_t i);
 
 /* Whether the last wait ended because the timeout expired.  Pure. */
-bool confine_run_timed_out(const confine_run *run);
+CONFINE_API bool confine_run_timed_out(const confine_run *run);
 
 /* Whether the last wait ended because the command did not end within the kill grace after a
  * forwarded signal, and confine killed the sandbox.  Pure. */
-bool confine_run_killed_after_grace(const confine_run *run);
+CONFINE_API bool confine_run_killed_after_grace(const confine_run *run);
 
 /* The backend a prepared run uses: "bwrap", "landlock", or "none" (policy off).  Pure. */
-const char *confine_run_backend(const confine_run *run);
+CONFINE_API const char *confine_run_backend(const confine_run *run);
 /* When the backend was AUTO and bubblewrap's probe failed: one line naming the probe code and
  * what the landlock backend gives up (for the caller to show); NULL otherwise.  Pure. */
-const char *confine_run_fallback_note(const confine_run *run);
+CONFINE_API const char *confine_run_fallback_note(const confine_run *run);
 /* The landlock backend (SPEC 3.3): the split directories of the writable areas that take no
  * new entry in this run and why (confine's supervisor cannot make them here), one line; NULL
  * when there are none.  The remedy: make what the command needs there before the run, or use
  * the bwrap backend.  Pure. */
-const char *confine_run_landlock_note(const confine_run *run);
+CONFINE_API const char *confine_run_landlock_note(const confine_run *run);
 /* The landlock backend: why the command was refused `path` (one of confine_run_denied_paths)
- * when it lies in such a directory, one line, or NULL.  The remedy: run the command again
- * (what exists when a run starts gets its own rule), make the directory before the run, or
- * use the bwrap backend.  Valid until the next call or confine_run_free.  Pure. */
-const char *confine_run_explain_denial(confine_run *run, const char *path);
+ * when it lies in such a directory: *out is one line, caller-owned (confine_free), or NULL when
+ * the path is not in one.  The remedy: run the command again (what exists when a run starts
+ * gets its own rule), make the directory before the run, or use the bwrap backend.  Pure. */
+CONFINE_API int confine_run_explain_denial(const confine_run *run, const char *path, char **out,
+					   struct confine_error *err);
 
 /* Whether the exit status came from the command (true) or from confine (false). Pure. */
-bool confine_run_status_from_command(const confine_run *run);
+CONFINE_API bool confine_run_status_from_command(const confine_run *run);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Approvals (SPEC 7): escalation and write grants, each approved once through a card.       */
@@ -469,37 +692,42 @@ bool confine_run_status_from_command(const confine_run *run);
 
 /* Run the command once outside the OS sandbox (SPEC 7.1): no rule, guard or override applies
  * to it.  Pure. */
-void confine_request_set_escalate(confine_request *req, bool escalate);
+CONFINE_API int confine_request_set_escalate(confine_request *req, bool escalate,
+					     struct confine_error *err);
 /* Ask for a reusable approval: the card says "reusable", its digest covers that, and its
  * receipt is not spent by a run, so the host may present it again (for exactly this request
  * and id).  Set it before confine_card_new and on every run that presents the receipt.
  * Default: once.  Pure. */
-void confine_request_set_reusable(confine_request *req, bool reusable);
+CONFINE_API int confine_request_set_reusable(confine_request *req, bool reusable,
+					     struct confine_error *err);
 /* A write target "PATH:file" or "PATH:subtree" (SPEC 7.2), relative paths from the current
  * directory; validated with the others when the card or the run is prepared.  Approved, each
  * becomes a write allow of exactly that path in the session layer for this one run.  Pure. */
-int confine_request_add_write_grant(confine_request *req, const char *target,
-				    struct confine_error *err);
+CONFINE_API int confine_request_add_write_grant(confine_request *req, const char *target,
+						struct confine_error *err);
 /* Why the command needs the write targets: shown on the card, part of the digest.  Pure. */
-int confine_request_set_grant_reason(confine_request *req, const char *reason,
-				     struct confine_error *err);
+CONFINE_API int confine_request_set_grant_reason(confine_request *req, const char *reason,
+						 struct confine_error *err);
 /* The digest of the approved card: 64 hexadecimal digits.  Pure. */
-int confine_request_set_receipt(confine_request *req, const char *digest,
-				struct confine_error *err);
+CONFINE_API int confine_request_set_receipt(confine_request *req, const char *digest,
+					    struct confine_error *err);
 /* The request id that the card, the report and the audit line carry: 1 to 64 characters of
  * [A-Za-z0-9._:-].  Unset, each card and each run gets a random one.  Pure. */
-int confine_request_set_id(confine_request *req, const char *id, struct confine_error *err);
+CONFINE_API int confine_request_set_id(confine_request *req, const char *id,
+				       struct confine_error *err);
 
 #define CONFINE_CARD_MAX_TARGETS 8
 
 struct confine_card_target {
+	size_t size;
 	const char *path;  /* canonical */
 	const char *scope; /* "file" or "subtree" */
 };
 
 /* An approval card.  Every string is owned by the card and valid until confine_card_free. */
 struct confine_card {
-	int version;	   /* 1 */
+	size_t size;
+	int version;	   /* 1: of the card's content (the JSON's "version") */
 	const char *kind;  /* "escalate" or "write_grant" */
 	const char *title; /* from the kind, the program's name and the targets; never from
 			    * free text.  Characters that could spoof a line are escaped */
@@ -511,9 +739,9 @@ struct confine_card {
 	const char *where;	 /* "outside the sandbox, this once" or "inside the sandbox, this
 				  * once, with write access to the targets" */
 	const char *guards;	 /* whether the guards apply, in words */
-	size_t n_targets;	 /* at most CONFINE_CARD_MAX_TARGETS, every one listed */
-	const struct confine_card_target *targets;
-	const char *reason; /* "" for an escalation */
+	size_t n_targets;	 /* at most CONFINE_CARD_MAX_TARGETS, every one listed:
+				  * confine_card_target */
+	const char *reason;	 /* "" for an escalation */
 	size_t n_env;
 	const char *const *env; /* the request's own NAME=VALUE assignments */
 	char request_id[65];
@@ -526,11 +754,16 @@ struct confine_card {
 /* Builds the card for a request with an escalation (the default) or write grants: validates
  * the workspace and the targets, looks up the program.  Touches the OS (reads rule files,
  * stats paths, searches PATH). */
-int confine_card_new(const confine_request *req, struct confine_card **out,
-		     struct confine_error *err);
-void confine_card_free(struct confine_card *card);
-/* The card as one JSON object (the struct's fields, same names), caller-owned.  Pure. */
-int confine_card_json(const struct confine_card *card, char **out, struct confine_error *err);
+CONFINE_API int confine_card_new(const confine_request *req, struct confine_card **out,
+				 struct confine_error *err);
+CONFINE_API void confine_card_free(struct confine_card *card);
+/* The i-th write target of the card, NULL when i >= n_targets.  Pure. */
+CONFINE_API const struct confine_card_target *confine_card_target(const struct confine_card *card,
+								  size_t i);
+/* The card as one JSON object (the struct's fields, same names), caller-owned (confine_free).
+ * Pure. */
+CONFINE_API int confine_card_json(const struct confine_card *card, char **out,
+				  struct confine_error *err);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Audit log (SPEC 8) and post-run report (SPEC 7.3).                                        */
@@ -539,54 +772,58 @@ int confine_card_json(const struct confine_card *card, char **out, struct confin
  * file is opened now (O_APPEND|O_CLOEXEC|O_NOFOLLOW, created 0600, a regular file), so that
  * every later failure is recorded, and it is hidden from the sandbox (read and write denied,
  * even inside the workspace).  Each line is written with one write(2).  Touches the OS. */
-int confine_request_set_audit_file(confine_request *req, const char *file,
-				   struct confine_error *err);
+CONFINE_API int confine_request_set_audit_file(confine_request *req, const char *file,
+					       struct confine_error *err);
 /* The report file: opened and truncated now (O_NOFOLLOW, created 0600, a regular file), before
  * the command can run, and write-denied inside the sandbox.  Touches the OS. */
-int confine_request_set_report_file(confine_request *req, const char *file,
-				    struct confine_error *err);
+CONFINE_API int confine_request_set_report_file(confine_request *req, const char *file,
+						struct confine_error *err);
 /* For a plan that is only printed (run --print-plan): the audit log and the report file are
  * protected in the plan as in the run, so that the printed plan and its digest are the run's
  * (SPEC 7.3); nothing is opened or created.  Either may be NULL.  Touches the OS (realpath). */
-int confine_request_plan_record_files(confine_request *req, const char *audit, const char *report,
-				      struct confine_error *err);
+CONFINE_API int confine_request_plan_record_files(confine_request *req, const char *audit,
+						  const char *report, struct confine_error *err);
 /* Look at the command's stderr for denial paths (confine_run_denied_paths) even without a
  * report or audit file.  Pure. */
-void confine_request_set_denial_scan(confine_request *req, bool on);
+CONFINE_API int confine_request_set_denial_scan(confine_request *req, bool on,
+						struct confine_error *err);
 
 /* Whether an audit line of this request's attempts could not be written (a full file system,
  * an I/O error): 0 when every line was written, else CONFINE_E_RECORD with err filled from the
  * first failure.  The line is then missing from the log, and nothing of it was left there; a
  * command that ran keeps its exit status all the same.  Pure. */
-int confine_request_audit_error(const confine_request *req, struct confine_error *err);
+CONFINE_API int confine_request_audit_error(const confine_request *req, struct confine_error *err);
 /* Writes the audit line of a spawn attempt that ends before confine_run_prepare (an invalid
  * argument the caller found), with outcome "failed" and the error.  Does nothing without an
  * audit file.  CONFINE_E_RECORD (err filled) when the line could not be written.  Touches the
  * OS. */
-int confine_request_audit_refusal(const confine_request *req, int status,
-				  const struct confine_error *why, struct confine_error *err);
+CONFINE_API int confine_request_audit_refusal(const confine_request *req, int status,
+					      const struct confine_error *why,
+					      struct confine_error *err);
 
-/* The post-run report as one JSON object (SPEC 7.3), caller-owned: run may be NULL when
- * prepare failed; `why` is the error that ended the run (code 0: none).  Touches the OS only to
- * canonicalise denial paths. */
-int confine_report_json(const confine_request *req, const confine_run *run, int status,
-			const struct confine_error *why, char **out, struct confine_error *err);
+/* The post-run report as one JSON object (SPEC 7.3), caller-owned (confine_free): run may be
+ * NULL when prepare failed; `why` is the error that ended the run (code 0: none).  Touches the
+ * OS only to canonicalise denial paths. */
+CONFINE_API int confine_report_json(const confine_request *req, const confine_run *run, int status,
+				    const struct confine_error *why, char **out,
+				    struct confine_error *err);
 /* Writes that report to the report file of the request.  CONFINE_E_RECORD when it cannot be
  * written (a full file system): the file is left empty, never half a report.  Touches the OS. */
-int confine_request_write_report(const confine_request *req, const confine_run *run, int status,
-				 const struct confine_error *why, struct confine_error *err);
+CONFINE_API int confine_request_write_report(const confine_request *req, const confine_run *run,
+					     int status, const struct confine_error *why,
+					     struct confine_error *err);
 
 /* Up to five unique absolute paths named on denial lines of the command's stderr ("Permission
  * denied", "Operation not permitted", "Read-only file system"), for display only: the command
  * wrote them.  Valid until confine_run_free.  Pure. */
-const char *const *confine_run_denied_paths(const confine_run *run, size_t *n);
+CONFINE_API const char *const *confine_run_denied_paths(const confine_run *run, size_t *n);
 
 /* The policy digest: SHA-256 (hex) of the compiled plan's text as `confine run --print-plan`
  * prints it; "" when no sandbox applies (policy off, escalation).  Pure. */
-const char *confine_run_policy_digest(const confine_run *run);
+CONFINE_API const char *confine_run_policy_digest(const confine_run *run);
 
 /* The request id of the run.  Pure. */
-const char *confine_run_id(const confine_run *run);
+CONFINE_API const char *confine_run_id(const confine_run *run);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Network by domain (SPEC 12, R31).                                                          */
@@ -597,8 +834,10 @@ const char *confine_run_id(const confine_run *run);
  * session-file or user rule allows something gets its own network namespace and reaches the
  * network only through confine's proxy; a workspace file may only deny.  Validated here
  * (CONFINE_E_INVALID).  Pure. */
-int confine_request_net_allow(confine_request *req, const char *pattern, struct confine_error *err);
-int confine_request_net_deny(confine_request *req, const char *pattern, struct confine_error *err);
+CONFINE_API int confine_request_net_allow(confine_request *req, const char *pattern,
+					  struct confine_error *err);
+CONFINE_API int confine_request_net_deny(confine_request *req, const char *pattern,
+					 struct confine_error *err);
 
 enum confine_net_mode {
 	CONFINE_NET_ON = 0,	 /* the host's network */
@@ -606,8 +845,10 @@ enum confine_net_mode {
 	CONFINE_NET_DOMAINS = 2, /* own network namespace, out only through confine's proxy */
 };
 
-/* Which rule decides a host and port. */
+/* Which rule decides a host and port.  Filled by confine_rules_explain_net: set
+ * .size = sizeof(struct confine_net_decision) first. */
 struct confine_net_decision {
+	size_t size;
 	char host[256]; /* normalised name (lower case) or canonical address */
 	uint16_t port;
 	enum confine_action action; /* ALLOW, DENY, or ASK (no rule: enforced as deny) */
@@ -621,21 +862,31 @@ struct confine_net_decision {
 
 /* Decides "HOST[:PORT]" (an IPv6 address in brackets when a port follows; without a port, 443)
  * against the loaded layers.  Pure. */
-int confine_rules_explain_net(const confine_rules *r, const char *host_port,
-			      struct confine_net_decision *out, struct confine_error *err);
+CONFINE_API int confine_rules_explain_net(const confine_rules *r, const char *host_port,
+					  struct confine_net_decision *out,
+					  struct confine_error *err);
 /* The network mode the loaded rules give a run.  Pure. */
-enum confine_net_mode confine_rules_net_mode(const confine_rules *r);
+CONFINE_API enum confine_net_mode confine_rules_net_mode(const confine_rules *r);
+/* A network decision as `confine explain --json --net` lists it: one JSON object ("network",
+ * "port", "decision", "layer", "mode": `mode`, the network mode it is enforced in, "rule"
+ * with its source, list, index, line, column and pattern, or null), caller-owned
+ * (confine_free).  Pure. */
+CONFINE_API int confine_net_decision_json(const struct confine_net_decision *d,
+					  enum confine_net_mode mode, char **out,
+					  struct confine_error *err);
 
 /* One request the proxy decided (an HTTP CONNECT, an absolute-URI HTTP request, a SOCKS5
  * CONNECT). */
 struct confine_net_event {
+	size_t size;
 	int64_t time_ms;  /* when it was decided: CLOCK_REALTIME, ms since the epoch */
 	char protocol[8]; /* "http", "connect", "socks5"; R43: "tcp" (a connection of any client,
 			   * to a synthetic address or an address literal, through the
 			   * sandbox's own routing), "dns" (a name the resolver inside refused:
 			   * port 0, never looked up on the host) */
-	struct confine_net_decision decision; /* on the host asked for (has_rule false and host ""
-					       * for a request too malformed to name one) */
+	/* on the host asked for (has_rule false and host "" for a request too malformed to name
+	 * one); owned by the run like the event */
+	const struct confine_net_decision *decision;
 	char outcome[24]; /* "connected", "denied" (by the decision), "address_refused" (the name
 			   * was allowed but resolved to a refused address), "resolve_failed",
 			   * "connect_failed", "bad_request", "unauthenticated" (no or wrong
@@ -655,21 +906,22 @@ struct confine_net_event {
 	char answer[16];
 };
 
-/* The proxy's decisions in the order made, valid until confine_run_free; computed when
- * confine_run_wait returns.  At most 4096 are kept; *dropped (may be NULL) counts the rest.
- * Pure. */
-const struct confine_net_event *confine_run_net_events(const confine_run *run, size_t *n,
-						       size_t *dropped);
-/* The remedy for one network event of the run (from confine_run_net_events), as a person
- * would type it: for an allowed name refused for the address it resolved to, the exact
- * --net-allow of that address and of its range ("--net-allow 10.1.2.3, or its whole range:
- * --net-allow 10.0.0.0/8"); for a host no rule names, its --net-allow; for a deny rule, the
- * explain line.  Writes at most cap - 1 bytes and a NUL; "" when confine knows no remedy (a
- * connected request, a name that does not resolve).  Returns the length.  Pure. */
-size_t confine_run_net_hint(const confine_run *run, const struct confine_net_event *e, char *buf,
-			    size_t cap);
+/* The proxy's decisions in the order made, computed when confine_run_wait returns: how many,
+ * the i-th (NULL when i >= the count; valid until confine_run_free), and how many more were
+ * not kept (at most 4096 are).  Pure. */
+CONFINE_API size_t confine_run_net_event_count(const confine_run *run);
+CONFINE_API const struct confine_net_event *confine_run_net_event(const confine_run *run, size_t i);
+CONFINE_API size_t confine_run_net_events_dropped(const confine_run *run);
+/* The remedy for the i-th network event of the run, as a person would type it: for an allowed
+ * name refused for the address it resolved to, the exact --net-allow of that address and of
+ * its range ("--net-allow 10.1.2.3, or its whole range: --net-allow 10.0.0.0/8"); for a host no
+ * rule names, its --net-allow; for a deny rule, the explain line.  *out is caller-owned
+ * (confine_free), "" when confine knows no remedy (a connected request, a name that does not
+ * resolve).  An i past the events is CONFINE_E_INVALID.  Pure. */
+CONFINE_API int confine_run_net_hint(const confine_run *run, size_t i, char **out,
+				     struct confine_error *err);
 /* The network mode of a prepared run.  Pure. */
-enum confine_net_mode confine_run_net_mode(const confine_run *run);
+CONFINE_API enum confine_net_mode confine_run_net_mode(const confine_run *run);
 
 /*
  * Live asks (R43).  A host no rule names is ASK: without an asker it is denied (and reported);
@@ -683,7 +935,9 @@ enum confine_net_answer {
 	CONFINE_NET_ANSWER_RUN = 2,
 };
 
+/* A question to the asker, valid during the call; .size says how much of it there is. */
 struct confine_net_ask {
+	size_t size;
 	char host[256]; /* normalised name or canonical address, as in confine_net_decision */
 	uint16_t port;
 	char protocol[8]; /* as in confine_net_event */
@@ -706,9 +960,11 @@ typedef enum confine_net_answer (*confine_net_ask_fn)(const struct confine_net_a
  * holds for the connections after it.  confine_run_wait returns only once fn has returned, so
  * fn should bound its own wait.  A value outside enum confine_net_answer is DENY.  Only in
  * network-by-domain runs with a sandbox (not under policy off).  Every answer is recorded in the
- * network events (confine_net_event.answer), the report and the audit line.  Pure.
+ * network events (confine_net_event.answer), the report and the audit line.  A NULL request
+ * is CONFINE_E_INVALID.  Pure.
  */
-void confine_request_set_net_ask(confine_request *req, confine_net_ask_fn fn, void *user);
+CONFINE_API int confine_request_set_net_ask(confine_request *req, confine_net_ask_fn fn, void *user,
+					    struct confine_error *err);
 
 #ifdef __cplusplus
 }

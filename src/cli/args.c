@@ -4,9 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/args.h"
-#include "rules/rules.h"
-#include "util/util.h"
+#include "args.h"
+#include "cli.h"
+
+int cli_nomem(struct confine_error *err)
+{
+	return confine_error_set(err, CONFINE_E_NOMEM, "out of memory", "", "an allocation failed");
+}
+
+char *cli_strndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *d = malloc(len + 1);
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
+}
 
 int cli_parse_size(const char *s, uint64_t *out)
 {
@@ -65,7 +80,7 @@ int cli_parse_duration(const char *s, uint64_t *ms)
 		unit = 60000.0, end++;
 	else if (*end == 'h')
 		unit = 3600000.0, end++;
-	if (*end || !(v > 0) || v * unit > 1e12)
+	if (*end || !(v > 0) || v * unit > (double)CONFINE_DURATION_MAX_MS)
 		return -1;
 	uint64_t r = (uint64_t)(v * unit + 0.5);
 	*ms = r ? r : 1;
@@ -76,38 +91,39 @@ int cli_parse_duration(const char *s, uint64_t *ms)
 static int parse_limits(confine_request *req, const char *v, struct confine_error *err)
 {
 	uint64_t pids = 0, mem = 0;
-	char *copy = cf_strdup(v), *save = NULL;
+	char *copy = strdup(v), *save = NULL;
 	int r = 0;
 	if (!copy)
-		return cf_nomem(err);
+		return cli_nomem(err);
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		if (!strncmp(item, "pids=", 5)) {
 			char *end;
 			errno = 0;
 			unsigned long long n = strtoull(item + 5, &end, 10);
 			if (errno || !isdigit((unsigned char)item[5]) || *end || n == 0) {
-				r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
-					   "pids= takes a positive number of processes");
+				r = confine_error_set(err, CONFINE_E_INVALID, "invalid --limit", v,
+						      "pids= takes a positive number of processes");
 				goto out;
 			}
 			pids = n;
 		} else if (!strncmp(item, "mem=", 4)) {
 			if (cli_parse_size(item + 4, &mem) < 0) {
-				r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
-					   "mem= takes a size such as 512M or 2G");
+				r = confine_error_set(err, CONFINE_E_INVALID, "invalid --limit", v,
+						      "mem= takes a size such as 512M or 2G");
 				goto out;
 			}
 		} else {
-			r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
-				   "expected pids=N and/or mem=SIZE, separated by commas");
+			r = confine_error_set(
+			    err, CONFINE_E_INVALID, "invalid --limit", v,
+			    "expected pids=N and/or mem=SIZE, separated by commas");
 			goto out;
 		}
 	}
 	if (!pids && !mem)
-		r = cf_err(err, CONFINE_E_INVALID, "invalid --limit", v,
-			   "expected pids=N and/or mem=SIZE");
+		r = confine_error_set(err, CONFINE_E_INVALID, "invalid --limit", v,
+				      "expected pids=N and/or mem=SIZE");
 	else
-		confine_request_set_limits(req, pids, mem);
+		r = confine_request_set_limits(req, pids, mem, err);
 out:
 	free(copy);
 	return r;
@@ -117,17 +133,18 @@ out:
 static int parse_net_rules(confine_request *req, const char *opt, const char *v, bool allow,
 			   struct confine_error *err)
 {
-	char *copy = cf_strdup(v);
+	char *copy = strdup(v);
 	if (!copy)
-		return cf_nomem(err);
+		return cli_nomem(err);
 	int r = 0;
 	for (char *item = copy, *next; item && r == 0; item = next) {
 		next = strchr(item, ',');
 		if (next)
 			*next++ = '\0';
 		if (!*item) {
-			r = cf_err(err, CONFINE_E_INVALID, "invalid network rule", v,
-				   "%s has an empty item (expected DOMAIN[,DOMAIN...])", opt);
+			r = confine_error_set(err, CONFINE_E_INVALID, "invalid network rule", v,
+					      "%s has an empty item (expected DOMAIN[,DOMAIN...])",
+					      opt);
 			break;
 		}
 		r = allow ? confine_request_net_allow(req, item, err)
@@ -140,7 +157,8 @@ static int parse_net_rules(confine_request *req, const char *opt, const char *v,
 static int need_value(int i, int argc, const char *opt, struct confine_error *err)
 {
 	if (i + 1 >= argc)
-		return cf_err(err, CONFINE_E_INVALID, "invalid arguments", opt, "needs a value");
+		return confine_error_set(err, CONFINE_E_INVALID, "invalid arguments", opt,
+					 "needs a value");
 	return 0;
 }
 
@@ -211,15 +229,14 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			   opt_is(a, "--deny", &v)) {
 			VALUE();
 			char *pattern = NULL;
-			unsigned access;
-			if ((r = cf_rule_parse_cli(v, &pattern, &access, err)) < 0)
+			enum confine_access access;
+			if ((r = confine_rule_parse(v, &pattern, &access, err)) < 0)
 				return r;
 			enum confine_action act = a[2] == 'a' && a[3] == 'l' ? CONFINE_ALLOW
 						  : a[2] == 'a'		     ? CONFINE_ASK
 									     : CONFINE_DENY;
-			r = confine_request_add_rule(o->req, pattern, (enum confine_access)access,
-						     act, err);
-			free(pattern);
+			r = confine_request_add_rule(o->req, pattern, access, act, err);
+			confine_free(pattern);
 			if (r < 0)
 				return r;
 		} else if (opt_is(a, "--session-rules", &v)) {
@@ -234,29 +251,33 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 		} else if (cmd == CLI_EXPLAIN && opt_is(a, "--net", &v)) {
 			VALUE();
 			if (o->n_net_explain == CLI_NET_EXPLAIN_MAX)
-				return cf_err(err, CONFINE_E_INVALID, "invalid arguments", "--net",
-					      "at most %d hosts in one call", CLI_NET_EXPLAIN_MAX);
+				return confine_error_set(
+				    err, CONFINE_E_INVALID, "invalid arguments", "--net",
+				    "at most %d hosts in one call", CLI_NET_EXPLAIN_MAX);
 			o->net_explain[o->n_net_explain++] = v;
 		} else if (cmd == CLI_RUN && !strcmp(a, "--no-net-ask")) {
 			o->no_net_ask = true;
 		} else if (!strcmp(a, "--no-network")) {
-			confine_request_set_network(o->req, false);
+			if ((r = confine_request_set_network(o->req, false, err)) < 0)
+				return r;
 		} else if (opt_is(a, "--policy", &v)) {
 			VALUE();
 			enum confine_policy p;
-			if (!confine_policy_parse(v, &p))
-				return cf_err(err, CONFINE_E_INVALID, "invalid --policy", v,
-					      "expected 'required' or 'off'");
-			if (confine_request_set_policy(o->req, p, err) < 0)
-				return CONFINE_E_INVALID;
+			if (confine_policy_parse(v, &p, NULL) < 0)
+				return confine_error_set(err, CONFINE_E_INVALID, "invalid --policy",
+							 v, "expected 'required' or 'off'");
+			if ((r = confine_request_set_policy(o->req, p, err)) < 0)
+				return r;
 			o->policy_given = true;
 		} else if (opt_is(a, "--backend", &v)) {
 			VALUE();
 			enum confine_backend b;
-			if (!confine_backend_parse(v, &b))
-				return cf_err(err, CONFINE_E_INVALID, "invalid --backend", v,
-					      "this build knows 'auto', 'bwrap' and 'landlock'");
-			confine_request_set_backend(o->req, b, NULL); /* valid: parsed above */
+			if (confine_backend_parse(v, &b, NULL) < 0)
+				return confine_error_set(
+				    err, CONFINE_E_INVALID, "invalid --backend", v,
+				    "this build knows 'auto', 'bwrap' and 'landlock'");
+			if ((r = confine_request_set_backend(o->req, b, err)) < 0)
+				return r;
 			o->backend_given = true;
 		} else if (opt_is(a, "--json", &v) && !v) {
 			o->json = true;
@@ -270,11 +291,11 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			VALUE();
 			const char *eq = strchr(v, '=');
 			if (!eq)
-				return cf_err(err, CONFINE_E_INVALID, "invalid --env", v,
-					      "expected NAME=VALUE");
-			char *name = cf_strndup(v, (size_t)(eq - v));
+				return confine_error_set(err, CONFINE_E_INVALID, "invalid --env", v,
+							 "expected NAME=VALUE");
+			char *name = cli_strndup(v, (size_t)(eq - v));
 			if (!name)
-				return cf_nomem(err);
+				return cli_nomem(err);
 			r = confine_request_env_set(o->req, name, eq + 1, err);
 			free(name);
 			if (r < 0)
@@ -288,14 +309,17 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			if ((r = confine_request_env_unset(o->req, v, err)) < 0)
 				return r;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && !strcmp(a, "--clearenv")) {
-			confine_request_env_clear(o->req, true);
+			if ((r = confine_request_env_clear(o->req, true, err)) < 0)
+				return r;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--tmp-size", &v)) {
 			VALUE();
 			uint64_t size;
 			if (cli_parse_size(v, &size) < 0)
-				return cf_err(err, CONFINE_E_INVALID, "invalid --tmp-size", v,
-					      "expected a positive size such as 512M or 2G");
-			confine_request_set_tmp_size(o->req, size);
+				return confine_error_set(
+				    err, CONFINE_E_INVALID, "invalid --tmp-size", v,
+				    "expected a positive size such as 512M or 2G");
+			if ((r = confine_request_set_tmp_size(o->req, size, err)) < 0)
+				return r;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--limit", &v)) {
 			VALUE();
 			if ((r = parse_limits(o->req, v, err)) < 0)
@@ -304,50 +328,54 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			VALUE();
 			uint64_t ms;
 			if (cli_parse_duration(v, &ms) < 0)
-				return cf_err(
+				return confine_error_set(
 				    err, CONFINE_E_INVALID, "invalid --timeout", v,
 				    "expected a positive duration: seconds (30, 2.5, 30s), "
 				    "minutes (2m) or hours (1h)");
-			confine_request_set_timeout(o->req, ms);
+			if ((r = confine_request_set_timeout(o->req, ms, err)) < 0)
+				return r;
 			o->timeout = v;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--report", &v)) {
 			VALUE();
 			if (!*v)
-				return cf_err(err, CONFINE_E_INVALID, "invalid --report", v,
-					      "expected a file name");
+				return confine_error_set(err, CONFINE_E_INVALID, "invalid --report",
+							 v, "expected a file name");
 			o->report = v;
 		} else if (cmd != CLI_EXPLAIN &&
 			   (opt_is(a, "--inject-env", &v) || opt_is(a, "--inject-path", &v))) {
 			VALUE();
 #ifdef _WIN32
-			return cf_err(err, CONFINE_E_INVALID, "not available on Windows", a,
-				      "read-only file injection is not implemented by the Windows "
-				      "backend");
+			return confine_error_set(
+			    err, CONFINE_E_INVALID, "not available on Windows", a,
+			    "read-only file injection is not implemented by the Windows "
+			    "backend");
 #endif
 			if (o->n_inject == CONFINE_INJECT_MAX_COUNT)
-				return cf_err(err, CONFINE_E_LIMIT, "too many injections", v,
-					      "at most %d injections per run",
-					      CONFINE_INJECT_MAX_COUNT);
+				return confine_error_set(
+				    err, CONFINE_E_LIMIT, "too many injections", v,
+				    "at most %d injections per run", CONFINE_INJECT_MAX_COUNT);
 			if (!strchr(v, '='))
-				return cf_err(err, CONFINE_E_INVALID, "invalid arguments", v,
-					      "%s expects %s=FILE", a,
-					      a[9] == 'p' ? "TARGET" : "NAME");
+				return confine_error_set(
+				    err, CONFINE_E_INVALID, "invalid arguments", v,
+				    "%s expects %s=FILE", a, a[9] == 'p' ? "TARGET" : "NAME");
 			o->inject_path[o->n_inject] = a[9] == 'p';
 			o->inject[o->n_inject++] = v;
 		} else if (cmd == CLI_RUN && (!strcmp(a, "--tty") || !strcmp(a, "--no-tty"))) {
-			confine_request_set_tty(o->req,
-						a[2] == 't' ? CONFINE_TTY_ON : CONFINE_TTY_OFF);
+			if ((r = confine_request_set_tty(
+				 o->req, a[2] == 't' ? CONFINE_TTY_ON : CONFINE_TTY_OFF, err)) < 0)
+				return r;
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
 			o->print_plan = true;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--audit", &v)) {
 			VALUE();
 			if (!*v)
-				return cf_err(err, CONFINE_E_INVALID, "invalid --audit", v,
-					      "expected a file name");
+				return confine_error_set(err, CONFINE_E_INVALID, "invalid --audit",
+							 v, "expected a file name");
 			o->audit = v;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && !strcmp(a, "--escalate")) {
 			o->escalate = true;
-			confine_request_set_escalate(o->req, true);
+			if ((r = confine_request_set_escalate(o->req, true, err)) < 0)
+				return r;
 		} else if (cmd == CLI_RUN && opt_is(a, "--receipt", &v)) {
 			VALUE();
 			if ((r = confine_request_set_receipt(o->req, v, err)) < 0)
@@ -367,8 +395,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			if ((r = confine_request_set_id(o->req, v, err)) < 0)
 				return r;
 		} else {
-			return cf_err(err, CONFINE_E_INVALID, "unknown option", a,
-				      "not an option of 'confine %s'", argv[0]);
+			return confine_error_set(err, CONFINE_E_INVALID, "unknown option", a,
+						 "not an option of 'confine %s'", argv[0]);
 		}
 #undef VALUE
 	}

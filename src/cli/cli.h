@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "confine.h"
-#include "util/util.h"
 
 /* Exit status of confine's own failures (R3). */
 #define CLI_EXIT_CONFINE 125
@@ -22,8 +21,13 @@ const char *cli_q(const char *s);
 /* Prints `confine: <what>: '<subject>': <reason>` and a `hint:` line when known, each string
  * escaped (R38: the subject and the reason name files and arguments). */
 void cli_report(const struct confine_error *err);
+/* Fills err with an out-of-memory failure (when still empty); returns CONFINE_E_NOMEM. */
+int cli_nomem(struct confine_error *err);
+/* The first n bytes of s (at most), NUL-terminated; NULL on out-of-memory. */
+char *cli_strndup(const char *s, size_t n);
+
 /* Prints a usage error for `cmd` and returns CLI_EXIT_CONFINE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...) CF_PRINTF(2, 3);
+int cli_usage_error(const char *cmd, const char *fmt, ...) CONFINE_PRINTF(2, 3);
 
 struct cli_opts;
 enum cli_cmd;

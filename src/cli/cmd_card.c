@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
+#include "args.h"
+#include "cli.h"
 
 static const char help[] =
     "usage: confine card [--json] [RUN OPTIONS] [--] COMMAND [ARG...]\n"
@@ -81,14 +81,13 @@ void cli_print_card(FILE *f, const struct confine_card *c)
 	put_line(f, "guards", c->guards);
 	if (c->n_targets) {
 		fprintf(f, "  %-11s %zu, every one listed:\n", "targets", c->n_targets);
-		for (size_t i = 0; i < c->n_targets; i++) {
-			fprintf(f, "    %zu. %s (%s)\n", i + 1, cli_esc(c->targets[i].path, 0),
-				!strcmp(c->targets[i].scope, "file")
-				    ? "file"
-				    : "directory and everything in it");
-			if (non_ascii(c->targets[i].path))
-				fprintf(f, "       %s\n",
-					cli_esc(c->targets[i].path, CONFINE_DISPLAY_ASCII));
+		const struct confine_card_target *t;
+		for (size_t i = 0; (t = confine_card_target(c, i)); i++) {
+			fprintf(f, "    %zu. %s (%s)\n", i + 1, cli_esc(t->path, 0),
+				!strcmp(t->scope, "file") ? "file"
+							  : "directory and everything in it");
+			if (non_ascii(t->path))
+				fprintf(f, "       %s\n", cli_esc(t->path, CONFINE_DISPLAY_ASCII));
 		}
 		put_line(f, "reason", c->reason);
 	}
@@ -122,7 +121,7 @@ int cmd_card(int argc, char **argv)
 			goto out;
 		}
 		printf("%s\n", text);
-		free(text);
+		confine_free(text);
 	} else {
 		cli_print_card(stdout, card);
 		printf("\napprove with: confine run %s--request-id %s --receipt %s [the same "

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
-#include "util/util.h"
+#include "args.h"
+#include "cli.h"
 
 static const char help[] =
     "usage: confine explain [OPTIONS] [--json] [--access read|write] PATH...\n"
@@ -54,37 +53,12 @@ static void print_text(const struct confine_decision *d)
 		       cli_esc(d->outranked_pattern, 0), action_name(d->action));
 }
 
-static void print_json(const struct confine_decision *d, bool first)
+/* One element of the JSON array: the library's object for it (taken). */
+static void print_json(char *obj, bool first)
 {
-	struct cf_buf b;
-	cf_buf_init(&b);
-	cf_buf_add(&b, first ? "  {\"path\": " : ",\n  {\"path\": ");
-	cf_buf_add_json(&b, d->path);
-	cf_buf_addf(&b, ", \"access\": \"%s\", \"decision\": \"%s\", \"layer\": \"%s\", \"rule\": ",
-		    d->access == CONFINE_ACCESS_READ ? "read" : "write", action_name(d->action),
-		    d->layer);
-	if (!d->has_rule) {
-		cf_buf_add(&b, "null}");
-	} else {
-		cf_buf_add(&b, "{\"source\": ");
-		cf_buf_add_json(&b, d->source);
-		cf_buf_addf(&b, ", \"index\": %d, \"line\": %d, \"pattern\": ", d->index, d->line);
-		cf_buf_add_json(&b, d->pattern);
-		cf_buf_add(&b, "}");
-		if (d->has_outranked) {
-			cf_buf_add(&b, ", \"outranked\": {\"layer\": \"workspace\", \"source\": ");
-			cf_buf_add_json(&b, d->outranked_source);
-			cf_buf_addf(&b, ", \"index\": %d, \"line\": %d, \"pattern\": ",
-				    d->outranked_index, d->outranked_line);
-			cf_buf_add_json(&b, d->outranked_pattern);
-			cf_buf_add(&b, "}");
-		}
-		cf_buf_add(&b, "}");
-	}
-	char *s = cf_buf_take(&b);
-	if (s)
-		fputs(s, stdout);
-	free(s);
+	fputs(first ? "  " : ",\n  ", stdout);
+	fputs(obj, stdout);
+	confine_free(obj);
 }
 
 static const char *mode_text(enum confine_net_mode m)
@@ -108,34 +82,6 @@ static void net_text(const struct confine_net_decision *d, enum confine_net_mode
 	if (mode != CONFINE_NET_DOMAINS)
 		printf("  [not enforced: the network is %s]", mode_text(mode));
 	putchar('\n');
-}
-
-static void net_json(const struct confine_net_decision *d, enum confine_net_mode mode, bool first)
-{
-	struct cf_buf b;
-	cf_buf_init(&b);
-	cf_buf_add(&b, first ? "  {\"network\": " : ",\n  {\"network\": ");
-	cf_buf_add_json(&b, d->host);
-	cf_buf_addf(&b,
-		    ", \"port\": %u, \"decision\": \"%s\", \"layer\": \"%s\", \"mode\": "
-		    "\"%s\", \"rule\": ",
-		    d->port, action_name(d->action), d->layer, mode_text(mode));
-	if (!d->has_rule) {
-		cf_buf_add(&b, "null}");
-	} else {
-		cf_buf_add(&b, "{\"source\": ");
-		cf_buf_add_json(&b, d->source);
-		cf_buf_addf(&b,
-			    ", \"list\": \"%s\", \"index\": %d, \"line\": %d, \"column\": %d, "
-			    "\"pattern\": ",
-			    d->list, d->index, d->line, d->column);
-		cf_buf_add_json(&b, d->pattern);
-		cf_buf_add(&b, "}}");
-	}
-	char *s = cf_buf_take(&b);
-	if (s)
-		fputs(s, stdout);
-	free(s);
 }
 
 int cmd_explain(int argc, char **argv)
@@ -174,27 +120,31 @@ int cmd_explain(int argc, char **argv)
 	bool first = true;
 	enum confine_net_mode mode = confine_rules_net_mode(pol);
 	for (int i = 0; i < o.n_net_explain; i++) {
-		struct confine_net_decision d;
-		if (confine_rules_explain_net(pol, o.net_explain[i], &d, &err) < 0) {
+		struct confine_net_decision d = {.size = sizeof(d)};
+		char *obj = NULL;
+		if (confine_rules_explain_net(pol, o.net_explain[i], &d, &err) < 0 ||
+		    (o.json && confine_net_decision_json(&d, mode, &obj, &err) < 0)) {
 			cli_report(&err);
 			goto out;
 		}
 		if (o.json)
-			net_json(&d, mode, first);
+			print_json(obj, first);
 		else
 			net_text(&d, mode);
 		first = false;
 	}
 	for (int i = o.first_operand; i < argc; i++) {
 		for (int a = 0; a < n_acc; a++) {
-			struct confine_decision d;
+			struct confine_decision d = {.size = sizeof(d)};
+			char *obj = NULL;
 			if (confine_rules_explain(pol, argv[i], (enum confine_access)accesses[a],
-						  &d, &err) < 0) {
+						  &d, &err) < 0 ||
+			    (o.json && confine_decision_json(&d, &obj, &err) < 0)) {
 				cli_report(&err);
 				goto out;
 			}
 			if (o.json)
-				print_json(&d, first);
+				print_json(obj, first);
 			else
 				print_text(&d);
 			first = false;

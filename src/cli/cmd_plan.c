@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
-#include "cli/inject.h"
-#include "cli/plan_macos.h"
-#include "cli/plan_windows.h"
+#include "args.h"
+#include "cli.h"
+#include "inject.h"
+#include "plan_macos.h"
+#include "plan_windows.h"
 
 static const char help[] =
     "usage: confine plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
@@ -97,7 +97,7 @@ int cmd_plan(int argc, char **argv)
 	fputs(text, stdout);
 	status = 0;
 out:
-	free(text);
+	confine_free(text);
 	confine_run_free(run);
 	confine_request_free(o.req);
 	return status;

@@ -10,8 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "util/util.h"
+#include "cli.h"
 
 /* A format: the minimum Landlock ABI is the library's. */
 static const char usage[] =
@@ -38,107 +37,28 @@ static const char usage[] =
     "\n"
     "Exit status: 0 when a backend is available, 1 when none is, 125 on a usage error.\n";
 
-/* A JSON string, or null for an empty one. */
-static void json_str_or_null(struct cf_buf *b, const char *s)
+/* {"backends": [bwrap, landlock]}, or each as text with a blank line between: the library's
+ * forms of a probe result.  Returns 0, or -1 after saying why. */
+static int print_both(const struct confine_probe_result all[2], bool json)
 {
-	if (s[0])
-		cf_buf_add_json(b, s);
-	else
-		cf_buf_add(b, "null");
-}
-
-static void add_json(struct cf_buf *b, const struct confine_probe_result *r);
-
-/* {"backends": [bwrap, landlock]}: one entry per backend of this OS. */
-static void print_json(const struct confine_probe_result *r, size_t n)
-{
-	struct cf_buf b;
-	cf_buf_init(&b);
-	cf_buf_add(&b, "{\"backends\": [");
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			cf_buf_add(&b, ", ");
-		add_json(&b, &r[i]);
+	struct confine_error err = {0};
+	char *s[2] = {NULL, NULL};
+	int r = 0;
+	for (size_t i = 0; i < 2 && r == 0; i++)
+		r = json ? confine_probe_json(&all[i], &s[i], &err)
+			 : confine_probe_text(&all[i], &s[i], &err);
+	if (r < 0) {
+		cli_report(&err);
+	} else if (json) {
+		printf("{\"backends\": [%s, %s]}\n", s[0], s[1]);
+	} else {
+		fputs(s[0], stdout);
+		putchar('\n');
+		fputs(s[1], stdout);
 	}
-	cf_buf_add(&b, "]}\n");
-	if (b.oom)
-		fputs("confine: out of memory\n", stderr);
-	else
-		fputs(b.s, stdout);
-	cf_buf_release(&b);
-}
-
-static void add_json(struct cf_buf *b_, const struct confine_probe_result *r)
-{
-	struct cf_buf b = *b_;
-	cf_buf_add(&b, "{\"backend\": ");
-	cf_buf_add_json(&b, r->backend);
-	cf_buf_addf(&b, ", \"available\": %s, \"code\": ", r->available ? "true" : "false");
-	cf_buf_add_json(&b, r->code);
-	cf_buf_add(&b, ", \"path\": ");
-	json_str_or_null(&b, r->path);
-	cf_buf_add(&b, ", \"version\": ");
-	json_str_or_null(&b, r->version);
-	cf_buf_add(&b, ", \"reason\": ");
-	json_str_or_null(&b, r->reason);
-	cf_buf_add(&b, ", \"hint\": ");
-	json_str_or_null(&b, r->hint);
-	cf_buf_addf(&b, ", \"cached\": %s, \"landlock_abi\": %d, \"seccomp\": %s, \"cgroup\": %s",
-		    r->cached ? "true" : "false", r->landlock_abi, r->seccomp ? "true" : "false",
-		    r->cgroup ? "true" : "false");
-	cf_buf_add(&b, ", \"guarantees\": {\"read_protection\": ");
-	cf_buf_add_json(&b, r->read_protection);
-	cf_buf_add(&b, ", \"write_protection\": ");
-	cf_buf_add_json(&b, r->write_protection);
-	cf_buf_add(&b, ", \"network_isolation\": ");
-	cf_buf_add_json(&b, r->network_isolation);
-	cf_buf_add(&b, ", \"syscall_filter\": ");
-	cf_buf_add_json(&b, r->syscall_filter);
-	cf_buf_add(&b, ", \"process_scoping\": ");
-	cf_buf_add_json(&b, r->process_scoping);
-	cf_buf_add(&b, ", \"resource_limits\": ");
-	cf_buf_add_json(&b, r->resource_limits);
-	cf_buf_add(&b, ", \"network_by_domain\": ");
-	cf_buf_add_json(&b, r->network_by_domain);
-	cf_buf_add(&b, "}, \"not_provided\": [");
-	/* "; "-separated in the struct; an array here. */
-	const char *p = r->not_provided;
-	for (bool first = true; *p; first = false) {
-		const char *end = strstr(p, "; ");
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char item[1024];
-		snprintf(item, sizeof(item), "%.*s", (int)len, p);
-		if (!first)
-			cf_buf_add(&b, ", ");
-		cf_buf_add_json(&b, item);
-		p += len + (end ? 2 : 0);
-	}
-	cf_buf_add(&b, "]}");
-	*b_ = b;
-}
-
-static void print_text(const struct confine_probe_result *r)
-{
-	printf("backend:            %s\n", r->backend);
-	printf("available:          %s\n", r->available ? "yes" : "no");
-	printf("code:               %s%s\n", r->code, r->cached ? " (cached)" : "");
-	printf("path:               %s\n", r->path[0] ? cli_esc(r->path, 0) : "-");
-	printf("version:            %s\n", r->version[0] ? r->version : "-");
-	if (r->landlock_abi > 0)
-		printf("landlock:           ABI %d\n", r->landlock_abi);
-	else
-		printf("landlock:           unavailable\n");
-	printf("seccomp:            %s\n", r->seccomp ? "yes" : "no");
-	printf("cgroup:             %s\n", r->cgroup ? "yes" : "no");
-	printf("read protection:    %s\n", r->read_protection);
-	printf("write protection:   %s\n", r->write_protection);
-	printf("network isolation:  %s\n", r->network_isolation);
-	printf("syscall filter:     %s\n", r->syscall_filter);
-	printf("process scoping:    %s\n", r->process_scoping);
-	printf("resource limits:    %s\n", r->resource_limits);
-	printf("network by domain:  %s\n", r->network_by_domain);
-	if (r->not_provided[0])
-		printf("not provided:       %s\n", r->not_provided);
+	confine_free(s[0]);
+	confine_free(s[1]);
+	return r < 0 ? -1 : 0;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -176,7 +96,7 @@ int cmd_probe(int argc, char **argv)
 		cwd = getcwd(NULL, 0);
 		workspace = cwd;
 	}
-	struct confine_probe_result all[2];
+	struct confine_probe_result all[2] = {{.size = sizeof(all[0])}, {.size = sizeof(all[1])}};
 	int rc = confine_probe_bwrap(getenv("PATH"), workspace, use_cache, &all[0], &err);
 	if (rc == 0)
 		rc = confine_probe_landlock(&all[1], &err);
@@ -184,13 +104,8 @@ int cmd_probe(int argc, char **argv)
 		cli_report(&err);
 		goto out;
 	}
-	if (json) {
-		print_json(all, 2);
-	} else {
-		print_text(&all[0]);
-		putchar('\n');
-		print_text(&all[1]);
-	}
+	if (print_both(all, json) < 0)
+		goto out;
 	fflush(stdout);
 	bool any = false;
 	for (int i = 0; i < 2; i++) {

@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "plan/macos/sbpl.h"
-#include "util/util.h"
+#include "cli.h"
 
 static const char usage[] =
     "usage: confine probe [--json]\n"
@@ -22,7 +20,7 @@ static const char usage[] =
 int cmd_probe(int argc, char **argv)
 {
 	bool json = false;
-	struct confine_probe_result r;
+	struct confine_probe_result r = {.size = sizeof(r)};
 	struct confine_error err = {0};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -37,61 +35,17 @@ int cmd_probe(int argc, char **argv)
 		cli_report(&err);
 		return CLI_EXIT_CONFINE;
 	}
-	if (json) {
-		struct cf_buf b;
-		cf_buf_init(&b);
-		cf_buf_add(&b, "{\"backends\": [{\"backend\": ");
-		cf_buf_add_json(&b, r.backend);
-		cf_buf_addf(&b, ", \"available\": %s, \"code\": ", r.available ? "true" : "false");
-		cf_buf_add_json(&b, r.code);
-		cf_buf_add(&b, ", \"path\": ");
-		cf_buf_add_json(&b, r.path);
-		cf_buf_add(&b, ", \"reason\": ");
-		cf_buf_add_json(&b, r.reason);
-		cf_buf_add(&b, ", \"hint\": ");
-		cf_buf_add_json(&b, r.hint);
-		cf_buf_add(&b, ", \"guarantees\": {\"read_protection\": ");
-		cf_buf_add_json(&b, r.read_protection);
-		cf_buf_add(&b, ", \"write_protection\": ");
-		cf_buf_add_json(&b, r.write_protection);
-		cf_buf_add(&b, ", \"network_isolation\": ");
-		cf_buf_add_json(&b, r.network_isolation);
-		cf_buf_add(&b, ", \"syscall_filter\": ");
-		cf_buf_add_json(&b, r.syscall_filter);
-		cf_buf_add(&b, ", \"process_scoping\": ");
-		cf_buf_add_json(&b, r.process_scoping);
-		cf_buf_add(&b, ", \"resource_limits\": ");
-		cf_buf_add_json(&b, r.resource_limits);
-		cf_buf_add(&b, "}, \"not_enforced\": [");
-		for (size_t i = 0; i < cf_mac_n_not_enforced; i++) {
-			if (i)
-				cf_buf_add(&b, ", ");
-			cf_buf_add_json(&b, cf_mac_not_enforced[i]);
-		}
-		cf_buf_add(&b, "], \"tested\": ");
-		cf_buf_add_json(&b, cf_mac_tested);
-		cf_buf_add(&b, "}]}\n");
-		if (b.oom)
-			fputs("confine: out of memory\n", stderr);
-		else
-			fputs(b.s, stdout);
-		cf_buf_release(&b);
-	} else {
-		printf("backend:            %s\n", r.backend);
-		printf("available:          %s\n", r.available ? "yes" : "no");
-		printf("code:               %s\n", r.code);
-		printf("path:               %s\n", r.path);
-		printf("read protection:    %s\n", r.read_protection);
-		printf("write protection:   %s\n", r.write_protection);
-		printf("network isolation:  %s\n", r.network_isolation);
-		printf("syscall filter:     %s\n", r.syscall_filter);
-		printf("process scoping:    %s\n", r.process_scoping);
-		printf("resource limits:    %s\n", r.resource_limits);
-		printf("not enforced on macOS:\n");
-		for (size_t i = 0; i < cf_mac_n_not_enforced; i++)
-			printf("  - %s\n", cf_mac_not_enforced[i]);
-		printf("tested:             %s\n", cf_mac_tested);
+	char *text = NULL;
+	if ((json ? confine_probe_json(&r, &text, &err) : confine_probe_text(&r, &text, &err)) <
+	    0) {
+		cli_report(&err);
+		return CLI_EXIT_CONFINE;
 	}
+	if (json)
+		printf("{\"backends\": [%s]}\n", text);
+	else
+		fputs(text, stdout);
+	confine_free(text);
 	if (!r.available) {
 		fflush(stdout);
 		fprintf(stderr, "confine: sandbox backend unavailable: '%s': %s [%s]\n", r.backend,

@@ -9,12 +9,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "cli/args.h"
-#include "util/util.h"
-#include "cli/cli.h"
-#include "cli/inject.h"
-#include "cli/net_ask.h"
-#include "cli/net_report.h"
+#include "args.h"
+#include "cli.h"
+#include "inject.h"
+#include "net_ask.h"
+#include "net_report.h"
 
 static const char help[] =
     "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -118,14 +117,15 @@ static void explain_denials(confine_run *run)
 	size_t n = 0;
 	const char *const *paths = confine_run_denied_paths(run, &n);
 	for (size_t i = 0; i < n; i++) {
-		const char *why = confine_run_explain_denial(run, paths[i]);
-		if (why)
+		char *why = NULL;
+		if (confine_run_explain_denial(run, paths[i], &why, NULL) == 0 && why)
 			fprintf(
 			    stderr,
 			    "confine: warning: %s\nhint: run the command again (what exists when "
 			    "a run starts gets its own rule), make the directory it needs before "
 			    "the run, or use the bwrap backend\n",
 			    cli_esc(why, 0));
+		confine_free(why);
 	}
 }
 
@@ -181,106 +181,105 @@ static void terminal_signals(void)
  * output. */
 static void report_events(const confine_run *run, const char *cmd)
 {
-	size_t n;
-	const struct confine_event *e = confine_run_events(run, &n);
-	for (size_t i = 0; i < n; i++) {
-		size_t kl = strlen(e[i].kind);
-		if (kl > 9 && !strcmp(e[i].kind + kl - 9, "_appeared"))
+	const struct confine_event *e;
+	for (size_t i = 0; (e = confine_run_event(run, i)); i++) {
+		size_t kl = strlen(e->kind);
+		if (kl > 9 && !strcmp(e->kind + kl - 9, "_appeared"))
 			continue; /* another process's doing: in the report, not this run's */
-		if (!strcmp(e[i].kind, "memory_limit_killed"))
+		if (!strcmp(e->kind, "memory_limit_killed"))
 			fprintf(
 			    stderr,
 			    "confine: command killed by its memory limit: '%s': %s\nhint: "
 			    "raise the limit (--limit mem=SIZE, such as 2G), or let the command "
 			    "use less memory\n",
-			    cli_q(cmd), cli_esc(e[i].detail, 0));
-		else if (!strcmp(e[i].kind, "pids_limit_reached"))
+			    cli_q(cmd), cli_esc(e->detail, 0));
+		else if (!strcmp(e->kind, "pids_limit_reached"))
 			fprintf(
 			    stderr,
 			    "confine: warning: process limit reached: '%s': %s\nhint: raise "
 			    "the limit (--limit pids=N; N counts confine's own two processes)\n",
-			    cli_q(cmd), cli_esc(e[i].detail, 0));
-		else if (!strcmp(e[i].kind, "missing_protected_created"))
+			    cli_q(cmd), cli_esc(e->detail, 0));
+		else if (!strcmp(e->kind, "missing_protected_created"))
 			fprintf(
 			    stderr,
 			    "confine: warning: protected path created during the run: '%s': it "
 			    "did not exist at launch, so rule '%s' could not protect it while the "
 			    "command ran\nhint: inspect it; from the next run on it is protected\n",
-			    cli_q(e[i].path), cli_q(e[i].rule));
-		else if (!strcmp(e[i].kind, "protected_created_disabled"))
+			    cli_q(e->path), cli_q(e->rule));
+		else if (!strcmp(e->kind, "protected_created_disabled"))
 			fprintf(stderr,
 				"confine: warning: protected path created during the run: '%s': "
 				"it did not exist at launch, and the host would act on it later "
 				"(rule '%s'), so it was renamed to '%s'\nhint: inspect it; if you "
 				"asked the command to create it, move it back yourself\n",
-				cli_q(e[i].path), cli_q(e[i].rule), cli_q(e[i].detail));
-		else if (!strcmp(e[i].kind, "git_moved_aside"))
+				cli_q(e->path), cli_q(e->rule), cli_q(e->detail));
+		else if (!strcmp(e->kind, "git_moved_aside"))
 			fprintf(stderr,
 				"confine: warning: new repository: '%s': the host's git would run "
 				"or follow it, so it was moved to '%s'\nhint: inspect it; move it "
 				"back only if you wrote it yourself\n",
-				cli_q(e[i].path), cli_q(e[i].detail));
-		else if (!strcmp(e[i].kind, "git_config_filtered"))
+				cli_q(e->path), cli_q(e->detail));
+		else if (!strcmp(e->kind, "git_config_filtered"))
 			fprintf(stderr,
 				"confine: warning: new repository: '%s': keys the host's git would "
 				"act on were taken out: %s\nhint: inspect the original; set again "
 				"with 'git config' only what you trust\n",
-				cli_q(e[i].path), cli_esc(e[i].detail, 0));
-		else if (!strcmp(e[i].kind, "git_moved_aside_more"))
+				cli_q(e->path), cli_esc(e->detail, 0));
+		else if (!strcmp(e->kind, "git_moved_aside_more"))
 			fprintf(stderr,
 				"confine: warning: new repository: '%s': %s were moved aside as "
 				"well\nhint: look for names ending in .confine-disabled\n",
-				cli_q(e[i].path), cli_esc(e[i].detail, 0));
-		else if (!strcmp(e[i].kind, "protected_created_kept"))
+				cli_q(e->path), cli_esc(e->detail, 0));
+		else if (!strcmp(e->kind, "protected_created_kept"))
 			fprintf(stderr,
 				"confine: warning: protected path created during the run: '%s': "
 				"the host would act on it later (rule '%s'), and %s\nhint: inspect "
 				"it and remove it before you run git or confine here again\n",
-				cli_q(e[i].path), cli_q(e[i].rule), cli_esc(e[i].detail, 0));
-		else if (!strcmp(e[i].kind, "protected_link_disabled"))
+				cli_q(e->path), cli_q(e->rule), cli_esc(e->detail, 0));
+		else if (!strcmp(e->kind, "protected_link_disabled"))
 			fprintf(stderr,
 				"confine: warning: protected name made as a link during the run: "
 				"'%s': it is a symlink or a hard link of another file, so what is "
 				"written to it later would land where rule '%s' protects nothing; "
 				"it was renamed to '%s'\nhint: inspect it; if you made the link "
 				"yourself, move it back\n",
-				cli_q(e[i].path), cli_q(e[i].rule), cli_q(e[i].detail));
-		else if (!strcmp(e[i].kind, "protected_link_kept"))
+				cli_q(e->path), cli_q(e->rule), cli_q(e->detail));
+		else if (!strcmp(e->kind, "protected_link_kept"))
 			fprintf(stderr,
 				"confine: warning: protected name made as a link during the run: "
 				"'%s': it is a symlink or a hard link of another file (rule '%s'), "
 				"and %s\nhint: remove it before you store a secret under that "
 				"name\n",
-				cli_q(e[i].path), cli_q(e[i].rule), cli_esc(e[i].detail, 0));
-		else if (!strcmp(e[i].kind, "unreadable_directory_skipped"))
+				cli_q(e->path), cli_q(e->rule), cli_esc(e->detail, 0));
+		else if (!strcmp(e->kind, "unreadable_directory_skipped"))
 			fprintf(
 			    stderr,
 			    "confine: warning: directory skipped by the glob scan: '%s': %s\n"
 			    "hint: make it readable again (chmod u+rx) if the command should see "
 			    "it\n",
-			    cli_q(e[i].path), cli_esc(e[i].detail, 0));
-		else if (!strcmp(e[i].kind, "dynamic_glob_created"))
+			    cli_q(e->path), cli_esc(e->detail, 0));
+		else if (!strcmp(e->kind, "dynamic_glob_created"))
 			fprintf(
 			    stderr,
 			    "confine: warning: file matching a glob rule created during the run: "
 			    "'%s': rule '%s' protects only what exists at launch\nhint: inspect "
 			    "it; "
 			    "from the next run on it is protected\n",
-			    cli_q(e[i].path), cli_q(e[i].rule));
-		else if (!strcmp(e[i].kind, "ipc_endpoint_created"))
+			    cli_q(e->path), cli_q(e->rule));
+		else if (!strcmp(e->kind, "ipc_endpoint_created"))
 			fprintf(
 			    stderr,
 			    "confine: warning: host socket or FIFO created during the run: '%s': "
 			    "it is in an area the command could write, and confine hides only the "
 			    "host's IPC endpoints that exist at launch\nhint: inspect it before a "
 			    "program of yours connects to it; from the next run on it is hidden\n",
-			    cli_q(e[i].path));
+			    cli_q(e->path));
 		else
 			fprintf(
 			    stderr,
 			    "confine: warning: post-run check failed (%s): %s\nhint: files created "
 			    "during the run may match protected paths; check them by hand\n",
-			    cli_esc(e[i].kind, 0), cli_esc(e[i].detail, 0));
+			    cli_esc(e->kind, 0), cli_esc(e->detail, 0));
 	}
 }
 
@@ -288,12 +287,11 @@ static void report_events(const confine_run *run, const char *cmd)
  * with what does lift a guard. */
 static void report_notices(const confine_run *run, const char *cmd)
 {
-	size_t n;
-	const struct confine_event *e = confine_run_notices(run, &n);
-	for (size_t i = 0; i < n; i++) {
-		bool guard = !strcmp(e[i].kind, "allow_outranked_by_guard");
-		fprintf(stderr, "confine: warning: allow has no effect: '%s': %s\n",
-			cli_q(e[i].path), cli_esc(e[i].detail, 0));
+	const struct confine_event *e;
+	for (size_t i = 0; (e = confine_run_notice(run, i)); i++) {
+		bool guard = !strcmp(e->kind, "allow_outranked_by_guard");
+		fprintf(stderr, "confine: warning: allow has no effect: '%s': %s\n", cli_q(e->path),
+			cli_esc(e->detail, 0));
 		if (guard)
 			fprintf(
 			    stderr,
@@ -328,8 +326,8 @@ static int approve_on_terminal(struct cli_opts *o, const char *cmd, struct confi
 	line[n > 0 ? n : 0] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
 	if (strcmp(line, "yes")) {
-		r = cf_err(err, CONFINE_E_APPROVAL, "not approved", cmd,
-			   "the answer was not 'yes'; nothing was run");
+		r = confine_error_set(err, CONFINE_E_APPROVAL, "not approved", cmd,
+				      "the answer was not 'yes'; nothing was run");
 	} else if ((r = confine_request_set_receipt(o->req, card->digest, err)) == 0) {
 		/* The run carries the id of the card that was approved. */
 		r = confine_request_set_id(o->req, card->request_id, err);
@@ -387,20 +385,21 @@ int cmd_run(int argc, char **argv)
 		goto refused;
 	}
 	if (o.first_operand >= argc) {
-		cf_err(&err, CONFINE_E_INVALID, "invalid arguments", "run", "no command given");
+		confine_error_set(&err, CONFINE_E_INVALID, "invalid arguments", "run",
+				  "no command given");
 		status = cli_usage_error("run", "no command given");
 		goto refused;
 	}
 	if (o.json && !o.print_plan) {
-		cf_err(&err, CONFINE_E_INVALID, "invalid arguments", "run",
-		       "--json goes with --print-plan");
+		confine_error_set(&err, CONFINE_E_INVALID, "invalid arguments", "run",
+				  "--json goes with --print-plan");
 		status = cli_usage_error("run", "--json goes with --print-plan");
 		goto refused;
 	}
 	cli_apply_policy_env(&o);
 	if (!cli_apply_backend_env(&o, "run", &status)) {
-		cf_err(&err, CONFINE_E_INVALID, "invalid arguments", "CONFINE_BACKEND",
-		       "not a backend");
+		confine_error_set(&err, CONFINE_E_INVALID, "invalid arguments", "CONFINE_BACKEND",
+				  "not a backend");
 		goto refused;
 	}
 	if (cli_load_injections(&o, true, &err) < 0) {
@@ -442,7 +441,7 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		fputs(text, stdout);
-		free(text);
+		confine_free(text);
 		status = 0;
 		goto out;
 	}

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
+#include "args.h"
+#include "cli.h"
 
 void cli_apply_policy_env(struct cli_opts *o)
 {
@@ -14,12 +14,13 @@ void cli_apply_policy_env(struct cli_opts *o)
 	enum confine_policy p;
 	if (!v)
 		return;
-	if (!confine_policy_parse(v, &p))
+	/* A value that is no policy reads as required (p), the safe reading, and is said. */
+	if (confine_policy_parse(v, &p, NULL) < 0)
 		fprintf(stderr,
 			"confine: warning: ignoring CONFINE_SANDBOX_POLICY: '%s': expected "
 			"'required' or 'off'; using 'required'\n",
 			cli_q(v));
-	confine_request_set_policy(o->req, p, NULL); /* p is valid: parsed above */
+	confine_request_set_policy(o->req, p, NULL); /* p is valid: the parser's answer */
 }
 
 bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,
@@ -51,7 +52,7 @@ bool cli_apply_backend_env(struct cli_opts *o, const char *cmd, int *status)
 	const char *bv = getenv("CONFINE_BACKEND");
 	enum confine_backend b;
 	if (!o->backend_given && bv) {
-		if (!confine_backend_parse(bv, &b)) {
+		if (confine_backend_parse(bv, &b, NULL) < 0) {
 			*status = cli_usage_error(cmd,
 						  "CONFINE_BACKEND is '%s': expected 'auto', "
 						  "'bwrap' or 'landlock'",

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/args.h"
-#include "cli/inject.h"
-#include "util/util.h"
+#include "args.h"
+#include "inject.h"
+#include "cli.h"
 
 struct spec {
 	enum confine_inject_placement placement;
@@ -37,10 +37,11 @@ static int split(const struct cli_opts *o, size_t i, struct spec *s, struct conf
 	s->option = o->inject_path[i] ? "--inject-path" : "--inject-env";
 	s->file = eq + 1; /* cli_parse checked that there is a '=' */
 	if (!*s->file)
-		return cf_err(err, CONFINE_E_INVALID, "invalid arguments", v, "%s expects %s=FILE",
-			      s->option, o->inject_path[i] ? "TARGET" : "NAME");
-	s->where = cf_strndup(v, (size_t)(eq - v));
-	return s->where ? 0 : cf_nomem(err);
+		return confine_error_set(err, CONFINE_E_INVALID, "invalid arguments", v,
+					 "%s expects %s=FILE", s->option,
+					 o->inject_path[i] ? "TARGET" : "NAME");
+	s->where = cli_strndup(v, (size_t)(eq - v));
+	return s->where ? 0 : cli_nomem(err);
 }
 
 /* Reads FILE whole, within the limits; *data is malloc'd. */
@@ -51,41 +52,42 @@ static int read_file(const struct spec *s, uint64_t total, unsigned char **data,
 	int fd = open(s->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		int e = errno;
-		cf_err_os(err, CONFINE_E_INVALID, what, s->file, "open", e);
+		confine_error_set_os(err, CONFINE_E_INVALID, what, s->file, "open", e);
 		if (e == ELOOP)
-			cf_err_hint(err, "FILE is a symlink; name the file itself");
+			confine_error_hint(err, "FILE is a symlink; name the file itself");
 		return CONFINE_E_INVALID;
 	}
 	struct stat st;
 	int r = 0;
 	*data = NULL;
 	if (fstat(fd, &st) < 0) {
-		r = cf_err_os(err, CONFINE_E_INVALID, what, s->file, "fstat", errno);
+		r = confine_error_set_os(err, CONFINE_E_INVALID, what, s->file, "fstat", errno);
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		r = cf_err(err, CONFINE_E_INVALID, what, s->file,
-			   "not a regular file (injections are read from regular files)");
+		r = confine_error_set(
+		    err, CONFINE_E_INVALID, what, s->file,
+		    "not a regular file (injections are read from regular files)");
 		goto out;
 	}
 	if ((uint64_t)st.st_size > CONFINE_INJECT_MAX_BYTES) {
-		r = cf_err(err, CONFINE_E_LIMIT, "injection too large", s->file,
-			   "%llu bytes for %s %s; an injection may hold at most %u bytes (8 MiB)",
-			   (unsigned long long)st.st_size, s->option, s->where,
-			   CONFINE_INJECT_MAX_BYTES);
+		r = confine_error_set(
+		    err, CONFINE_E_LIMIT, "injection too large", s->file,
+		    "%llu bytes for %s %s; an injection may hold at most %u bytes (8 MiB)",
+		    (unsigned long long)st.st_size, s->option, s->where, CONFINE_INJECT_MAX_BYTES);
 		goto out;
 	}
 	if (total + (uint64_t)st.st_size > CONFINE_INJECT_MAX_TOTAL) {
-		r = cf_err(err, CONFINE_E_LIMIT, "injections too large", s->file,
-			   "%llu bytes in all with this file; the injections of a run may hold at "
-			   "most %u bytes (16 MiB) together",
-			   (unsigned long long)(total + (uint64_t)st.st_size),
-			   CONFINE_INJECT_MAX_TOTAL);
+		r = confine_error_set(
+		    err, CONFINE_E_LIMIT, "injections too large", s->file,
+		    "%llu bytes in all with this file; the injections of a run may hold at "
+		    "most %u bytes (16 MiB) together",
+		    (unsigned long long)(total + (uint64_t)st.st_size), CONFINE_INJECT_MAX_TOTAL);
 		goto out;
 	}
 	size_t want = (size_t)st.st_size, got = 0;
 	if (!(*data = malloc(want + 1))) {
-		r = cf_nomem(err);
+		r = cli_nomem(err);
 		goto out;
 	}
 	/* One byte more than fstat said: a file that grew since is refused, not truncated. */
@@ -94,7 +96,8 @@ static int read_file(const struct spec *s, uint64_t total, unsigned char **data,
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
-			r = cf_err_os(err, CONFINE_E_INVALID, what, s->file, "read", errno);
+			r = confine_error_set_os(err, CONFINE_E_INVALID, what, s->file, "read",
+						 errno);
 			goto out;
 		}
 		if (k == 0)
@@ -102,10 +105,10 @@ static int read_file(const struct spec *s, uint64_t total, unsigned char **data,
 		got += (size_t)k;
 	}
 	if (got != want) {
-		r = cf_err(err, CONFINE_E_INVALID, what, s->file,
-			   "the file changed size while confine read it (%zu bytes, then %zu)",
-			   want, got);
-		cf_err_hint(err, "inject a file nothing writes to while confine starts");
+		r = confine_error_set(
+		    err, CONFINE_E_INVALID, what, s->file,
+		    "the file changed size while confine read it (%zu bytes, then %zu)", want, got);
+		confine_error_hint(err, "inject a file nothing writes to while confine starts");
 		goto out;
 	}
 	*len = got;
@@ -138,17 +141,20 @@ int cli_load_injections(struct cli_opts *o, bool run, struct confine_error *err)
 		if ((r = confine_request_add_injection(check, specs[n].placement, specs[n].where,
 						       NULL, 0, err)) < 0) {
 			if (err && !err->hint[0])
-				cf_err_hint(err, "see 'confine run --help' and README \"File "
-						 "injection\"");
+				confine_error_hint(err,
+						   "see 'confine run --help' and README \"File "
+						   "injection\"");
 			n++;
 			goto out;
 		}
 	}
 	if (run && confine_request_policy(o->req) == CONFINE_POLICY_OFF) {
-		r = cf_err(err, CONFINE_E_INVALID, "read-only file injection refused", o->inject[0],
-			   "the sandbox policy is off, and without a sandbox nothing keeps the "
-			   "command (or anyone else) from changing the file (SPEC 4)");
-		cf_err_hint(err, "run with the sandbox (--policy required), or without --inject-*");
+		r = confine_error_set(
+		    err, CONFINE_E_INVALID, "read-only file injection refused", o->inject[0],
+		    "the sandbox policy is off, and without a sandbox nothing keeps the "
+		    "command (or anyone else) from changing the file (SPEC 4)");
+		confine_error_hint(
+		    err, "run with the sandbox (--policy required), or without --inject-*");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {

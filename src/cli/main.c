@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 static const char usage[] =
     "usage: confine COMMAND [OPTIONS]\n"
@@ -63,7 +63,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "--version")) {
-		printf("confine %s\n", CONFINE_VERSION);
+		/* The library's own version: the one that runs. */
+		printf("confine %s\n", confine_version()->text);
 		return 0;
 	}
 	if (!strcmp(cmd, "help")) {

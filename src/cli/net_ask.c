@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/net_ask.h"
+#include "net_ask.h"
 
 #define CLI_ASK_MS (CONFINE_NET_ASK_TIMEOUT_MS - 5000)
 
@@ -101,8 +101,9 @@ void cli_net_ask_setup(confine_request *req, bool off, struct cli_net_ask *st)
 	if (off || !isatty(0) || !isatty(2))
 		return;
 	st->fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	/* A request the CLI made is never NULL: the setter cannot refuse it. */
 	if (st->fd >= 0)
-		confine_request_set_net_ask(req, tty_ask, &st->fd);
+		confine_request_set_net_ask(req, tty_ask, &st->fd, NULL);
 }
 
 void cli_net_ask_close(struct cli_net_ask *st)

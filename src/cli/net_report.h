@@ -4,7 +4,6 @@
 #define CONFINE_CLI_NET_REPORT_H
 
 #include "confine.h"
-#include "util/util.h"
 
 /* After the run, on stderr: each refused host once, with the reason and how often. */
 void cli_net_warnings(const confine_run *run);

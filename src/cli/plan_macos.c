@@ -4,28 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/plan_macos.h"
-#include "macplan.h"
-#include "util/util.h"
-
-/* A plausible home on a Mac for the user running this: /Users/$USER when the name is a plain
- * one (macOS short names), else /Users/user.  The plan says it was assumed. */
-static char *default_home(void)
-{
-	const char *u = getenv("USER");
-	if (!u || !u[0] || strlen(u) > 64 ||
-	    strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-		strlen(u) ||
-	    u[0] == '.')
-		u = "user";
-	return cf_asprintf("/Users/%s", u);
-}
+#include "cli.h"
+#include "plan_macos.h"
 
 int cli_plan_macos(const struct cli_opts *o, const struct cli_win_host *h, bool has_command)
 {
 	struct confine_error err = {0};
-	char *facts = NULL, *text = NULL, *home = NULL;
+	char *facts = NULL, *text = NULL;
 	int status = CLI_EXIT_CONFINE;
 	const char *placeholder[] = {"COMMAND"};
 	if (!has_command && confine_request_set_argv(o->req, 1, placeholder, &err) < 0) {
@@ -36,7 +21,7 @@ int cli_plan_macos(const struct cli_opts *o, const struct cli_win_host *h, bool 
 	/* On a Mac itself, without described facts, the plan is the one a run would use. */
 	if (!h->facts && !h->home) {
 		confine_run *run = NULL;
-		confine_request_set_policy(o->req, CONFINE_POLICY_OFF, NULL);
+		confine_request_set_policy(o->req, CONFINE_POLICY_OFF, NULL); /* a valid value */
 		if (confine_run_prepare(o->req, &run, &err) < 0 ||
 		    confine_run_plan_text(run, o->json, &text, &err) < 0) {
 			cli_report(&err);
@@ -53,11 +38,8 @@ int cli_plan_macos(const struct cli_opts *o, const struct cli_win_host *h, bool 
 		cli_report(&err);
 		goto out;
 	}
-	if (!(home = default_home())) {
-		cli_report(&(struct confine_error){.what = "out of memory"});
-		goto out;
-	}
-	if (cf_plan_macos_request(o->req, facts, h->home, home, o->json, &text, &err) < 0) {
+	if (confine_request_plan_target(o->req, CONFINE_TARGET_MACOS, facts, h->home, o->json,
+					&text, &err) < 0) {
 		if (h->facts && err.line > 0)
 			fprintf(stderr, "confine: in %s:%d:\n", h->facts, err.line);
 		cli_report(&err);
@@ -67,7 +49,6 @@ int cli_plan_macos(const struct cli_opts *o, const struct cli_win_host *h, bool 
 	status = 0;
 out:
 	free(facts);
-	free(text);
-	free(home);
+	confine_free(text);
 	return status;
 }

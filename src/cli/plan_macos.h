@@ -3,8 +3,8 @@
 #ifndef CONFINE_CLI_PLAN_MACOS_H
 #define CONFINE_CLI_PLAN_MACOS_H
 
-#include "cli/args.h"
-#include "cli/plan_windows.h"
+#include "args.h"
+#include "plan_windows.h"
 
 /* Prints the macOS plan of the parsed request (--host-facts FILE and --home DIR as taken out
  * by cli_win_host_options); returns the exit status.  Without --home, the home is

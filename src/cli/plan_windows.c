@@ -4,10 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/plan_windows.h"
-#include "winplan.h"
-#include "util/util.h"
+#include "cli.h"
+#include "plan_windows.h"
 
 int cli_win_host_options(int *argc, char **argv, struct cli_win_host *h)
 {
@@ -46,28 +44,29 @@ int cli_win_host_options(int *argc, char **argv, struct cli_win_host *h)
 
 char *cli_read_facts(const char *file, struct confine_error *err)
 {
+	const size_t max = 1u << 20;
 	FILE *f = fopen(file, "rb");
-	struct cf_buf b;
-	char chunk[4096];
-	size_t k;
 	if (!f) {
-		cf_err(err, CONFINE_E_INVALID, "cannot read host facts", file,
-		       "the file cannot be opened");
+		confine_error_set(err, CONFINE_E_INVALID, "cannot read host facts", file,
+				  "the file cannot be opened");
 		return NULL;
 	}
-	cf_buf_init(&b);
-	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len < (1u << 20))
-		cf_buf_addn(&b, chunk, k);
+	char *s = malloc(max + 1);
+	size_t len = s ? fread(s, 1, max, f) : 0;
+	bool failed = ferror(f);
 	fclose(f);
-	if (b.len >= (1u << 20)) {
-		cf_buf_release(&b);
-		cf_err(err, CONFINE_E_INVALID, "cannot read host facts", file,
-		       "the file is larger than 1 MiB");
+	if (!s) {
+		cli_nomem(err);
 		return NULL;
 	}
-	char *s = b.s ? cf_buf_take(&b) : cf_strdup("");
-	if (!s)
-		cf_nomem(err);
+	if (failed || len >= max) {
+		free(s);
+		confine_error_set(err, CONFINE_E_INVALID, "cannot read host facts", file,
+				  failed ? "the file cannot be read"
+					 : "the file is larger than 1 MiB");
+		return NULL;
+	}
+	s[len] = '\0';
 	return s;
 }
 
@@ -102,7 +101,8 @@ int cli_plan_windows(const struct cli_opts *o, const struct cli_win_host *h, boo
 		cli_report(&err);
 		goto out;
 	}
-	if (cf_plan_windows_request(o->req, facts, h->home, o->json, &text, &err) < 0) {
+	if (confine_request_plan_target(o->req, CONFINE_TARGET_WINDOWS, facts, h->home, o->json,
+					&text, &err) < 0) {
 		if (h->facts && err.line > 0)
 			fprintf(stderr, "confine: in %s:%d:\n", h->facts, err.line);
 		cli_report(&err);
@@ -112,6 +112,6 @@ int cli_plan_windows(const struct cli_opts *o, const struct cli_win_host *h, boo
 	status = 0;
 out:
 	free(facts);
-	free(text);
+	confine_free(text);
 	return status;
 }

@@ -3,7 +3,7 @@
 #ifndef CONFINE_CLI_PLAN_WINDOWS_H
 #define CONFINE_CLI_PLAN_WINDOWS_H
 
-#include "cli/args.h"
+#include "args.h"
 
 /* The options only a Windows plan has. */
 struct cli_win_host {

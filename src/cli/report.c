@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 /* The CLI is one thread: a ring of the last escaped strings, so that several can go into one
  * printf. */
@@ -12,10 +12,10 @@ static unsigned ring_at;
 
 const char *cli_esc(const char *s, unsigned flags)
 {
-	char *e = confine_display_escape(s, flags);
-	if (!e)
+	char *e = NULL;
+	if (confine_display_escape(s, flags, &e, NULL) < 0)
 		return "(out of memory)";
-	free(ring[ring_at]);
+	confine_free(ring[ring_at]);
 	ring[ring_at] = e;
 	ring_at = (ring_at + 1) % (sizeof(ring) / sizeof(ring[0]));
 	return e;

@@ -10,9 +10,8 @@
 
 #include <windows.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
-#include "util/util.h"
+#include "args.h"
+#include "cli.h"
 
 static const char run_help[] =
     "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -91,7 +90,7 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		fputs(text, stdout);
-		free(text);
+		confine_free(text);
 		status = 0;
 		goto out;
 	}
@@ -115,7 +114,7 @@ out:
 
 int cmd_probe(int argc, char **argv)
 {
-	struct confine_probe_result res;
+	struct confine_probe_result res = {.size = sizeof(res)};
 	struct confine_error err = {0};
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
@@ -134,43 +133,17 @@ int cmd_probe(int argc, char **argv)
 		cli_report(&err);
 		return CLI_EXIT_CONFINE;
 	}
-	if (json) {
-		struct cf_buf b;
-		cf_buf_init(&b);
-		cf_buf_addf(&b,
-			    "{\"backends\": [{\"backend\": \"%s\", \"available\": %s, \"code\": ",
-			    res.backend, res.available ? "true" : "false");
-		cf_buf_add_json(&b, res.code);
-		cf_buf_add(&b, ", \"reason\": ");
-		cf_buf_add_json(&b, res.reason);
-		cf_buf_add(&b, ", \"hint\": ");
-		cf_buf_add_json(&b, res.hint);
-		cf_buf_add(&b, ", \"guarantees\": {\"read_protection\": ");
-		cf_buf_add_json(&b, res.read_protection);
-		cf_buf_add(&b, ", \"write_protection\": ");
-		cf_buf_add_json(&b, res.write_protection);
-		cf_buf_add(&b, ", \"network_isolation\": ");
-		cf_buf_add_json(&b, res.network_isolation);
-		cf_buf_add(&b, ", \"syscall_filter\": ");
-		cf_buf_add_json(&b, res.syscall_filter);
-		cf_buf_add(&b, ", \"process_scoping\": ");
-		cf_buf_add_json(&b, res.process_scoping);
-		cf_buf_add(&b, ", \"resource_limits\": ");
-		cf_buf_add_json(&b, res.resource_limits);
-		cf_buf_add(&b, "}}]}\n");
-		fputs(b.s ? b.s : "", stdout);
-		cf_buf_release(&b);
-	} else {
-		printf("windows: %s%s%s\n", res.code, res.reason[0] ? ": " : "", res.reason);
-		printf("  read protection: %s (reads are not protected on Windows)\n",
-		       res.read_protection);
-		printf("  write protection: %s\n", res.write_protection);
-		printf("  network isolation: %s (the network is not restricted on Windows)\n",
-		       res.network_isolation);
-		printf("  processes: %s\n", res.process_scoping);
-		if (res.hint[0])
-			printf("hint: %s\n", res.hint);
+	char *text = NULL;
+	if ((json ? confine_probe_json(&res, &text, &err) : confine_probe_text(&res, &text, &err)) <
+	    0) {
+		cli_report(&err);
+		return CLI_EXIT_CONFINE;
 	}
+	if (json)
+		printf("{\"backends\": [%s]}\n", text);
+	else
+		fputs(text, stdout);
+	confine_free(text);
 	return res.available ? 0 : 1;
 }
 

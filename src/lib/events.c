@@ -32,6 +32,7 @@ static int add_event(confine_run *run, const char *kind, const char *path, const
 	run->events = v; /* one more than n_events: grown one at a time (a few per run) */
 	struct confine_event *e = &v[run->n_events++];
 	memset(e, 0, sizeof(*e));
+	e->size = sizeof(*e);
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
 	snprintf(e->path, sizeof(e->path), "%s", path ? path : "");
 	snprintf(e->rule, sizeof(e->rule), "%s", rule ? rule : "");
@@ -401,7 +402,7 @@ out:
 	return r;
 }
 
-const struct confine_event *confine_run_events(const confine_run *run, size_t *n)
+const struct confine_event *cf_run_event_list(const confine_run *run, size_t *n)
 {
 	*n = run->n_events;
 	return run->events;

@@ -57,13 +57,16 @@ int cf_ll_split_note(confine_run *run, struct confine_error *err)
 	return 0;
 }
 
-const char *confine_run_explain_denial(confine_run *run, const char *path)
+int confine_run_explain_denial(const confine_run *run, const char *path, char **out,
+			       struct confine_error *err)
 {
+	if (!out || !run)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "run",
+			      "the run or out is NULL");
+	*out = NULL;
 	const struct cf_ll_plan *pl = &run->ll;
-	free(run->ll_explain);
-	run->ll_explain = NULL;
 	if (run->backend != CONFINE_BACKEND_LANDLOCK || pl->broker || !path)
-		return NULL;
+		return 0;
 	for (size_t i = 0; i < pl->split_writable.n; i++) {
 		const char *d = pl->split_writable.v[i];
 		if (!cf_path_within(path, d) || !strcmp(path, d))
@@ -76,8 +79,8 @@ const char *confine_run_explain_denial(confine_run *run, const char *path)
 			    (!near || strlen(pl->meta[j].path) > strlen(near->path)))
 				near = &pl->meta[j];
 		if (near && !near->access)
-			return NULL;
-		run->ll_explain = cf_asprintf(
+			return 0;
+		*out = cf_asprintf(
 		    "landlock: refused in a directory that takes no new entry in this run: '%s': "
 		    "'%s' holds a protected path, so Landlock gives what is made there after the "
 		    "start nothing, and confine's supervisor cannot act for the command here: %s\n"
@@ -85,7 +88,7 @@ const char *confine_run_explain_denial(confine_run *run, const char *path)
 		    "rule), "
 		    "make the directory it needs before the run, or use the bwrap backend",
 		    path, d, why_not());
-		return run->ll_explain;
+		return *out ? 0 : cf_nomem(err);
 	}
-	return NULL;
+	return 0;
 }

@@ -21,6 +21,7 @@ static int add_notice(confine_run *run, const char *kind, const char *path, cons
 	run->notices = v;
 	struct confine_event *e = &v[run->n_notices++];
 	memset(e, 0, sizeof(*e));
+	e->size = sizeof(*e);
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
 	snprintf(e->path, sizeof(e->path), "%s", path);
 	snprintf(e->rule, sizeof(e->rule), "%s", rule);
@@ -86,7 +87,7 @@ int cf_run_notices(confine_run *run)
 	return 0;
 }
 
-const struct confine_event *confine_run_notices(const confine_run *run, size_t *n)
+const struct confine_event *cf_run_notice_list(const confine_run *run, size_t *n)
 {
 	*n = run->n_notices;
 	return run->notices;

@@ -10,6 +10,14 @@
 #define DEFAULT_TMP_SIZE (1024ULL * 1024 * 1024)
 #define DEFAULT_KILL_GRACE_MS 5000
 
+/* Every setter refuses a NULL request instead of crashing the host. */
+#define NEED_REQ(r, err)                                                                           \
+	do {                                                                                       \
+		if (!(r))                                                                          \
+			return cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",       \
+				      "the request is NULL");                                      \
+	} while (0)
+
 int confine_request_new(confine_request **out, struct confine_error *err)
 {
 	confine_request *r = calloc(1, sizeof(*r));
@@ -81,21 +89,43 @@ int confine_request_add_rule(confine_request *r, const char *pattern, enum confi
 	return cf_ruleset_add(&r->session, &rule, err);
 }
 
+int confine_rule_parse(const char *text, char **pattern, enum confine_access *access,
+		       struct confine_error *err)
+{
+	unsigned acc = 0;
+	if (!text || !pattern || !access)
+		return cf_err(err, CONFINE_E_INVALID, "invalid rule", text ? text : "",
+			      "the text, the pattern or the access is NULL");
+	int r = cf_rule_parse_cli(text, pattern, &acc, err);
+	if (r == 0)
+		*access = (enum confine_access)acc;
+	return r;
+}
+
 int confine_request_add_session_rules_file(confine_request *r, const char *file,
 					   struct confine_error *err)
 {
+	NEED_REQ(r, err);
+	if (!file || !*file)
+		return cf_err(err, CONFINE_E_INVALID, "invalid session rule file", "",
+			      "the file name is empty");
 	return cf_strv_add(&r->session_files, file) < 0 ? cf_nomem(err) : 0;
 }
 
-void confine_request_set_network(confine_request *r, bool enabled)
+int confine_request_set_network(confine_request *r, bool enabled, struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	r->network = enabled;
+	return 0;
 }
 
-void confine_request_set_net_ask(confine_request *r, confine_net_ask_fn fn, void *user)
+int confine_request_set_net_ask(confine_request *r, confine_net_ask_fn fn, void *user,
+				struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	r->net_ask = fn;
 	r->net_ask_user = fn ? user : NULL;
+	return 0;
 }
 
 int confine_request_set_policy(confine_request *r, enum confine_policy policy,
@@ -109,9 +139,15 @@ int confine_request_set_policy(confine_request *r, enum confine_policy policy,
 	return 0;
 }
 
-void confine_request_set_tmp_size(confine_request *r, uint64_t bytes)
+int confine_request_set_tmp_size(confine_request *r, uint64_t bytes, struct confine_error *err)
 {
+	NEED_REQ(r, err);
+	/* size=0 is a tmpfs without a cap: the command could fill the host's memory. */
+	if (bytes == 0)
+		return cf_err(err, CONFINE_E_INVALID, "invalid /tmp size", "0",
+			      "the private /tmp needs a size above 0 bytes");
 	r->tmp_size = bytes;
+	return 0;
 }
 
 int confine_request_set_helper(confine_request *r, const char *path, struct confine_error *err)
@@ -124,25 +160,53 @@ int confine_request_set_helper(confine_request *r, const char *path, struct conf
 	return r->helper ? 0 : cf_nomem(err);
 }
 
-void confine_request_set_limits(confine_request *r, uint64_t pids, uint64_t memory)
+int confine_request_set_limits(confine_request *r, uint64_t pids, uint64_t memory,
+			       struct confine_error *err)
 {
+	NEED_REQ(r, err);
+	/* The kernel refuses a larger pids.max (EINVAL) when the run is already being set up. */
+	if (pids > CONFINE_LIMIT_PIDS_MAX)
+		return cf_err(err, CONFINE_E_INVALID, "invalid process limit", "pids",
+			      "%llu is more than the kernel allows (%u)", (unsigned long long)pids,
+			      CONFINE_LIMIT_PIDS_MAX);
 	r->limit_pids = pids;
 	r->limit_mem = memory;
+	return 0;
 }
 
-void confine_request_set_timeout(confine_request *r, uint64_t milliseconds)
+/* A deadline is the run's start plus this: a larger one would wrap and end the run at once. */
+static int duration(const char *what, uint64_t ms, uint64_t *out, struct confine_error *err)
 {
-	r->timeout_ms = milliseconds;
+	if (ms > CONFINE_DURATION_MAX_MS)
+		return cf_err(err, CONFINE_E_INVALID, what, "milliseconds",
+			      "%llu ms is longer than the %llu ms a request takes",
+			      (unsigned long long)ms, (unsigned long long)CONFINE_DURATION_MAX_MS);
+	*out = ms;
+	return 0;
 }
 
-void confine_request_set_kill_grace(confine_request *r, uint64_t milliseconds)
+int confine_request_set_timeout(confine_request *r, uint64_t milliseconds,
+				struct confine_error *err)
 {
-	r->kill_grace_ms = milliseconds;
+	NEED_REQ(r, err);
+	return duration("invalid timeout", milliseconds, &r->timeout_ms, err);
 }
 
-void confine_request_set_tty(confine_request *r, enum confine_tty tty)
+int confine_request_set_kill_grace(confine_request *r, uint64_t milliseconds,
+				   struct confine_error *err)
 {
+	NEED_REQ(r, err);
+	return duration("invalid kill grace", milliseconds, &r->kill_grace_ms, err);
+}
+
+int confine_request_set_tty(confine_request *r, enum confine_tty tty, struct confine_error *err)
+{
+	NEED_REQ(r, err);
+	if (tty != CONFINE_TTY_AUTO && tty != CONFINE_TTY_ON && tty != CONFINE_TTY_OFF)
+		return cf_err(err, CONFINE_E_INVALID, "invalid terminal mode", "enum confine_tty",
+			      "%d is none of CONFINE_TTY_AUTO, _ON and _OFF", (int)tty);
 	r->tty = tty;
+	return 0;
 }
 
 int confine_request_set_environment(confine_request *r, const char *const *envp,
@@ -189,9 +253,11 @@ int confine_request_env_unset(confine_request *r, const char *pattern, struct co
 	return cf_strv_add(&r->env.unset, pattern) < 0 ? cf_nomem(err) : 0;
 }
 
-void confine_request_env_clear(confine_request *r, bool clear)
+int confine_request_env_clear(confine_request *r, bool clear, struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	r->env.clear = clear;
+	return 0;
 }
 
 int confine_request_add_injection(confine_request *r, enum confine_inject_placement placement,
@@ -214,23 +280,27 @@ enum confine_policy confine_request_policy(const confine_request *r)
 	return r->policy;
 }
 
-int confine_policy_parse(const char *text, enum confine_policy *out)
+int confine_policy_parse(const char *text, enum confine_policy *out, struct confine_error *err)
 {
+	if (!out)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "out", "out is NULL");
 	*out = CONFINE_POLICY_REQUIRED;
 	if (!text)
-		return 0;
+		return cf_err(err, CONFINE_E_INVALID, "invalid sandbox policy", "",
+			      "expected 'required' or 'off'");
 	while (*text == ' ' || *text == '\t' || *text == '\n')
 		text++;
 	size_t n = strlen(text);
 	while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\n'))
 		n--;
 	if (n == 8 && !strncasecmp(text, "required", 8))
-		return 1;
+		return 0;
 	if (n == 3 && !strncasecmp(text, "off", 3)) {
 		*out = CONFINE_POLICY_OFF;
-		return 1;
+		return 0;
 	}
-	return 0;
+	return cf_err(err, CONFINE_E_INVALID, "invalid sandbox policy", text,
+		      "expected 'required' or 'off'");
 }
 
 int confine_request_set_backend(confine_request *r, enum confine_backend backend,
@@ -244,12 +314,14 @@ int confine_request_set_backend(confine_request *r, enum confine_backend backend
 	return 0;
 }
 
-int confine_backend_parse(const char *text, enum confine_backend *out)
+int confine_backend_parse(const char *text, enum confine_backend *out, struct confine_error *err)
 {
 	static const char *const names[] = {"auto", "bwrap", "landlock"};
-	*out = CONFINE_BACKEND_AUTO;
+	if (!out)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "out", "out is NULL");
 	if (!text)
-		return 0;
+		return cf_err(err, CONFINE_E_INVALID, "invalid backend", "",
+			      "expected 'auto', 'bwrap' or 'landlock'");
 	while (*text == ' ' || *text == '\t')
 		text++;
 	size_t n = strlen(text);
@@ -258,9 +330,10 @@ int confine_backend_parse(const char *text, enum confine_backend *out)
 	for (size_t i = 0; i < 3; i++)
 		if (n == strlen(names[i]) && !strncasecmp(text, names[i], n)) {
 			*out = (enum confine_backend)i;
-			return 1;
+			return 0;
 		}
-	return 0;
+	return cf_err(err, CONFINE_E_INVALID, "invalid backend", text,
+		      "expected 'auto', 'bwrap' or 'landlock'");
 }
 
 static int net_rule(confine_request *r, const char *pattern, enum cf_action action,

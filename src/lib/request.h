@@ -7,6 +7,7 @@
 #include "policy/policy.h"
 #include "rules/netrules.h"
 #include "record/record.h"
+#include "abi.h"
 
 /* The Linux executor's run record; Windows (exec/windows) and macOS (exec/macos) keep their
  * own. */
@@ -129,16 +130,17 @@ struct confine_run {
 	size_t n_notices;
 
 	/* network by domain (SPEC 12) */
-	struct cf_net_policy net;	      /* network rules of every layer */
-	enum confine_net_mode net_mode;	      /* what the run gets */
-	struct cf_netrun *netrun;	      /* the proxy while the command runs (net/netrun.c) */
-	struct cf_connguard *connguard;	      /* landlock: the connect(2) guard (connguard.c) */
-	struct cf_supervisor *supervisor;     /* landlock: the supervised calls (supervisor.c) */
-	struct confine_net_event *net_events; /* the proxy's decisions, after the run */
+	struct cf_net_policy net;	  /* network rules of every layer */
+	enum confine_net_mode net_mode;	  /* what the run gets */
+	struct cf_netrun *netrun;	  /* the proxy while the command runs (net/netrun.c) */
+	struct cf_connguard *connguard;	  /* landlock: the connect(2) guard (connguard.c) */
+	struct cf_supervisor *supervisor; /* landlock: the supervised calls (supervisor.c) */
+	struct cf_net_event *net_events;  /* the proxy's decisions, after the run */
 	size_t n_net_events, net_dropped;
 	confine_net_ask_fn net_ask; /* R43: the request's asker (NULL: none) */
 	void *net_ask_user;
 	struct cf_upstream *upstream; /* R43: the caller's upstream proxy (run_net.c), or NULL */
+	struct confine_net_event *net_pub; /* the same as confine_run_net_event hands them out */
 	/* the landlock backend (SPEC 3.3) */
 	enum confine_backend backend; /* what runs: BWRAP or LANDLOCK (AUTO resolved) */
 	struct cf_ll_plan ll;	      /* the Landlock plan when backend is LANDLOCK */
@@ -147,7 +149,6 @@ struct confine_run {
 	int run_tmp_lock;	      /* its lock (util/owntmp.h), -1: none */
 	char *fallback_note;	      /* auto fell back to landlock: the one line to say */
 	char *ll_note;		      /* landlock: split directories that take no new entry */
-	char *ll_explain;	      /* landlock: the last confine_run_explain_denial */
 	struct confine_probe_result ll_probe;
 	struct cf_run_record record; /* approvals, audit log, report (record/) */
 	/* read-only file injection (SPEC 6; inject/run_inject.c) */
@@ -157,11 +158,23 @@ struct confine_run {
 	size_t n_inject_in;
 	int *inject_fds;		       /* per plan injection: its sealed memfd */
 	size_t n_inject_fds;		       /* how many of them are open */
-	struct confine_injection *inject_info; /* what confine_run_injections returns */
+	struct confine_injection *inject_info; /* what confine_run_injection returns */
 };
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */
 int cf_run_plan(confine_run *run, struct confine_error *err);
+/* Where a run of the request finds its files: the workspace (canonical, a directory: R1 is
+ * the run's to apply), the home (canonical; NULL when there is none) and the user rule file
+ * (NULL without a home), from the request's environment as a run reads it (run.c).  Touches
+ * the OS. */
+struct cf_locations {
+	char *workspace, *home, *user_rules;
+};
+int cf_request_locations(const confine_request *req, struct cf_locations *out,
+			 struct confine_error *err);
+void cf_locations_release(struct cf_locations *l);
+/* run->net_pub from run->net_events, once they are final (the wait).  Pure. */
+int cf_run_net_publish(confine_run *run, struct confine_error *err);
 /* R37 (run_alias.c): every name inside the writable areas that is a hard link of a protected
  * file gets a guard like that file, before the plan is made.  Touches the OS. */
 int cf_run_protect_aliases(confine_run *run, const struct cf_matches *globs,

@@ -370,6 +370,16 @@ out:
 	return r;
 }
 
+/* ${XDG_CONFIG_HOME:-HOME/.config}/confine/rules.json (the XDG base directory spec ignores a
+ * relative XDG_CONFIG_HOME); NULL on out-of-memory. */
+static char *user_rules_file(const struct cf_strv *env, const char *home)
+{
+	const char *v = env_get(env, "XDG_CONFIG_HOME");
+	if (v && v[0] == '/')
+		return cf_path_join(v, "confine/rules.json");
+	return cf_path_join(home, ".config/confine/rules.json");
+}
+
 static int host_facts(confine_run *run, const struct cf_strv *env, struct confine_error *err)
 {
 	const char *v;
@@ -393,11 +403,7 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	v = env_get(env, "SSH_AUTH_SOCK");
 	if (v && v[0] == '/')
 		run->ssh_dir = cf_path_dirname(v);
-	v = env_get(env, "XDG_CONFIG_HOME");
-	if (v && v[0] == '/')
-		run->user_rules = cf_path_join(v, "confine/rules.json");
-	else
-		run->user_rules = cf_path_join(run->home, ".config/confine/rules.json");
+	run->user_rules = user_rules_file(env, run->home);
 	if (!run->runtime_dir || !run->user_rules)
 		return cf_nomem(err);
 	/* Confine's own directories (R30): the one holding the user rule file, and the cache. */
@@ -444,7 +450,7 @@ static int probe_backend(confine_run *run, const struct confine_request *req,
 			 struct confine_error *err)
 {
 	const char *path = getenv("PATH");
-	int r = confine_probe_bwrap(path, run->workspace, true, &run->probe, err);
+	int r = cf_probe_bwrap(path, run->workspace, true, &run->probe, err);
 	if (r < 0)
 		return r;
 	if (!run->probe.available) {
@@ -653,13 +659,71 @@ void confine_rules_free(confine_rules *p)
 	confine_run_free((confine_run *)p);
 }
 
+int cf_request_locations(const confine_request *req, struct cf_locations *out,
+			 struct confine_error *err)
+{
+	struct cf_strv copy = {0};
+	const struct cf_strv *env;
+	struct confine_error no_home = {0};
+	confine_run *run = NULL;
+	char cwd[PATH_MAX];
+	int r;
+	memset(out, 0, sizeof(*out));
+	if ((r = base_env(req, &copy, &env, err)) < 0)
+		goto out;
+	if (!(run = run_new(req))) {
+		r = cf_nomem(err);
+		goto out;
+	}
+	/* A workspace that is a directory: R1 refuses some for a run, not for reading files. */
+	const char *given = req->workspace;
+	if (!given && !(given = getcwd(cwd, sizeof(cwd)))) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot read the current directory", ".", "getcwd",
+			      errno);
+		goto out;
+	}
+	struct stat st;
+	if (!(out->workspace = realpath(given, NULL)) || stat(out->workspace, &st) < 0 ||
+	    !S_ISDIR(st.st_mode)) {
+		r = out->workspace ? cf_err(err, CONFINE_E_WORKSPACE, "cannot use workspace", given,
+					    "%s", strerror(ENOTDIR))
+				   : cf_err_os(err, CONFINE_E_WORKSPACE, "cannot use workspace",
+					       given, "realpath", errno);
+		goto out;
+	}
+	/* No home: no user file (and "~" patterns do not resolve). */
+	if (find_home(run, env, &no_home) == 0) {
+		out->home = run->home;
+		run->home = NULL;
+		if (!(out->user_rules = user_rules_file(env, out->home))) {
+			r = cf_nomem(err);
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	if (r < 0)
+		cf_locations_release(out);
+	confine_run_free(run);
+	cf_strv_release(&copy);
+	return r;
+}
+
+void cf_locations_release(struct cf_locations *l)
+{
+	free(l->workspace);
+	free(l->home);
+	free(l->user_rules);
+	memset(l, 0, sizeof(*l));
+}
+
 static void copy_str(char *dst, size_t cap, const char *src)
 {
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-int confine_rules_explain(const confine_rules *pol, const char *path, enum confine_access access,
-			  struct confine_decision *out, struct confine_error *err)
+int cf_rules_explain(const confine_rules *pol, const char *path, enum confine_access access,
+		     struct confine_decision *out, struct confine_error *err)
 {
 	const confine_run *run = (const confine_run *)pol;
 	char *abs = NULL, *canon = NULL;
@@ -684,6 +748,7 @@ int confine_rules_explain(const confine_rules *pol, const char *path, enum confi
 	const struct cf_decision *dp = access == CONFINE_ACCESS_READ ? &rd : &wr;
 	struct cf_decision d = *dp;
 	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
 	copy_str(out->path, sizeof(out->path), canon);
 	free(canon);
 	out->access = access;
@@ -823,7 +888,7 @@ static int choose_backend(confine_run *run, const confine_request *req, struct c
 	if (req->backend != CONFINE_BACKEND_LANDLOCK) {
 		if (req->backend == CONFINE_BACKEND_BWRAP)
 			return probe_backend(run, req, err);
-		r = confine_probe_bwrap(getenv("PATH"), run->workspace, true, &run->probe, err);
+		r = cf_probe_bwrap(getenv("PATH"), run->workspace, true, &run->probe, err);
 		if (r < 0)
 			return r;
 		if (run->probe.available) {
@@ -832,7 +897,7 @@ static int choose_backend(confine_run *run, const confine_request *req, struct c
 		}
 		run->backend = CONFINE_BACKEND_LANDLOCK;
 	}
-	if ((r = confine_probe_landlock(&run->ll_probe, err)) < 0)
+	if ((r = cf_probe_landlock(&run->ll_probe, err)) < 0)
 		return r;
 	char why[700];
 	if (!run->ll_probe.available)
@@ -906,6 +971,7 @@ static void net_decision_out(const struct cf_net_decision *d, const char *host, 
 			     struct confine_net_decision *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
 	copy_str(out->host, sizeof(out->host), host);
 	out->port = port;
 	out->action = (enum confine_action)d->action;
@@ -922,8 +988,8 @@ static void net_decision_out(const struct cf_net_decision *d, const char *host, 
 	}
 }
 
-int confine_rules_explain_net(const confine_rules *pol, const char *host_port,
-			      struct confine_net_decision *out, struct confine_error *err)
+int cf_rules_explain_net(const confine_rules *pol, const char *host_port,
+			 struct confine_net_decision *out, struct confine_error *err)
 {
 	const confine_run *run = (const confine_run *)pol;
 	/* The same syntax as a rule without '*.': HOST, HOST:PORT, an address, [V6]:PORT. */
@@ -957,13 +1023,47 @@ enum confine_net_mode confine_run_net_mode(const confine_run *run)
 	return run->net_mode;
 }
 
-const struct confine_net_event *confine_run_net_events(const confine_run *run, size_t *n,
-						       size_t *dropped)
+int cf_run_net_publish(confine_run *run, struct confine_error *err)
 {
-	*n = run->n_net_events;
-	if (dropped)
-		*dropped = run->net_dropped;
-	return run->net_events;
+	free(run->net_pub);
+	run->net_pub = NULL;
+	if (!run->n_net_events)
+		return 0;
+	run->net_pub = calloc(run->n_net_events, sizeof(*run->net_pub));
+	if (!run->net_pub) {
+		/* Kept and reported as not kept rather than as a failure of the run. */
+		run->net_dropped += run->n_net_events;
+		run->n_net_events = 0;
+		return cf_nomem(err);
+	}
+	for (size_t i = 0; i < run->n_net_events; i++) {
+		const struct cf_net_event *e = &run->net_events[i];
+		struct confine_net_event *p = &run->net_pub[i];
+		p->size = sizeof(*p);
+		p->time_ms = e->time_ms;
+		memcpy(p->protocol, e->protocol, sizeof(p->protocol));
+		p->decision = &e->decision;
+		memcpy(p->outcome, e->outcome, sizeof(p->outcome));
+		memcpy(p->address, e->address, sizeof(p->address));
+		memcpy(p->detail, e->detail, sizeof(p->detail));
+		memcpy(p->answer, e->answer, sizeof(p->answer));
+	}
+	return 0;
+}
+
+size_t confine_run_net_event_count(const confine_run *run)
+{
+	return run && run->net_pub ? run->n_net_events : 0;
+}
+
+const struct confine_net_event *confine_run_net_event(const confine_run *run, size_t i)
+{
+	return i < confine_run_net_event_count(run) ? &run->net_pub[i] : NULL;
+}
+
+size_t confine_run_net_events_dropped(const confine_run *run)
+{
+	return run ? run->net_dropped : 0;
 }
 
 /* NO_PROXY of the command: the caller's own --env NO_PROXY=... (or no_proxy) for both cases, as
@@ -987,10 +1087,19 @@ static const char *no_proxy(const confine_request *req, const confine_run *run)
 	return cf_net_no_proxy(&run->net);
 }
 
-size_t confine_run_net_hint(const confine_run *run, const struct confine_net_event *e, char *buf,
-			    size_t cap)
+int confine_run_net_hint(const confine_run *run, size_t i, char **out, struct confine_error *err)
 {
-	return cf_net_event_remedy(&run->net, e, buf, cap);
+	char buf[1024];
+	if (!out)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "out", "out is NULL");
+	*out = NULL;
+	if (i >= confine_run_net_event_count(run))
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "network event",
+			      "event %zu is past the %zu network events of the run", i,
+			      confine_run_net_event_count(run));
+	cf_net_event_remedy(&run->net, &run->net_events[i], buf, sizeof(buf));
+	*out = cf_strdup(buf);
+	return *out ? 0 : cf_nomem(err);
 }
 
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err)
@@ -1181,12 +1290,12 @@ void confine_run_free(confine_run *run)
 	cf_run_net_release(run);
 	cf_net_policy_release(&run->net);
 	free(run->net_events);
+	free(run->net_pub);
 	cf_ll_remove_run_tmp(run);
 	cf_ll_plan_release(&run->ll);
 	free(run->run_tmp);
 	free(run->fallback_note);
 	free(run->ll_note);
-	free(run->ll_explain);
 	cf_run_inject_release(run);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);

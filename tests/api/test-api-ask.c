@@ -106,14 +106,12 @@ static int times_asked(struct asker_state *s, const char *what)
 static const char *event(const confine_run *r, const char *host, const char *proto, int nth)
 {
 	static char buf[64];
-	size_t n;
-	const struct confine_net_event *ev = confine_run_net_events(r, &n, NULL);
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(ev[i].decision.host, host) || strcmp(ev[i].protocol, proto) || nth--)
+	const struct confine_net_event *e;
+	for (size_t i = 0; (e = confine_run_net_event(r, i)); i++) {
+		if (strcmp(e->decision->host, host) || strcmp(e->protocol, proto) || nth--)
 			continue;
 		snprintf(buf, sizeof(buf), "%s %s %s",
-			 ev[i].decision.action == CONFINE_ASK ? "ask" : "?", ev[i].answer,
-			 ev[i].outcome);
+			 e->decision->action == CONFINE_ASK ? "ask" : "?", e->answer, e->outcome);
 		return buf;
 	}
 	return "none";
@@ -177,7 +175,8 @@ int main(void)
 	/* The address is allowed; the names are not: each is asked about. */
 	if (rc == 0)
 		rc = confine_request_net_allow(req, "127.0.0.5", &err);
-	confine_request_set_net_ask(req, asker, &st);
+	if (rc == 0)
+		rc = confine_request_set_net_ask(req, asker, &st, &err);
 	if (rc == 0)
 		rc = confine_run_prepare(req, &r, &err);
 	if (rc == 0)

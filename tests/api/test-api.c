@@ -134,11 +134,12 @@ int main(void)
 	const char *argv5[] = {"/bin/sh", "-c", cmd};
 	confine_run *r = NULL;
 	rc = run(ws, home, argv5, 3, &status, &err, &r);
-	size_t n = 0;
-	const struct confine_event *ev = r ? confine_run_events(r, &n) : NULL;
+	size_t n = confine_run_event_count(r);
+	const struct confine_event *ev;
 	bool found = false;
-	for (size_t i = 0; i < n; i++)
-		found |= !strcmp(ev[i].kind, "dynamic_glob_created") && !strcmp(ev[i].path, pem);
+	for (size_t i = 0; (ev = confine_run_event(r, i)); i++)
+		found |= !strcmp(ev->kind, "dynamic_glob_created") && !strcmp(ev->path, pem) &&
+			 ev->size == sizeof(*ev);
 	TAP_OK(rc == 0 && found, "R23 dynamic_glob_created for %s (%zu events)", pem, n);
 	confine_run_free(r);
 
@@ -173,7 +174,8 @@ int main(void)
 		rc = confine_request_set_workspace(esc, ws, &err);
 	if (rc == 0)
 		rc = confine_request_set_environment(esc, env, &err);
-	confine_request_set_escalate(esc, true);
+	if (rc == 0)
+		rc = confine_request_set_escalate(esc, true, &err);
 	if (rc == 0)
 		rc = confine_card_new(esc, &card, &err);
 	TAP_INTEQ(rc, 0, "R22 confine_card_new builds the card of an escalation (%s)", err.reason);
@@ -185,7 +187,7 @@ int main(void)
 	bool has_json =
 	    card && confine_card_json(card, &json, &err) == 0 && strstr(json, card->digest);
 	TAP_OK(has_json, "the same card as JSON");
-	free(json);
+	confine_free(json);
 	confine_run *er = NULL;
 	rc = confine_run_prepare(esc, &er, &err);
 	TAP_INTEQ(rc, CONFINE_E_APPROVAL, "R22 without a receipt: CONFINE_E_APPROVAL");
@@ -224,8 +226,10 @@ int main(void)
 			rc = confine_request_set_workspace(q, ws, &err);
 		if (rc == 0)
 			rc = confine_request_set_environment(q, env, &err);
-		confine_request_set_escalate(q, true);
-		confine_request_set_reusable(q, reusable);
+		if (rc == 0)
+			rc = confine_request_set_escalate(q, true, &err);
+		if (rc == 0)
+			rc = confine_request_set_reusable(q, reusable, &err);
 		if (rc == 0)
 			rc = confine_card_new(q, &qc, &err);
 		if (rc == 0)
@@ -291,16 +295,18 @@ int main(void)
 		if (rc == 0)
 			rc = confine_run_prepare(req, &ir, &err);
 		TAP_INTEQ(rc, 0, "R21 a run with an injection is prepared (%s)", err.reason);
-		size_t n_in = 0;
-		const struct confine_injection *in = ir ? confine_run_injections(ir, &n_in) : NULL;
-		TAP_INTEQ(n_in, 1, "R21 confine_run_injections: one");
+		size_t n_in = confine_run_injection_count(ir);
+		const struct confine_injection *in = confine_run_injection(ir, 0);
+		TAP_INTEQ(n_in, 1, "R21 confine_run_injection_count: one");
+		TAP_OK(confine_run_injection(ir, 1) == NULL, "R21 and no second one");
 		if (in && n_in == 1) {
-			TAP_STREQ(in[0].blake3, abc, "R21 its BLAKE3");
+			TAP_STREQ(in->blake3, abc, "R21 its BLAKE3");
 			char rec[128];
 			snprintf(rec, sizeof(rec), "env:S=%s", abc);
-			TAP_STREQ(in[0].record, rec, "R21 its record env:NAME=HASH");
-			TAP_STREQ(in[0].path, "/tmp/.confine-inject/S", "R21 its path");
-			TAP_INTEQ(in[0].size, 3, "R21 its size");
+			TAP_STREQ(in->record, rec, "R21 its record env:NAME=HASH");
+			TAP_STREQ(in->path, "/tmp/.confine-inject/S", "R21 its path");
+			TAP_INTEQ(in->bytes, 3, "R21 its size in bytes");
+			TAP_INTEQ(in->size, sizeof(*in), "ABI v1: the struct says its own size");
 		}
 		if (rc == 0)
 			rc = confine_run_start(ir, &err);

@@ -48,7 +48,7 @@ static void *one(void *arg)
 		rc = confine_request_set_helper(req, helper, err);
 	/* The other calls a host makes on the way: explain and a card. */
 	if (rc == 0 && confine_rules_load(req, &rules, err) == 0) {
-		struct confine_decision d;
+		struct confine_decision d = {.size = sizeof(d)};
 		char key[4200];
 		snprintf(key, sizeof(key), "%s/.ssh/id_ed25519", j->home);
 		j->explained =

@@ -42,12 +42,12 @@ int main(void)
 			continue; /* not encodable: shown as bytes */
 		char in[5] = {0};
 		size_t n = utf8(cp, in);
-		char *out = confine_display_escape_n(in, n, 0);
-		if (!out)
+		char *out = NULL;
+		if (confine_display_escape_n(in, n, 0, &out, NULL) < 0)
 			return 2;
 		if (cp == '\\' || (strlen(out) == n && !memcmp(out, in, n)))
 			printf("%04X\n", cp);
-		free(out);
+		confine_free(out);
 	}
 	return 0;
 }

@@ -78,18 +78,19 @@ int cf_run_inject_inputs(confine_run *run, const confine_request *req, struct co
 	return 0;
 }
 
-/* The records confine_run_injections returns point into the plan's own list. */
+/* The records confine_run_injection returns point into the plan's own list. */
 static void describe(confine_run *run, const struct cf_plan *plan)
 {
 	for (size_t i = 0; run->inject_info && i < plan->n_injects; i++) {
 		const struct cf_plan_inject *p = &plan->injects[i];
 		run->inject_info[i] = (struct confine_injection){
+		    .size = sizeof(struct confine_injection),
 		    .placement = p->placement,
 		    .where = p->where,
 		    .path = p->path,
 		    .blake3 = p->hash,
 		    .record = p->record,
-		    .size = p->size,
+		    .bytes = p->size,
 		};
 	}
 }
@@ -145,7 +146,7 @@ out:
 	return r;
 }
 
-const struct confine_injection *confine_run_injections(const confine_run *run, size_t *n)
+const struct confine_injection *cf_run_injection_list(const confine_run *run, size_t *n)
 {
 	*n = run->inject_info ? run->plan.n_injects : 0;
 	return *n ? run->inject_info : NULL;

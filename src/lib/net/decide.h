@@ -21,6 +21,18 @@ struct cf_net_decision {
 	const struct cf_net_rule *rule; /* NULL for the fallback */
 };
 
+/* One request the proxy decided, as the library keeps it: the fields of the public struct
+ * confine_net_event (include/confine.h, which hands it out with a pointer to `decision`). */
+struct cf_net_event {
+	int64_t time_ms;
+	char protocol[8];
+	struct confine_net_decision decision;
+	char outcome[24];
+	char address[64];
+	char detail[256];
+	char answer[16];
+};
+
 void cf_net_policy_release(struct cf_net_policy *p);
 /* Appends copies of rs to `layer`.  An allow in the workspace layer is CONFINE_E_RULES (the
  * parser refuses it first; this holds for rules that come from elsewhere). */

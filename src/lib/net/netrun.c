@@ -298,7 +298,7 @@ const char *cf_netrun_dir(const struct cf_netrun *n)
 	return n->dir;
 }
 
-int cf_netrun_finish(struct cf_netrun *n, struct confine_net_event **events, size_t *n_events,
+int cf_netrun_finish(struct cf_netrun *n, struct cf_net_event **events, size_t *n_events,
 		     size_t *dropped, struct confine_error *err)
 {
 	*events = NULL;
@@ -307,7 +307,7 @@ int cf_netrun_finish(struct cf_netrun *n, struct confine_net_event **events, siz
 		return 0;
 	cf_proxy_stop(n->proxy);
 	size_t k;
-	const struct confine_net_event *ev = cf_proxy_events(n->proxy, &k, dropped);
+	const struct cf_net_event *ev = cf_proxy_events(n->proxy, &k, dropped);
 	if (!k)
 		return 0;
 	*events = malloc(k * sizeof(**events));

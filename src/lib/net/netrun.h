@@ -49,7 +49,7 @@ int cf_netrun_dir_fd(const struct cf_netrun *n);
 /* The directory's host path. */
 const char *cf_netrun_dir(const struct cf_netrun *n);
 /* Stops the proxy and hands over its decisions (malloc'd array, the caller frees it). */
-int cf_netrun_finish(struct cf_netrun *n, struct confine_net_event **events, size_t *n_events,
+int cf_netrun_finish(struct cf_netrun *n, struct cf_net_event **events, size_t *n_events,
 		     size_t *dropped, struct confine_error *err);
 /* Stops the proxy if it runs, removes the sockets and the directory.  Accepts NULL. */
 void cf_netrun_free(struct cf_netrun *n);

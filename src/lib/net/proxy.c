@@ -43,7 +43,7 @@ static void copy(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-struct confine_net_event *cf_proxy_event_new(struct cf_proxy *p)
+struct cf_net_event *cf_proxy_event_new(struct cf_proxy *p)
 {
 	if (p->n_events >= p->cfg.max_events) {
 		p->dropped++;
@@ -53,7 +53,7 @@ struct confine_net_event *cf_proxy_event_new(struct cf_proxy *p)
 		size_t cap = p->cap_events ? p->cap_events * 2 : 64;
 		if (cap > p->cfg.max_events)
 			cap = p->cfg.max_events;
-		struct confine_net_event *v = realloc(p->events, cap * sizeof(*v));
+		struct cf_net_event *v = realloc(p->events, cap * sizeof(*v));
 		if (!v) {
 			p->dropped++;
 			return NULL;
@@ -61,8 +61,9 @@ struct confine_net_event *cf_proxy_event_new(struct cf_proxy *p)
 		p->events = v;
 		p->cap_events = cap;
 	}
-	struct confine_net_event *e = &p->events[p->n_events++];
+	struct cf_net_event *e = &p->events[p->n_events++];
 	memset(e, 0, sizeof(*e));
+	e->decision.size = sizeof(e->decision);
 	e->time_ms = wall_ms();
 	return e;
 }
@@ -74,7 +75,7 @@ bool cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *ad
 	if (c->recorded)
 		return false;
 	c->recorded = true;
-	struct confine_net_event *e = cf_proxy_event_new(p);
+	struct cf_net_event *e = cf_proxy_event_new(p);
 	if (!e)
 		return false;
 	if (c->decided)
@@ -139,13 +140,13 @@ void cf_proxy_challenged(struct cf_proxy *p)
 static void settle_challenges(struct cf_proxy *p)
 {
 	for (size_t j = 0; j < p->n_events; j++) {
-		const struct confine_net_event *ok = &p->events[j];
+		const struct cf_net_event *ok = &p->events[j];
 		if (!strcmp(ok->outcome, "unauthenticated") ||
 		    !strcmp(ok->outcome, "auth_challenge"))
 			continue;
 		for (size_t k = 0; k < p->n_challenges; k++) {
 			size_t i = p->challenges[k];
-			struct confine_net_event *e = &p->events[i];
+			struct cf_net_event *e = &p->events[i];
 			if (i >= j || strcmp(e->outcome, "unauthenticated") ||
 			    strcmp(e->protocol, ok->protocol) ||
 			    strcmp(e->decision.host, ok->decision.host) ||
@@ -729,8 +730,7 @@ void cf_proxy_stats(struct cf_proxy *p, struct cf_proxy_stats *out)
 	out->lookups = p->resolver ? cf_resolver_lookups(p->resolver) : 0;
 }
 
-const struct confine_net_event *cf_proxy_events(const struct cf_proxy *p, size_t *n,
-						size_t *dropped)
+const struct cf_net_event *cf_proxy_events(const struct cf_proxy *p, size_t *n, size_t *dropped)
 {
 	*n = p->n_events;
 	if (dropped)

@@ -94,8 +94,7 @@ void cf_proxy_stop(struct cf_proxy *p);
 /* Counters, at any time. */
 void cf_proxy_stats(struct cf_proxy *p, struct cf_proxy_stats *out);
 /* The decisions in the order made; valid until cf_proxy_free; read them after stop. */
-const struct confine_net_event *cf_proxy_events(const struct cf_proxy *p, size_t *n,
-						size_t *dropped);
+const struct cf_net_event *cf_proxy_events(const struct cf_proxy *p, size_t *n, size_t *dropped);
 void cf_proxy_free(struct cf_proxy *p);
 
 #endif

@@ -114,6 +114,7 @@ static struct question *ask(struct cf_ask_state *a, const struct conn *c)
 	if (!q)
 		return NULL;
 	q->id = ++a->next_id;
+	q->q.size = sizeof(q->q);
 	snprintf(q->q.host, sizeof(q->q.host), "%s", c->host);
 	q->q.port = c->port;
 	snprintf(q->q.protocol, sizeof(q->q.protocol), "%s", c->proto);

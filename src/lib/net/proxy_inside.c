@@ -82,7 +82,7 @@ static void record_refusal(struct cf_proxy *p, struct cf_inside *in, const char 
 	struct cf_ip unused;
 	if (cf_synth_addr(in->refused, name, &unused) < 0 || cf_synth_count(in->refused) == before)
 		return;
-	struct confine_net_event *e = cf_proxy_event_new(p);
+	struct cf_net_event *e = cf_proxy_event_new(p);
 	if (!e)
 		return;
 	snprintf(e->protocol, sizeof(e->protocol), "dns");
@@ -502,7 +502,7 @@ void cf_inside_stopped(struct cf_proxy *p)
 	pthread_mutex_lock(&p->lock);
 	bool failed = p->inside_error[0];
 	pthread_mutex_unlock(&p->lock);
-	struct confine_net_event *e = failed ? cf_proxy_event_new(p) : NULL;
+	struct cf_net_event *e = failed ? cf_proxy_event_new(p) : NULL;
 	if (!e)
 		return;
 	snprintf(e->protocol, sizeof(e->protocol), "dns");

@@ -153,7 +153,7 @@ struct cf_proxy {
 	struct conn *free_list; /* closed in this round, freed after it */
 	pthread_mutex_t lock;	/* stats */
 	struct cf_proxy_stats stats;
-	struct confine_net_event *events;
+	struct cf_net_event *events;
 	size_t n_events, cap_events, dropped;
 	/* The events of HTTP requests refused for carrying no credentials at all: a client's
 	 * first try, which a 407 answers (cf_proxy_stop pairs each with its retry). */
@@ -184,7 +184,7 @@ bool cf_proxy_record(struct conn *c, const char *outcome, const struct cf_ip *ad
 void cf_proxy_challenged(struct cf_proxy *p);
 /* A new event at the end of the list (zeroed), or NULL when over the bound of decisions kept
  * (counted as dropped) or out of memory. */
-struct confine_net_event *cf_proxy_event_new(struct cf_proxy *p);
+struct cf_net_event *cf_proxy_event_new(struct cf_proxy *p);
 /* A client connection (non-blocking) becomes a connection of the proxy; false when there was
  * no memory (the descriptor is closed). */
 bool cf_proxy_conn_new(struct cf_proxy *p, int fd, enum conn_kind kind, bool sniff);

@@ -56,8 +56,8 @@ size_t cf_net_address_remedy(const struct cf_net_policy *p, const struct cf_ip *
 		     a, range[0] ? ", or its whole range: --net-allow " : "", range));
 }
 
-size_t cf_net_event_remedy(const struct cf_net_policy *p, const struct confine_net_event *e,
-			   char *buf, size_t cap)
+size_t cf_net_event_remedy(const struct cf_net_policy *p, const struct cf_net_event *e, char *buf,
+			   size_t cap)
 {
 	const struct confine_net_decision *d = &e->decision;
 	char hp[300];

@@ -22,7 +22,7 @@ size_t cf_net_address_remedy(const struct cf_net_policy *p, const struct cf_ip *
 
 /* Writes the remedy for one decision of the proxy; "" (0) for a connected request and for
  * failures confine cannot remedy (a name that does not resolve, a server that refuses). */
-size_t cf_net_event_remedy(const struct cf_net_policy *p, const struct confine_net_event *e,
-			   char *buf, size_t cap);
+size_t cf_net_event_remedy(const struct cf_net_policy *p, const struct cf_net_event *e, char *buf,
+			   size_t cap);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "net/netconst.h"
 #include "plan/plan.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 static const char *op_name(enum cf_mount_op op)
@@ -89,7 +90,7 @@ static void network_text(struct cf_buf *b, const struct cf_plan *plan)
  * it (R38): escaped by the allow-list of util/display.c. */
 static void add_shown(struct cf_buf *b, const char *s, unsigned flags)
 {
-	char *d = confine_display_escape(s, flags);
+	char *d = cf_display_escape(s, flags);
 	if (!d) {
 		b->oom = true;
 		return;

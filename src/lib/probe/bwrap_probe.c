@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "exec/linux/cgroup.h"
 #include "plan/plan.h"
 #include "probe/capture.h"
@@ -621,8 +622,8 @@ static char *canonical_or_null(const char *p)
 	return cf_strdup(buf);
 }
 
-int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
-			struct confine_probe_result *result, struct confine_error *err)
+int cf_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
+		   struct confine_probe_result *result, struct confine_error *err)
 {
 	struct search s = {0};
 	struct bin_id id = {0}, after = {0};
@@ -632,6 +633,7 @@ int confine_probe_bwrap(const char *path_env, const char *workspace, bool use_ca
 	if (!result)
 		return cf_err(err, CONFINE_E_INVALID, "cannot probe bwrap", "", "no result given");
 	memset(result, 0, sizeof(*result));
+	result->size = sizeof(*result);
 	SET(result->backend, "bwrap");
 	result->landlock_abi = cf_landlock_abi();
 	result->seccomp = cf_seccomp_available();

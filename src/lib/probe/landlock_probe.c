@@ -6,16 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "abi.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/harden.h"
 #include "plan/landlock/ll_plan.h"
 
 #define SET(field, ...) snprintf((field), sizeof(field), __VA_ARGS__)
 
-int confine_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
+int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
 {
 	(void)err;
 	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
 	SET(r->backend, "landlock");
 	r->landlock_abi = cf_landlock_abi();
 	r->seccomp = cf_seccomp_available();

@@ -65,6 +65,7 @@ int cf_card_make(const struct cf_card_input *in, const char *id, struct confine_
 		goto oom;
 	if ((r = cf_sha256_hex(enc.s, enc.len, p->digest)) < 0)
 		goto oom;
+	p->size = sizeof(*p);
 	p->version = 1;
 	p->kind = in->escalate ? "escalate" : "write_grant";
 	p->title = keep(c, title, &oom);
@@ -96,11 +97,11 @@ int cf_card_make(const struct cf_card_input *in, const char *id, struct confine_
 		p->guards = "the guards still apply: no target is covered by a guard or an "
 			    "override, and guarded paths inside a target stay protected";
 		for (size_t i = 0; i < in->grants->n && i < CONFINE_CARD_MAX_TARGETS; i++) {
+			c->targets[i].size = sizeof(c->targets[i]);
 			c->targets[i].path = keep(c, in->grants->v[i].path, &oom);
 			c->targets[i].scope = cf_grant_scope_name(in->grants->v[i].scope);
 		}
 		p->n_targets = in->grants->n;
-		p->targets = c->targets;
 		p->reason = keep(c, in->grants->reason, &oom);
 	}
 	for (size_t i = 0; i < n_env; i++)
@@ -139,8 +140,9 @@ json_t *cf_card_to_json(const struct confine_card *p)
 	json_t *targets = json_array();
 	for (size_t i = 0; targets && i < p->n_targets; i++) {
 		cf_jobj_init(&t);
-		cf_jput_str(&t, "path", p->targets[i].path);
-		cf_jput_str(&t, "scope", p->targets[i].scope);
+		const struct confine_card_target *ct = confine_card_target(p, i);
+		cf_jput_str(&t, "path", ct ? ct->path : "");
+		cf_jput_str(&t, "scope", ct ? ct->scope : "");
 		if (t.oom || json_array_append_new(targets, t.o) < 0)
 			j.oom = true;
 	}
@@ -157,6 +159,14 @@ json_t *cf_card_to_json(const struct confine_card *p)
 		return NULL;
 	}
 	return j.o;
+}
+
+const struct confine_card_target *confine_card_target(const struct confine_card *card, size_t i)
+{
+	const struct card_impl *c = (const struct card_impl *)card;
+	if (!card || i >= card->n_targets || i >= CONFINE_CARD_MAX_TARGETS)
+		return NULL;
+	return &c->targets[i];
 }
 
 int confine_card_json(const struct confine_card *card, char **out, struct confine_error *err)

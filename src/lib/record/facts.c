@@ -34,7 +34,7 @@ static void injections(struct cf_jobj *j, const confine_run *run)
 {
 	json_t *a = json_array();
 	size_t n = 0;
-	const struct confine_injection *in = confine_run_injections(run, &n);
+	const struct confine_injection *in = cf_run_injection_list(run, &n);
 	for (size_t i = 0; a && i < n; i++)
 		json_array_append_new(a, json_string(in[i].record));
 	cf_jput(j, "injections", a);
@@ -69,11 +69,11 @@ static void network(struct cf_jobj *j, const confine_run *run)
 	bool domains = run->net_mode == CONFINE_NET_DOMAINS &&
 		       run->policy == CONFINE_POLICY_REQUIRED && !run->record.escalated;
 	cf_jput_str(j, "network", !run->record.network ? "off" : domains ? "domains" : "on");
-	size_t n = 0, dropped = 0;
-	const struct confine_net_event *ev = confine_run_net_events(run, &n, &dropped);
+	size_t n = run->n_net_events, dropped = run->net_dropped;
+	const struct cf_net_event *ev = run->net_events;
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < n; i++) {
-		const struct confine_net_event *e = &ev[i];
+		const struct cf_net_event *e = &ev[i];
 		const struct confine_net_decision *d = &e->decision;
 		struct cf_jobj o, rule;
 		cf_jobj_init(&o);

@@ -45,14 +45,28 @@ void cf_request_record_release(struct cf_request_record *r)
 	cf_request_record_init(r);
 }
 
-void confine_request_set_escalate(confine_request *req, bool escalate)
+/* A NULL request is refused, not dereferenced. */
+static int need_req(const confine_request *req, struct confine_error *err)
 {
-	req->record.escalate = escalate;
+	return req ? 0
+		   : cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",
+			    "the request is NULL");
 }
 
-void confine_request_set_reusable(confine_request *req, bool reusable)
+int confine_request_set_escalate(confine_request *req, bool escalate, struct confine_error *err)
 {
-	req->record.reusable = reusable;
+	int r = need_req(req, err);
+	if (r == 0)
+		req->record.escalate = escalate;
+	return r;
+}
+
+int confine_request_set_reusable(confine_request *req, bool reusable, struct confine_error *err)
+{
+	int r = need_req(req, err);
+	if (r == 0)
+		req->record.reusable = reusable;
+	return r;
 }
 
 int confine_request_add_write_grant(confine_request *req, const char *target,
@@ -117,9 +131,12 @@ int confine_request_set_id(confine_request *req, const char *id, struct confine_
 	return 0;
 }
 
-void confine_request_set_denial_scan(confine_request *req, bool on)
+int confine_request_set_denial_scan(confine_request *req, bool on, struct confine_error *err)
 {
-	req->record.denial_scan = on;
+	int r = need_req(req, err);
+	if (r == 0)
+		req->record.denial_scan = on;
+	return r;
 }
 
 #ifdef _WIN32

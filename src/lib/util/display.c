@@ -35,7 +35,7 @@ bool cf_display_visible_cp(uint32_t cp)
 	return visible(cp);
 }
 
-char *confine_display_escape_n(const char *s, size_t n, unsigned flags)
+char *cf_display_escape_n(const char *s, size_t n, unsigned flags)
 {
 	struct cf_buf b;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -69,12 +69,31 @@ char *confine_display_escape_n(const char *s, size_t n, unsigned flags)
 	return cf_buf_take(&b);
 }
 
-char *confine_display_escape(const char *s, unsigned flags)
+char *cf_display_escape(const char *s, unsigned flags)
 {
-	return confine_display_escape_n(s, s ? strlen(s) : 0, flags);
+	return cf_display_escape_n(s, s ? strlen(s) : 0, flags);
 }
 
 char *cf_display(const char *s)
 {
-	return confine_display_escape(s, 0);
+	return cf_display_escape(s, 0);
+}
+
+int confine_display_escape_n(const char *s, size_t len, unsigned flags, char **out,
+			     struct confine_error *err)
+{
+	if (!out)
+		return cf_err(err, CONFINE_E_INVALID, "cannot escape for display", "",
+			      "no place for the result (out is NULL)");
+	*out = NULL;
+	if (flags & ~(unsigned)(CONFINE_DISPLAY_QUOTES | CONFINE_DISPLAY_ASCII))
+		return cf_err(err, CONFINE_E_INVALID, "cannot escape for display", "flags",
+			      "0x%x holds a flag outside enum confine_display_flags", flags);
+	*out = cf_display_escape_n(s, len, flags);
+	return *out ? 0 : cf_nomem(err);
+}
+
+int confine_display_escape(const char *s, unsigned flags, char **out, struct confine_error *err)
+{
+	return confine_display_escape_n(s, s ? strlen(s) : 0, flags, out, err);
 }

@@ -19,8 +19,11 @@ static void copy(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
-int cf_err(struct confine_error *err, int code, const char *what, const char *subject,
-	   const char *fmt, ...)
+static int verr(struct confine_error *err, int code, const char *what, const char *subject,
+		const char *fmt, va_list ap) CF_PRINTF(5, 0);
+
+static int verr(struct confine_error *err, int code, const char *what, const char *subject,
+		const char *fmt, va_list ap)
 {
 	if (!err || err->code != 0)
 		return code;
@@ -28,12 +31,29 @@ int cf_err(struct confine_error *err, int code, const char *what, const char *su
 	err->code = code;
 	copy(err->what, sizeof(err->what), what);
 	copy(err->subject, sizeof(err->subject), subject);
-	if (fmt) {
-		va_list ap;
-		va_start(ap, fmt);
+	if (fmt)
 		vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
-		va_end(ap);
-	}
+	return code;
+}
+
+int cf_err(struct confine_error *err, int code, const char *what, const char *subject,
+	   const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verr(err, code, what, subject, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* The same for a host, through the public header. */
+int confine_error_set(struct confine_error *err, int code, const char *what, const char *subject,
+		      const char *reason_fmt, ...)
+{
+	va_list ap;
+	va_start(ap, reason_fmt);
+	verr(err, code, what, subject, reason_fmt, ap);
+	va_end(ap);
 	return code;
 }
 
@@ -77,6 +97,23 @@ void cf_err_os_cause(struct confine_error *err, int os_errno)
 void cf_err_hint(struct confine_error *err, const char *fmt, ...)
 {
 	if (!err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->hint, sizeof(err->hint), fmt, ap);
+	va_end(ap);
+}
+
+int confine_error_set_os(struct confine_error *err, int code, const char *what, const char *subject,
+			 const char *syscall, int os_errno)
+{
+	return cf_err_os(err, code, what, subject, syscall, os_errno);
+}
+
+void confine_error_hint(struct confine_error *err, const char *fmt, ...)
+{
+	/* Only a failure without a remedy yet: never one failure's hint on another. */
+	if (!err || !fmt || err->code == 0 || err->hint[0])
 		return;
 	va_list ap;
 	va_start(ap, fmt);

@@ -25,8 +25,11 @@ char *cf_utf8_lossy(const char *s);
 /* The bytes of s as lower-case hexadecimal, two digits per byte; NULL on out-of-memory. */
 char *cf_hex(const unsigned char *s, size_t n);
 
-/* For showing a string to a person on one line (cards, titles): confine_display_escape(s, 0)
- * (util/display.c, R38).  NULL on out-of-memory. */
+/* What confine_display_escape gives (util/display.c, R38), as a string: NULL on out-of-memory
+ * (an unknown flag is the caller's error).  cf_display(s): flags 0, for showing a string to a
+ * person on one line (cards, titles). */
+char *cf_display_escape_n(const char *s, size_t n, unsigned flags);
+char *cf_display_escape(const char *s, unsigned flags);
 char *cf_display(const char *s);
 /* Whether the code point is on the allow-list of visibly printable characters. */
 bool cf_display_visible_cp(uint32_t cp);

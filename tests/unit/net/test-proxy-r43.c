@@ -319,10 +319,10 @@ static bool tunnel(int proxy, const char *host, char *status, size_t cap)
 	return ok;
 }
 
-static const struct confine_net_event *event_of(struct cf_proxy *p, const char *host, int nth)
+static const struct cf_net_event *event_of(struct cf_proxy *p, const char *host, int nth)
 {
 	size_t n;
-	const struct confine_net_event *ev = cf_proxy_events(p, &n, NULL);
+	const struct cf_net_event *ev = cf_proxy_events(p, &n, NULL);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(ev[i].decision.host, host) && nth-- == 0)
 			return &ev[i];
@@ -407,7 +407,7 @@ static void test_asks(void)
 	TAP_INTEQ(lookups_of("late.test"), 0, "and never looked up");
 	cf_proxy_stop(p);
 
-	const struct confine_net_event *e = event_of(p, "once.test", 0);
+	const struct cf_net_event *e = event_of(p, "once.test", 0);
 	TAP_OK(e && !strcmp(e->answer, "once") && !strcmp(e->outcome, "connected") &&
 		   e->decision.action == CONFINE_ASK && !strcmp(e->protocol, "connect"),
 	       "recorded: ask, answered once, connected");
@@ -490,7 +490,7 @@ static void test_upstream(void)
 	TAP_OK(!strstr(up_last_target, "evil.test"), "the upstream never heard of it");
 	pthread_mutex_unlock(&lock);
 	cf_proxy_stop(p);
-	const struct confine_net_event *e = event_of(p, "up.test", 0);
+	const struct cf_net_event *e = event_of(p, "up.test", 0);
 	char detail[100];
 	snprintf(detail, sizeof(detail), "through the upstream proxy http://" UPSTREAM ":%d",
 		 up_port);
@@ -651,11 +651,11 @@ static void test_inside(void)
 		close(held[i]);
 	cf_proxy_stop(p);
 	size_t ne;
-	const struct confine_net_event *ev = cf_proxy_events(p, &ne, NULL);
+	const struct cf_net_event *ev = cf_proxy_events(p, &ne, NULL);
 	int dns = 0;
 	for (size_t i = 0; i < ne; i++)
 		dns += !strcmp(ev[i].protocol, "dns");
-	const struct confine_net_event *e = event_of(p, "x.evil.test", 0);
+	const struct cf_net_event *e = event_of(p, "x.evil.test", 0);
 	TAP_OK(dns == 1 && e && !strcmp(e->outcome, "denied") && e->decision.port == 0 &&
 		   e->decision.has_rule && !strcmp(e->decision.pattern, "*.evil.test"),
 	       "the refusal is recorded once, with its rule (%d dns events)", dns);

@@ -878,7 +878,7 @@ static void test_auth(void)
 	       "an authenticated SOCKS5 request is still decided (denied.test: not allowed)");
 	cf_proxy_stop(p);
 	size_t n, dropped;
-	const struct confine_net_event *ev = cf_proxy_events(p, &n, &dropped);
+	const struct cf_net_event *ev = cf_proxy_events(p, &n, &dropped);
 	int unauth = 0, unauth_http = 0, challenged = 0, other = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(ev[i].outcome, "auth_challenge"))
@@ -934,7 +934,7 @@ int main(void)
 	       st.peak, cfg.max_conns);
 	cf_proxy_stop(p);
 	size_t n, dropped;
-	const struct confine_net_event *ev = cf_proxy_events(p, &n, &dropped);
+	const struct cf_net_event *ev = cf_proxy_events(p, &n, &dropped);
 	bool saw_denied = false, saw_connected = false, saw_refused = false;
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(ev[i].outcome, "denied") && !strcmp(ev[i].decision.host, "ruled.test"))

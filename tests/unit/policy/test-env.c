@@ -457,7 +457,7 @@ static void request_env(void)
 	/* pass, unset and clear land in the options */
 	r = confine_request_env_pass(req, "NPM_TOKEN", &err);
 	r |= confine_request_env_unset(req, "EDITOR", &err);
-	confine_request_env_clear(req, true);
+	confine_request_env_clear(req, true, NULL);
 	TAP_OK(r == 0 && req->env.pass.n == 1 && req->env.unset.n == 1 && req->env.clear,
 	       "R20 --pass-env, --unset-env, --clearenv recorded in the request");
 	confine_request_free(req);

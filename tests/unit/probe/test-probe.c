@@ -95,6 +95,9 @@ static int probe(const char *path_env, const char *ws, bool use_cache,
 		 struct confine_probe_result *r)
 {
 	struct confine_error err = {0};
+	/* ABI v1: the caller says how large its struct is. */
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
 	int rc = confine_probe_bwrap(path_env, ws, use_cache, r, &err);
 	if (rc != 0)
 		printf("# probe returned %d: %s: %s\n", rc, err.what, err.reason);

@@ -91,7 +91,8 @@ static void test_encoding(void)
 	TAP_STREQ(c->title, "Let \"make\" write to 2 paths, this once",
 		  "the title: kind, program and the number of targets (the reason is not in it)");
 	TAP_INTEQ(c->n_targets, 2, "both targets on the card");
-	TAP_STREQ(c->targets[1].scope, "subtree", "with their scope");
+	TAP_STREQ(confine_card_target(c, 1)->scope, "subtree", "with their scope");
+	TAP_OK(confine_card_target(c, 2) == NULL, "and no third target");
 	TAP_STREQ(c->reason, "build docs", "and the reason beside them");
 	confine_card_free(c);
 

@@ -11,11 +11,18 @@
 #include "confine.h"
 #include "../tap.h"
 
+/* The escaped copy, through the public call; NULL when it failed. */
+static char *escaped(const char *in, unsigned flags)
+{
+	char *got = NULL;
+	return confine_display_escape(in, flags, &got, NULL) == 0 ? got : NULL;
+}
+
 static void esc(const char *in, unsigned flags, const char *want, const char *what)
 {
-	char *got = confine_display_escape(in, flags);
+	char *got = escaped(in, flags);
 	TAP_STREQ(got, want, "R38 %s", what);
-	free(got);
+	confine_free(got);
 }
 
 static void test_invisible(void)
@@ -93,18 +100,25 @@ static void test_flags(void)
 	esc("./r\xd1\x83n.sh", 0, "./r\xd1\x83n.sh", "a Cyrillic u stays by default");
 	esc("./r\xd1\x83n.sh", CONFINE_DISPLAY_ASCII, "./r\\u{0443}n.sh",
 	    "ASCII shows the Cyrillic u that looks like a Latin one");
-	char *n = confine_display_escape_n("a\0b", 3, 0);
+	char *n = NULL;
+	TAP_INTEQ(confine_display_escape_n("a\0b", 3, 0, &n, NULL), 0, "escape_n returns 0");
 	TAP_STREQ(n, "a\\x00b", "R38 escape_n shows an embedded NUL");
-	free(n);
-	n = confine_display_escape(NULL, 0);
+	confine_free(n);
+	n = escaped(NULL, 0);
 	TAP_STREQ(n, "", "R38 NULL is shown as nothing");
-	free(n);
-	char *a = confine_display_escape("./ru\xe2\x80\x8bn.sh", 0);
-	char *b = confine_display_escape("./run.sh", 0);
+	confine_free(n);
+	char *a = escaped("./ru\xe2\x80\x8bn.sh", 0);
+	char *b = escaped("./run.sh", 0);
 	TAP_OK(a && b && strcmp(a, b) != 0,
 	       "R38 ./ru<U+200B>n.sh and ./run.sh are shown differently");
-	free(a);
-	free(b);
+	confine_free(a);
+	confine_free(b);
+	/* ABI v1: a flag outside the enum is refused, not ignored. */
+	struct confine_error err = {0};
+	n = (char *)"untouched";
+	TAP_INTEQ(confine_display_escape("x", 4, &n, &err), CONFINE_E_INVALID,
+		  "an unknown flag is CONFINE_E_INVALID");
+	TAP_OK(n == NULL && err.code == CONFINE_E_INVALID, "with *out NULL and err filled");
 }
 
 int main(void)

@@ -862,19 +862,22 @@ static void send_target(confine_run *run, int sig)
 		kill(t, sig);
 }
 
-void confine_run_forward_signal(confine_run *run, int sig)
+int confine_run_forward_signal(confine_run *run, int sig)
 {
+	/* Async-signal safe: a code, no error struct. */
+	if (!run || sig <= 0 || sig > 64)
+		return CONFINE_E_INVALID;
 	if (sig == SIGWINCH || sig == SIGCONT) {
 		/* The caller's window or job changed: the relay's business (R41), not the
 		 * command's, which learns from its own pty. */
 		if (cf_pty_note_signal(run->pty, sig))
 			wake(run);
-		return;
+		return 0;
 	}
 	if (!run->ready) {
 		run->pending_sig = sig;
 		wake(run);
-		return;
+		return 0;
 	}
 	send_target(run, sig);
 	/* One SIGINT may be the command's to catch (a REPL's Ctrl-C); the second, and any
@@ -885,12 +888,15 @@ void confine_run_forward_signal(confine_run *run, int sig)
 		run->end_requested = 1;
 		wake(run);
 	}
+	return 0;
 }
 
-void confine_run_restore_terminal(confine_run *run)
+int confine_run_restore_terminal(confine_run *run)
 {
-	if (run)
-		cf_pty_restore(run->pty);
+	if (!run)
+		return CONFINE_E_INVALID;
+	cf_pty_restore(run->pty);
+	return 0;
 }
 
 /* The parent pid of `pid` from /proc/PID/stat; -1 when it cannot be read. */
@@ -1574,6 +1580,9 @@ static int finish_network(confine_run *run, struct confine_error *err)
 	run->net_events = NULL;
 	int r = cf_netrun_finish(run->netrun, &run->net_events, &run->n_net_events,
 				 &run->net_dropped, err);
+	int k = cf_run_net_publish(run, err);
+	if (r == 0)
+		r = k;
 	cf_netrun_free(run->netrun);
 	run->netrun = NULL;
 	return r;

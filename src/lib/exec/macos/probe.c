@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "exec/macos/macos.h"
 #include "plan/macos/sbpl.h"
 #include "util/util.h"
@@ -74,9 +75,10 @@ static void fail(struct confine_probe_result *res, const char *code, const char 
 	set(res->hint, sizeof(res->hint), hint);
 }
 
-int confine_probe_seatbelt(struct confine_probe_result *res, struct confine_error *err)
+int cf_probe_seatbelt(struct confine_probe_result *res, struct confine_error *err)
 {
 	memset(res, 0, sizeof(*res));
+	res->size = sizeof(*res);
 	set(res->backend, sizeof(res->backend), "seatbelt");
 	set(res->read_protection, sizeof(res->read_protection),
 	    "Seatbelt, deny by default (never run by CI)");

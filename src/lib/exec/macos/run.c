@@ -329,7 +329,7 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	if (r == 0 && (r = cf_mac_plan_compile(&run->in, &run->plan, err)) == 0)
 		run->have_plan = true;
 	if (r == 0 && run->policy == CONFINE_POLICY_REQUIRED) {
-		r = confine_probe_seatbelt(&run->probe, err);
+		r = cf_probe_seatbelt(&run->probe, err);
 		if (r == 0 && !run->probe.available) {
 			r = cf_err(err, CONFINE_E_BACKEND, "sandbox backend unavailable",
 				   "seatbelt", "%s [%s]", run->probe.reason, run->probe.code);
@@ -486,30 +486,34 @@ out:
 	return r;
 }
 
-void confine_run_restore_terminal(confine_run *run)
+int confine_run_restore_terminal(confine_run *run)
 {
-	(void)run; /* no pty of the command's own on macOS: the terminal is never changed */
+	/* No pty of the command's own on macOS: the terminal is never changed. */
+	return run ? 0 : CONFINE_E_INVALID;
 }
 
-void confine_run_forward_signal(confine_run *run, int sig)
+int confine_run_forward_signal(confine_run *run, int sig)
 {
 	/* Async-signal safe: kill() and plain stores. */
-	if (!run || run->pid <= 0)
-		return;
+	if (!run || sig <= 0 || sig > 64)
+		return CONFINE_E_INVALID;
+	if (run->pid <= 0)
+		return 0;
 	/* The caller's window or job changed: no end asked for.  The command shares the
 	 * terminal here (no pty of its own on macOS yet), so a resize is its news too. */
 	if (sig == SIGWINCH || sig == SIGCONT) {
 		if (sig == SIGWINCH)
 			kill(-run->pid, sig);
-		return;
+		return 0;
 	}
 	if (sig == SIGINT && ++run->sigints < 2) {
 		kill(-run->pid, sig);
-		return;
+		return 0;
 	}
 	kill(-run->pid, sig);
 	run->end_requested = 1;
 	run->stop = 1;
+	return 0;
 }
 
 static uint64_t now_ms(void)
@@ -568,7 +572,7 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 	return 0;
 }
 
-const struct confine_event *confine_run_notices(const confine_run *run, size_t *n)
+const struct confine_event *cf_run_notice_list(const confine_run *run, size_t *n)
 {
 	/* Not computed by the macOS executor yet: the Linux one (notices.c) reads the run's
 	 * policy, which this executor keeps in another shape. */
@@ -577,7 +581,7 @@ const struct confine_event *confine_run_notices(const confine_run *run, size_t *
 	return NULL;
 }
 
-const struct confine_event *confine_run_events(const confine_run *run, size_t *n)
+const struct confine_event *cf_run_event_list(const confine_run *run, size_t *n)
 {
 	/* Seatbelt matches paths on every access: nothing created during the run slipped past a
 	 * rule, so there is no post-run scan to report. */
@@ -643,8 +647,8 @@ static void copy_str(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-int confine_rules_explain(const confine_rules *rl, const char *path, enum confine_access access,
-			  struct confine_decision *out, struct confine_error *err)
+int cf_rules_explain(const confine_rules *rl, const char *path, enum confine_access access,
+		     struct confine_decision *out, struct confine_error *err)
 {
 	char *c = NULL;
 	int r = cf_host_canonicalize(NULL, path, &c, err);
@@ -653,6 +657,7 @@ int confine_rules_explain(const confine_rules *rl, const char *path, enum confin
 	struct cf_decision d;
 	cf_policy_decide(&rl->policy, c, (enum cf_access)access, &d);
 	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
 	copy_str(out->path, sizeof(out->path), c);
 	out->access = access;
 	out->action = (enum confine_action)cf_explain_action(&d);

@@ -260,17 +260,21 @@ fail:
 	return r;
 }
 
-void confine_run_restore_terminal(confine_run *run)
+int confine_run_restore_terminal(confine_run *run)
 {
-	(void)run; /* the console's mode is never changed on Windows */
+	/* The console's mode is never changed on Windows. */
+	return run ? 0 : CONFINE_E_INVALID;
 }
 
-void confine_run_forward_signal(confine_run *run, int sig)
+int confine_run_forward_signal(confine_run *run, int sig)
 {
 	/* Ctrl-C and Ctrl-Break reach the command through the console it shares with confine;
 	 * anything else that ends confine ends the job. */
-	if (run && run->proc.job && sig != SIGINT)
+	if (!run || sig <= 0 || sig > 64)
+		return CONFINE_E_INVALID;
+	if (run->proc.job && sig != SIGINT)
 		TerminateJobObject(run->proc.job, 128 + (UINT)sig);
+	return 0;
 }
 
 int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
@@ -301,7 +305,7 @@ undo:
 	return r;
 }
 
-const struct confine_event *confine_run_notices(const confine_run *run, size_t *n)
+const struct confine_event *cf_run_notice_list(const confine_run *run, size_t *n)
 {
 	/* Not computed by the Windows executor yet (notices.c is the Linux one's). */
 	(void)run;
@@ -309,14 +313,14 @@ const struct confine_event *confine_run_notices(const confine_run *run, size_t *
 	return NULL;
 }
 
-const struct confine_event *confine_run_events(const confine_run *run, size_t *n)
+const struct confine_event *cf_run_event_list(const confine_run *run, size_t *n)
 {
 	(void)run;
 	*n = 0;
 	return NULL;
 }
 
-const struct confine_injection *confine_run_injections(const confine_run *run, size_t *n)
+const struct confine_injection *cf_run_injection_list(const confine_run *run, size_t *n)
 {
 	(void)run;
 	*n = 0; /* refused by confine_run_prepare */
@@ -353,8 +357,8 @@ void confine_rules_free(confine_rules *r)
 	free(r);
 }
 
-int confine_rules_explain(const confine_rules *r, const char *path, enum confine_access access,
-			  struct confine_decision *out, struct confine_error *err)
+int cf_rules_explain(const confine_rules *r, const char *path, enum confine_access access,
+		     struct confine_decision *out, struct confine_error *err)
 {
 	(void)r;
 	(void)access;
@@ -363,11 +367,12 @@ int confine_rules_explain(const confine_rules *r, const char *path, enum confine
 		      "this version of the Windows build does not explain decisions");
 }
 
-int confine_probe_windows(struct confine_probe_result *res, struct confine_error *err)
+int cf_probe_windows(struct confine_probe_result *res, struct confine_error *err)
 {
 	char *cap = NULL;
 	struct confine_error perr = {0};
 	memset(res, 0, sizeof(*res));
+	res->size = sizeof(*res);
 	snprintf(res->backend, sizeof(res->backend), "windows");
 	int r = cf_win_capability_new(&cap, err);
 	if (r < 0)
