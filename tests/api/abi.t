@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ABI v1 (include/confine.h, doc/library.md): libconfine.so.1 exports the functions confine.h
+# declares and nothing else, each of symbol version CONFINE_1; its ABI is the baseline's in
+# abi/ (abidiff), and the check fails on a library that breaks it; the CLI is built against
+# the public header alone and runs linked to the shared library (confine-shared).
+source "$(dirname "$0")/../lib.sh"
+
+LIB=$BUILD/src/lib/libconfine.so.1
+SHARED=$BUILD/confine-shared
+if [ ! -f "$LIB" ]; then
+  skip "no $LIB in this build"
+  done_testing
+  exit
+fi
+
+# Every symbol the library defines for others: nm -D lists the version node (CONFINE_1, an
+# absolute symbol) and the functions.
+nm -D --defined-only "$LIB" | awk '{print $2, $3}' >"$T/defined"
+funcs=$(awk '$1 == "T" {sub(/@.*/, "", $2); print $2}' "$T/defined" | sort)
+others=$(awk '$1 != "T" && !($1 == "A" && $2 == "CONFINE_1") {print $1, $2}' "$T/defined")
+is "$others" "" "nm -D: nothing but functions and the version node CONFINE_1"
+is "$(grep -v '^confine_' <<<"$funcs")" "" "nm -D: every function is confine_* (no cf_, sb_, BLAKE3)"
+n_funcs=$(grep -c . <<<"$funcs")
+ok "$([ "$n_funcs" -gt 80 ]; echo $?)" "nm -D: $n_funcs functions"
+# Each of version CONFINE_1 (readelf prints NAME@CONFINE_1 for a defined, versioned symbol).
+unversioned=$(readelf --dyn-syms --wide "$LIB" | awk '$7 != "UND" && $8 ~ /^confine_/ && $8 !~ /@CONFINE_1$/ {print $8}')
+is "$unversioned" "" "every exported function has symbol version CONFINE_1"
+is "$(readelf -d "$LIB" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')" "libconfine.so.1" "soname libconfine.so.1"
+
+# The header's CONFINE_API functions (as a Linux build sees them) are exactly those exported: a
+# function declared without CONFINE_API, or exported without a declaration, fails here.
+declared=$(cc -E -P -I"$TOP/include" -x c "$TOP/include/confine.h" | python3 -c '
+import re, sys
+text = sys.stdin.read()
+for m in re.finditer(r"visibility\(\"default\"\)\)\)\s+[^;{}]*?\b(confine_\w+)\s*\(", text):
+    print(m.group(1))' | sort -u)
+is "$(diff <(echo "$declared") <(echo "$funcs"))" "" "confine.h's CONFINE_API functions are the exported ones ($(grep -c . <<<"$declared") declared)"
+
+# BLAKE3's symbols are inside, local: a host's own BLAKE3 is never interposed.
+ok "$(nm "$LIB" | grep -q ' t blake3_hasher_init$'; echo $?)" "BLAKE3 is linked in as a local symbol"
+
+# The ABI against the baseline, and a negative control: the same comparison fails when a
+# function of v1 is gone (its symbol and declaration cut from a dump of this library).
+if command -v abidiff >/dev/null && command -v abidw >/dev/null; then
+  out=$("$TOP/scripts/abi" check "$BUILD" 2>&1); st=$?
+  is "$st" 0 "abidiff: the library keeps the ABI of abi/libconfine.so.1.abi"
+  [ "$st" -eq 0 ] || diag "$out"
+  "$TOP/scripts/abi" dump "$BUILD" "$T/now.abi"
+  python3 - "$T/now.abi" "$T/broken.abi" <<'P'
+import re, sys
+s = open(sys.argv[1]).read()
+s = re.sub(r"\s*<elf-symbol name='confine_free'[^>]*/>", "", s)
+s = re.sub(r"\s*<function-decl name='confine_free'.*?</function-decl>", "", s, flags=re.S)
+open(sys.argv[2], "w").write(s)
+P
+  out=$("$TOP/scripts/abi" compare "$TOP/abi/libconfine.so.1.abi" "$T/broken.abi" 2>&1); st=$?
+  is "$st" 1 "abidiff: a library without confine_free breaks ABI v1 (the check can fail)"
+  ok "$(grep -q "Removed function" <<<"$out" && grep -q confine_free <<<"$out"; echo $?)" \
+    "... and the report names the removed function"
+else
+  skip "abigail-tools is not installed (scripts/install-deps test)"
+fi
+
+# The CLI is compiled with include/ as its only way into the library: no -I of src/lib.
+python3 - "$BUILD/compile_commands.json" "$TOP" >"$T/cli-includes" <<'P'
+import json, os, sys
+top = os.path.realpath(sys.argv[2])
+# The CLI's own objects: its library and the two executables (test tools that build main.c
+# with the library's inside are tests, not the CLI).
+cli = ("src/cli/libconfine-cli.a.p/", "confine.p/", "confine-shared.p/")
+for c in json.load(open(sys.argv[1])):
+    f = os.path.realpath(os.path.join(c["directory"], c["file"]))
+    if not c["output"].startswith(cli):
+        continue
+    args = c.get("arguments") or c["command"].split()
+    print("CHECKED", f)
+    for i, a in enumerate(args):
+        d = a[2:] if a.startswith("-I") and len(a) > 2 else args[i + 1] if a == "-I" else None
+        if d is None:
+            continue
+        d = os.path.realpath(os.path.join(c["directory"], d))
+        if d == top or (d.startswith(os.path.join(top, "src")) and d != os.path.join(top, "src", "cli")):
+            print(os.path.basename(f), d)
+P
+n_checked=$(grep -c '^CHECKED' "$T/cli-includes")
+n_cli=$(grep -vc '^CHECKED' "$T/cli-includes")
+ok "$([ "$n_checked" -ge 14 ]; echo $?)" "the compile commands of the CLI's $n_checked objects are read"
+is "$n_cli" 0 "the CLI's sources see no include path into src/ but their own"
+[ "$n_cli" -eq 0 ] || diag "$(grep -v '^CHECKED' "$T/cli-includes" | head -5)"
+
+# confine-shared: the same CLI linked to libconfine.so.1 (it would not link with a call past
+# the header), and it works.
+ok "$(readelf -d "$SHARED" | grep -q 'Shared library: \[libconfine.so.1\]'; echo $?)" \
+  "confine-shared needs libconfine.so.1"
+ok "$(nm -u "$SHARED" | grep -q ' U cf_'; [ $? -eq 1 ]; echo $?)" "confine-shared calls no cf_ function"
+is "$("$SHARED" --version)" "$("$CONFINE" --version)" "confine-shared --version"
+out=$("$SHARED" probe --json 2>/dev/null)
+ok "$(python3 -c 'import json,sys; d=json.load(sys.stdin); assert [b["backend"] for b in d["backends"]] == ["bwrap", "landlock"]' <<<"$out"; echo $?)" \
+  "confine-shared probe --json"
+mkdir -p "$T/ws"
+is "$(cd "$T/ws" && HOME=$T/home "$SHARED" run -- sh -c 'echo in-sandbox' 2>&1)" "in-sandbox" \
+  "confine-shared run"
+out=$(cd "$T/ws" && HOME=$T/home "$SHARED" explain --access read "$T/home/.ssh/id_ed25519" 2>&1)
+ok "$(grep -q ' read   deny   guard ' <<<"$out"; echo $?)" "confine-shared explain: a guard denies ~/.ssh"
+printf '{"version": 1, "rules": [{"path": "x", "action": "nope"}]}' >"$T/bad.json"
+out=$("$SHARED" check "$T/bad.json" 2>&1); st=$?
+is "$st" 1 "confine-shared check: a bad file"
+ok "$(grep -q "bad.json:1:.*/rules/0/action" <<<"$out"; echo $?)" "... with its position and pointer"
+
+done_testing
