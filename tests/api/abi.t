@@ -108,4 +108,13 @@ out=$("$SHARED" check "$T/bad.json" 2>&1); st=$?
 is "$st" 1 "confine-shared check: a bad file"
 ok "$(grep -q "bad.json:1:.*/rules/0/action" <<<"$out"; echo $?)" "... with its position and pointer"
 
+# doc/library.md's example is C that builds against the header and links to libconfine.so.1.
+{ echo '#include "confine.h"'; echo 'int main(void) {'
+  awk '/^```c/{c=1; next} /^```/{c=0} c' "$TOP/doc/library.md"
+  echo 'confine_run_free(run); confine_request_free(req); return status; }'; } >"$T/example.c"
+cc -std=c17 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/example" "$T/example.c" \
+  -L"$BUILD/src/lib" -l:libconfine.so.1 >"$T/cc.log" 2>&1
+ok $? "doc/library.md's example compiles and links against confine.h and libconfine.so.1"
+[ -s "$T/cc.log" ] && diag "$(head -5 "$T/cc.log")"
+
 done_testing
