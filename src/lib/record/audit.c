@@ -61,13 +61,18 @@ int confine_request_set_audit_file(confine_request *req, const char *file,
 	return 0;
 }
 
+const struct confine_error *cf_audit_state_error(const struct cf_audit_state *st)
+{
+	return st && __atomic_load_n(&st->failed, __ATOMIC_ACQUIRE) ? &st->err : NULL;
+}
+
 int confine_request_audit_error(const confine_request *req, struct confine_error *err)
 {
-	const struct cf_audit_state *st = req ? req->record.audit_state : NULL;
-	if (!st || !st->failed)
+	const struct confine_error *e = cf_audit_state_error(req ? req->record.audit_state : NULL);
+	if (!e)
 		return 0;
 	if (err)
-		*err = st->err;
+		*err = *e;
 	return CONFINE_E_RECORD;
 }
 
@@ -284,9 +289,8 @@ int cf_audit_attempt(confine_run *run, int status, const struct confine_error *w
 	if (k == 0)
 		return 0;
 	struct cf_audit_state *st = run->record.audit_state;
-	if (st && !st->failed) {
-		int e = errno;
-		st->failed = true;
+	int e = errno;
+	if (st && !__atomic_exchange_n(&st->claimed, 1, __ATOMIC_ACQ_REL)) {
 		if (!*call) /* torn_tail's EFBIG */
 			cf_err(
 			    &st->err, CONFINE_E_RECORD, "cannot write the audit log",
@@ -303,6 +307,7 @@ int cf_audit_attempt(confine_run *run, int status, const struct confine_error *w
 			    e == ENOSPC || e == EDQUOT ? "free space on its file system"
 			    : !*call		       ? "check that the file is the audit log"
 						       : "check the file and its file system");
+		__atomic_store_n(&st->failed, true, __ATOMIC_RELEASE);
 	}
 	return CONFINE_E_RECORD;
 }

@@ -24,9 +24,15 @@
 struct cf_audit_state {
 	int refs;   /* atomic */
 	char *path; /* the log's canonical path, for messages */
+	/* Runs of one request may fail on threads of their own at once: the one that claims it
+	 * (atomic) fills err, then sets failed (release); a reader sees err only through
+	 * cf_audit_state_error (acquire). */
+	int claimed;
 	bool failed;
 	struct confine_error err; /* the first failure */
 };
+/* The recorded failure, complete, or NULL when there is none (yet). */
+const struct confine_error *cf_audit_state_error(const struct cf_audit_state *st);
 
 /* In struct confine_request: what the caller asked for. */
 struct cf_request_record {

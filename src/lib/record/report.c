@@ -223,8 +223,8 @@ static char *report_json(const confine_run *run, int status, const struct confin
 	cf_jput_bool(&j, "timed_out", run->timed_out);
 	cf_jput(&j, "error", cf_record_error(why));
 	/* The audit line was written before this report: when it could not be, this says so. */
-	const struct cf_audit_state *st = run->record.audit_state;
-	cf_jput(&j, "audit_error", st && st->failed ? cf_record_error(&st->err) : json_null());
+	const struct confine_error *ae = cf_audit_state_error(run->record.audit_state);
+	cf_jput(&j, "audit_error", ae ? cf_record_error(ae) : json_null());
 	cf_jput(&j, "notices", events_json(run->notices, run->n_notices, &j.oom));
 	cf_jput(&j, "events", events_json(run->events, run->n_events, &j.oom));
 	cf_record_facts(&j, run);

@@ -1605,8 +1605,12 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 	 * stays what it is. */
 	if (cf_audit_attempt(run, *status, r < 0 ? &mine : NULL) < 0 && r == 0) {
 		r = CONFINE_E_RECORD;
-		if (run->record.audit_state)
-			mine = run->record.audit_state->err;
+		const struct confine_error *ae = cf_audit_state_error(run->record.audit_state);
+		if (ae)
+			mine = *ae;
+		else /* another run of the request is recording its failure at this moment */
+			cf_err(&mine, CONFINE_E_RECORD, "cannot write the audit log", "",
+			       "the line of this attempt is missing from the log");
 	}
 	cf_err_publish(err, &mine);
 	return r;
