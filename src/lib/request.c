@@ -52,6 +52,7 @@ void confine_request_free(confine_request *r)
 int confine_request_set_argv(confine_request *r, size_t argc, const char *const *argv,
 			     struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	cf_strv_release(&r->argv);
 	if (argc == 0)
 		return cf_err(err, CONFINE_E_INVALID, "no command given", "", "nothing to run");
@@ -63,6 +64,7 @@ int confine_request_set_argv(confine_request *r, size_t argc, const char *const 
 
 int confine_request_set_workspace(confine_request *r, const char *dir, struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	free(r->workspace);
 	r->workspace = NULL;
 	if (dir && !(r->workspace = cf_strdup(dir)))
@@ -131,6 +133,7 @@ int confine_request_set_net_ask(confine_request *r, confine_net_ask_fn fn, void 
 int confine_request_set_policy(confine_request *r, enum confine_policy policy,
 			       struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	if (policy != CONFINE_POLICY_REQUIRED && policy != CONFINE_POLICY_OFF)
 		return cf_err(
 		    err, CONFINE_E_INVALID, "invalid sandbox policy", "enum confine_policy",
@@ -212,6 +215,7 @@ int confine_request_set_tty(confine_request *r, enum confine_tty tty, struct con
 int confine_request_set_environment(confine_request *r, const char *const *envp,
 				    struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	cf_strv_release(&r->env_base);
 	r->env_base_set = true;
 	for (size_t i = 0; envp && envp[i]; i++)
@@ -245,11 +249,13 @@ int confine_request_env_set(confine_request *r, const char *name, const char *va
 
 int confine_request_env_pass(confine_request *r, const char *pattern, struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	return cf_strv_add(&r->env.pass, pattern) < 0 ? cf_nomem(err) : 0;
 }
 
 int confine_request_env_unset(confine_request *r, const char *pattern, struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	return cf_strv_add(&r->env.unset, pattern) < 0 ? cf_nomem(err) : 0;
 }
 
@@ -264,6 +270,7 @@ int confine_request_add_injection(confine_request *r, enum confine_inject_placem
 				  const char *where, const void *data, size_t len,
 				  struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	return cf_injects_add(&r->injects, placement, where, where ? strlen(where) : 0, data, len,
 			      err);
 }
@@ -272,6 +279,7 @@ int confine_request_add_injection_n(confine_request *r, enum confine_inject_plac
 				    const char *where, size_t where_len, const void *data,
 				    size_t len, struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	return cf_injects_add(&r->injects, placement, where, where_len, data, len, err);
 }
 
@@ -306,6 +314,7 @@ int confine_policy_parse(const char *text, enum confine_policy *out, struct conf
 int confine_request_set_backend(confine_request *r, enum confine_backend backend,
 				struct confine_error *err)
 {
+	NEED_REQ(r, err);
 	if (backend != CONFINE_BACKEND_AUTO && backend != CONFINE_BACKEND_BWRAP &&
 	    backend != CONFINE_BACKEND_LANDLOCK)
 		return cf_err(err, CONFINE_E_INVALID, "invalid backend", "backend",

@@ -108,6 +108,48 @@ out=$("$SHARED" check "$T/bad.json" 2>&1); st=$?
 is "$st" 1 "confine-shared check: a bad file"
 ok "$(grep -q "bad.json:1:.*/rules/0/action" <<<"$out"; echo $?)" "... with its position and pointer"
 
+# Every function of the header that takes a request to change (its first parameter a
+# confine_request *) refuses a NULL one with CONFINE_E_INVALID and fills the error: the calls
+# are generated from confine.h, so a setter added later is checked without naming it here.
+# Each call runs in a process of its own (a crash fails that setter alone).
+cc -E -P -I"$TOP/include" -x c "$TOP/include/confine.h" | python3 -c '
+import re, sys
+text = re.sub(r"\s+", " ", sys.stdin.read())
+calls = []
+for m in re.finditer(r"\bint (confine_\w+) ?\(([^;{}]*?)\) ?;", text):
+    name, params = m.group(1), [p.strip() for p in m.group(2).split(",")]
+    if not re.match(r"^confine_request \*\s*\w+$", params[0]):
+        continue
+    args = ["NULL"]
+    for p in params[1:]:
+        if re.match(r"^struct confine_error \*\s*\w+$", p):
+            args.append("&err")
+        elif "*" in p:
+            args.append("NULL")
+        else:
+            args.append("(%s)0" % re.sub(r"\s*\b\w+$", "", p))
+    calls.append((name, args))
+print("#include <stdio.h>\n#include <string.h>\n#include \"confine.h\"")
+print("int main(int argc, char **argv) {\n\tstruct confine_error err;\n\tint r = 1;")
+print("\tmemset(&err, 0, sizeof(err));\n\tif (argc < 2) {")
+for name, _ in calls:
+    print("\t\tputs(\"%s\");" % name)
+print("\t\treturn 0;\n\t}")
+for name, args in calls:
+    print("\tif (strcmp(argv[1], \"%s\") == 0)\n\t\tr = %s(%s);" % (name, name, ", ".join(args)))
+print("\treturn r == CONFINE_E_INVALID && err.code == CONFINE_E_INVALID ? 0 : 1;\n}")' >"$T/nullreq.c"
+cc -std=c17 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/nullreq" "$T/nullreq.c" \
+  -L"$BUILD/src/lib" -l:libconfine.so.1 >"$T/cc.log" 2>&1
+ok $? "the NULL-request calls, generated from confine.h, compile"
+setters=$(LD_LIBRARY_PATH=$BUILD/src/lib "$T/nullreq")
+ok "$([ "$(grep -c . <<<"$setters")" -ge 30 ]; echo $?)" \
+  "confine.h has $(grep -c . <<<"$setters") functions that take a request to change"
+crashed=""
+for s in $setters; do
+  LD_LIBRARY_PATH=$BUILD/src/lib "$T/nullreq" "$s" >/dev/null 2>&1 || crashed="$crashed $s($?)"
+done
+is "$crashed" "" "each refuses a NULL request with CONFINE_E_INVALID (no crash, no other code)"
+
 # doc/library.md's example is C that builds against the header and links to libconfine.so.1.
 { echo '#include "confine.h"'; echo 'int main(void) {'
   awk '/^```c/{c=1; next} /^```/{c=0} c' "$TOP/doc/library.md"

@@ -90,6 +90,9 @@ int confine_request_plan_record_files(confine_request *req, const char *audit, c
 {
 	char *canon = NULL;
 	struct confine_error mine = {0};
+	if (!req)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",
+			      "the request is NULL");
 	if (audit && *audit) {
 		if (cf_record_file_canon("cannot name the audit log", audit, &canon, &mine) < 0)
 			return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;

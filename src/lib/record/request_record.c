@@ -81,6 +81,9 @@ int confine_request_add_write_grant(confine_request *req, const char *target,
 int confine_request_set_grant_reason(confine_request *req, const char *reason,
 				     struct confine_error *err)
 {
+	int r = need_req(req, err);
+	if (r < 0)
+		return r;
 	char *copy = cf_strdup(reason ? reason : "");
 	if (!copy)
 		return cf_nomem(err);
@@ -158,7 +161,7 @@ int confine_request_set_report_file(confine_request *req, const char *file,
 int confine_request_plan_record_files(confine_request *req, const char *audit, const char *report,
 				      struct confine_error *err)
 {
-	return 0;
+	return need_req(req, err);
 }
 
 int confine_request_audit_refusal(const confine_request *req, int status,
