@@ -37,6 +37,23 @@ for m in re.finditer(r"visibility\(\"default\"\)\)\)\s+[^;{}]*?\b(confine_\w+)\s
     print(m.group(1))' | sort -u)
 is "$(diff <(echo "$declared") <(echo "$funcs"))" "" "confine.h's CONFINE_API functions are the exported ones ($(grep -c . <<<"$declared") declared)"
 
+# Every function confine.h declares carries CONFINE_API (without it, it would be hidden and a
+# host would fail to link); checked on the header and, as a control, on a copy of it that
+# lacks one CONFINE_API.
+no_api() { # header_dir: the functions it declares without CONFINE_API
+  cc -E -P -I"$1" -x c "$1/confine.h" | python3 -c '
+import re, sys
+text = re.sub(r"\s+", " ", sys.stdin.read())
+for st in re.split(r"[;{}]", text):
+    m = re.search(r"\b(confine_\w+) ?\(", st)
+    if m and not st.strip().startswith("typedef") and "visibility(\"default\")" not in st:
+        print(m.group(1))'
+}
+is "$(no_api "$TOP/include")" "" "every function confine.h declares is CONFINE_API"
+mkdir -p "$T/inc"
+sed 's/^CONFINE_API void confine_free(/void confine_free(/' "$TOP/include/confine.h" >"$T/inc/confine.h"
+is "$(no_api "$T/inc")" "confine_free" "... and a declaration without it is found (control)"
+
 # BLAKE3's symbols are inside, local: a host's own BLAKE3 is never interposed.
 ok "$(nm "$LIB" | grep -q ' t blake3_hasher_init$'; echo $?)" "BLAKE3 is linked in as a local symbol"
 
