@@ -34,14 +34,15 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "exec/linux/cmdpath.h"
 #include "exec/linux/helper_proto.h"
 #include "helper/guard.h"
-#include "helper/guard_int.h"
 #include "helper/mounts.h"
 #include "util/fdpass.h"
 #include "util/nofollow.h"
@@ -230,6 +231,18 @@ int cf_guard_child(struct cf_guard_prep *p, const char **what)
 
 static struct cf_guard guard;
 
+/* A FIFO or socket the command may reach: on a writable mount, which is a writable area (the
+ * workspace, a write allow, the sandbox's own tmpfs) or the kernel's pipes: everything else the
+ * sandbox sees is read-only; or allowed (cf_guard_allowed). */
+static bool endpoint_ok(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
+			int obj)
+{
+	struct statvfs sv;
+	if (fstatvfs(obj, &sv) == 0 && !(sv.f_flag & ST_RDONLY))
+		return true;
+	return cf_guard_allowed(g, a, base, follow, obj);
+}
+
 /* Whether the command's thread still waits for this answer. */
 static bool pending(uint64_t id)
 {
@@ -392,7 +405,7 @@ static int on_connect(const struct seccomp_notif *req, struct cf_guard_ask *a, s
 	/* Anything but a socket is the kernel's to refuse, with its own errno (EACCES before
 	 * ECONNREFUSED for a file the caller may not write: a hidden endpoint, say). */
 	if (rc == 0 && fstat(obj, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	    !cf_guard_endpoint_ok(&guard, a, base, true, obj))
+	    !endpoint_ok(&guard, a, base, true, obj))
 		rc = -EACCES;
 	cf_guard_base_close(&guard, base);
 	if (rc < 0) {
@@ -554,6 +567,7 @@ int cf_guard_start(struct cf_guard_prep *p)
 				  .selffd_fd = -1,
 				  .allow = p->allow,
 				  .n_allow = p->n_allow,
+				  .endpoint_ok = endpoint_ok,
 				  .self = getpid()};
 	/*
 	 * The thread takes the listener into a descriptor table of its own (unshare

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guard's paths (R36; guard.h says why it opens for the command): a path of the command's
- * resolved as the command would resolve it, the decision on the object found, and the open.
+ * A command's paths (R36; src/helper/guard.h and exec/linux/opener.h say why a thread of
+ * confine's opens for the command): a path of the command's resolved as the command would
+ * resolve it, the decision on the object found, and the open.
  *
- * Resolution.  The guard is pid 1 of the same sandbox: the same root, the same mounts, the
- * same credentials.  What differs is procfs: "self" and "thread-self" name the process that
+ * Resolution.  The guard is pid 1 of the same sandbox (bwrap) or a thread of confine inside a
+ * Landlock domain above the command's (landlock): the same root, the same mounts, the same
+ * credentials.  What differs is procfs: "self" and "thread-self" name the process that
  * resolves, and a magic link (/proc/PID/fd/N, cwd, root, exe, ...) is followed with the
  * permissions of the one who follows it.  So a path is first resolved in one call, refusing
  * magic links (openat2 RESOLVE_NO_MAGICLINKS); when that ends on procfs, or meets a magic
@@ -27,13 +29,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "helper/guard_int.h"
+#include "exec/linux/cmdpath.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
@@ -441,17 +442,12 @@ static bool allowed_ident(const struct cf_guard *g, const struct stat *st, bool 
 	return false;
 }
 
-bool cf_guard_endpoint_ok(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
-			  int obj)
+bool cf_guard_allowed(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
+		      int obj)
 {
 	struct stat st;
-	struct statvfs sv;
 	if (fstat(obj, &st) < 0)
 		return false;
-	/* A writable mount is a writable area (the workspace, a write allow, the sandbox's own
-	 * tmpfs) or the kernel's pipes: everything else the sandbox sees is read-only. */
-	if (fstatvfs(obj, &sv) == 0 && !(sv.f_flag & ST_RDONLY))
-		return true;
 	if (allowed_ident(g, &st, false))
 		return true;
 	bool dirs = false;
@@ -545,7 +541,7 @@ static int open_object(const struct cf_guard *g, struct cf_guard_ask *a, int bas
 		return -ELOOP; /* O_NOFOLLOW on a symlink */
 	if (S_ISDIR(st.st_mode) && (flags & O_CREAT))
 		return -EISDIR;
-	if (S_ISFIFO(st.st_mode) && !cf_guard_endpoint_ok(g, a, base, !(flags & O_NOFOLLOW), obj))
+	if (S_ISFIFO(st.st_mode) && !g->endpoint_ok(g, a, base, !(flags & O_NOFOLLOW), obj))
 		return -EACCES;
 	if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
 		/* An allowed FIFO waits for a writer: on a thread of its own (guard.c). */

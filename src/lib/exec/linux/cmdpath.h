@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* What the guard's files share (guard.c: setup, the loop, connect; guard_path.c: paths). */
-#ifndef CONFINE_HELPER_GUARD_INT_H
-#define CONFINE_HELPER_GUARD_INT_H
+/*
+ * A supervised command's paths, resolved and opened as the command would (R36), by a thread of
+ * confine's that answers the command's seccomp notifications: the bwrap backend's IPC guard in
+ * pid 1 of the sandbox (src/helper/guard.c) and the landlock backend's opener
+ * (exec/linux/opener.c).  cmdpath.c says how.  Linux only; touches the OS.
+ */
+#ifndef CONFINE_CMDPATH_H
+#define CONFINE_CMDPATH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,16 +21,27 @@ struct cf_ident {
 	bool dir;
 };
 
+struct cf_guard_ask;
+
+/* The thread that resolves for the command: "the guard" below, whichever backend's it is. */
 struct cf_guard {
 	int listener;
-	int root_fd;   /* O_PATH of "/" (the command's root is pid 1's) */
-	int proc_fd;   /* O_PATH of /proc, the sandbox's procfs */
-	int selffd_fd; /* O_PATH of /proc/self/fd: the guard reopens its own O_PATH objects */
+	int root_fd;   /* O_PATH of "/" (the command's root is the guard's) */
+	int proc_fd;   /* O_PATH of /proc, the procfs the command sees */
+	int selffd_fd; /* O_PATH of /proc/thread-self/fd: the guard reopens its own O_PATH objects
+			*/
 	dev_t proc_dev;
 	ino_t proc_ino;
-	pid_t self; /* pid 1's thread group: its /proc entry is refused */
+	pid_t
+	    self; /* the guard's own thread group (pid 1, or confine): its /proc entry is refused */
 	const struct cf_ident *allow;
 	size_t n_allow;
+	/* Whether the FIFO `obj` (reached by a->path from base) may be opened: the backend's
+	 * decision (guard.c: on a writable mount, or cf_guard_allowed; opener.c: in a writable
+	 * area of the plan, an anonymous pipe, or cf_guard_allowed). */
+	bool (*endpoint_ok)(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
+			    int obj);
+	const void *ctx; /* what endpoint_ok decides with */
 };
 
 /* What the command asked for, read once from its memory. */
@@ -46,10 +62,11 @@ void cf_guard_base_close(const struct cf_guard *g, int base);
 int cf_guard_resolve(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
 		     int *out);
 
-/* Whether the FIFO or socket `obj` (reached by a->path from base) may be opened or connected
- * to: on a writable mount, or allowed. */
-bool cf_guard_endpoint_ok(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
-			  int obj);
+/* Whether the FIFO or socket `obj` (reached by a->path from base) is allowed by identity: one
+ * g->allow names, or one directly in a directory g->allow names (by the name a->path gives
+ * it). */
+bool cf_guard_allowed(const struct cf_guard *g, struct cf_guard_ask *a, int base, bool follow,
+		      int obj);
 
 /* An open(2)/openat(2) of the command's: a descriptor of the guard's for it (*fd), or
  * -errno; *later set when that needs a blocking open of an allowed FIFO (the caller does it
@@ -57,7 +74,7 @@ bool cf_guard_endpoint_ok(const struct cf_guard *g, struct cf_guard_ask *a, int 
 int cf_guard_open(const struct cf_guard *g, struct cf_guard_ask *a, int flags, unsigned mode,
 		  int *fd, bool *later);
 
-/* Opens the guard's O_PATH object `obj` with the command's flags (through /proc/self/fd).
+/* Opens the guard's O_PATH object `obj` with the command's flags (through /proc/thread-self/fd).
  * A descriptor, or -errno. */
 int cf_guard_reopen(const struct cf_guard *g, int obj, int flags);
 
