@@ -92,10 +92,10 @@ static int add_write_rule(int ruleset, int fd)
 
 static int add_ident(struct cf_guard_prep *p, const struct stat *st)
 {
-	struct cf_ident *v = realloc(p->allow, (p->n_allow + 1) * sizeof(*v));
+	struct cf_guard_ident *v = realloc(p->allow, (p->n_allow + 1) * sizeof(*v));
 	if (!v)
 		return -1;
-	v[p->n_allow++] = (struct cf_ident){st->st_dev, st->st_ino, S_ISDIR(st->st_mode)};
+	v[p->n_allow++] = (struct cf_guard_ident){st->st_dev, st->st_ino, S_ISDIR(st->st_mode)};
 	p->allow = v;
 	return 0;
 }

@@ -36,7 +36,7 @@ struct cf_guard_prep {
 	int sock[2];	 /* the listener travels from the child (1) to pid 1 (0) */
 	char *prog;	 /* the guard's seccomp program */
 	size_t prog_len; /* bytes */
-	void *allow;	 /* struct cf_ident[]: allowed FIFOs and sockets, and their dirs */
+	void *allow;	 /* struct cf_guard_ident[]: allowed FIFOs and sockets, and their dirs */
 	size_t n_allow;
 	char *list; /* the list of --ipc-fd (helper_proto.h) */
 	size_t list_len;

@@ -34,6 +34,8 @@
 #include "exec/linux/cgroup.h"
 #include "exec/linux/connguard.h"
 #include "exec/linux/ipcguard.h"
+#include "exec/linux/landlock_exec.h"
+#include "exec/linux/opener.h"
 #include "inject/run_inject.h"
 #include "request.h"
 #include "util/mountapi.h"
@@ -822,6 +824,7 @@ static int plan_landlock(confine_run *run, const confine_request *req, bool real
 	    .run_tmp = run->run_tmp,
 	    .cgroup = run->limit_pids || run->limit_mem || cf_cgroup_available(),
 	    .broker = cf_ll_can_broker(),
+	    .opener_missing = cf_opener_missing(run->host.ipc_guard_missing),
 	};
 	if ((r = cf_ll_plan_dirs(&run->policy_rules, &run->launch, &lo, &dirs, err)) < 0 ||
 	    (r = cf_host_ll_listings(&dirs, &listings, err)) < 0)
@@ -1226,7 +1229,9 @@ static char *with_filter(const struct cf_plan *plan, char *text, int landlock)
 	size_t head = (size_t)(at - text) + strlen("seccomp: on\n");
 	cf_buf_addn(&b, text, head);
 	const char *extra = landlock ? cf_supervise_describe() : "";
-	const char *extra2 = landlock == 2 ? cf_supervise_describe_paths() : "";
+	const char *extra2 = landlock == CF_SUPERVISE_PATHS   ? cf_supervise_describe_paths()
+			     : landlock == CF_SUPERVISE_READS ? cf_supervise_describe_reads()
+							      : "";
 	for (const char *line = cf_seccomp_describe(); *line || *extra || *extra2;) {
 		if (!*line) {
 			line = *extra ? extra : extra2;
@@ -1256,7 +1261,7 @@ int confine_run_plan_text(const confine_run *run, bool json, char **out, struct 
 	if (run->backend == CONFINE_BACKEND_LANDLOCK)
 		*out = json ? cf_ll_full_json(&run->plan, &run->ll)
 			    : with_filter(&run->plan, cf_ll_full_text(&run->plan, &run->ll),
-					  run->ll.broker ? 2 : 1);
+					  cf_ll_supervise_level(&run->ll));
 	else
 		*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
 	return *out ? 0 : cf_nomem(err);

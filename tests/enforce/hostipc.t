@@ -17,9 +17,13 @@
 # the caller hands over as stdin.
 # As root and as uid 65534.  The test runs in a mount namespace of its own (the tmpfs).
 # landlock (SPEC 3.3): no unix socket can be made below Landlock ABI 9 (EPERM: ux in
-# enforce.sh); a FIFO outside the writable areas cannot be opened for writing (EACCES), but
-# opens for reading, as a file: the landlock plan says so under "not provided", which the test
-# checks instead.
+# enforce.sh); a FIFO outside the writable areas cannot be opened for writing (Landlock's
+# write_file: EACCES), nor for reading: confine's opener (src/lib/exec/linux/opener.h), a thread
+# in a Landlock domain above the command's, makes every open that could read one, as the bwrap
+# backend's guard does; both with the supervisor's help for split directories (the workspace
+# root here, which holds .env) and without it (CONFINE_LANDLOCK_BROKER=off).  What the opener
+# opens for the command is the command's: /proc/self, /dev/tty, the allows, the procfs entries
+# of confine itself refused.
 if [ -z "${CONFINE_IPC_NS:-}" ] && [ "$(id -u)" = 0 ]; then
 	CONFINE_IPC_NS=1 exec unshare -m bash "$0" "$@"
 fi
@@ -64,11 +68,7 @@ fifo() {
 	bg_pids+=($!)
 }
 
-MODES="r w rw rn wn"
-# Landlock cannot tell a FIFO from a file: reads are not guarded there (its plan says so).
-fifo_want() { # mode
-	if [ "$LL" = 1 ] && [[ $1 == r || $1 == rn ]]; then echo OK; else echo EACCES; fi
-}
+MODES="r w rw rn wn rc"
 
 for who in $RUN_USERS; do
 	h=$(home "$who")
@@ -85,7 +85,7 @@ for who in $RUN_USERS; do
 	for f in "$var/app.fifo" "$h/.local/state/app.fifo" "$SHM/$who.fifo"; do
 		for m in $MODES; do
 			expect_host "$who" OK "control: open($m) of $f" "$TRYIPC" fifo "$m" "$f"
-			expect "$who" "$(fifo_want "$m")" "R36 open($m) of the FIFO $f" -- "$TRYIPC" fifo "$m" "$f"
+			expect "$who" EACCES "R36 open($m) of the FIFO $f" -- "$TRYIPC" fifo "$m" "$f"
 		done
 	done
 	if [ "$who" = root ]; then
@@ -93,24 +93,67 @@ for who in $RUN_USERS; do
 		expect_host root OK "control: a root-owned 0600 FIFO under /var/tmp opens for writing" \
 			"$TRYIPC" fifo w "$E/root.fifo"
 		expect root EACCES "R36 a root-owned 0600 FIFO under /var/tmp: no write" -- "$TRYIPC" fifo w "$E/root.fifo"
-		expect root "$(fifo_want r)" "R36 ... no read" -- "$TRYIPC" fifo r "$E/root.fifo"
+		expect root EACCES "R36 ... no read" -- "$TRYIPC" fifo r "$E/root.fifo"
 	fi
 	ln -sfn "$var/app.fifo" "$w/out/link.fifo"
-	expect "$who" "$(fifo_want r)" "R36 through a symlink in the workspace: no read" -- "$TRYIPC" fifo r "$w/out/link.fifo"
+	expect "$who" EACCES "R36 through a symlink in the workspace: no read" -- "$TRYIPC" fifo r "$w/out/link.fifo"
 	expect "$who" EACCES "R36 ... no write" -- "$TRYIPC" fifo w "$w/out/link.fifo"
-	expect "$who" "$(fifo_want r)" "R36 through /proc/self/fd of an O_PATH descriptor: no read" \
+	expect "$who" EACCES "R36 through /proc/self/fd of an O_PATH descriptor: no read" \
 		-- "$TRYIPC" fifo-opath r "$var/app.fifo"
 	expect "$who" EACCES "R36 ... no write" -- "$TRYIPC" fifo-opath w "$var/app.fifo"
-	expect "$who" "$(fifo_want rn)" "R36 by openat(2) from a descriptor of its directory: no read" \
+	expect "$who" EACCES "R36 by openat(2) from a descriptor of its directory: no read" \
 		-- "$TRYIPC" fifo-at rn "$var" app.fifo
-	expect "$who" "$(fifo_want r)" "R36 by a path relative to a working directory beside it: no read" \
+	expect "$who" EACCES "R36 by a path relative to a working directory beside it: no read" \
 		-- sh -c "cd '$var' && '$TRYIPC' fifo r app.fifo"
-	expect "$who" "$(fifo_want r)" "R36 ... with --no-network too" \
+	expect "$who" EACCES "R36 ... with --no-network too" \
 		--no-network -- sh -c "cd '$var' && '$TRYIPC' fifo r app.fifo"
+	# More ways to the same FIFO: every name of /proc and /dev/fd for an O_PATH descriptor of
+	# it, the working directory's and the root's magic links, O_CREAT without O_EXCL.
+	for via in /dev/fd /proc/thread-self/fd pid; do
+		expect_host "$who" OK "control: through $via of an O_PATH descriptor" \
+			"$TRYIPC" fifo-opath r "$var/app.fifo" "$via"
+		expect "$who" EACCES "R36 through $via of an O_PATH descriptor: no read" \
+			-- "$TRYIPC" fifo-opath r "$var/app.fifo" "$via"
+	done
+	expect "$who" EACCES "R36 through /proc/self/cwd: no read" \
+		-- sh -c "cd '$var' && '$TRYIPC' fifo r /proc/self/cwd/app.fifo"
+	expect "$who" EACCES "R36 through /proc/self/root: no read" \
+		-- "$TRYIPC" fifo rn "/proc/self/root$var/app.fifo"
+	expect "$who" EACCES "R36 through a symlink in the workspace, without blocking: no read" \
+		-- "$TRYIPC" fifo rn "$w/out/link.fifo"
+	# A symlink the command swaps between a file and the FIFO while it opens it: the object
+	# opened is the one decided on, never a path resolved again.
+	echo file >"$w/out/plain"
+	[ "$who" = nobody ] && chown 65534:65534 "$w/out/plain"
+	expect_host "$who" FIFO "control: a symlink swapped between a file and the FIFO opens the FIFO" \
+		"$TRYIPC" fifo-race "$w/out/plain" "$var/app.fifo" 3000
+	expect "$who" OK "R36 ... inside only ever the file" \
+		-- "$TRYIPC" fifo-race "$w/out/plain" "$var/app.fifo" 3000
+	rm -f "$w/out/plain.link" "$w/out/plain.link.new"
 	if [ "$LL" = 1 ]; then
+		# Without the supervisor's help with split directories: the opener all the same.
+		for m in r rn rc; do
+			xenv=(CONFINE_LANDLOCK_BROKER=off)
+			expect "$who" EACCES "R36 landlock, broker off: open($m) of the FIFO in /var/tmp" \
+				-- "$TRYIPC" fifo "$m" "$var/app.fifo"
+		done
+		xenv=(CONFINE_LANDLOCK_BROKER=off)
+		expect "$who" EACCES "R36 landlock, broker off: through /proc/self/fd" \
+			-- "$TRYIPC" fifo-opath r "$var/app.fifo"
+		xenv=(CONFINE_LANDLOCK_BROKER=off)
+		expect "$who" OK "R36 landlock, broker off: a swapped symlink opens only the file" \
+			-- "$TRYIPC" fifo-race "$w/out/plain" "$var/app.fifo" 3000
+		rm -f "$w/out/plain.link" "$w/out/plain.link.new"
 		cx "$who" --print-plan -- true
-		grep -q "FIFOs opened for reading: Landlock's read right covers FIFOs and files" <<<"$out"
-		ok $? "$who: landlock: the plan says that FIFO reads are not guarded here"
+		grep -q "^split in a writable area (new entries are made and opened by confine's supervisor" <<<"$out"
+		ok $? "$who: landlock: the checks above ran with the supervisor's broker (the workspace root holds .env)"
+		grep -q "^ipc: FIFO opens for reading made by confine's opener" <<<"$out"
+		ok $? "$who: landlock: the plan says that confine's opener makes FIFO reads"
+		! grep -q "FIFOs opened for reading" <<<"$out"
+		ok $? "$who: landlock: ... and no longer lists them as not provided"
+		out=$(cd "$w" && _as "$who" env -i $(_env "$who") "$FIX/confine" probe --no-cache 2>&1)
+		! grep -q "FIFO reads" <<<"$out"
+		ok $? "$who: landlock: confine probe no longer lists FIFO reads as not provided"
 	fi
 
 	# ---- Allowed FIFOs. ----
@@ -140,7 +183,18 @@ for who in $RUN_USERS; do
 		--allow "$var/app.fifo:read" -- "$TRYIPC" fifo w "$var/app.fifo"
 	expect "$who" OK "R36 --allow DIR:read of its directory: it opens for reading" \
 		--allow "$var:read" -- "$TRYIPC" fifo r "$var/app.fifo"
-	expect "$who" "$(fifo_want r)" "R36 --allow HOME:read above it does not give it back" \
+	if [ "$LL" = 1 ]; then
+		xenv=(CONFINE_LANDLOCK_BROKER=off)
+		expect "$who" OK "R36 landlock, broker off: a FIFO in the workspace opens for reading" \
+			-- "$TRYIPC" fifo rn "$w/out/ws.fifo"
+		xenv=(CONFINE_LANDLOCK_BROKER=off)
+		expect "$who" OK "R36 landlock, broker off: --allow of the FIFO: it opens for reading" \
+			--allow "$var/app.fifo:read" -- "$TRYIPC" fifo r "$var/app.fifo"
+	fi
+	# The run's own temporary directory is a writable area: a FIFO made there works.
+	expect "$who" "OK inside" "R36 a FIFO the command makes in its TMPDIR: data flows" \
+		-- sh -c "d=\${TMPDIR:-/tmp}; mkfifo \$d/f && (echo inside >\$d/f &) && '$TRYIPC' fifo-read \$d/f"
+	expect "$who" EACCES "R36 --allow HOME:read above it does not give it back" \
 		--allow "$h:read" -- "$TRYIPC" fifo r "$h/.local/state/app.fifo"
 	printf 'handed\n' >"$var/app.fifo"
 	out=$(cd "$w" && _as "$who" env -i $(_env "$who") "$FIX/confine" run -- "$TRYIPC" fifo-read /dev/stdin <"$var/app.fifo" 2>"$E/err")
@@ -212,47 +266,71 @@ for who in $RUN_USERS; do
 		--allow "$h:read" -- "$TRYIPC" connect stream "$h/.cache/agent.sock"
 	expect "$who" OK "a stream socketpair still works inside" -- "$TRYOP" socketpair
 
-	# ---- The guard opens for the command as the command: procfs. ----
-	if bwrap_only "no guard opens for the command there"; then
-		expect "$who" "OK tryop" "R36 /proc/self is the command's, not the guard's" -- "$TRYOP" cat /proc/self/comm
-		expect "$who" "OK tryop" "R36 ... /proc/thread-self too" -- "$TRYOP" cat /proc/thread-self/comm
-		ln -sfn /proc/self/environ "$w/out/env.link"
-		xenv=(R36_MARK=command-env)
-		expect "$who" OK "R36 a symlink to /proc/self/environ reads the command's own" \
-			-- sh -c "cat '$w/out/env.link' | tr '\\0' '\\n' | grep -q '^R36_MARK=command-env' && echo OK"
-		expect "$who" OK "R36 a pipe reopened as /dev/stdin" -- sh -c "echo piped | '$TRYOP' cat /dev/stdin | grep -q piped && echo OK"
-		expect "$who" OK "R36 pid 1's stat stays readable (ps)" -- "$TRYOP" read /proc/1/stat
-		for f in environ mem maps; do
-			expect "$who" EACCES "R36 pid 1's $f is not opened by pid 1 for the command" -- "$TRYOP" read "/proc/1/$f"
-		done
-		expect "$who" EACCES "R36 ... nor from a descriptor of /proc/1" -- "$TRYIPC" fifo-at r /proc/1 environ
-		expect "$who" EACCES "R36 ... nor from a working directory there" -- sh -c "cd /proc/1 && '$TRYOP' read environ"
-		expect "$who" EACCES "R36 ... nor through /proc/1/task" -- "$TRYOP" read /proc/1/task/1/environ
-		mkdir -p "$E/hostproc" && mount -t proc proc "$E/hostproc" 2>/dev/null
-		if [ -e "$E/hostproc/self" ]; then
-			expect "$who" EACCES "R36 a host's procfs mounted elsewhere: its self is not followed" \
-				-- "$TRYOP" read "$E/hostproc/self/status"
-			expect "$who" EACCES "R36 ... nor its pid directories (the guard cannot tell its own there)" \
-				-- "$TRYOP" read "$E/hostproc/1/status"
-			umount "$E/hostproc"
-		fi
+	# ---- The guard opens for the command as the command: procfs, the terminal. ----
+	# (landlock: confine's opener, a thread of confine itself, makes these opens.)
+	expect "$who" "OK tryop" "R36 /proc/self is the command's, not the guard's" -- "$TRYOP" cat /proc/self/comm
+	expect "$who" "OK tryop" "R36 ... /proc/thread-self too" -- "$TRYOP" cat /proc/thread-self/comm
+	ln -sfn /proc/self/environ "$w/out/env.link"
+	xenv=(R36_MARK=command-env)
+	expect "$who" OK "R36 a symlink to /proc/self/environ reads the command's own" \
+		-- sh -c "cat '$w/out/env.link' | tr '\\0' '\\n' | grep -q '^R36_MARK=command-env' && echo OK"
+	expect "$who" OK "R36 a pipe reopened as /dev/stdin" -- sh -c "echo piped | '$TRYOP' cat /dev/stdin | grep -q piped && echo OK"
+	expect "$who" OK "R36 pid 1's stat stays readable (ps)" -- "$TRYOP" read /proc/1/stat
+	for f in environ mem maps; do
+		expect "$who" EACCES "R36 pid 1's $f is not opened by $(bk "pid 1" "confine") for the command" -- "$TRYOP" read "/proc/1/$f"
+	done
+	# The command's parent is the guard's process (pid 1 there, confine here), whose
+	# threads may read what is under its own /proc/PID: refused, but for ps's files.
+	expect_host "$who" "OK OK" "control: a process reads its child's environ and status" \
+		sh -c "sleep 30 & p=\$!; echo \$('$TRYOP' read /proc/\$p/environ) \$('$TRYOP' read /proc/\$p/status); kill \$p"
+	expect "$who" "OK OK" "R36 inside too (the command's child, opened as the command)" \
+		-- sh -c "sleep 30 & p=\$!; echo \$('$TRYOP' read /proc/\$p/environ) \$('$TRYOP' read /proc/\$p/status); kill \$p"
+	expect "$who" "EACCES OK" "R36 the guard's own process: its environ refused, its status readable" \
+		-- sh -c "echo \$('$TRYOP' read /proc/\$PPID/environ) \$('$TRYOP' read /proc/\$PPID/status)"
+	expect "$who" "EACCES EACCES" "R36 ... its memory and its descriptors' targets too" \
+		-- sh -c "echo \$('$TRYOP' read /proc/\$PPID/mem) \$('$TRYOP' read /proc/\$PPID/fd/0)"
+	expect "$who" EACCES "R36 ... and every thread of it, by its own /proc/TID" \
+		-- sh -c "r=EACCES; for t in /proc/\$PPID/task/*; do x=\$('$TRYOP' read /proc/\${t##*/}/environ); [ \"\$x\" = EACCES ] || r=\"\$r \$x\"; done; echo \$r"
+	# /dev/tty is the command's controlling terminal (it has none: a session of its
+	# own), never the one of the process that opens for it.
+	if command -v script >/dev/null; then
+		out=$(cd "$w" && _as "$who" env -i $(_env "$who") script -qec "'$TRYIPC' fifo rn /dev/tty" /dev/null 2>&1 </dev/null | tr -d '\r')
+		is "$out" OK "$who: control: under script(1), /dev/tty opens (host control, no confine)"
+		out=$(cd "$w" && _as "$who" env -i $(_env "$who") script -qec "'$FIX/confine' run -- '$TRYIPC' fifo rn /dev/tty" /dev/null 2>&1 </dev/null | tr -d '\r')
+		is "$out" ENXIO "$who: R36 ... inside, confine's terminal is not the command's: ENXIO"
+	fi
+	expect "$who" EACCES "R36 ... nor from a descriptor of /proc/1" -- "$TRYIPC" fifo-at r /proc/1 environ
+	expect "$who" EACCES "R36 ... nor from a working directory there" -- sh -c "cd /proc/1 && '$TRYOP' read environ"
+	expect "$who" EACCES "R36 ... nor through /proc/1/task" -- "$TRYOP" read /proc/1/task/1/environ
+	mkdir -p "$E/hostproc" && mount -t proc proc "$E/hostproc" 2>/dev/null
+	if [ -e "$E/hostproc/self" ]; then
+		expect "$who" EACCES "R36 a host's procfs mounted elsewhere: its self is not followed" \
+			-- "$TRYOP" read "$E/hostproc/self/status"
+		expect "$who" EACCES "R36 ... nor its pid directories (the guard cannot tell its own there)" \
+			-- "$TRYOP" read "$E/hostproc/1/status"
+		umount "$E/hostproc"
 	fi
 	# ---- What a kernel without the guard gets: said in the plan and by the probe. ----
-	if bwrap_only "the IPC guard is the bwrap backend's"; then
-		fifo "$who" "$var/old.fifo"
-		mapfile -t envv < <(_env "$who")
-		out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
-			"$FIX/confine" run --print-plan -- true 2>&1)
-		grep -q "ipc: FIFOs and pathname sockets outside the writable areas are not guarded here (needs openat2" <<<"$out"
-		ok $? "$who: R36 without openat2 (a seccomp profile around confine) the plan says the guard is off"
-		out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
-			"$FIX/confine" probe --no-cache 2>&1)
-		grep -q "not provided: *host FIFOs and pathname sockets outside the writable areas (R36: needs openat2" <<<"$out"
-		ok $? "$who: R36 ... and so does confine probe"
-		out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
-			"$FIX/confine" run -- "$TRYIPC" fifo r "$var/old.fifo" 2>&1)
-		is "$out" OK "$who: R36 ... and, as it says, a FIFO outside the writable areas opens there"
+	if [ "$LL" = 1 ]; then
+		plan_says="FIFOs opened for reading: confine's opener cannot act for the command here (it needs openat2"
+		probe_says="FIFO reads (a FIFO outside the writable areas opens for reading like a file: confine's opener needs openat2"
+	else
+		plan_says="ipc: FIFOs and pathname sockets outside the writable areas are not guarded here (needs openat2"
+		probe_says="not provided: *host FIFOs and pathname sockets outside the writable areas (R36: needs openat2"
 	fi
+	fifo "$who" "$var/old.fifo"
+	mapfile -t envv < <(_env "$who")
+	out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
+		"$FIX/confine" run --print-plan -- true 2>&1)
+	grep -q "$plan_says" <<<"$out"
+	ok $? "$who: R36 without openat2 (a seccomp profile around confine) the plan says the guard is off"
+	out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
+		"$FIX/confine" probe --no-cache 2>&1)
+	grep -q "$probe_says" <<<"$out"
+	ok $? "$who: R36 ... and so does confine probe"
+	out=$(cd "$w" && _as "$who" "$FIX/denysys" openat2=ENOSYS -- env -i "${envv[@]}" \
+		"$FIX/confine" run -- "$TRYIPC" fifo r "$var/old.fifo" 2>&1)
+	is "$out" OK "$who: R36 ... and, as it says, a FIFO outside the writable areas opens there"
 	kill_bg
 	rm -rf "$var" "$h/.local/state/app.fifo" "$SHM/$who.fifo" "$E/$who/ns" "$w/out"/*.fifo "$w/out"/*.sock
 done

@@ -4,6 +4,8 @@
  * Landlock plan text.  The case format is golden.c's, plus two facts:
  *   run-tmp PATH     the run's own temp directory (default /tmp/confine-run.test)
  *   cgroup 0|1       whether a cgroup holds the command (default 0)
+ *   opener-missing WHY  confine's opener cannot act (R36): what it lacks, the rest of the
+ *                    line (default: it can)
  * The listing of a directory is every path of the fact table directly below it (and the
  * directories implied by deeper paths); a directory named by "unlistable PATH" fails to list.
  * `expected` holds the plan text, or "error: <what>: '<subject>': <reason>".
@@ -20,6 +22,7 @@
 
 struct ll_facts {
 	char *run_tmp;
+	char *opener_missing;
 	bool cgroup;
 	struct cf_strv unlistable;
 };
@@ -41,6 +44,8 @@ static void load_ll_facts(const char *dir, struct ll_facts *f)
 			f->cgroup = atoi(a) != 0;
 		else if (!strcmp(key, "unlistable"))
 			cf_strv_add(&f->unlistable, a);
+		else if (!strcmp(key, "opener-missing"))
+			f->opener_missing = cf_strdup(line + strlen(key) + 1);
 	}
 	free(text);
 	if (!f->run_tmp)
@@ -136,7 +141,8 @@ static char *compile_ll_case(const char *dir)
 	struct cf_ll_opts lo = {.network = f.network,
 				.net_proxy = f.network && allows,
 				.run_tmp = lf.run_tmp,
-				.cgroup = lf.cgroup};
+				.cgroup = lf.cgroup,
+				.opener_missing = lf.opener_missing};
 	/* The order of a run: the directories to list, their listings, then the plan. */
 	if (r == 0)
 		r = cf_ll_plan_dirs(&p, &m, &lo, &dirs, &err);
@@ -173,6 +179,7 @@ out:
 	cf_policy_release(&p);
 	free_facts(&f);
 	free(lf.run_tmp);
+	free(lf.opener_missing);
 	cf_strv_release(&lf.unlistable);
 	free(user_file);
 	free(pw_user_file);

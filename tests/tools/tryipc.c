@@ -5,10 +5,16 @@
  * 0 either way, 2 on a usage error.  Raw system calls where libc could hide one.
  *
  *   fifo MODE PATH           open(2) PATH with MODE: r, w, rw (O_RDONLY, O_WRONLY, O_RDWR),
- *                            rn, wn, rwn (the same with O_NONBLOCK) -> OK
+ *                            rn, wn, rwn (the same with O_NONBLOCK), rc (O_RDONLY|O_CREAT)
+ *                            -> OK
  *   fifo-read PATH           open O_RDONLY, read up to a newline (5 s at most) -> OK <line>
- *   fifo-opath MODE PATH     open PATH with O_PATH (nothing is opened), then open
- *                            /proc/self/fd/N with MODE -> OK
+ *   fifo-opath MODE PATH [VIA]  open PATH with O_PATH (nothing is opened), then open
+ *                            /proc/self/fd/N with MODE, or VIA/N (/dev/fd,
+ *                            /proc/thread-self/fd; "pid": /proc/<getpid()>/fd) -> OK
+ *   fifo-race FILE FIFO N    a thread points the symlink FILE.link at FILE and at FIFO in
+ *                            turn (rename over it) while N opens of FILE.link O_RDONLY |
+ *                            O_NONBLOCK are made: FIFO when one of them opened a FIFO, else OK
+ *                            when some opened the file (NOFILE when none did)
  *   fifo-at MODE DIR NAME    openat(O_PATH descriptor of DIR, NAME, MODE) -> OK
  *   connect TYPE PATH        socket(AF_UNIX, TYPE: stream | seqpacket) + connect(PATH); the
  *                            first line the server sends after it -> OK <line>
@@ -27,14 +33,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 static int report(int rc)
@@ -51,7 +60,62 @@ static int mode_flags(const char *m)
 	int f = !strncmp(m, "rw", 2) ? O_RDWR : m[0] == 'w' ? O_WRONLY : O_RDONLY;
 	if (m[strlen(m) - 1] == 'n')
 		f |= O_NONBLOCK;
+	if (m[strlen(m) - 1] == 'c')
+		f |= O_CREAT;
 	return f | O_CLOEXEC;
+}
+
+/* fifo-race: the swapping thread. */
+struct race {
+	const char *link, *file, *fifo;
+	volatile int stop;
+	volatile unsigned swaps;
+};
+
+static void *swap_link(void *arg)
+{
+	struct race *r = arg;
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.new", r->link);
+	for (unsigned i = 0; !r->stop; i++) {
+		unlink(tmp);
+		if (symlink(i % 2 ? r->fifo : r->file, tmp) == 0 && rename(tmp, r->link) == 0)
+			r->swaps++;
+	}
+	return NULL;
+}
+
+static int do_race(const char *file, const char *fifo, int n)
+{
+	char link[4096];
+	snprintf(link, sizeof(link), "%s.link", file);
+	unlink(link);
+	if (symlink(file, link) < 0)
+		return report(-1);
+	struct race r = {.link = link, .file = file, .fifo = fifo};
+	pthread_t t;
+	if (pthread_create(&t, NULL, swap_link, &r) != 0)
+		return report(-1);
+	int files = 0, fifos = 0;
+	/* N opens at least, while the link was swapped N times at least (a busy machine may
+	 * run the two threads one after the other): 20 s at most. */
+	time_t end = time(NULL) + 20;
+	for (int i = 0; (i < n || r.swaps < (unsigned)n) && time(NULL) < end; i++) {
+		int fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0) {
+			if (S_ISFIFO(st.st_mode))
+				fifos++;
+			else
+				files++;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	r.stop = 1;
+	pthread_join(t, NULL);
+	printf("%s\n", fifos ? "FIFO" : files ? "OK" : "NOFILE");
+	return 0;
 }
 
 static struct sockaddr_un addr_of(const char *path, socklen_t *len)
@@ -153,7 +217,7 @@ int main(int argc, char **argv)
 		return 2;
 	const char *op = argv[1];
 	if (!strcmp(op, "fifo") && argc == 4) {
-		int fd = open(argv[3], mode_flags(argv[2]));
+		int fd = open(argv[3], mode_flags(argv[2]), 0644);
 		return report(fd < 0 ? -1 : 0);
 	}
 	if (!strcmp(op, "fifo-read") && argc == 3) {
@@ -183,19 +247,26 @@ int main(int argc, char **argv)
 		dprintf(fd, "%s\n", argv[3]);
 		return report(0);
 	}
-	if (!strcmp(op, "fifo-opath") && argc == 4) {
+	if (!strcmp(op, "fifo-opath") && (argc == 4 || argc == 5)) {
 		int p = open(argv[3], O_PATH | O_CLOEXEC);
 		if (p < 0)
 			return report(-1);
-		char via[64];
-		snprintf(via, sizeof(via), "/proc/self/fd/%d", p);
-		return report(open(via, mode_flags(argv[2])) < 0 ? -1 : 0);
+		char via[128];
+		if (argc == 4)
+			snprintf(via, sizeof(via), "/proc/self/fd/%d", p);
+		else if (!strcmp(argv[4], "pid"))
+			snprintf(via, sizeof(via), "/proc/%d/fd/%d", (int)getpid(), p);
+		else
+			snprintf(via, sizeof(via), "%s/%d", argv[4], p);
+		return report(open(via, mode_flags(argv[2]), 0644) < 0 ? -1 : 0);
 	}
+	if (!strcmp(op, "fifo-race") && argc == 5)
+		return do_race(argv[2], argv[3], atoi(argv[4]));
 	if (!strcmp(op, "fifo-at") && argc == 5) {
 		int d = open(argv[3], O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (d < 0)
 			return report(-1);
-		return report(openat(d, argv[4], mode_flags(argv[2])) < 0 ? -1 : 0);
+		return report(openat(d, argv[4], mode_flags(argv[2]), 0644) < 0 ? -1 : 0);
 	}
 	if (!strcmp(op, "connect") && argc == 4)
 		return do_connect(argv[2], argv[3]);

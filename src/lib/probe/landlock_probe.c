@@ -9,6 +9,8 @@
 #include "abi.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/harden.h"
+#include "exec/linux/ipcguard.h"
+#include "exec/linux/opener.h"
 #include "plan/landlock/ll_plan.h"
 
 #define SET(field, ...) snprintf((field), sizeof(field), __VA_ARGS__)
@@ -60,6 +62,8 @@ int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
 		SET(r->code, "available");
 	}
 	if (r->available) {
+		const char *opener_missing =
+		    cf_opener_missing(cf_ipc_guard_missing(r->landlock_abi, r->seccomp));
 		SET(r->read_protection,
 		    "enforced (Landlock path rules; hidden names stay visible)");
 		SET(r->write_protection, "enforced (Landlock; EACCES instead of EROFS)");
@@ -89,8 +93,7 @@ int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
 		    "traceable); masked /proc files; SysV IPC (every shm*, msg*, sem* call "
 		    "refused with EPERM: no IPC namespace); terminals by name (only the "
 		    "command's own: its standard descriptors, and the ptys it makes through "
-		    "TIOCGPTPEER); FIFO reads (a FIFO outside the writable areas opens for "
-		    "reading like a file; writing is refused)%s%s",
+		    "TIOCGPTPEER)%s%s%s%s",
 		    r->landlock_abi >= 4
 			? "own network namespace with --net-allow (the proxy listens on the host's "
 			  "loopback behind a per-run secret; no listen(2), no UDP); a resolver "
@@ -101,7 +104,17 @@ int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
 		    r->landlock_abi >= 9
 			? ""
 			: "; unix sockets (socket(AF_UNIX) and datagram socketpairs refused: "
-			  "Landlock ABI < 9 cannot govern connect to pathname sockets)");
+			  "Landlock ABI < 9 cannot govern connect to pathname sockets)",
+		    /* R36: confine's opener makes the command's read-opens (opener.c). */
+		    opener_missing ? "; FIFO reads (a FIFO outside the writable areas opens for "
+				     "reading like a file: confine's opener needs "
+				   : "",
+		    opener_missing ? opener_missing : "");
+		if (opener_missing) {
+			size_t k = strlen(r->not_provided);
+			snprintf(r->not_provided + k, sizeof(r->not_provided) - k,
+				 "; writing is refused)");
+		}
 	} else {
 		SET(r->read_protection, "not provided");
 		SET(r->write_protection, "not provided");

@@ -715,7 +715,7 @@ static void check_blob(void)
 {
 	static const char *const names[] = {"any",     "unix only", "none",
 					    "no unix", "proxy",	    "guarded"};
-	for (int k = 0; k < 3 * CF_SECCOMP_N_SOCKETS; k++) {
+	for (int k = 0; k < CF_SUPERVISE_N_LEVELS * CF_SECCOMP_N_SOCKETS; k++) {
 		/* Each socket rule set, then the same with each level of the landlock supervisor.
 		 */
 		struct cf_seccomp_opts o = {.sockets = (enum cf_sockets)(k % CF_SECCOMP_N_SOCKETS),
@@ -732,9 +732,10 @@ static void check_blob(void)
 		       "sockets %s%s: the build's program is what libseccomp makes now (%zd, %zd "
 		       "bytes)",
 		       names[k % CF_SECCOMP_N_SOCKETS],
-		       o.supervise == 2 ? ", supervised paths"
-		       : o.supervise	? ", supervised"
-					: "",
+		       o.supervise == CF_SUPERVISE_PATHS   ? ", supervised paths"
+		       : o.supervise == CF_SUPERVISE_READS ? ", supervised reads"
+		       : o.supervise			   ? ", supervised"
+							   : "",
 		       nx, ny);
 		if (a >= 0)
 			close(a);

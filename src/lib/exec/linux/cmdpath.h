@@ -15,7 +15,7 @@
 
 /* An allowed object: a FIFO or socket an allow names (or one of descriptors 0-2, which the
  * caller handed over), or a directory an allow names, whose direct entries are allowed. */
-struct cf_ident {
+struct cf_guard_ident {
 	dev_t dev;
 	ino_t ino;
 	bool dir;
@@ -34,7 +34,7 @@ struct cf_guard {
 	ino_t proc_ino;
 	pid_t
 	    self; /* the guard's own thread group (pid 1, or confine): its /proc entry is refused */
-	const struct cf_ident *allow;
+	const struct cf_guard_ident *allow;
 	size_t n_allow;
 	/* Whether the FIFO `obj` (reached by a->path from base) may be opened: the backend's
 	 * decision (guard.c: on a writable mount, or cf_guard_allowed; opener.c: in a writable

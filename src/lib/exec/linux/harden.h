@@ -46,11 +46,14 @@ enum cf_sockets {
 #define CF_SECCOMP_N_SOCKETS 6
 #define CF_SUPERVISE_META 1
 #define CF_SUPERVISE_PATHS 2
+#define CF_SUPERVISE_READS 3
+#define CF_SUPERVISE_N_LEVELS 4
 struct cf_seccomp_opts {
 	enum cf_sockets sockets;
 	/* The landlock backend's supervised calls (supervise_rules.c; the filter is then loaded
 	 * with a listener): CF_SUPERVISE_META: metadata calls and the SysV refusal;
-	 * CF_SUPERVISE_PATHS: those and the calls that open or make a directory entry. */
+	 * CF_SUPERVISE_PATHS: those and the calls that open or make a directory entry;
+	 * CF_SUPERVISE_READS: the metadata calls and the opens that could read a FIFO (R36). */
 	int supervise;
 };
 /* cf_seccomp_build_fd with the socket rules of `o`: the program made at build time. */

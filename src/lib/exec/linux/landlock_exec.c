@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -29,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +42,7 @@
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/keeper.h"
 #include "exec/linux/landlock_exec.h"
+#include "exec/linux/opener.h"
 #include "exec/linux/pty.h"
 #include "net/auth.h"
 #include "net/netrun.h"
@@ -278,8 +281,9 @@ static int check_aliases(const struct cf_ll_plan *pl, const struct ident *ids, s
  * The terminals the command was given (R42): each of its standard descriptors that is a
  * terminal gets a rule of its own, on that device file, so that it can open it again by name
  * (/dev/pts/N, /proc/self/fd/0) as programs do; no other node of the host's devpts is
- * reachable.  `stdio` holds the descriptors the child will have as 0, 1 and 2 (-1: none of
- * ours).
+ * reachable.  So does a named FIFO among them (R36: what the caller handed over stays the
+ * command's to open again, /dev/stdout, as on the bwrap backend; a pipe needs no rule).
+ * `stdio` holds the descriptors the child will have as 0, 1 and 2 (-1: none of ours).
  */
 static int grant_terminals(int rs, const struct cf_ll_plan *pl, const int stdio[3],
 			   struct confine_error *err)
@@ -289,10 +293,18 @@ static int grant_terminals(int rs, const struct cf_ll_plan *pl, const int stdio[
 	    pl->handled_fs;
 	for (int i = 0; stdio && i < 3; i++) {
 		struct stat st;
-		if (stdio[i] < 0 || !isatty(stdio[i]) || fstat(stdio[i], &st) < 0 ||
-		    !S_ISCHR(st.st_mode))
+		struct statfs sf;
+		if (stdio[i] < 0 || fstat(stdio[i], &st) < 0)
 			continue;
-		struct ll_path_beneath pb = {.allowed_access = want, .parent_fd = stdio[i]};
+		bool tty = S_ISCHR(st.st_mode) && isatty(stdio[i]);
+		bool fifo = S_ISFIFO(st.st_mode) && fstatfs(stdio[i], &sf) == 0 &&
+			    sf.f_type != PIPEFS_MAGIC;
+		if (!tty && !fifo)
+			continue;
+		struct ll_path_beneath pb = {
+		    .allowed_access =
+			tty ? want : want & (CF_LL_FS_READ_FILE | CF_LL_FS_WRITE_FILE),
+		    .parent_fd = stdio[i]};
 		if (syscall(__NR_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb, 0U) < 0)
 			return cf_err_os(err, CONFINE_E_SPAWN, "cannot add a Landlock rule",
 					 "the command's terminal", "landlock_add_rule", errno);
@@ -377,14 +389,20 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const 
 	return 0;
 }
 
+int cf_ll_supervise_level(const struct cf_ll_plan *pl)
+{
+	return pl->broker   ? CF_SUPERVISE_PATHS
+	       : pl->opener ? CF_SUPERVISE_READS
+			    : CF_SUPERVISE_META;
+}
+
 /* The seccomp program of SPEC 3.1 plus this backend's socket rules, read back from the memfd
  * it is exported into, for prctl(PR_SET_SECCOMP) in the child. */
 static int load_program(const struct cf_ll_plan *pl, struct sock_fprog *prog,
 			struct confine_error *err)
 {
 	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY,
-				    .supervise =
-					pl->broker ? CF_SUPERVISE_PATHS : CF_SUPERVISE_META};
+				    .supervise = cf_ll_supervise_level(pl)};
 	if (pl->net_proxy)
 		o.sockets = CF_SOCKETS_PROXY;
 	else if (!pl->unix_sockets)
@@ -609,6 +627,11 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	return -1;
 }
 
+static pid_t spawn_child(void *arg)
+{
+	return start_child(arg);
+}
+
 static const char *env_value(char **envp, const char *name)
 {
 	size_t n = strlen(name);
@@ -733,8 +756,17 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .parent = getpid(),
 			     .keeper = run->keeper.fd,
 			     .shared = &shared};
-	pid_t pid = start_child(&c);
-	if (pid < 0) {
+	pid_t pid;
+	if (run->ll.opener && run->supervisor) {
+		/* R36: forked from confine's opener, below its Landlock domain (opener.h). */
+		struct cf_guard_ident *ids = NULL;
+		size_t n_ids = 0;
+		if (cf_opener_idents(&plan->ipc_allow, stdio, &ids, &n_ids) < 0)
+			goto oom;
+		if ((r = cf_supervisor_spawn(run->supervisor, rs, ids, n_ids, spawn_child, &c, &pid,
+					     err)) < 0)
+			goto out;
+	} else if ((pid = start_child(&c)) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "vfork",
 			      errno);
 		goto out;

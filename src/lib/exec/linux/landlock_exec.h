@@ -19,6 +19,11 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const 
  * at fd 3 or above) becomes the command's stderr. */
 int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err);
 
+/* The level of the supervised calls of the plan's seccomp filter (CF_SUPERVISE_*, harden.h):
+ * the path calls with the broker, the opens that could read a FIFO with the opener (R36), the
+ * metadata calls always. */
+int cf_ll_supervise_level(const struct cf_ll_plan *pl);
+
 /* Starts run->plan's command under run->ll (see landlock_exec.c). */
 int cf_ll_spawn(confine_run *run, struct confine_error *err);
 

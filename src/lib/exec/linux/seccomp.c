@@ -602,7 +602,7 @@ static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd
 		if (rc == 0)
 			rc = add_socket_rules(ctx, o, err);
 		if (rc == 0 && o->supervise)
-			rc = cf_supervise_add_rules(ctx, o->supervise == CF_SUPERVISE_PATHS, err);
+			rc = cf_supervise_add_rules(ctx, o->supervise, err);
 	}
 	if (rc < 0)
 		goto out_ctx;

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	size_t nk = sizeof(kinds) / sizeof(kinds[0]);
 	/* Each socket rule set without, then with each level of the landlock backend's
 	 * supervised calls. */
-	for (size_t i = 0; i < 3 * nk; i++) {
+	for (size_t i = 0; i < CF_SUPERVISE_N_LEVELS * nk; i++) {
 		struct cf_seccomp_opts o = {.sockets = kinds[i % nk], .supervise = (int)(i / nk)};
 		struct confine_error err = {0};
 		int fd;
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(out, "static const struct {\n\tsize_t n;\n\tconst unsigned char *bytes;\n} "
 		     "cf_seccomp_blob[] = {\n");
-	for (size_t i = 0; i < 3 * nk; i++)
+	for (size_t i = 0; i < CF_SUPERVISE_N_LEVELS * nk; i++)
 		fprintf(out, "    {sizeof(cf_seccomp_blob_%zu), cf_seccomp_blob_%zu},\n", i, i);
 	fprintf(out, "};\n");
 	/* R36: the IPC guard's program. */

@@ -26,6 +26,7 @@
 #pragma clang diagnostic ignored "-Wmissing-field-initializers"
 #endif
 
+#include "exec/linux/harden.h"
 #include "exec/linux/supervise_rules.h"
 #include "util/util.h"
 
@@ -88,7 +89,38 @@ static int add_path_rules(scmp_filter_ctx ctx, const char **what)
 	return rc;
 }
 
-int cf_supervise_add_rules(void *vctx, bool paths, struct confine_error *err)
+/*
+ * opener.c (R36): every open(2)/openat(2) that could open an existing FIFO for reading, as the
+ * bwrap backend's IPC guard filter sends them (seccomp.c says which): a read without O_CREAT,
+ * a read with O_CREAT but not O_EXCL; never O_PATH, O_DIRECTORY or a write access (Landlock's
+ * write_file refuses FIFOs outside the writable areas).  Flags are an int: compared on their
+ * low 32 bits.
+ */
+static int add_read_rules(scmp_filter_ctx ctx, const char **what)
+{
+	static const struct {
+		const char *name;
+		unsigned flags_arg;
+	} opens[] = {{"open", 1}, {"openat", 2}};
+	const uint64_t plain = O_WRONLY | O_RDWR | O_PATH | O_DIRECTORY | O_CREAT;
+	int rc = 0, nr;
+	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]) && rc == 0; i++) {
+		*what = opens[i].name;
+		nr = seccomp_syscall_resolve_name(opens[i].name);
+		if (nr == __NR_SCMP_ERROR)
+			return -EINVAL;
+		rc = seccomp_rule_add(
+		    ctx, SCMP_ACT_NOTIFY, nr, 1,
+		    SCMP_CMP(opens[i].flags_arg, SCMP_CMP_MASKED_EQ, plain & 0xffffffffULL, 0));
+		if (rc == 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					      SCMP_CMP(opens[i].flags_arg, SCMP_CMP_MASKED_EQ,
+						       (plain | O_EXCL) & 0xffffffffULL, O_CREAT));
+	}
+	return rc;
+}
+
+int cf_supervise_add_rules(void *vctx, int level, struct confine_error *err)
 {
 	scmp_filter_ctx ctx = vctx;
 	int rc = 0, nr;
@@ -132,8 +164,10 @@ int cf_supervise_add_rules(void *vctx, bool paths, struct confine_error *err)
 		    ctx, c->fate != CF_IOCTL_DENY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(ioctl), 1, SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, c->request));
 	}
-	if (rc == 0 && paths)
+	if (rc == 0 && level == CF_SUPERVISE_PATHS)
 		rc = add_path_rules(ctx, &what);
+	else if (rc == 0 && level == CF_SUPERVISE_READS)
+		rc = add_read_rules(ctx, &what);
 	if (rc < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", what,
 				 "libseccomp", -rc);
@@ -189,4 +223,12 @@ const char *cf_supervise_describe_paths(void)
 	       "rmdir, truncate -> confine's supervisor: made by it where the target (a new "
 	       "entry: its directory) lies in a writable area and is neither protected nor "
 	       "above a protected path, else continued to the kernel under the rules above\n";
+}
+
+const char *cf_supervise_describe_reads(void)
+{
+	return "seccomp: open, openat for reading (not O_PATH, O_DIRECTORY, O_CREAT|O_EXCL) -> "
+	       "never continued to the kernel: confine's opener, a thread in a Landlock domain "
+	       "above the command's, opens the object itself under the same rules and hands the "
+	       "descriptor over; a FIFO outside the writable areas and allows -> EACCES\n";
 }

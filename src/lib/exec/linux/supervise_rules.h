@@ -8,9 +8,10 @@
 
 #include "confine.h"
 
-/* Adds the rules to a libseccomp filter context (scmp_filter_ctx); `paths`: the calls that
- * open or make a directory entry too (pathguard.c). */
-int cf_supervise_add_rules(void *ctx, bool paths, struct confine_error *err);
+/* Adds the rules of `level` (CF_SUPERVISE_*, harden.h) to a libseccomp filter context
+ * (scmp_filter_ctx): CF_SUPERVISE_PATHS adds the calls that open or make a directory entry
+ * (pathguard.c), CF_SUPERVISE_READS the opens that could read a FIFO (opener.c). */
+int cf_supervise_add_rules(void *ctx, int level, struct confine_error *err);
 
 enum cf_ioctl_fate {
 	CF_IOCTL_DENY, /* EPERM */
@@ -27,7 +28,9 @@ extern const struct cf_supervise_ioctl cf_supervise_ioctls[CF_SUPERVISE_N_IOCTLS
 
 /* One line per rule, for --print-plan of a landlock run; a static string. */
 const char *cf_supervise_describe(void);
-/* The same for the path calls (the plan's broker). */
+/* The same for the opens: the path calls (the plan's broker) and the read-opens confine's
+ * opener makes (R36); "" for neither. */
 const char *cf_supervise_describe_paths(void);
+const char *cf_supervise_describe_reads(void);
 
 #endif

@@ -16,10 +16,12 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "exec/linux/connguard.h"
 #include "exec/linux/metaguard.h"
+#include "exec/linux/opener.h"
 #include "exec/linux/pathguard.h"
 #include "exec/linux/ptyguard.h"
 #include "exec/linux/supervisor.h"
@@ -42,7 +44,33 @@ struct cf_supervisor {
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t lock;
+	pthread_cond_t cond; /* ready, spawned */
 	unsigned long made, refused;
+	size_t rq, rs; /* the kernel's sizes of struct seccomp_notif and its answer */
+	struct seccomp_notif *req, *oreq; /* the supervisor's and the opener's */
+	struct seccomp_notif_resp *resp;
+	bool ready, stopping;
+	/* R36 (plan->opener): the opener's thread holds the listener and hands the supervisor
+	 * what it does not answer itself through `feed` (struct fed records). */
+	struct cf_opener *opener;
+	pthread_t othread;
+	bool ostarted;
+	int feed[2];
+	/* The spawn on the opener's thread (cf_supervisor_spawn). */
+	int ruleset;
+	pid_t (*spawn)(void *);
+	void *spawn_arg;
+	pid_t pid;
+	int spawn_errno;
+	const char *spawn_what;
+	bool spawned;
+};
+
+/* One notification the opener hands over: `fallback`, the errno to answer where the supervisor
+ * does not act itself (0: answer it as usual), then the kernel's struct seccomp_notif. */
+struct fed {
+	int fallback;
+	int pad;
 };
 
 /* The thread's own capabilities go (capset(2) changes the calling thread only): a root
@@ -78,12 +106,16 @@ static void count(struct cf_supervisor *s, bool made)
 }
 
 static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *req,
-		   struct seccomp_notif_resp *resp, size_t resp_size)
+		   struct seccomp_notif_resp *resp, size_t resp_size, int fallback)
 {
 	memset(resp, 0, resp_size);
 	resp->id = req->id;
 	bool made = false, counted = true;
 	long r;
+	/* R36: an open that could read a FIFO is never continued to the kernel, which would
+	 * resolve its path again: the opener answered it, or handed it over with its errno. */
+	if (s->plan->opener && !fallback && cf_opener_handles(req))
+		fallback = EACCES;
 	if (cf_path_handles(req)) {
 		enum cf_path_outcome o = capless
 					     ? cf_path_answer(&s->pol, s->listener, req, &r, &made)
@@ -92,7 +124,10 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 			count(s, true);
 			return;
 		}
-		if (o == CF_PATH_CONTINUE) {
+		if (o == CF_PATH_CONTINUE && fallback) {
+			r = -fallback;
+			counted = false;
+		} else if (o == CF_PATH_CONTINUE) {
 			/* The kernel decides under the command's own rules (pathguard.c). */
 			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 			r = 0;
@@ -123,6 +158,46 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 		;
 }
 
+/* The listener the child sends right after it loads the filter; -1 when the end of `fd`
+ * comes first (the child failed before) or `wake` ends the wait. */
+static int receive_listener_or_wake(int fd, int wake)
+{
+	struct pollfd p[2] = {{.fd = wake, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+	for (;;) {
+		int n = poll(p, 2, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (p[0].revents & POLLIN))
+			return -1;
+		return receive_listener(fd);
+	}
+}
+
+/* The waking thread runs on this CPU (Linux 6.6): a notification costs a switch, not a wake-up
+ * on another core.  Older kernels refuse it. */
+static void sync_wake(int listener)
+{
+	if (listener >= 0)
+		(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+			    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0);
+}
+
+/* One notification the opener handed over (s->feed); false at its end. */
+static bool fed(struct cf_supervisor *s, struct seccomp_notif *req, int *fallback)
+{
+	struct fed f;
+	struct iovec v[2] = {{.iov_base = &f, .iov_len = sizeof(f)},
+			     {.iov_base = req, .iov_len = s->rq}};
+	ssize_t k;
+	do
+		k = readv(s->feed[0], v, 2);
+	while (k < 0 && errno == EINTR);
+	if (k != (ssize_t)(sizeof(f) + s->rq))
+		return false; /* the end (a pipe gives whole records below PIPE_BUF) */
+	*fallback = f.fallback;
+	return true;
+}
+
 static void *loop(void *arg)
 {
 	struct cf_supervisor *s = arg;
@@ -130,64 +205,165 @@ static void *loop(void *arg)
 	 * inodes are recorded while the child starts (no answer is made before). */
 	bool capless = cf_path_thread_init() == 0 && drop_thread_caps() &&
 		       cf_sv_policy_init(&s->pol, s->plan) == 0;
-	struct seccomp_notif_sizes sizes = {0};
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
-		sizes = (struct seccomp_notif_sizes){sizeof(struct seccomp_notif),
-						     sizeof(struct seccomp_notif_resp),
-						     sizeof(struct seccomp_data)};
-	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif)
-			? sizes.seccomp_notif
-			: sizeof(struct seccomp_notif);
-	size_t rs = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
-			? sizes.seccomp_notif_resp
-			: sizeof(struct seccomp_notif_resp);
-	struct seccomp_notif *req = calloc(1, rq);
-	struct seccomp_notif_resp *resp = calloc(1, rs);
+	pthread_mutex_lock(&s->lock);
+	s->ready = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	struct seccomp_notif *req = s->req;
+	struct seccomp_notif_resp *resp = s->resp;
+	/* With the opener, what it hands over; else the listener, once the child sent it. */
+	bool feed = s->plan->opener;
 	struct pollfd p[2] = {{.fd = s->wake_fd, .events = POLLIN},
-			      {.fd = s->handoff_fd, .events = POLLIN}};
+			      {.fd = feed ? s->feed[0] : s->handoff_fd, .events = POLLIN}};
 	for (;;) {
 		int n = poll(p, 2, -1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 || (p[0].revents & POLLIN))
 			break;
-		if (p[1].fd == s->handoff_fd && p[1].revents) {
+		if (!feed && p[1].fd == s->handoff_fd && p[1].revents) {
 			int l = receive_listener(s->handoff_fd);
 			close(s->handoff_fd);
 			pthread_mutex_lock(&s->lock);
 			s->handoff_fd = -1;
 			s->listener = l;
 			pthread_mutex_unlock(&s->lock);
-			/* The waking thread runs on this CPU (Linux 6.6): a notification costs a
-			 * switch, not a wake-up on another core.  Older kernels refuse it. */
-			if (l >= 0)
-				(void)ioctl(l, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-					    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0);
+			sync_wake(l);
 			p[1].fd = l;
 			continue;
 		}
 		if (p[1].revents & POLLIN) {
-			if (!req || !resp) {
-				/* Out of memory: no answer can be made; the listener goes, and the
-				 * kernel answers every supervised call with ENOSYS (fail closed).
-				 */
-				pthread_mutex_lock(&s->lock);
-				close(s->listener);
-				s->listener = p[1].fd = -1;
-				pthread_mutex_unlock(&s->lock);
-				continue;
-			}
-			memset(req, 0, rq);
-			if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0)
-				answer(s, capless, req, resp, rs);
+			int fallback = 0;
+			memset(req, 0, s->rq);
+			if (feed ? fed(s, req, &fallback)
+				 : ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0)
+				answer(s, capless, req, resp, s->rs, fallback);
 			continue;
 		}
 		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
 			p[1].fd = -1; /* every process under the filter is gone */
 	}
-	free(req);
-	free(resp);
 	return NULL;
+}
+
+/* ---- The opener's thread (R36, opener.h) ---------------------------------------------- */
+
+/* Hands a notification the opener does not answer to the supervisor's thread.  The write
+ * never blocks the opener past the end of the run. */
+static void forward(struct cf_supervisor *s, const struct seccomp_notif *req, int fallback)
+{
+	struct fed f = {.fallback = fallback};
+	struct iovec v[2] = {{.iov_base = &f, .iov_len = sizeof(f)},
+			     {.iov_base = (void *)req, .iov_len = s->rq}};
+	for (;;) {
+		ssize_t k = writev(s->feed[1], v, 2);
+		if (k == (ssize_t)(sizeof(f) + s->rq))
+			return;
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EAGAIN) {
+			struct pollfd p[2] = {{.fd = s->feed[1], .events = POLLOUT},
+					      {.fd = s->wake_fd, .events = POLLIN}};
+			if (poll(p, 2, -1) >= 0 && !(p[1].revents & POLLIN))
+				continue;
+		}
+		/* The run ends: the call is answered ENOSYS when the listener goes. */
+		return;
+	}
+}
+
+/* Restricted, then the command forked from it (landlock_exec.c's spawn), then every
+ * notification of the command: the opens that could read a FIFO answered here, the rest handed
+ * to the supervisor's thread.  The command's parent-death signal is tied to this thread: it
+ * lives until cf_supervisor_free. */
+static void *oloop(void *arg)
+{
+	struct cf_supervisor *s = arg;
+	const char *what = NULL;
+	pid_t pid = -1;
+	int e = 0;
+	if (cf_opener_enter(s->ruleset, &what) < 0)
+		e = errno;
+	else if ((pid = s->spawn(s->spawn_arg)) < 0) {
+		e = errno;
+		what = "vfork";
+	}
+	pthread_mutex_lock(&s->lock);
+	s->pid = pid;
+	s->spawn_errno = e;
+	s->spawn_what = what;
+	s->spawned = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (pid < 0)
+		return NULL;
+	int l = receive_listener_or_wake(s->handoff_fd, s->wake_fd);
+	if (l < 0)
+		return NULL; /* the child failed before its exec: its record says why */
+	sync_wake(l);
+	pthread_mutex_lock(&s->lock);
+	s->listener = l;
+	pthread_mutex_unlock(&s->lock);
+	/* Not ready (no capability could be dropped, out of descriptors): every open it would
+	 * make is refused (cf_opener_answer). */
+	(void)cf_opener_ready(s->opener, l);
+	pthread_mutex_lock(&s->lock);
+	while (!s->ready && !s->stopping)
+		pthread_cond_wait(&s->cond, &s->lock);
+	bool stop = s->stopping;
+	pthread_mutex_unlock(&s->lock);
+	struct pollfd p[2] = {{.fd = s->wake_fd, .events = POLLIN}, {.fd = l, .events = POLLIN}};
+	while (!stop) {
+		int n = poll(p, 2, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (p[0].revents & POLLIN))
+			break;
+		if (p[1].revents & POLLIN) {
+			int fallback;
+			memset(s->oreq, 0, s->rq);
+			if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, s->oreq) == 0 &&
+			    !cf_opener_answer(s->opener, s->oreq, &fallback))
+				forward(s, s->oreq, fallback);
+			continue;
+		}
+		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+			p[1].fd = -1; /* every process under the filter is gone */
+	}
+	return NULL;
+}
+
+int cf_supervisor_spawn(struct cf_supervisor *s, int ruleset, struct cf_guard_ident *allow,
+			size_t n_allow, pid_t (*spawn)(void *), void *arg, pid_t *pid,
+			struct confine_error *err)
+{
+	*pid = -1;
+	if (!(s->opener = cf_opener_new(s->plan, &s->pol, allow, n_allow)))
+		return cf_nomem(err);
+	s->ruleset = ruleset;
+	s->spawn = spawn;
+	s->spawn_arg = arg;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&s->othread, NULL, oloop, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "confine's opener",
+				 "pthread_create", e);
+	s->ostarted = true;
+	pthread_mutex_lock(&s->lock);
+	while (!s->spawned)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	*pid = s->pid;
+	if (s->pid < 0 && !strcmp(s->spawn_what, "vfork"))
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "vfork",
+				 s->spawn_errno);
+	if (s->pid < 0)
+		return cf_err_os(err, CONFINE_E_SPAWN, "cannot start confine's opener",
+				 "the command's FIFO guard", s->spawn_what, s->spawn_errno);
+	return 0;
 }
 
 int cf_supervisor_start(int handoff_fd, const struct cf_ll_plan *plan, struct cf_connguard *guard,
@@ -200,16 +376,38 @@ int cf_supervisor_start(int handoff_fd, const struct cf_ll_plan *plan, struct cf
 		return cf_nomem(err);
 	}
 	s->handoff_fd = handoff_fd;
-	s->listener = -1;
+	s->listener = s->wake_fd = -1;
 	s->plan = plan;
 	s->guard = guard;
+	s->feed[0] = s->feed[1] = -1;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	struct seccomp_notif_sizes sizes = {0};
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		sizes = (struct seccomp_notif_sizes){sizeof(struct seccomp_notif),
+						     sizeof(struct seccomp_notif_resp),
+						     sizeof(struct seccomp_data)};
+	/* The kernel writes its own size of the structures, which may be larger than ours. */
+	s->rq = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
+								   : sizeof(struct seccomp_notif);
+	s->rs = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+		    ? sizes.seccomp_notif_resp
+		    : sizeof(struct seccomp_notif_resp);
+	s->req = calloc(1, s->rq);
+	s->oreq = calloc(1, s->rq);
+	s->resp = calloc(1, s->rs);
+	if (!s->req || !s->oreq || !s->resp) {
+		cf_supervisor_free(s);
+		return cf_nomem(err);
+	}
 	s->wake_fd = eventfd(0, EFD_CLOEXEC);
-	if (s->wake_fd < 0) {
+	/* What the opener hands over (one record per write, below PIPE_BUF: whole records). */
+	if (s->wake_fd < 0 || (plan->opener && pipe2(s->feed, O_CLOEXEC) < 0) ||
+	    (plan->opener && fcntl(s->feed[1], F_SETFL, O_NONBLOCK) < 0)) {
 		int e = errno;
 		cf_supervisor_free(s);
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the supervisor", "eventfd",
-				 "eventfd", e);
+				 "eventfd, pipe2", e);
 	}
 	sigset_t all, old;
 	sigfillset(&all);
@@ -238,19 +436,30 @@ void cf_supervisor_free(struct cf_supervisor *s)
 {
 	if (!s)
 		return;
-	if (s->started) {
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (s->wake_fd >= 0) {
 		uint64_t one = 1;
 		ssize_t k = write(s->wake_fd, &one, sizeof(one));
 		(void)k;
-		pthread_join(s->thread, NULL);
 	}
-	if (s->handoff_fd >= 0)
-		close(s->handoff_fd);
-	if (s->listener >= 0)
-		close(s->listener);
-	if (s->wake_fd >= 0)
-		close(s->wake_fd);
+	/* The opener first: the command's parent-death signal goes with its thread. */
+	if (s->ostarted)
+		pthread_join(s->othread, NULL);
+	cf_opener_free(s->opener);
+	if (s->started)
+		pthread_join(s->thread, NULL);
+	int fds[] = {s->handoff_fd, s->listener, s->wake_fd, s->feed[0], s->feed[1]};
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	cf_sv_policy_release(&s->pol);
+	free(s->req);
+	free(s->oreq);
+	free(s->resp);
+	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

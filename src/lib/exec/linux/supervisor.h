@@ -13,6 +13,8 @@
 #ifndef CONFINE_SUPERVISOR_H
 #define CONFINE_SUPERVISOR_H
 
+#include <sys/types.h>
+
 #include "confine.h"
 #include "plan/landlock/ll_plan.h"
 
@@ -27,6 +29,18 @@ struct cf_connguard;
  */
 int cf_supervisor_start(int handoff_fd, const struct cf_ll_plan *plan, struct cf_connguard *guard,
 			struct cf_supervisor **out, struct confine_error *err);
+
+/*
+ * R36, with plan->opener: the command is forked from confine's opener thread (opener.h), which
+ * restricts itself with `ruleset` first and then runs `spawn(arg)` (a vfork whose child
+ * restricts itself again and execs the command), then answers the command's notifications,
+ * handing the supervisor's thread what it does not answer itself.  Takes `allow` (the
+ * identities FIFOs are allowed by, cf_opener_idents).  *pid is what spawn returned.
+ */
+struct cf_guard_ident;
+int cf_supervisor_spawn(struct cf_supervisor *s, int ruleset, struct cf_guard_ident *allow,
+			size_t n_allow, pid_t (*spawn)(void *), void *arg, pid_t *pid,
+			struct confine_error *err);
 
 /* Whether the supervisor can act for the command here: it reads the command's memory and
  * takes its descriptors, which Yama's ptrace_scope 2 and 3 refuse to a thread without

@@ -612,14 +612,6 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 	    cf_strdup("name hiding: the names and metadata of hidden paths stay visible (stat, "
 		      "the listing of a listable parent); their content is EACCES"),
 	    cf_strdup("EROFS: a denied write fails with EACCES, not EROFS"),
-	    /* R36: the bwrap backend's IPC guard (src/helper/guard.h) has no counterpart here
-	     * yet: there is no process of confine's in the command's Landlock domain to open
-	     * for it. */
-	    cf_strdup("FIFOs opened for reading: Landlock's read right covers FIFOs and files "
-		      "alike, so a FIFO outside the writable areas that the command may read "
-		      "(one a host process made under /var/tmp or a home) opens for reading; "
-		      "opening it for writing is EACCES (write_file is granted in the writable "
-		      "areas only)"),
 	    cf_asprintf("private /tmp: the command's TMPDIR is %s, a fresh directory under the "
 			"host's /tmp removed after the run, not capped by --tmp-size; the rest of "
 			"/tmp (and of $TMPDIR) is neither readable nor writable",
@@ -676,10 +668,21 @@ static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct conf
 		      "names resolve only through the proxy and a client that ignores the proxy "
 		      "variables (Node's fetch, ssh, a raw connect) reaches nothing")
 		: NULL,
+	    /* R36: where confine's opener cannot act (opener.c), Landlock alone decides, and its
+	     * read right covers FIFOs and files alike. */
+	    pl->opener
+		? NULL
+		: cf_asprintf("FIFOs opened for reading: confine's opener cannot act for the "
+			      "command here (it needs %s), and Landlock's read right covers FIFOs "
+			      "and files alike, so a FIFO outside the writable areas that the "
+			      "command may read (one a host process made under /var/tmp or a home) "
+			      "opens for reading; opening it for writing is EACCES (write_file is "
+			      "granted in the writable areas only)",
+			      o->opener_missing ? o->opener_missing : "seccomp filters"),
 	};
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
-		bool wanted = i < 9 || (i == 9 && !o->cgroup) || (i == 10 && !pl->unix_sockets) ||
-			      (i == 11 && pl->net_proxy);
+		bool wanted = i < 8 || (i == 8 && !o->cgroup) || (i == 9 && !pl->unix_sockets) ||
+			      (i == 10 && pl->net_proxy) || (i == 11 && !pl->opener);
 		if (!wanted)
 			continue;
 		if ((r = note(&pl->not_provided, items[i], err)) < 0) {
@@ -716,6 +719,8 @@ int cf_ll_plan_compile(const struct cf_policy *p, const struct cf_matches *globs
 	if ((r = visit(&w, "/", CF_KIND_DIR, 0)) < 0 || (r = meta_table(&w)) < 0)
 		goto out;
 	out->broker = o->broker && out->split_writable.n > 0;
+	/* The opener answers the supervisor's listener: a seccomp filter is needed. */
+	out->opener = p->host->seccomp && !o->opener_missing;
 	if (out->n_rules)
 		qsort(out->rules, out->n_rules, sizeof(out->rules[0]), rule_cmp);
 

@@ -123,6 +123,10 @@ struct cf_ll_plan {
 	 * else they take none, and the run says so. */
 	struct cf_strv split_writable;
 	bool broker;
+	/* R36: confine's opener (exec/linux/opener.c), a thread in a Landlock domain above the
+	 * command's, makes every open that could read a FIFO: one outside the writable areas and
+	 * the allows is EACCES.  false: not here (not_provided says why). */
+	bool opener;
 	struct cf_strv not_listable; /* directories that get no READ_DIR (a hidden dir below) */
 	struct cf_strv not_provided; /* what this backend cannot give, said plainly */
 	struct cf_strv notes;	     /* downgrades, unlistable directories, dropped rules */
@@ -138,6 +142,9 @@ struct cf_ll_opts {
 	/* The executor brokers new entries of split directories in writable areas (a supervisor
 	 * that answers seccomp notifications: pathguard.c). */
 	bool broker;
+	/* NULL when confine's opener can act for the command here (R36), else what it lacks
+	 * ("seccomp filters", Yama's ptrace_scope, ...): FIFO reads are then not guarded. */
+	const char *opener_missing;
 	/* Directory listings (cf_ll_plan_dirs says which); NULL: compile without them, every
 	 * split directory's entries then get nothing. */
 	const struct cf_ll_listings *listings;

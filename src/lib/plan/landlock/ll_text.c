@@ -119,6 +119,12 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 	else
 		cf_buf_add(b, pl->network ? "none" : "every family but AF_UNIX refused (EPERM)");
 	cf_buf_addc(b, '\n');
+	/* R36: the FIFOs (the sockets: the socket filter above, or RESOLVE_UNIX). */
+	if (pl->opener)
+		cf_buf_add(b,
+			   "ipc: FIFO opens for reading made by confine's opener under these "
+			   "rules (EACCES for a FIFO outside the writable areas and the allows); "
+			   "FIFO writes need write_file (the writable areas)\n");
 	if (pl->refusal)
 		cf_buf_addf(b, "refused under policy required: %s\n", pl->refusal);
 	cf_buf_add(b, "rules:\n");
@@ -198,6 +204,7 @@ void cf_ll_plan_json(struct cf_buf *b, const struct cf_ll_plan *pl)
 	json_strv(b, pl, "split", &pl->split);
 	json_strv(b, pl, "split_writable", &pl->split_writable);
 	cf_buf_add(b, pl->broker ? ",\"broker\":true" : ",\"broker\":false");
+	cf_buf_add(b, pl->opener ? ",\"opener\":true" : ",\"opener\":false");
 	json_strv(b, pl, "not_listable", &pl->not_listable);
 	json_strv(b, pl, "not_provided", &pl->not_provided);
 	json_strv(b, pl, "notes", &pl->notes);
@@ -225,6 +232,21 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	cf_buf_addf(&b, "seccomp: %s\n",
 		    plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
 	cf_ll_plan_text(&b, ll);
+	if (ll->opener && plan->ipc_allow.n) {
+		cf_buf_add(&b, "ipc allowed (a FIFO named here, or directly in it):\n");
+		for (size_t i = 0; i < plan->ipc_allow.n; i++) {
+			/* The request chose it (R38). */
+			char *d = confine_display_escape(plan->ipc_allow.v[i], 0);
+			if (!d) {
+				cf_buf_release(&b);
+				return NULL;
+			}
+			cf_buf_add(&b, "  ");
+			add_shown(&b, ll, d);
+			cf_buf_addc(&b, '\n');
+			free(d);
+		}
+	}
 	if (plan->missing.n) {
 		cf_buf_add(&b, "missing at launch (no rule, re-checked after the run):\n");
 		for (size_t i = 0; i < plan->missing.n; i++)
