@@ -632,6 +632,25 @@ static pid_t spawn_child(void *arg)
 	return start_child(arg);
 }
 
+/* The child, forked by confine's opener below its Landlock domain (R36, opener.h) where the
+ * plan has one, else from here. */
+static int spawn(confine_run *run, const struct ll_child *c, int rs, const int stdio[3], pid_t *pid,
+		 struct confine_error *err)
+{
+	if (run->ll.opener && run->supervisor) {
+		struct cf_guard_ident *ids = NULL;
+		size_t n_ids = 0;
+		if (cf_opener_idents(&run->plan.ipc_allow, stdio, &ids, &n_ids) < 0)
+			return cf_nomem(err);
+		return cf_supervisor_spawn(run->supervisor, rs, ids, n_ids, spawn_child, (void *)c,
+					   pid, err);
+	}
+	if ((*pid = start_child(c)) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "vfork",
+				 errno);
+	return 0;
+}
+
 static const char *env_value(char **envp, const char *name)
 {
 	size_t n = strlen(name);
@@ -757,20 +776,8 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .keeper = run->keeper.fd,
 			     .shared = &shared};
 	pid_t pid;
-	if (run->ll.opener && run->supervisor) {
-		/* R36: forked from confine's opener, below its Landlock domain (opener.h). */
-		struct cf_guard_ident *ids = NULL;
-		size_t n_ids = 0;
-		if (cf_opener_idents(&plan->ipc_allow, stdio, &ids, &n_ids) < 0)
-			goto oom;
-		if ((r = cf_supervisor_spawn(run->supervisor, rs, ids, n_ids, spawn_child, &c, &pid,
-					     err)) < 0)
-			goto out;
-	} else if ((pid = start_child(&c)) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "vfork",
-			      errno);
+	if ((r = spawn(run, &c, rs, stdio, &pid, err)) < 0)
 		goto out;
-	}
 	/* vfork returned: the child exec'd the command, failed, or was killed before it could
 	 * (the memory limit's OOM kill, a signal): what it left in `shared` goes to the status
 	 * pipe, where the wait reads it. */

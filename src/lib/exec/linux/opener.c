@@ -97,7 +97,8 @@ int cf_opener_idents(const struct cf_strv *allow, const int stdio[3], struct cf_
 	*n = 0;
 	for (size_t i = 0; allow && i < allow->n; i++) {
 		int fd = cf_open_nofollow(AT_FDCWD, allow->v[i], O_PATH, 0, NULL);
-		bool ok = fd >= 0 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISDIR(st.st_mode));
+		bool ok =
+		    fd >= 0 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISDIR(st.st_mode));
 		if (fd >= 0)
 			close(fd);
 		if (ok && add_ident(out, n, &st) < 0)
@@ -358,8 +359,8 @@ bool cf_opener_answer(struct cf_opener *o, const struct seccomp_notif *req, int 
 	a->tid = (pid_t)req->pid;
 	a->tgid = 0;
 	a->dirfd = at ? (int)req->data.args[0] : AT_FDCWD;
-	int fd = -1, r = o->ready ? cf_guard_read_str(a->tid, path, a->path, sizeof(a->path))
-				  : -EACCES;
+	int fd = -1,
+	    r = o->ready ? cf_guard_read_str(a->tid, path, a->path, sizeof(a->path)) : -EACCES;
 	bool later = false;
 	if (r == 0 && !pending(listener, req->id))
 		return true;

@@ -17,7 +17,10 @@
  *     a path) with the command's flags and installs it in the command, or makes the entry
  *     relative to the directory descriptor it holds; only regular files and directories;
  *   - in every other case lets the call continue to the kernel (SECCOMP_USER_NOTIF_FLAG_
- *     CONTINUE), which decides under the command's own Landlock rules.
+ *     CONTINUE), which decides under the command's own Landlock rules; but for an open that
+ *     could read a FIFO, which confine's opener makes (opener.h, R36): that one reaches the
+ *     supervisor only where the opener's own open was refused, and gets the opener's EACCES
+ *     where the supervisor does not act (supervisor.c).
  * A continued call is re-read by the kernel, but under rules that are safe on their own: a path
  * the command swaps meanwhile can only reach what those rules allow.  What the supervisor makes
  * itself is decided on descriptors it holds.  Its thread has no capability and takes the

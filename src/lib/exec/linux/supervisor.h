@@ -9,6 +9,11 @@
  * guard (connguard.c).  The thread has no capability (a root caller's changes are made with
  * the command's own rights: uid 0 without capabilities), and every decision is made on a
  * descriptor it opened, never on a path the kernel reads again.
+ *
+ * With plan->opener (R36) a second thread, confine's opener (opener.h), holds the listener
+ * instead: it answers the opens that could read a FIFO itself, inside a Landlock domain above
+ * the command's, and hands every other notification to the supervisor's thread (a pipe of
+ * whole records), which answers it as above.
  */
 #ifndef CONFINE_SUPERVISOR_H
 #define CONFINE_SUPERVISOR_H
