@@ -291,13 +291,23 @@ for who in $RUN_USERS; do
 		-- sh -c "echo \$('$TRYOP' read /proc/\$PPID/mem) \$('$TRYOP' read /proc/\$PPID/fd/0)"
 	expect "$who" EACCES "R36 ... and every thread of it, by its own /proc/TID" \
 		-- sh -c "r=EACCES; for t in /proc/\$PPID/task/*; do x=\$('$TRYOP' read /proc/\${t##*/}/environ); [ \"\$x\" = EACCES ] || r=\"\$r \$x\"; done; echo \$r"
-	# /dev/tty is the command's controlling terminal (R41: the pty confine made for it, its
-	# descriptor 0 here), never the one of the process that opens for it (script's).
-	if command -v script >/dev/null; then
-		tty_is0="exec 3</dev/tty && { [ /proc/self/fd/3 -ef /proc/self/fd/0 ] && echo same || echo other; }"
-		out=$(cd "$w" && _as "$who" env -i $(_env "$who") script -qec "sh -c '$tty_is0'" /dev/null 2>&1 </dev/null | grep -o 'same\|other\|No such.*')
+	# /dev/tty is the command's controlling terminal (R41: the pty confine made for it, the
+	# one of its descriptor 0 here), never the one of the process that opens for it (script's,
+	# which is not the command's controlling terminal: tcgetpgrp would be ENOTTY).
+	if command -v script >/dev/null && command -v python3 >/dev/null; then
+		cat >"$E/bin/ttyis0" <<-'PY'
+			#!/usr/bin/env python3
+			import os
+			try:
+			    fd = os.open("/dev/tty", os.O_RDONLY)
+			    print("same" if os.tcgetpgrp(fd) == os.tcgetpgrp(0) else "other")
+			except OSError as e:
+			    print(os.strerror(e.errno))
+		PY
+		chmod a+rx "$E/bin/ttyis0"
+		out=$(cd "$w" && _as "$who" env -i $(_env "$who") script -qec "'$E/bin/ttyis0'" /dev/null 2>&1 </dev/null | grep -o 'same\|other\|[A-Z][a-z ]*')
 		is "$out" same "$who: control: under script(1), /dev/tty is the terminal of descriptor 0 (host control, no confine)"
-		out=$(cd "$w" && _as "$who" env -i $(_env "$who") script -qec "'$FIX/confine' run -- sh -c '$tty_is0'" /dev/null 2>&1 </dev/null | grep -o 'same\|other\|No such.*')
+		out=$(cd "$w" && _as "$who" env -i $(_env "$who") script -qec "'$FIX/confine' run -- '$E/bin/ttyis0'" /dev/null 2>&1 </dev/null | grep -o 'same\|other\|[A-Z][a-z ]*')
 		is "$out" same "$who: R36 ... inside, /dev/tty is the command's own terminal, not confine's"
 	fi
 	expect "$who" EACCES "R36 ... nor from a descriptor of /proc/1" -- "$TRYIPC" fifo-at r /proc/1 environ
