@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "plan/landlock/ll_plan.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 #define R_SET (CF_LL_FS_EXECUTE | CF_LL_FS_READ_FILE | CF_LL_FS_READ_DIR)
@@ -236,7 +237,7 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 		cf_buf_add(&b, "ipc allowed (a FIFO named here, or directly in it):\n");
 		for (size_t i = 0; i < plan->ipc_allow.n; i++) {
 			/* The request chose it (R38). */
-			char *d = confine_display_escape(plan->ipc_allow.v[i], 0);
+			char *d = cf_display_escape(plan->ipc_allow.v[i], 0);
 			if (!d) {
 				cf_buf_release(&b);
 				return NULL;
