@@ -965,6 +965,76 @@ typedef enum confine_net_answer (*confine_net_ask_fn)(const struct confine_net_a
  */
 CONFINE_API int confine_request_set_net_ask(confine_request *req, confine_net_ask_fn fn, void *user,
 					    struct confine_error *err);
+/* ---------------------------------------------------------------------------------------- */
+/* Secrets the command can use but never read (R44, R45).  Linux only: elsewhere the request  */
+/* functions return CONFINE_E_INVALID.                                                        */
+
+/* The ssh-agent filter (R44): the command gets SSH_AUTH_SOCK, a socket confine serves from the
+ * caller's own agent (SSH_AUTH_SOCK of the request's environment, which the command never
+ * sees).  Through it the command lists and uses for signing only the keys added with
+ * confine_request_add_ssh_key (none without one), and signs only an SSH user authentication for
+ * a session bound (session-bind@openssh.com, checked) to a host key that the caller's
+ * known_hosts holds for a host the network rules allow, or an SSHSIG blob (git commit
+ * signing).  Adding, removing, locking, unlocking and every other extension are refused.
+ * Needs the sandbox (policy required, no escalation); on the landlock backend also network
+ * rules or --no-network.  Pure. */
+void confine_request_set_ssh_agent(confine_request *req, bool on);
+/* A key the command may use: a public key line (the content of KEY.pub: "ssh-ed25519 AAAA...
+ * comment") or its fingerprint as ssh-keygen -l prints it ("SHA256:" and 43 base64 digits).
+ * CONFINE_E_INVALID otherwise; at most 32.  Pure. */
+int confine_request_add_ssh_key(confine_request *req, const char *key, struct confine_error *err);
+
+/* A credential placeholder (R45): "NAME=SOURCE@HOST[,HOST...]".  The command's variable NAME
+ * holds a random placeholder; confine's proxy puts the real value (SOURCE: a variable of the
+ * request's environment, or file:/PATH, read when the run is prepared, its trailing newline
+ * dropped) in its place in requests to the listed hosts (network patterns as in
+ * confine_request_net_allow) and refuses any request that carries the placeholder to another
+ * host.  HTTPS to a listed host is inspected (a CA made for the run, in memory; the command's
+ * trust variables point to a bundle of it and the system's roots).  The real value is never in
+ * the command's environment (every variable holding it is removed), files (a file SOURCE is
+ * hidden from the sandbox), the report, the audit log or a message.  Needs network rules that
+ * allow each listed host.  Validated here (CONFINE_E_INVALID, CONFINE_E_LIMIT; at most 32).
+ * Pure. */
+int confine_request_add_secret(confine_request *req, const char *spec, struct confine_error *err);
+/* TLS interception of "HOST[,HOST...]" (R45): the proxy terminates the command's TLS to these
+ * hosts with the run's CA, verifies the server against the system's roots, and looks into the
+ * requests for placeholders.  Implied for the hosts of every secret.  Pure. */
+int confine_request_tls_inspect(confine_request *req, const char *hosts, struct confine_error *err);
+
+/* One request the ssh-agent filter answered. */
+struct confine_agent_event {
+	int64_t time_ms;  /* CLOCK_REALTIME, ms since the epoch */
+	char request[24]; /* "list", "sign", "session-bind", "add", "remove", "remove-all",
+			   * "lock", "unlock", "smartcard-add", "smartcard-remove", "extension",
+			   * "query", "unknown", "malformed" */
+	char key[64];	  /* the key of a sign request, "SHA256:..."; "" otherwise */
+	char host[272];	  /* the host the session is bound to ("NAME:PORT" from known_hosts),
+			   * "unknown host key SHA256:..." or "" (no binding) */
+	char outcome[16]; /* "allowed", "refused", "failed" (the caller's agent refused it or
+			   * cannot be reached) */
+	char detail[320];
+};
+/* The ssh-agent filter's requests in order, valid until confine_run_free; computed when
+ * confine_run_wait returns.  At most 4096 are kept; *dropped (may be NULL) counts the rest.
+ * Pure. */
+const struct confine_agent_event *confine_run_agent_events(const confine_run *run, size_t *n,
+							   size_t *dropped);
+
+/* What became of a placeholder in one request the proxy saw. */
+struct confine_secret_event {
+	int64_t time_ms;
+	char name[256]; /* the secret's NAME */
+	char host[256]; /* the request's host */
+	uint16_t port;
+	char outcome[16];  /* "substituted" (a listed host: the real value went in its place),
+			    * "refused" (another host: the request was refused) */
+	char where[64];	   /* "request line", "header NAME", "body" */
+	char encoding[16]; /* "plain", "percent", "base64", "hex" */
+};
+/* The placeholder events in order, valid until confine_run_free; computed when
+ * confine_run_wait returns; at most 4096 kept.  Pure. */
+const struct confine_secret_event *confine_run_secret_events(const confine_run *run, size_t *n,
+							     size_t *dropped);
 
 #ifdef __cplusplus
 }

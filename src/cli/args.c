@@ -364,6 +364,22 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			if ((r = confine_request_set_tty(
 				 o->req, a[2] == 't' ? CONFINE_TTY_ON : CONFINE_TTY_OFF, err)) < 0)
 				return r;
+		} else if (cmd == CLI_RUN && !strcmp(a, "--ssh-agent")) {
+			confine_request_set_ssh_agent(o->req, true);
+		} else if (cmd == CLI_RUN && opt_is(a, "--ssh-key", &v)) {
+			VALUE();
+			if (o->n_ssh_keys == sizeof(o->ssh_keys) / sizeof(o->ssh_keys[0]))
+				return confine_error_set(err, CONFINE_E_LIMIT, "too many keys", v,
+							 "at most 32 --ssh-key");
+			o->ssh_keys[o->n_ssh_keys++] = v;
+		} else if (cmd == CLI_RUN && opt_is(a, "--secret", &v)) {
+			VALUE();
+			if ((r = confine_request_add_secret(o->req, v, err)) < 0)
+				return r;
+		} else if (cmd == CLI_RUN && opt_is(a, "--tls-inspect", &v)) {
+			VALUE();
+			if ((r = confine_request_tls_inspect(o->req, v, err)) < 0)
+				return r;
 		} else if (cmd == CLI_RUN && !strcmp(a, "--print-plan")) {
 			o->print_plan = true;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--audit", &v)) {

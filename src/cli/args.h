@@ -37,6 +37,9 @@ struct cli_opts {
 	const char *inject[CONFINE_INJECT_MAX_COUNT];
 	bool inject_path[CONFINE_INJECT_MAX_COUNT];
 	size_t n_inject;
+	/* --ssh-key FILE.pub|FINGERPRINT (run), as given: cli_load_ssh_keys reads the files. */
+	const char *ssh_keys[32];
+	size_t n_ssh_keys;
 };
 
 /* Parses argv (argv[0] is the subcommand name).  Fills opts->req (created here; the caller

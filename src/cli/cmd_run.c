@@ -14,6 +14,7 @@
 #include "inject.h"
 #include "net_ask.h"
 #include "net_report.h"
+#include "secrets.h"
 
 static const char help[] =
     "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -79,6 +80,18 @@ static const char help[] =
     "  --inject-path TARGET=FILE  read-only file injection at TARGET inside the sandbox: over\n"
     "                             an existing file of the host (never changed), or in /tmp\n"
     "                             (at most 128 injections, 8 MiB each, 16 MiB in all)\n"
+    "\n"
+    "secrets the command can use but never read:\n"
+    "  --ssh-agent                an ssh-agent (SSH_AUTH_SOCK) served from yours, which stays\n"
+    "                             hidden: only the --ssh-key keys are listed and used, only\n"
+    "                             to sign in to a host your known_hosts and the network rules\n"
+    "                             allow (or SSHSIG); add, remove, lock are refused\n"
+    "  --ssh-key FILE.pub|SHA256:...  a key the command may use (repeatable)\n"
+    "  --secret NAME=SOURCE@HOST[,HOST...]  $NAME holds a placeholder; the proxy puts the\n"
+    "                             real value (SOURCE: your variable, or file:/PATH) in its\n"
+    "                             place only in requests to HOST, and refuses it elsewhere\n"
+    "  --tls-inspect HOST[,HOST...]  terminate the command's TLS to HOST with a CA made for\n"
+    "                             the run (implied for a --secret's hosts)\n"
     "\n"
     "signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the command.  After a\n"
     "SIGTERM, SIGHUP, SIGQUIT or a second SIGINT the command has 5 seconds to end; then the\n"
@@ -402,7 +415,7 @@ int cmd_run(int argc, char **argv)
 				  "not a backend");
 		goto refused;
 	}
-	if (cli_load_injections(&o, true, &err) < 0) {
+	if (cli_load_injections(&o, true, &err) < 0 || cli_load_ssh_keys(&o, &err) < 0) {
 		cli_report(&err);
 		goto refused;
 	}
@@ -480,6 +493,7 @@ int cmd_run(int argc, char **argv)
 	report_events(run, argv[o.first_operand]);
 	cli_net_warnings(run);
 	explain_denials(run);
+	cli_secret_warnings(run);
 	goto out;
 refused:
 	/* An attempt that never reached the library's prepare is recorded all the same (R24). */

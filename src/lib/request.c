@@ -46,6 +46,7 @@ void confine_request_free(confine_request *r)
 	cf_net_rules_release(&r->net_session);
 	cf_request_record_release(&r->record);
 	cf_injects_release(&r->injects);
+	cf_secret_req_release(&r->secrets);
 	free(r);
 }
 

@@ -8,6 +8,7 @@
 #include "rules/netrules.h"
 #include "record/record.h"
 #include "abi.h"
+#include "request_secrets.h"
 
 /* The Linux executor's run record; Windows (exec/windows) and macOS (exec/macos) keep their
  * own. */
@@ -26,6 +27,7 @@
 #include "exec/linux/settle.h"
 #include "host/kind_memo.h"
 #include "host/scan.h"
+#include "agent/agent_run.h"
 #endif
 
 struct confine_request {
@@ -48,6 +50,7 @@ struct confine_request {
 	enum confine_backend backend;	 /* SPEC 3.3: auto, bwrap or landlock */
 	struct cf_request_record record; /* approvals, audit log, report (record/) */
 	struct cf_injects injects;	 /* SPEC 6, validated when added */
+	struct cf_secret_req secrets;	 /* R44, R45: request_secrets.c */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c), and so has the
@@ -159,6 +162,8 @@ struct confine_run {
 	int *inject_fds;		       /* per plan injection: its sealed memfd */
 	size_t n_inject_fds;		       /* how many of them are open */
 	struct confine_injection *inject_info; /* what confine_run_injection returns */
+	/* secrets the command can use but never read (R44, R45) */
+	struct cf_run_agent agent; /* the ssh-agent filter (agent/agent_run.c) */
 };
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */

@@ -319,6 +319,7 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		    .net_mode = run->net_mode,
 		    .net_allowed = cf_net_policy_allows(&run->net),
 		    .net_rules = cf_net_policy_count(&run->net),
+		    .ssh_agent = run->agent.on && run->backend != CONFINE_BACKEND_LANDLOCK,
 		};
 		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0 ||
 		    (r = cf_run_inject_place(run, &plan, err)) < 0 ||
@@ -1155,6 +1156,9 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	}
 	if ((r = choose_backend(run, req, err)) < 0)
 		goto out;
+	/* R44: the ssh-agent filter (agent/agent_run.c). */
+	if ((r = cf_run_agent_prepare(run, req, env, err)) < 0)
+		goto out;
 	if ((r = keep_state_dirs(run, err)) < 0)
 		goto out;
 
@@ -1181,6 +1185,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	/* R43: the asker and the upstream proxy; its password in no variable of the command. */
 	if (r == 0 && (r = cf_run_net_prepare(run, req, env, err)) == 0)
 		r = cf_run_net_scrub(run, err);
+	if (r == 0)
+		r = cf_run_agent_env(run, err);
 	/* After the environment: the pointer variables are set last (SPEC 5). */
 	if (r < 0 || (r = cf_run_inject_seal(run, req, err)) < 0 ||
 	    (r = plan_backend(run, req, err)) < 0)
@@ -1302,6 +1308,7 @@ void confine_run_free(confine_run *run)
 	free(run->fallback_note);
 	free(run->ll_note);
 	cf_run_inject_release(run);
+	cf_run_agent_release(run);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);

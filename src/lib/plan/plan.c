@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent_const.h"
 #include "net/netconst.h"
 #include "plan/plan.h"
 #include "util/util.h"
@@ -211,6 +212,16 @@ static int add_kernel_mounts(struct cf_plan *out, const struct cf_host *h, size_
 static int add_net_mounts(struct cf_plan *out, struct confine_error *err)
 {
 	char *note = NULL;
+	/* R44: the ssh-agent filter's socket directory, the same way, at its own place; the
+	 * command connects to it (SSH_AUTH_SOCK). */
+	if (out->ssh_agent) {
+		char *why = cf_strdup("ssh-agent filter socket (confine's own, R44)");
+		int r = why ? add_mount(out, CF_MNT_RO_BIND, CF_AGENT_DIR, CF_KIND_DIR, 0, why, err)
+			    : cf_nomem(err);
+		if (r < 0)
+			return r;
+		out->mounts[out->n_mounts - 1].agent_dir = true;
+	}
 	if (out->net_mode == CONFINE_NET_DOMAINS) {
 		char *why = cf_strdup("network proxy sockets (confine's own, SPEC 12)");
 		if (!why)
@@ -379,6 +390,7 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 	out->net_mode = o->net_mode;
 	out->net_allowed = o->net_allowed;
 	out->net_rules = o->net_rules;
+	out->ssh_agent = o->ssh_agent;
 	out->tmp_size = o->tmp_size;
 	out->landlock_abi = h->landlock_abi;
 	out->seccomp = h->seccomp;

@@ -46,6 +46,7 @@ struct cf_mount {
 	char *why;	      /* "read: deny (guard ~/.ssh); write: deny (guard ~/.ssh)" */
 	bool net_dir;	      /* RO_BIND of confine's proxy sockets (SPEC 12): the source is the
 			       * executor's private directory, not path */
+	bool agent_dir;	      /* RO_BIND of the ssh-agent filter's socket (R44): the same way */
 	size_t inject;	      /* CF_MNT_INJECT, _FILE: index in plan->injects */
 	const char *net_file; /* R43: RO_BIND of a file of the resolver inside: the source is
 			       * this name in the executor's proxy directory (static text) */
@@ -85,6 +86,7 @@ struct cf_plan {
 	struct cf_strv notes;		/* downgrades and rules that could not be applied */
 	enum confine_net_mode net_mode; /* SPEC 12; DOMAINS also has network false */
 	size_t net_allowed, net_rules;	/* allow rules, all network rules */
+	bool ssh_agent;			/* R44: see cf_plan_opts */
 	struct cf_plan_inject *injects; /* SPEC 6, in the order of the request */
 	size_t n_injects;
 };
@@ -98,6 +100,7 @@ struct cf_plan_opts {
 	 * rules and of all network rules. */
 	enum confine_net_mode net_mode;
 	size_t net_allowed, net_rules;
+	bool ssh_agent; /* R44: the agent filter's socket directory at CF_AGENT_DIR */
 };
 
 void cf_plan_release(struct cf_plan *plan);

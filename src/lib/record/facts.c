@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "record/facts.h"
+#include "record/secrets_record.h"
 
 /* The backend and what it guarantees; without a sandbox, nothing. */
 static void backend(struct cf_jobj *j, const confine_run *run)
@@ -119,6 +120,7 @@ void cf_record_facts(struct cf_jobj *j, const confine_run *run)
 	network(j, run);
 	injections(j, run);
 	approval(j, run);
+	cf_record_secrets(j, run); /* R44, R45 */
 }
 
 void cf_record_outcome(const confine_run *run, const struct confine_error *why,

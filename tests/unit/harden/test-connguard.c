@@ -330,7 +330,7 @@ static void guard(int lp, int lsame, int lother)
 	close(hs[1]);
 	struct cf_connguard *g = NULL;
 	struct confine_error err = {0};
-	int r = cf_connguard_start(hs[0], (unsigned)proxy_port, &g, &err);
+	int r = cf_connguard_start(hs[0], (unsigned)proxy_port, NULL, &g, &err);
 	TAP_INTEQ(r, 0, "the guard starts (%s)", err.reason);
 	if (r < 0) {
 		kill(pid, SIGKILL);

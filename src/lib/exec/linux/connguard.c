@@ -29,6 +29,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "exec/linux/connguard.h"
@@ -61,6 +63,9 @@ struct cf_connguard {
 	bool borrowed; /* the listener is the landlock supervisor's (cf_connguard_answer) */
 	struct sockaddr_in proxy4;
 	struct sockaddr_in6 proxy6; /* ::ffff:127.0.0.1, for an AF_INET6 socket */
+	bool proxy;		    /* a proxy port was given */
+	struct sockaddr_un agent;   /* the ssh-agent filter's socket (R44); sun_path "" none */
+	socklen_t agent_len;
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t lock;
@@ -125,6 +130,24 @@ static bool still_pending(int listener, uint64_t id)
 	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+/* Whether the unix address asked for (len bytes) names the agent's socket: the same path,
+ * with or without its NUL, nothing but NULs after it.  An abstract or unnamed address never
+ * does. */
+static bool agent_address(const struct cf_connguard *g, const struct sockaddr_storage *sa,
+			  size_t len)
+{
+	const struct sockaddr_un *u = (const struct sockaddr_un *)sa;
+	size_t off = offsetof(struct sockaddr_un, sun_path), n = strlen(g->agent.sun_path);
+	if (len < off + n || len > sizeof(*u))
+		return false;
+	if (memcmp(u->sun_path, g->agent.sun_path, n))
+		return false;
+	for (size_t i = n; i < len - off; i++)
+		if (u->sun_path[i])
+			return false;
+	return true;
+}
+
 /* The answer to one connect(2): 0 or minus an errno; *made when confine connected. */
 static int on_connect(struct cf_connguard *g, const struct seccomp_notif *req, bool *made)
 {
@@ -164,9 +187,13 @@ static int on_connect(struct cf_connguard *g, const struct seccomp_notif *req, b
 	} else if (sa.ss_family == AF_UNSPEC) {
 		to = &unspec;
 		to_len = sizeof(unspec);
+	} else if (sa.ss_family == AF_UNIX && g->agent_len && agent_address(g, &sa, (size_t)len)) {
+		to = (const struct sockaddr *)&g->agent;
+		to_len = g->agent_len;
 	}
-	if (!to)
+	if (!to || (!g->proxy && to != (const struct sockaddr *)&g->agent && to != &unspec))
 		return -EACCES;
+	int want_domain = to == (const struct sockaddr *)&g->agent ? AF_UNIX : 0;
 
 	int pfd = pidfd_of(req->pid);
 	if (pfd < 0)
@@ -185,8 +212,11 @@ static int on_connect(struct cf_connguard *g, const struct seccomp_notif *req, b
 	else if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
 		 (l = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l)) < 0 ||
 		 (l = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_PROTOCOL, &proto, &l)) < 0 ||
-		 (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM || proto != IPPROTO_TCP)
-		r = -EACCES; /* a stream socketpair, the only other socket the filter lets exist */
+		 type != SOCK_STREAM ||
+		 (want_domain == AF_UNIX
+		      ? dom != AF_UNIX
+		      : (dom != AF_INET && dom != AF_INET6) || proto != IPPROTO_TCP))
+		r = -EACCES; /* a stream socketpair, or a unix stream for a TCP address */
 	else if (!still_pending(g->listener, req->id))
 		r = -EACCES; /* gone meanwhile: the answer goes nowhere */
 	else if ((*made = true, connect(sock, to, to_len) < 0))
@@ -268,7 +298,7 @@ static void *loop(void *arg)
 	return NULL;
 }
 
-int cf_connguard_start(int handoff_fd, unsigned port, struct cf_connguard **out,
+int cf_connguard_start(int handoff_fd, unsigned port, const char *agent, struct cf_connguard **out,
 		       struct confine_error *err)
 {
 	*out = NULL;
@@ -278,6 +308,13 @@ int cf_connguard_start(int handoff_fd, unsigned port, struct cf_connguard **out,
 		return cf_nomem(err);
 	}
 	g->handoff_fd = handoff_fd;
+	g->proxy = port != 0;
+	g->agent.sun_family = AF_UNIX;
+	if (agent && strlen(agent) < sizeof(g->agent.sun_path)) {
+		memcpy(g->agent.sun_path, agent, strlen(agent) + 1);
+		g->agent_len =
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(agent) + 1);
+	}
 	g->listener = -1;
 	g->proxy4 = (struct sockaddr_in){.sin_family = AF_INET,
 					 .sin_port = htons((uint16_t)port),
@@ -344,9 +381,10 @@ void cf_connguard_free(struct cf_connguard *g)
  * and hands connect(2) and the calls it does not know here: the same decision as the guard's
  * own thread makes, with `listener` to check that the notification is still pending.
  */
-int cf_connguard_new(unsigned port, struct cf_connguard **out, struct confine_error *err)
+int cf_connguard_new(unsigned port, const char *agent, struct cf_connguard **out,
+		     struct confine_error *err)
 {
-	int r = cf_connguard_start(-1, port, out, err);
+	int r = cf_connguard_start(-1, port, agent, out, err);
 	if (r == 0) {
 		(*out)->borrowed = true;
 		/* No handoff: the thread waits for nothing but its stop. */

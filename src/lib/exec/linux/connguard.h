@@ -22,11 +22,13 @@ struct cf_connguard;
 /*
  * Starts the guard's thread before the command exists.  It waits on `handoff_fd` (a stream
  * unix socket, taken over) for the seccomp listener the child sends right after it installs the
- * filter (SECCOMP_FILTER_FLAG_NEW_LISTENER), then answers every notification: connects to
- * 127.0.0.1:`port` only.  When the handoff ends without a listener (the child failed before
- * exec), the thread just waits to be stopped.
+ * filter (SECCOMP_FILTER_FLAG_NEW_LISTENER), then answers every notification: connects TCP
+ * sockets to 127.0.0.1:`port` only (none when port is 0), and unix streams to the ssh-agent
+ * filter's socket `agent` only (R44; none when NULL), each with its own copy of the address.
+ * When the handoff ends without a listener (the child failed before exec), the thread just
+ * waits to be stopped.
  */
-int cf_connguard_start(int handoff_fd, unsigned port, struct cf_connguard **out,
+int cf_connguard_start(int handoff_fd, unsigned port, const char *agent, struct cf_connguard **out,
 		       struct confine_error *err);
 
 /* What it did: connects made to the proxy, connects refused. */
@@ -44,7 +46,8 @@ int cf_connguard_send(int handoff_fd, int listener);
  * cf_connguard_answer decides one notification of `listener` (0 or minus an errno), counted
  * as the thread would.  `req` is a struct seccomp_notif. */
 struct seccomp_notif;
-int cf_connguard_new(unsigned port, struct cf_connguard **out, struct confine_error *err);
+int cf_connguard_new(unsigned port, const char *agent, struct cf_connguard **out,
+		     struct confine_error *err);
 int cf_connguard_answer(struct cf_connguard *g, int listener, const struct seccomp_notif *req);
 
 #endif

@@ -28,22 +28,27 @@ int cf_seccomp_build_fd(int *fd_out, struct confine_error *err);
 
 /* Socket families the filter lets socket(2) create (the landlock backend, SPEC 3.3). */
 enum cf_sockets {
-	CF_SOCKETS_ANY,	      /* no socket rule (bwrap: the network namespace does the work) */
-	CF_SOCKETS_UNIX_ONLY, /* every family but AF_UNIX refused with EPERM */
-	CF_SOCKETS_NONE,      /* every family refused with EPERM, AF_UNIX included (and the
-				 datagram socketpair, which can address a host socket) */
-	CF_SOCKETS_NO_UNIX,   /* AF_UNIX refused with EPERM (the datagram socketpair too), every
-				 other family allowed */
-	CF_SOCKETS_PROXY,     /* network by domain: socket(2) only for TCP over AF_INET and
-				 AF_INET6 (everything else EPERM, AF_UNIX included), socketpair
-				 as NONE, connect(2) goes to confine's connect guard
-				 (SECCOMP_RET_USER_NOTIF), listen(2) and MSG_FASTOPEN EPERM */
-	CF_SOCKETS_GUARDED,   /* as ANY, for a sandbox whose command runs under the IPC guard
-				 (R36): openat2 is left to the guard's own filter, which refuses
-				 it to the command (ENOSYS), so that pid 1 may resolve paths
-				 with it */
+	CF_SOCKETS_ANY,		/* no socket rule (bwrap: the network namespace does the work) */
+	CF_SOCKETS_UNIX_ONLY,	/* every family but AF_UNIX refused with EPERM */
+	CF_SOCKETS_NONE,	/* every family refused with EPERM, AF_UNIX included (and the
+				   datagram socketpair, which can address a host socket) */
+	CF_SOCKETS_NO_UNIX,	/* AF_UNIX refused with EPERM (the datagram socketpair too), every
+				   other family allowed */
+	CF_SOCKETS_PROXY,	/* network by domain: socket(2) only for TCP over AF_INET and
+				   AF_INET6 (everything else EPERM, AF_UNIX included), socketpair
+				   as NONE, connect(2) goes to confine's connect guard
+				   (SECCOMP_RET_USER_NOTIF), listen(2) and MSG_FASTOPEN EPERM */
+	CF_SOCKETS_GUARDED,	/* as ANY, for a sandbox whose command runs under the IPC guard
+				   (R36): openat2 is left to the guard's own filter, which refuses
+				   it to the command (ENOSYS), so that pid 1 may resolve paths
+				   with it */
+	CF_SOCKETS_PROXY_AGENT, /* PROXY, and AF_UNIX streams for the ssh-agent filter (R44):
+				   the connect guard lets them reach its socket, nothing else */
+	CF_SOCKETS_AGENT,	/* no network but the ssh-agent filter (R44): socket(2) only for
+				   AF_UNIX streams, socketpair as NONE, connect(2) to the guard,
+				   listen(2) EPERM */
 };
-#define CF_SECCOMP_N_SOCKETS 6
+#define CF_SECCOMP_N_SOCKETS 8
 #define CF_SUPERVISE_META 1
 #define CF_SUPERVISE_PATHS 2
 #define CF_SUPERVISE_READS 3

@@ -398,13 +398,15 @@ int cf_ll_supervise_level(const struct cf_ll_plan *pl)
 
 /* The seccomp program of SPEC 3.1 plus this backend's socket rules, read back from the memfd
  * it is exported into, for prctl(PR_SET_SECCOMP) in the child. */
-static int load_program(const struct cf_ll_plan *pl, struct sock_fprog *prog,
+static int load_program(const struct cf_ll_plan *pl, bool agent, struct sock_fprog *prog,
 			struct confine_error *err)
 {
 	struct cf_seccomp_opts o = {.sockets = CF_SOCKETS_ANY,
 				    .supervise = cf_ll_supervise_level(pl)};
 	if (pl->net_proxy)
-		o.sockets = CF_SOCKETS_PROXY;
+		o.sockets = agent ? CF_SOCKETS_PROXY_AGENT : CF_SOCKETS_PROXY;
+	else if (agent)
+		o.sockets = CF_SOCKETS_AGENT; /* R44: refused with the network on, at prepare */
 	else if (!pl->unix_sockets)
 		o.sockets = pl->network ? CF_SOCKETS_NO_UNIX : CF_SOCKETS_NONE;
 	else if (!pl->network)
@@ -690,17 +692,25 @@ static int exec_candidates(const char *argv0, char **envp, struct cf_strv *out)
  */
 static int start_proxy_side(confine_run *run, unsigned *port, struct confine_error *err)
 {
+	int r;
+	/* R44: the ssh-agent filter's socket, which the guard lets unix streams reach. */
+	const char *agent = cf_run_agent_sock(run);
+	if (agent && (r = cf_run_agent_env_at(run, err)) < 0)
+		return r;
 	*port = run->netrun ? cf_netrun_port(run->netrun) : 0;
-	if (!*port)
+	if (!*port && run->ll.net_proxy)
 		return cf_err(err, CONFINE_E_SPAWN, "network by domain not available", "landlock",
 			      "the proxy does not listen on the host's loopback");
-	char userinfo[sizeof(CF_PROXY_USER) + CF_PROXY_SECRET_LEN + 1];
-	snprintf(userinfo, sizeof(userinfo), "%s:%s", CF_PROXY_USER, cf_netrun_secret(run->netrun));
-	int r = cf_plan_net_env_at(&run->plan, *port, userinfo, err);
-	explicit_bzero(userinfo, sizeof(userinfo));
-	if (r < 0)
-		return r;
-	return cf_connguard_new(*port, &run->connguard, err);
+	if (run->ll.net_proxy) {
+		char userinfo[sizeof(CF_PROXY_USER) + CF_PROXY_SECRET_LEN + 1];
+		snprintf(userinfo, sizeof(userinfo), "%s:%s", CF_PROXY_USER,
+			 cf_netrun_secret(run->netrun));
+		r = cf_plan_net_env_at(&run->plan, *port, userinfo, err);
+		explicit_bzero(userinfo, sizeof(userinfo));
+		if (r < 0)
+			return r;
+	}
+	return cf_connguard_new(*port, agent, &run->connguard, err);
 }
 
 /* The supervisor (R42; network by domain's connect guard rides on it): it waits for the
@@ -725,7 +735,8 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	unsigned port = 0;
 	int r;
 
-	if (run->ll.net_proxy && (r = start_proxy_side(run, &port, err)) < 0)
+	if ((run->ll.net_proxy || cf_run_agent_sock(run)) &&
+	    (r = start_proxy_side(run, &port, err)) < 0)
 		goto out;
 	if (plan->seccomp && (r = start_supervisor(run, guard, err)) < 0)
 		goto out;
@@ -743,7 +754,8 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			stdio[i] = pty;
 	if ((r = cf_ll_build_ruleset(&run->ll, port, stdio, &rs, err)) < 0)
 		goto out;
-	if (plan->seccomp && (r = load_program(&run->ll, &prog, err)) < 0)
+	if (plan->seccomp &&
+	    (r = load_program(&run->ll, cf_run_agent_sock(run) != NULL, &prog, err)) < 0)
 		goto out;
 	char **envp = plan->env.v ? plan->env.v : (char *[]){NULL};
 	if (exec_candidates(plan->argv.v[0], envp, &cands) < 0)

@@ -286,11 +286,15 @@ static int new_memfd(struct confine_error *err)
  */
 #define CF_MSG_FASTOPEN 0x20000000
 
-static int add_proxy_rules(scmp_filter_ctx ctx, struct confine_error *err)
+static int add_proxy_rules(scmp_filter_ctx ctx, bool agent, struct confine_error *err)
 {
 	int rc;
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-			      SCMP_A0_32(SCMP_CMP_LT, AF_INET));
+	/* With the ssh-agent filter (R44) AF_UNIX stays: the type and protocol rules below
+	 * leave it streams alone, and the guard connects them to the agent's socket only. */
+	rc = agent ? seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A0_32(SCMP_CMP_EQ, AF_UNSPEC))
+		   : seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A0_32(SCMP_CMP_LT, AF_INET));
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
 				      SCMP_A0_32(SCMP_CMP_GT, AF_INET6));
@@ -336,12 +340,46 @@ static int add_proxy_rules(scmp_filter_ctx ctx, struct confine_error *err)
 	return rc < 0 ? rule_error(err, "sendto", rc) : 0;
 }
 
+/*
+ * No network but the ssh-agent filter on the landlock backend (CF_SOCKETS_AGENT, R44): socket(2)
+ * only for AF_UNIX streams (another family, or another type under SOCK_TYPE_MASK: EPERM);
+ * socketpair(2) of AF_UNIX streams and seqpackets as with no network; connect(2) to the guard,
+ * which connects a unix stream to the agent's socket and refuses everything else; listen(2)
+ * EPERM, so that no pathname socket the command binds accepts anyone.
+ */
+static int add_agent_rules(scmp_filter_ctx ctx, struct confine_error *err)
+{
+	int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				  SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+	for (unsigned t = 0; rc == 0 && t <= CF_SOCK_TYPE_MASK; t++)
+		if (t != SOCK_STREAM)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, t));
+	if (rc < 0)
+		return rule_error(err, "socket", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+			      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+	if (rc == 0)
+		rc =
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+				     SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, SOCK_DGRAM));
+	if (rc < 0)
+		return rule_error(err, "socketpair", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
+	if (rc < 0)
+		return rule_error(err, "connect", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(listen), 0);
+	return rc < 0 ? rule_error(err, "listen", rc) : 0;
+}
+
 static int add_socket_rules(scmp_filter_ctx ctx, const struct cf_seccomp_opts *o,
 			    struct confine_error *err)
 {
 	int rc = 0;
-	if (o->sockets == CF_SOCKETS_PROXY)
-		return add_proxy_rules(ctx, err);
+	if (o->sockets == CF_SOCKETS_PROXY || o->sockets == CF_SOCKETS_PROXY_AGENT)
+		return add_proxy_rules(ctx, o->sockets == CF_SOCKETS_PROXY_AGENT, err);
+	if (o->sockets == CF_SOCKETS_AGENT)
+		return add_agent_rules(ctx, err);
 	if (o->sockets == CF_SOCKETS_NONE)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 0);
 	else if (o->sockets == CF_SOCKETS_UNIX_ONLY)

@@ -12,9 +12,9 @@
 
 int main(int argc, char **argv)
 {
-	static const enum cf_sockets kinds[] = {CF_SOCKETS_ANY,	  CF_SOCKETS_UNIX_ONLY,
-						CF_SOCKETS_NONE,  CF_SOCKETS_NO_UNIX,
-						CF_SOCKETS_PROXY, CF_SOCKETS_GUARDED};
+	static const enum cf_sockets kinds[] = {
+	    CF_SOCKETS_ANY,   CF_SOCKETS_UNIX_ONLY, CF_SOCKETS_NONE,	    CF_SOCKETS_NO_UNIX,
+	    CF_SOCKETS_PROXY, CF_SOCKETS_GUARDED,   CF_SOCKETS_PROXY_AGENT, CF_SOCKETS_AGENT};
 	if (argc != 2) {
 		fprintf(stderr, "usage: seccomp-gen OUTPUT\n");
 		return 2;

@@ -476,15 +476,17 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		source[i] = empty[i] = -1;
-		if (m->op == CF_MNT_RO_BIND && m->net_dir) {
-			/* SPEC 12: the proxy's private socket directory, by descriptor. */
-			source[i] = run->netrun
-					? fcntl(cf_netrun_dir_fd(run->netrun), F_DUPFD_CLOEXEC, 3)
-					: -1;
+		if (m->op == CF_MNT_RO_BIND && (m->net_dir || m->agent_dir)) {
+			/* SPEC 12: the proxy's private socket directory, by descriptor; R44: the
+			 * ssh-agent filter's the same way. */
+			int dfd = m->agent_dir	? cf_run_agent_dir_fd(run)
+				  : run->netrun ? cf_netrun_dir_fd(run->netrun)
+						: -1;
+			source[i] = dfd >= 0 ? fcntl(dfd, F_DUPFD_CLOEXEC, 3) : -1;
 			if (source[i] < 0) {
 				r = cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox",
-					   "network proxy",
-					   "the proxy's socket directory is not open");
+					   m->agent_dir ? "ssh-agent filter" : "network proxy",
+					   "the socket directory is not open");
 				goto out;
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
@@ -795,6 +797,13 @@ static int start_run(confine_run *run, struct confine_error *err)
 		cf_cgroup_destroy(&run->cgroup);
 		return r;
 	}
+	/* R44: the ssh-agent filter serves its socket before the sandbox exists. */
+	if ((r = cf_run_agent_start(run, err)) < 0) {
+		cf_cgroup_destroy(&run->cgroup);
+		cf_netrun_free(run->netrun);
+		run->netrun = NULL;
+		return r;
+	}
 	/* The landlock backend has no pid namespace to end the command's other processes: a
 	 * cgroup of their own, where confine can create one, finds them all at the end. */
 	if (landlock && !run->cgroup.n && cf_cgroup_available())
@@ -817,6 +826,7 @@ static int start_run(confine_run *run, struct confine_error *err)
 		run->connguard = NULL;
 		cf_netrun_free(run->netrun);
 		run->netrun = NULL;
+		cf_run_agent_finish(run);
 	}
 	return r;
 }
@@ -1574,6 +1584,7 @@ static int finish_network(confine_run *run, struct confine_error *err)
 	run->supervisor = NULL;
 	cf_connguard_free(run->connguard);
 	run->connguard = NULL;
+	cf_run_agent_finish(run); /* R44: its records */
 	if (!run->netrun)
 		return 0;
 	free(run->net_events);

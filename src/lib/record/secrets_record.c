@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the report and the audit line say about the secrets the command used but never read
+ * (R44, R45): the ssh-agent filter's keys and every request it answered; the names and hosts
+ * of the secrets and what became of each placeholder.  Never a value, never a placeholder.
+ */
+#include "record/facts.h"
+#include "record/secrets_record.h"
+
+static void agent(struct cf_jobj *j, const confine_run *run)
+{
+	if (!run->agent.on) {
+		cf_jput_null(j, "ssh_agent");
+		return;
+	}
+	struct cf_jobj a;
+	cf_jobj_init(&a);
+	cf_jput_strv(&a, "keys", run->agent.fingerprints.v, run->agent.fingerprints.n);
+	size_t n, dropped;
+	const struct confine_agent_event *e = confine_run_agent_events(run, &n, &dropped);
+	json_t *v = json_array();
+	for (size_t i = 0; v && i < n; i++) {
+		struct cf_jobj o;
+		cf_jobj_init(&o);
+		cf_jput_int(&o, "time_ms", (long long)e[i].time_ms);
+		cf_jput_str(&o, "request", e[i].request);
+		cf_jput_str(&o, "key", e[i].key[0] ? e[i].key : NULL);
+		cf_jput_str(&o, "host", e[i].host[0] ? e[i].host : NULL);
+		cf_jput_str(&o, "outcome", e[i].outcome);
+		cf_jput_str(&o, "detail", e[i].detail);
+		if (o.oom || json_array_append_new(v, o.o) < 0)
+			a.oom = true;
+	}
+	cf_jput(&a, "requests", v);
+	cf_jput_int(&a, "requests_dropped", (long long)dropped);
+	cf_jput_obj(j, "ssh_agent", &a);
+}
+
+void cf_record_secrets(struct cf_jobj *j, const confine_run *run)
+{
+	agent(j, run);
+}
