@@ -78,9 +78,10 @@ static void agent_warnings(const confine_run *run)
 		shown++;
 	}
 	if (host_hint)
-		fprintf(stderr, "hint: confine signs for a session only when your known_hosts holds "
-				"the server's host key for a host the network rules allow ('confine "
-				"explain --net HOST:PORT'); the --report file lists every request\n");
+		fprintf(stderr,
+			"hint: confine signs for a session only when your known_hosts holds "
+			"the server's host key for a host the network rules allow ('confine "
+			"explain --net HOST:PORT'); the --report file lists every request\n");
 	if (dropped)
 		fprintf(stderr, "confine: ssh-agent: %zu more requests were not kept\n", dropped);
 }

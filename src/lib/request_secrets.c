@@ -75,9 +75,18 @@ int confine_request_add_ssh_key(confine_request *req, const char *key, struct co
 static bool confine_sets(const char *name)
 {
 	static const char *const own[] = {
-	    "HTTP_PROXY",	   "HTTPS_PROXY",	 "ALL_PROXY",	    "NO_PROXY",
-	    "SSH_AUTH_SOCK",	   "SSL_CERT_FILE",	 "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
-	    "CURL_CA_BUNDLE",	   "GIT_SSL_CAINFO",	 "TMPDIR",	    "PATH",
+	    "HTTP_PROXY",
+	    "HTTPS_PROXY",
+	    "ALL_PROXY",
+	    "NO_PROXY",
+	    "SSH_AUTH_SOCK",
+	    "SSL_CERT_FILE",
+	    "NODE_EXTRA_CA_CERTS",
+	    "REQUESTS_CA_BUNDLE",
+	    "CURL_CA_BUNDLE",
+	    "GIT_SSL_CAINFO",
+	    "TMPDIR",
+	    "PATH",
 	};
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (!strcasecmp(name, own[i]))
@@ -87,8 +96,8 @@ static bool confine_sets(const char *name)
 
 static bool name_syntax(const char *s, size_t n)
 {
-	if (!n || n > 255 || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') ||
-			       s[0] == '_'))
+	if (!n || n > 255 ||
+	    !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
 		return false;
 	for (size_t i = 1; i < n; i++)
 		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||

@@ -14,9 +14,9 @@
 
 /* --secret NAME=SOURCE@HOST[,HOST...] */
 struct cf_secret_spec {
-	char *name;	       /* the command's variable */
-	char *source;	       /* a variable of the caller, or "file:PATH" */
-	struct cf_strv hosts;  /* network patterns (rules/netrules.h syntax) */
+	char *name;	      /* the command's variable */
+	char *source;	      /* a variable of the caller, or "file:PATH" */
+	struct cf_strv hosts; /* network patterns (rules/netrules.h syntax) */
 };
 
 struct cf_secret_req {

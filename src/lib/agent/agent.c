@@ -74,7 +74,8 @@ static void record(struct cf_agent *a, struct confine_agent_event *ev)
 static bool wait_fd(struct cf_agent *a, int fd, short events)
 {
 	for (;;) {
-		struct pollfd p[2] = {{.fd = fd, .events = events}, {.fd = a->stop_fd, .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = fd, .events = events},
+				      {.fd = a->stop_fd, .events = POLLIN}};
 		int n = poll(p, 2, -1);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -126,8 +127,8 @@ static bool read_msg(struct cf_agent *a, int fd, uint8_t **msg, size_t *len)
 	uint8_t head[4];
 	if (!read_full(a, fd, head, 4) || cf_agent_frame(head, 4) < 0)
 		return false;
-	uint32_t body = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 |
-			(uint32_t)head[2] << 8 | head[3];
+	uint32_t body =
+	    (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
 	if (body == 0 || body > CF_AGENT_MAX_MSG)
 		return false;
 	uint8_t *m = malloc(4 + (size_t)body);
@@ -223,7 +224,8 @@ static bool pass_on(struct client *c, const uint8_t *msg, size_t len,
 	uint8_t *ans = NULL;
 	size_t alen = 0;
 	if (!ask_upstream(c, msg, len, &ans, &alen)) {
-		cf_agent_event_set(ev, ev->request, "failed", "the caller's agent cannot be reached");
+		cf_agent_event_set(ev, ev->request, "failed",
+				   "the caller's agent cannot be reached");
 		return reply_byte(c, CF_SSH_AGENT_FAILURE);
 	}
 	if (alen == 5 && ans[4] == CF_SSH_AGENT_FAILURE)

@@ -137,7 +137,8 @@ static const char *verify_rsa(struct cf_agent_rd *key, struct cf_agent_str alg,
 	else if (mpz_sizeinbase(pub.n, 2) < RSA_MIN_BITS)
 		why = "an RSA key of fewer than 2048 bits";
 	else if (!sha512 && !str_is(alg, "rsa-sha2-256"))
-		why = "an RSA signature that is not rsa-sha2-256 or rsa-sha2-512 (SHA-1 is refused)";
+		why =
+		    "an RSA signature that is not rsa-sha2-256 or rsa-sha2-512 (SHA-1 is refused)";
 	else if (sig.n == 0 || sig.n > pub.size)
 		why = "an RSA signature of the wrong length";
 	if (!why) {
@@ -187,8 +188,8 @@ static size_t ecdsa_digest(unsigned bits, const uint8_t *data, size_t dn, uint8_
 }
 
 static const char *verify_ecdsa(struct cf_agent_rd *key, struct cf_agent_str type,
-				struct cf_agent_str alg, struct cf_agent_str sig, const uint8_t *data,
-				size_t dn)
+				struct cf_agent_str alg, struct cf_agent_str sig,
+				const uint8_t *data, size_t dn)
 {
 	static const struct {
 		const char *type, *curve;

@@ -42,8 +42,8 @@ bool cf_agent_bind(struct cf_agent_session *s, const struct cf_agent_msg *m,
 {
 	char fp[CF_SSH_FP_LEN], detail[320];
 	cf_ssh_fingerprint(m->hostkey.p, m->hostkey.n, fp);
-	const char *bad = cf_ssh_verify(m->hostkey.p, m->hostkey.n, m->sig.p, m->sig.n, m->sid.p,
-					m->sid.n);
+	const char *bad =
+	    cf_ssh_verify(m->hostkey.p, m->hostkey.n, m->sig.p, m->sig.n, m->sid.p, m->sid.n);
 	if (bad) {
 		snprintf(detail, sizeof(detail), "host key %s: %s", fp, bad);
 		cf_agent_event_set(ev, "session-bind", "refused", detail);

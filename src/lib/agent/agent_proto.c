@@ -291,8 +291,7 @@ static bool parse_sshsig(struct cf_agent_rd *r, struct cf_sigdata *d)
 	r->p += 6;
 	r->n -= 6;
 	if (!cf_agent_get_str(r, &d->ns) || d->ns.n == 0 || !cf_agent_get_str(r, &reserved) ||
-	    !cf_agent_get_str(r, &alg) || alg.n == 0 || !cf_agent_get_str(r, &hash) ||
-	    hash.n == 0)
+	    !cf_agent_get_str(r, &alg) || alg.n == 0 || !cf_agent_get_str(r, &hash) || hash.n == 0)
 		return false;
 	return r->n == 0;
 }

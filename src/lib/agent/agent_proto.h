@@ -139,7 +139,7 @@ struct cf_sigdata {
 	enum cf_sigdata_kind kind;
 	/* USERAUTH */
 	struct cf_agent_str sid, user, key;
-	bool hostbound;		    /* publickey-hostbound-v00@openssh.com */
+	bool hostbound;		     /* publickey-hostbound-v00@openssh.com */
 	struct cf_agent_str hostkey; /* hostbound: the server's host key */
 	/* SSHSIG */
 	struct cf_agent_str ns;

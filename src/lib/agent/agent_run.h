@@ -15,7 +15,7 @@ struct cf_agent;
 
 struct cf_run_agent {
 	bool on;
-	char *upstream;		    /* the caller's SSH_AUTH_SOCK */
+	char *upstream;		     /* the caller's SSH_AUTH_SOCK */
 	struct cf_strv fingerprints; /* the keys named */
 	struct cf_known_hosts kh;
 	struct cf_agent *agent; /* while the command runs */

@@ -152,7 +152,8 @@ static bool pattern_host(const char *p, size_t n, char *host, size_t cap, struct
 		if (d == p + n)
 			return false;
 		for (; d < p + n; d++) {
-			if (*d < '0' || *d > '9' || (v = v * 10 + (unsigned long)(*d - '0')) > 65535)
+			if (*d < '0' || *d > '9' ||
+			    (v = v * 10 + (unsigned long)(*d - '0')) > 65535)
 				return false;
 		}
 		if (!v)
