@@ -58,7 +58,8 @@ void cli_net_warnings(const confine_run *run)
 	for (size_t i = 0; i < n; i++) {
 		const struct confine_net_event *e = confine_run_net_event(run, i);
 		if (!strcmp(e->outcome, "connected") || !strcmp(e->outcome, "closed") ||
-		    !strcmp(e->outcome, "auth_challenge"))
+		    !strcmp(e->outcome, "auth_challenge") ||
+		    !strcmp(e->outcome, "secret_refused")) /* said by cli/secrets.c */
 			continue;
 		if (!strcmp(e->protocol, "dns") && !strcmp(e->outcome, "unavailable")) {
 			fprintf(stderr, "confine: network: the resolver inside the sandbox: %s\n",

@@ -28,6 +28,7 @@
 #include "host/kind_memo.h"
 #include "host/scan.h"
 #include "agent/agent_run.h"
+#include "net/secrets_run.h"
 #endif
 
 struct confine_request {
@@ -162,8 +163,10 @@ struct confine_run {
 	int *inject_fds;		       /* per plan injection: its sealed memfd */
 	size_t n_inject_fds;		       /* how many of them are open */
 	struct confine_injection *inject_info; /* what confine_run_injection returns */
+	struct cf_injects inject_extra;	       /* the run's own, after the request's (R45) */
 	/* secrets the command can use but never read (R44, R45) */
-	struct cf_run_agent agent; /* the ssh-agent filter (agent/agent_run.c) */
+	struct cf_run_agent agent;     /* the ssh-agent filter (agent/agent_run.c) */
+	struct cf_run_secrets secrets; /* credential placeholders (net/secrets_run.c) */
 };
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */

@@ -1138,8 +1138,6 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	 * escalation runs without the sandbox from here on. */
 	if ((r = cf_record_approve(run, req, err)) < 0)
 		goto out;
-	if ((r = cf_run_inject_inputs(run, req, err)) < 0)
-		goto out;
 	if (run->policy == CONFINE_POLICY_REQUIRED && !run->host.seccomp) {
 		/* SPEC 3.1: the filter is part of the sandbox; a run without it is not pretended.
 		 */
@@ -1156,8 +1154,11 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	}
 	if ((r = choose_backend(run, req, err)) < 0)
 		goto out;
-	/* R44: the ssh-agent filter (agent/agent_run.c). */
-	if ((r = cf_run_agent_prepare(run, req, env, err)) < 0)
+	/* R44: the ssh-agent filter (agent/agent_run.c); R45: the credential placeholders,
+	 * whose trust bundle is an injection of the run's (net/secrets_run.c). */
+	if ((r = cf_run_agent_prepare(run, req, env, err)) < 0 ||
+	    (r = cf_run_secrets_prepare(run, req, env, err)) < 0 ||
+	    (r = cf_run_inject_inputs(run, req, err)) < 0)
 		goto out;
 	if ((r = keep_state_dirs(run, err)) < 0)
 		goto out;
@@ -1187,9 +1188,11 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 		r = cf_run_net_scrub(run, err);
 	if (r == 0)
 		r = cf_run_agent_env(run, err);
+	if (r == 0)
+		r = cf_run_secrets_env(run, err);
 	/* After the environment: the pointer variables are set last (SPEC 5). */
 	if (r < 0 || (r = cf_run_inject_seal(run, req, err)) < 0 ||
-	    (r = plan_backend(run, req, err)) < 0)
+	    (r = plan_backend(run, req, err)) < 0 || (r = cf_run_secrets_landlock(run, err)) < 0)
 		goto out;
 	/* Protections reached through a symlink: the link is checked after the run (events.c). */
 	if (cf_idents_record_paths(&run->policy_rules.linked, &run->linked) < 0)
@@ -1309,6 +1312,7 @@ void confine_run_free(confine_run *run)
 	free(run->ll_note);
 	cf_run_inject_release(run);
 	cf_run_agent_release(run);
+	cf_run_secrets_release(run);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);

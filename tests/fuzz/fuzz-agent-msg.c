@@ -65,7 +65,8 @@ static void requests(const uint8_t *p, size_t n)
 				CHECK(!d.hostbound || d.hostkey.n);
 			}
 			if (d.kind == CF_SIGDATA_SSHSIG)
-				CHECK(d.ns.n > 0 && m.data.n >= 6 && !memcmp(m.data.p, "SSHSIG", 6));
+				CHECK(d.ns.n > 0 && m.data.n >= 6 &&
+				      !memcmp(m.data.p, "SSHSIG", 6));
 		}
 		p += f;
 		n -= (size_t)f;

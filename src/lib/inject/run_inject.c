@@ -36,6 +36,7 @@ void cf_run_inject_release(confine_run *run)
 	run->inject_hash = NULL;
 	run->inject_in = NULL;
 	run->n_inject_in = 0;
+	cf_injects_release(&run->inject_extra);
 }
 
 /* NAME=PATH, replacing every earlier NAME= of the environment: the pointer always wins. */
@@ -53,28 +54,40 @@ static int set_pointer(struct cf_strv *env, const char *name, const char *path)
 	return kv ? cf_strv_take(env, kv) : -1;
 }
 
+/* The request's injections, then the run's own (R45: the trust bundle of TLS inspection). */
+static size_t n_all(const confine_run *run, const confine_request *req)
+{
+	return req->injects.n + run->inject_extra.n;
+}
+
+static const struct cf_inject *nth(const confine_run *run, const confine_request *req, size_t i)
+{
+	return i < req->injects.n ? &req->injects.v[i] : &run->inject_extra.v[i - req->injects.n];
+}
+
 /* What the plan needs of each injection, kept by the run: the plan is made again when the
  * workspace changed under it (R34), after the request may be gone. */
 int cf_run_inject_inputs(confine_run *run, const confine_request *req, struct confine_error *err)
 {
-	const struct cf_injects *l = &req->injects;
-	if (l->n == 0)
+	size_t n = n_all(run, req);
+	if (n == 0)
 		return 0; /* nothing at all: no memfd, no mount, no variable */
-	run->inject_in = calloc(l->n, sizeof(*run->inject_in));
-	run->inject_hash = calloc(l->n, sizeof(*run->inject_hash));
-	run->inject_where = calloc(l->n, sizeof(*run->inject_where));
+	run->inject_in = calloc(n, sizeof(*run->inject_in));
+	run->inject_hash = calloc(n, sizeof(*run->inject_hash));
+	run->inject_where = calloc(n, sizeof(*run->inject_where));
 	if (!run->inject_in || !run->inject_hash || !run->inject_where)
 		return cf_nomem(err);
-	for (size_t i = 0; i < l->n; i++) {
-		cf_blake3_hex(l->v[i].data, l->v[i].len, run->inject_hash[i]);
-		if (!(run->inject_where[i] = cf_strdup(l->v[i].where)))
+	for (size_t i = 0; i < n; i++) {
+		const struct cf_inject *v = nth(run, req, i);
+		cf_blake3_hex(v->data, v->len, run->inject_hash[i]);
+		if (!(run->inject_where[i] = cf_strdup(v->where)))
 			return cf_nomem(err);
-		run->inject_in[i] = (struct cf_plan_inject_in){.placement = l->v[i].placement,
+		run->inject_in[i] = (struct cf_plan_inject_in){.placement = v->placement,
 							       .where = run->inject_where[i],
 							       .hash = run->inject_hash[i],
-							       .size = l->v[i].len};
+							       .size = v->len};
 	}
-	run->n_inject_in = l->n;
+	run->n_inject_in = n;
 	return 0;
 }
 
@@ -107,18 +120,19 @@ int cf_run_inject_place(confine_run *run, struct cf_plan *plan, struct confine_e
 
 int cf_run_inject_seal(confine_run *run, const confine_request *req, struct confine_error *err)
 {
-	const struct cf_injects *l = &req->injects;
+	size_t n = n_all(run, req);
 	int r = 0;
 	if (!run->n_inject_in)
 		return 0;
-	run->inject_fds = malloc(l->n * sizeof(int));
-	run->inject_info = calloc(l->n, sizeof(*run->inject_info));
+	run->inject_fds = malloc(n * sizeof(int));
+	run->inject_info = calloc(n, sizeof(*run->inject_info));
 	if (!run->inject_fds || !run->inject_info)
 		goto oom;
-	for (size_t i = 0; i < l->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct cf_plan_inject *p = &run->plan.injects[i];
+		const struct cf_inject *v = nth(run, req, i);
 		char got[CF_HASH_HEX];
-		int fd = cf_inject_memfd(p->record, l->v[i].data, l->v[i].len, p->hash, got, err);
+		int fd = cf_inject_memfd(p->record, v->data, v->len, p->hash, got, err);
 		if (fd < 0) {
 			r = fd;
 			goto out;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "net/auth.h"
+#include "net/inspect.h"
 #include "net/netconst.h"
 #include "net/netrun.h"
 #include "net/proxy.h"
@@ -47,6 +48,7 @@ struct cf_netrun {
 	int dir_fd;
 	int lock_fd; /* the directory's lock (util/owntmp.h) */
 	struct cf_proxy *proxy;
+	struct cf_inspector *inspector;	      /* R45 */
 	unsigned port;			      /* the TCP variant */
 	char secret[CF_PROXY_SECRET_LEN + 1]; /* the TCP variant */
 };
@@ -153,6 +155,18 @@ static void proxy_config(struct cf_proxy_config *cfg, const struct cf_netrun_opt
 	resolve_upstream(o->upstream);
 }
 
+/* R45: the inspector of the run's secrets, given to the proxy before it starts. */
+static int with_secrets(struct cf_netrun *n, const struct cf_netrun_opts *o,
+			struct confine_error *err)
+{
+	if (!o || !o->secrets || (!o->secrets->n && !o->secrets->n_inspect))
+		return 0;
+	int r = cf_inspector_new(o->secrets, o->tls, &n->inspector, err);
+	if (r == 0)
+		cf_proxy_set_secrets(n->proxy, o->secrets, n->inspector);
+	return r;
+}
+
 int cf_netrun_start(const struct cf_net_policy *policy, const struct cf_netrun_opts *o,
 		    struct cf_netrun **out, struct confine_error *err)
 {
@@ -185,6 +199,8 @@ int cf_netrun_start(const struct cf_net_policy *policy, const struct cf_netrun_o
 	proxy_config(&cfg, o);
 	r = cf_proxy_new(&cfg, policy, -1, -1, hfd, &n->proxy, err);
 	hfd = -1; /* the proxy's now, whatever happened */
+	if (r == 0)
+		r = with_secrets(n, o, err);
 	if (r == 0)
 		r = cf_proxy_start(n->proxy, err);
 	if (r < 0)
@@ -255,6 +271,8 @@ int cf_netrun_start_tcp(const struct cf_net_policy *policy, const struct cf_netr
 	r = cf_proxy_new_auth(&cfg, policy, fd, n->secret, &n->proxy, err);
 	fd = -1; /* the proxy's now, whatever happened */
 	if (r == 0)
+		r = with_secrets(n, o, err);
+	if (r == 0)
 		r = cf_proxy_start(n->proxy, err);
 	if (r < 0)
 		goto out;
@@ -306,6 +324,7 @@ int cf_netrun_finish(struct cf_netrun *n, struct cf_net_event **events, size_t *
 	if (!n->proxy)
 		return 0;
 	cf_proxy_stop(n->proxy);
+	cf_inspector_stop(n->inspector); /* R45: its connections end, their records are in */
 	size_t k;
 	const struct cf_net_event *ev = cf_proxy_events(n->proxy, &k, dropped);
 	if (!k)
@@ -323,6 +342,7 @@ void cf_netrun_free(struct cf_netrun *n)
 	if (!n)
 		return;
 	cf_proxy_free(n->proxy);
+	cf_inspector_free(n->inspector);
 	if (n->path)
 		unlink(n->path);
 	for (size_t i = 0; n->conf && n->dir_fd >= 0 && i < 3; i++)

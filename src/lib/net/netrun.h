@@ -11,6 +11,8 @@
 
 struct cf_netrun;
 struct cf_upstream;
+struct cf_secrets;
+struct cf_tls;
 
 /* R43: what the proxy of a run is given besides the rules (each may be NULL). */
 struct cf_netrun_opts {
@@ -18,6 +20,10 @@ struct cf_netrun_opts {
 	void *ask_user;
 	struct cf_upstream *upstream; /* the caller's upstream proxy: its addresses are looked up
 				       * when the proxy starts; borrowed until cf_netrun_free */
+	/* R45: the run's credential placeholders and its TLS (NULL: none), borrowed until
+	 * cf_netrun_free. */
+	struct cf_secrets *secrets;
+	struct cf_tls *tls;
 };
 
 /* Creates /tmp/confine-net.XXXXXX (0700) with the handoff socket proxy.sock (0600) and the

@@ -87,6 +87,12 @@ int cf_proxy_inside(struct cf_proxy *p, const struct cf_inside_fds *fds, struct 
  * (protocol "dns", outcome "unavailable") when the proxy stops.  Any thread. */
 void cf_proxy_inside_failed(struct cf_proxy *p, const struct confine_error *why);
 
+/* R45: the credential placeholders (searched for in every request head) and the inspector
+ * (NULL: none) that takes plain-HTTP requests and tunnels to inspected hosts once connected.
+ * Both borrowed until cf_proxy_free; set before cf_proxy_start. */
+struct cf_secrets;
+struct cf_inspector;
+void cf_proxy_set_secrets(struct cf_proxy *p, struct cf_secrets *s, struct cf_inspector *in);
 /* Runs the event loop on a thread of its own (every signal blocked there). */
 int cf_proxy_start(struct cf_proxy *p, struct confine_error *err);
 /* Ends the loop and closes every connection; waits for the thread.  Idempotent. */

@@ -508,6 +508,8 @@ static void got_http_head(struct conn *c, size_t n)
 					 "(Proxy-Authorization)");
 		return;
 	}
+	if (cf_proxy_secrets_head(c, n)) /* R45: a placeholder for another host */
+		return;
 	cf_conn_decide(c);
 }
 
@@ -596,6 +598,8 @@ static void read_socks(struct conn *c)
 			c->ip = c->socks.ip;
 			c->port = c->socks.port;
 			c->body_off = c->socks.offset;
+			if (cf_proxy_secrets_socks(c)) /* R45 */
+				return;
 			cf_conn_decide(c);
 			return;
 		}

@@ -169,6 +169,10 @@ struct cf_proxy {
 	char inside_error[240]; /* why it could not be set up (under lock), "" */
 	struct cf_ask_state *ask;
 	const struct cf_upstream *upstream;
+	/* R45: the run's credential placeholders and the inspector (proxy_secrets.c); NULL
+	 * without secrets or inspected hosts. */
+	struct cf_secrets *secrets;
+	struct cf_inspector *inspector;
 };
 
 uint64_t cf_proxy_now(void);
@@ -271,6 +275,12 @@ int cf_upstream_read(struct conn *c);
 /* The relay starts: what the server sent with the upstream's answer goes to the client after
  * the reply.  0 or -1 (out of memory). */
 int cf_upstream_leftover(struct conn *c);
+
+/* proxy_secrets.c (R45): true when the request was refused (or taken over by the
+ * inspector), and the caller must leave c alone. */
+bool cf_proxy_secrets_head(struct conn *c, size_t head_len);
+bool cf_proxy_secrets_socks(struct conn *c);
+bool cf_proxy_secrets_take(struct conn *c);
 
 /* proxy_relay.c */
 void cf_dir_release(struct dir *d);

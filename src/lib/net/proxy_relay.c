@@ -77,6 +77,8 @@ void cf_relay_start(struct conn *c, const struct cf_ip *a)
 		return;
 	}
 	cf_proxy_record(c, "connected", a, "");
+	if (cf_proxy_secrets_take(c)) /* R45: inspected from here on */
+		return;
 	int r = 0;
 	if (c->kind == K_HTTP && !c->head->connect) {
 		struct cf_buf b;

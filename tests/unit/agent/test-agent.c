@@ -28,9 +28,10 @@
 	} while (0)
 
 /* A test key: ssh-keygen -t ed25519 -C test-key, and what ssh-keygen -l printed for it. */
-static const char test_pub[] = "ssh-ed25519 "
-			       "AAAAC3NzaC1lZDI1NTE5AAAAIOyt3TOmOFKE1d5hTsaZ+Pe5bTEOMEOBkkZyu+swE7LC "
-			       "test-key";
+static const char test_pub[] =
+    "ssh-ed25519 "
+    "AAAAC3NzaC1lZDI1NTE5AAAAIOyt3TOmOFKE1d5hTsaZ+Pe5bTEOMEOBkkZyu+swE7LC "
+    "test-key";
 static const char test_fp[] = "SHA256:feY9ZM0PYvIXodHPsupJ/ExuPKiecwH69SnUdA16WGM";
 
 struct wb {
@@ -86,7 +87,8 @@ static void test_frames(void)
 	const uint8_t one[] = {0, 0, 0, 1, 11, 0xff};
 	const uint8_t part[] = {0, 0, 0, 2, 11};
 	TAP_INTEQ(cf_agent_frame(need, sizeof(need)), 0, "frame: three bytes need more");
-	TAP_INTEQ(cf_agent_frame(zero, sizeof(zero)), -1, "frame: a length of 0 ends the connection");
+	TAP_INTEQ(cf_agent_frame(zero, sizeof(zero)), -1,
+		  "frame: a length of 0 ends the connection");
 	TAP_INTEQ(cf_agent_frame(big, sizeof(big)), -1,
 		  "frame: a length over 256 KiB ends the connection");
 	TAP_INTEQ(cf_agent_frame(one, sizeof(one)), 5,
@@ -108,13 +110,19 @@ static void test_table(void)
 		enum cf_agent_kind kind;
 		const char *name;
 	} t[] = {
-	    {17, CF_AGENT_ADD, "add"},		     {25, CF_AGENT_ADD, "add"},
-	    {18, CF_AGENT_REMOVE, "remove"},	     {19, CF_AGENT_REMOVE_ALL, "remove-all"},
-	    {20, CF_AGENT_SMARTCARD_ADD, "smartcard-add"}, {26, CF_AGENT_SMARTCARD_ADD, "smartcard-add"},
+	    {17, CF_AGENT_ADD, "add"},
+	    {25, CF_AGENT_ADD, "add"},
+	    {18, CF_AGENT_REMOVE, "remove"},
+	    {19, CF_AGENT_REMOVE_ALL, "remove-all"},
+	    {20, CF_AGENT_SMARTCARD_ADD, "smartcard-add"},
+	    {26, CF_AGENT_SMARTCARD_ADD, "smartcard-add"},
 	    {21, CF_AGENT_SMARTCARD_REMOVE, "smartcard-remove"},
-	    {22, CF_AGENT_LOCK, "lock"},	     {23, CF_AGENT_UNLOCK, "unlock"},
-	    {9, CF_AGENT_UNKNOWN, "unknown"},	     {1, CF_AGENT_UNKNOWN, "unknown"},
-	    {14, CF_AGENT_UNKNOWN, "unknown"},	     {255, CF_AGENT_UNKNOWN, "unknown"},
+	    {22, CF_AGENT_LOCK, "lock"},
+	    {23, CF_AGENT_UNLOCK, "unlock"},
+	    {9, CF_AGENT_UNKNOWN, "unknown"},
+	    {1, CF_AGENT_UNKNOWN, "unknown"},
+	    {14, CF_AGENT_UNKNOWN, "unknown"},
+	    {255, CF_AGENT_UNKNOWN, "unknown"},
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		uint8_t b[] = {t[i].type, 0, 0, 0, 3, 'a', 'b', 'c'};
@@ -122,7 +130,7 @@ static void test_table(void)
 		 * same), tested below. */
 		enum cf_agent_kind k = kind_of(b, t[i].kind == CF_AGENT_REMOVE_ALL ? 1 : sizeof(b));
 		CHECK(k == t[i].kind && !strcmp(cf_agent_kind_name(k), t[i].name),
-		       "type %u is %s, whatever it carries", t[i].type, t[i].name);
+		      "type %u is %s, whatever it carries", t[i].type, t[i].name);
 	}
 	uint8_t list[] = {11};
 	CHECK(kind_of(list, 1) == CF_AGENT_LIST, "type 11 is a list request");
@@ -140,7 +148,7 @@ static void test_table(void)
 	struct cf_agent_msg m;
 	cf_agent_parse(w.b, w.n, &m);
 	CHECK(m.kind == CF_AGENT_SIGN && m.key.n == 3 && m.data.n == 4 && m.flags == 2,
-	       "a sign request: key, data, flags");
+	      "a sign request: key, data, flags");
 	cf_agent_parse(w.b, w.n - 1, &m);
 	CHECK(m.kind == CF_AGENT_MALFORMED, "a sign request cut in its flags");
 	w.b[w.n++] = 0;
@@ -203,7 +211,7 @@ static void test_identities(void)
 	bool ok = !b.oom && cf_agent_frame((const uint8_t *)b.s, b.len) == (long)b.len &&
 		  cf_agent_parse_identities((const uint8_t *)b.s + 4, b.len - 4, v2, 4, &n2);
 	CHECK(ok && n2 == 1 && v2[0].blob.n == 4 && !memcmp(v2[0].blob.p, "key1", 4),
-	       "the answer built keeps only the kept key, and frames");
+	      "the answer built keeps only the kept key, and frames");
 	cf_buf_release(&b);
 	w.n = 0;
 	w_u8(&w, 12);
@@ -224,15 +232,16 @@ static void test_sigdata(void)
 	userauth(&w, s, sizeof(s), key, kn, "ssh-connection", "publickey");
 	cf_agent_parse_sigdata(w.b, w.n, ks, &d);
 	CHECK(d.kind == CF_SIGDATA_USERAUTH && d.sid.n == 32 && !d.hostbound,
-	       "a user authentication request");
+	      "a user authentication request");
 	w.b[w.n++] = 0;
 	cf_agent_parse_sigdata(w.b, w.n, ks, &d);
 	CHECK(d.kind == CF_SIGDATA_OTHER, "... with a byte after it is not one");
-	userauth(&w, s, sizeof(s), key, kn, "ssh-connection", "publickey-hostbound-v00@openssh.com");
+	userauth(&w, s, sizeof(s), key, kn, "ssh-connection",
+		 "publickey-hostbound-v00@openssh.com");
 	w_cstr(&w, "hostkey");
 	cf_agent_parse_sigdata(w.b, w.n, ks, &d);
 	CHECK(d.kind == CF_SIGDATA_USERAUTH && d.hostbound && d.hostkey.n == 7,
-	       "the hostbound method carries the host key");
+	      "the hostbound method carries the host key");
 	userauth(&w, s, sizeof(s), key, kn, "ssh-userauth", "publickey");
 	cf_agent_parse_sigdata(w.b, w.n, ks, &d);
 	CHECK(d.kind == CF_SIGDATA_OTHER, "another service is not one");
@@ -274,10 +283,11 @@ static void test_keys(void)
 	CHECK(cf_ssh_fingerprint_syntax(test_fp), "fingerprint syntax");
 	CHECK(!cf_ssh_fingerprint_syntax("SHA256:abc"), "a short fingerprint");
 	CHECK(!cf_ssh_fingerprint_syntax("MD5:aa:bb"), "an MD5 fingerprint is not taken");
-	const char bad_type[] = "ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIOyt3TOmOFKE1d5hTsaZ+Pe5bTEOMEOBkkZyu+"
-				"swE7LC";
+	const char bad_type[] =
+	    "ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIOyt3TOmOFKE1d5hTsaZ+Pe5bTEOMEOBkkZyu+"
+	    "swE7LC";
 	CHECK(cf_ssh_key_line(bad_type, strlen(bad_type), &key, &kn) != NULL,
-	       "a line whose type is not the blob's");
+	      "a line whose type is not the blob's");
 	CHECK(cf_ssh_key_line("ssh-ed25519 !!!", 15, &key, &kn) != NULL, "not base64");
 	CHECK(cf_ssh_key_line("ssh-ed25519", 11, &key, &kn) != NULL, "no key");
 }
@@ -286,8 +296,8 @@ static void test_verify(void)
 {
 	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
 		const struct vector *v = &vectors[i];
-		const char *why = cf_ssh_verify(v->key, v->key_len, v->sig, v->sig_len, sid,
-						sizeof(sid));
+		const char *why =
+		    cf_ssh_verify(v->key, v->key_len, v->sig, v->sig_len, sid, sizeof(sid));
 		bool refused = strstr(v->name, "rsa1024") || strstr(v->name, "ssh_rsa");
 		if (refused) {
 			CHECK(why != NULL, "%s: refused (%s)", v->name, why ? why : "accepted");
@@ -298,19 +308,19 @@ static void test_verify(void)
 		memcpy(other, sid, sizeof(sid));
 		other[0] ^= 1;
 		CHECK(cf_ssh_verify(v->key, v->key_len, v->sig, v->sig_len, other, sizeof(other)) !=
-			   NULL,
-		       "%s: over another session id it does not", v->name);
+			  NULL,
+		      "%s: over another session id it does not", v->name);
 		unsigned char *bad = malloc(v->sig_len);
 		memcpy(bad, v->sig, v->sig_len);
 		bad[v->sig_len - 3] ^= 0x40;
 		CHECK(cf_ssh_verify(v->key, v->key_len, bad, v->sig_len, sid, sizeof(sid)) != NULL,
-		       "%s: a changed signature does not", v->name);
+		      "%s: a changed signature does not", v->name);
 		free(bad);
 	}
 	/* An ed25519 signature presented with an ECDSA key. */
 	CHECK(cf_ssh_verify(vectors[1].key, vectors[1].key_len, vectors[0].sig, vectors[0].sig_len,
-			     sid, sizeof(sid)) != NULL,
-	       "a signature of another algorithm than the key's");
+			    sid, sizeof(sid)) != NULL,
+	      "a signature of another algorithm than the key's");
 }
 
 static void add_rule(struct cf_net_policy *p, const char *pattern, enum cf_action action)
@@ -340,11 +350,11 @@ static void test_known_hosts(void)
 	struct cf_known_hosts kh = {0};
 	int pr = cf_known_hosts_parse(&kh, kh_text, strlen(kh_text));
 	CHECK(pr == 0 && kh.n == 2 && kh.skipped == 1,
-	       "known_hosts: two entries, a comment, one line skipped");
+	      "known_hosts: two entries, a comment, one line skipped");
 	CHECK(cf_kh_hashed_is(kh.v[1].hosts, strlen(kh.v[1].hosts), "github.com"),
-	       "a hashed name (ssh-keygen -H) is github.com's");
+	      "a hashed name (ssh-keygen -H) is github.com's");
 	CHECK(!cf_kh_hashed_is(kh.v[1].hosts, strlen(kh.v[1].hosts), "gitlab.com"),
-	       "... and not gitlab.com's");
+	      "... and not gitlab.com's");
 	uint8_t *key;
 	size_t kn;
 	cf_ssh_key_line(test_pub, strlen(test_pub), &key, &kn);
@@ -352,7 +362,7 @@ static void test_known_hosts(void)
 	struct cf_kh_verdict v;
 	cf_kh_decide(&kh, key, kn, &net, CONFINE_NET_DOMAINS, &v);
 	CHECK(!v.allowed && !strcmp(v.host, "127.0.0.1:2222"),
-	       "no allow rule: refused, the host named (%s: %s)", v.host, v.why);
+	      "no allow rule: refused, the host named (%s: %s)", v.host, v.why);
 	cf_kh_decide(&kh, key, kn, &net, CONFINE_NET_ON, &v);
 	CHECK(v.allowed, "with the network on, a known key is allowed");
 	cf_kh_decide(&kh, key, kn, &net, CONFINE_NET_OFF, &v);
@@ -363,7 +373,7 @@ static void test_known_hosts(void)
 	add_rule(&net, "github.com:22", CF_ALLOW);
 	cf_kh_decide(&kh, key, kn, &net, CONFINE_NET_DOMAINS, &v);
 	CHECK(v.allowed && !strcmp(v.host, "github.com:22"),
-	       "the hashed entry matches the literal allow github.com:22 (%s)", v.host);
+	      "the hashed entry matches the literal allow github.com:22 (%s)", v.host);
 	cf_net_policy_release(&net);
 	add_rule(&net, "127.0.0.1:2222", CF_ALLOW);
 	cf_kh_decide(&kh, key, kn, &net, CONFINE_NET_DOMAINS, &v);
@@ -372,7 +382,7 @@ static void test_known_hosts(void)
 	add_rule(&net, "127.0.0.1", CF_DENY);
 	cf_kh_decide(&kh, key, kn, &net, CONFINE_NET_ON, &v);
 	CHECK(!v.allowed || !strcmp(v.host, "(a hashed known_hosts name)"),
-	       "network on: a denied host is not taken for the plain entry");
+	      "network on: a denied host is not taken for the plain entry");
 	cf_net_policy_release(&net);
 
 	uint8_t other[] = {0, 0, 0, 3, 'a', 'b', 'c'};
@@ -387,9 +397,10 @@ static void test_known_hosts(void)
 	CHECK(!v.allowed && strstr(v.why, "revoked"), "a @revoked key: %s", v.why);
 	cf_known_hosts_release(&kh);
 
-	static const char wild[] = "*.example.com,!bad.example.com ssh-ed25519 "
-				   "AAAAC3NzaC1lZDI1NTE5AAAAIOyt3TOmOFKE1d5hTsaZ+Pe5bTEOMEOBkkZyu+swE7"
-				   "LC\n";
+	static const char wild[] =
+	    "*.example.com,!bad.example.com ssh-ed25519 "
+	    "AAAAC3NzaC1lZDI1NTE5AAAAIOyt3TOmOFKE1d5hTsaZ+Pe5bTEOMEOBkkZyu+swE7"
+	    "LC\n";
 	cf_known_hosts_parse(&kh, wild, strlen(wild));
 	add_rule(&net, "*.example.com", CF_ALLOW);
 	cf_kh_decide(&kh, key, kn, &net, CONFINE_NET_DOMAINS, &v);
@@ -446,23 +457,23 @@ static void test_policy(void)
 	cf_agent_parse(sw.b, sw.n, &m);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(!cf_agent_sign(&s, &m, &rules, &ev) && strstr(ev.detail, "not bound"),
-	       "an unbound user authentication is refused: %s", ev.detail);
+	      "an unbound user authentication is refused: %s", ev.detail);
 
 	bind_msg(&bw, false, false);
 	cf_agent_parse(bw.b, bw.n, &bm);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(!cf_agent_bind(&s, &bm, &rules, &ev) && s.n_binds == 0,
-	       "a binding with a bad signature is refused: %s", ev.detail);
+	      "a binding with a bad signature is refused: %s", ev.detail);
 	bind_msg(&bw, false, true);
 	cf_agent_parse(bw.b, bw.n, &bm);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(cf_agent_bind(&s, &bm, &rules, &ev) && !strcmp(ev.outcome, "allowed") &&
-		   !strcmp(ev.host, "127.0.0.1:2222"),
-	       "a good binding to an allowed host (%s)", ev.host);
+		  !strcmp(ev.host, "127.0.0.1:2222"),
+	      "a good binding to an allowed host (%s)", ev.host);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(cf_agent_sign(&s, &m, &rules, &ev) && !strcmp(ev.host, "127.0.0.1:2222") &&
-		   !strcmp(ev.key, test_fp),
-	       "then the user authentication for that session is allowed");
+		  !strcmp(ev.key, test_fp),
+	      "then the user authentication for that session is allowed");
 
 	uint8_t other_sid[32];
 	memset(other_sid, 1, sizeof(other_sid));
@@ -475,7 +486,7 @@ static void test_policy(void)
 	cf_agent_parse(sw.b, sw.n, &m);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(!cf_agent_sign(&s, &m, &rules, &ev) && strstr(ev.detail, "another session"),
-	       "a user authentication for another session (a relay) is refused");
+	      "a user authentication for another session (a relay) is refused");
 
 	struct wb ow;
 	ow.n = 0;
@@ -486,7 +497,7 @@ static void test_policy(void)
 	cf_agent_parse(ow.b, ow.n, &m);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(!cf_agent_sign(&s, &m, &rules, &ev) && strstr(ev.detail, "--ssh-key"),
-	       "a key not named is refused");
+	      "a key not named is refused");
 	cf_agent_session_release(&s);
 
 	/* Bound for forwarding last: refused. */
@@ -502,7 +513,7 @@ static void test_policy(void)
 	cf_agent_parse(sw.b, sw.n, &m);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(!cf_agent_sign(&s, &m, &rules, &ev) && strstr(ev.detail, "forwarding"),
-	       "a session bound for forwarding is not signed for");
+	      "a session bound for forwarding is not signed for");
 	cf_agent_session_release(&s);
 
 	/* Bound to a host no rule allows. */
@@ -512,10 +523,10 @@ static void test_policy(void)
 	cf_agent_parse(bw.b, bw.n, &bm);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(cf_agent_bind(&s, &bm, &rules, &ev) && !strcmp(ev.outcome, "refused"),
-	       "a good binding to a host no rule allows is kept, as refused");
+	      "a good binding to a host no rule allows is kept, as refused");
 	memset(&ev, 0, sizeof(ev));
 	CHECK(!cf_agent_sign(&s, &m, &rules, &ev) && strstr(ev.detail, "127.0.0.1:2222"),
-	       "and signing for it is refused, naming the host: %s", ev.detail);
+	      "and signing for it is refused, naming the host: %s", ev.detail);
 	cf_agent_session_release(&s);
 
 	/* SSHSIG needs no binding. */
@@ -534,7 +545,7 @@ static void test_policy(void)
 	cf_agent_parse(sw.b, sw.n, &m);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(cf_agent_sign(&s, &m, &rules, &ev) && strstr(ev.detail, "'git'"),
-	       "an SSHSIG signature is allowed: %s", ev.detail);
+	      "an SSHSIG signature is allowed: %s", ev.detail);
 	/* Anything else is not. */
 	sw.n = 0;
 	w_u8(&sw, 13);

@@ -788,9 +788,11 @@ static int start_run(confine_run *run, struct confine_error *err)
 	/* Network by domain (SPEC 12): the proxy runs before the sandbox exists and until the
 	 * command has ended: behind a unix socket for bwrap's network namespace, on the host's
 	 * loopback with a per-run secret for the landlock backend. */
-	struct cf_netrun_opts nopts = {NULL, NULL, run->upstream};
+	struct cf_netrun_opts nopts = {.upstream = run->upstream};
 	/* R41: the asker and the pty's relay take turns at the user's terminal. */
 	nopts.ask = cf_pty_asker(run->pty, run->net_ask, run->net_ask_user, &nopts.ask_user);
+	/* R45: placeholders and TLS inspection in the proxy. */
+	cf_run_secrets_netrun(run, &nopts.secrets, &nopts.tls);
 	if (run->policy == CONFINE_POLICY_REQUIRED && run->net_mode == CONFINE_NET_DOMAINS &&
 	    (r = landlock ? cf_netrun_start_tcp(&run->net, &nopts, &run->netrun, err)
 			  : cf_netrun_start(&run->net, &nopts, &run->netrun, err)) < 0) {
