@@ -319,11 +319,12 @@ static int tls_server(struct ic *x)
 			if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
 				char why[400], text[1024];
 				cf_tls_why(x->u.ssl, k, why, sizeof(why));
-				snprintf(text, sizeof(text),
-					 "confine: network request failed: '%s:%u': %s\nhint: confine "
-					 "checks the server against the system's roots (SSL_CERT_FILE "
-					 "of the caller)\n",
-					 x->host, x->port, why);
+				snprintf(
+				    text, sizeof(text),
+				    "confine: network request failed: '%s:%u': %s\nhint: confine "
+				    "checks the server against the system's roots (SSL_CERT_FILE "
+				    "of the caller)\n",
+				    x->host, x->port, why);
 				cf_secrets_record(x->in->s, "", x->host, x->port, "tls-failed",
 						  "the server's TLS handshake", "");
 				drain_wbio(&x->u);

@@ -106,7 +106,8 @@ static bool host_matches(const struct cf_reqfilter *f, const char *v, size_t n)
 		if (d == v + n)
 			return false;
 		for (; d < v + n; d++)
-			if (*d < '0' || *d > '9' || (p = p * 10 + (unsigned long)(*d - '0')) > 65535)
+			if (*d < '0' || *d > '9' ||
+			    (p = p * 10 + (unsigned long)(*d - '0')) > 65535)
 				return false;
 		port = (uint16_t)p;
 	}
@@ -132,8 +133,9 @@ static void where_in_head(const struct cf_reqfilter *f, const char *head, size_t
 				snprintf(where, cap, "request line");
 			else if (colon)
 				snprintf(where, cap, "header %.*s",
-					 (int)((size_t)(colon - head - i) > 48 ? 48
-									     : (size_t)(colon - head - i)),
+					 (int)((size_t)(colon - head - i) > 48
+						   ? 48
+						   : (size_t)(colon - head - i)),
 					 head + i);
 			return;
 		}
@@ -184,25 +186,28 @@ static int do_head(struct cf_reqfilter *f, struct cf_buf *out)
 		size_t nn = colon ? (size_t)(colon - line) : 0;
 		const char *v = colon ? colon + 1 : NULL;
 		size_t vn = colon ? ln - nn - 1 : 0;
-		bool drop = !f->tunnel && colon && (name_is(line, nn, "proxy-authorization") ||
-						    name_is(line, nn, "proxy-connection"));
+		bool drop = !f->tunnel && colon &&
+			    (name_is(line, nn, "proxy-authorization") ||
+			     name_is(line, nn, "proxy-connection"));
 		if (colon && name_is(line, nn, "host")) {
 			if (f->tunnel && (have_host || !host_matches(f, v, vn))) {
 				cf_buf_release(&kept);
-				cf_secrets_record(f->s, "", f->host, f->port, "misdirected", "header Host",
-						  "plain");
-				return refuse(f, 421,
-					      "confine: request refused: '%s:%u': its Host header names "
-					      "another host than the connection's, or more than one\nhint: "
-					      "send each host's requests on a connection of its own\n",
-					      f->host, f->port);
+				cf_secrets_record(f->s, "", f->host, f->port, "misdirected",
+						  "header Host", "plain");
+				return refuse(
+				    f, 421,
+				    "confine: request refused: '%s:%u': its Host header names "
+				    "another host than the connection's, or more than one\nhint: "
+				    "send each host's requests on a connection of its own\n",
+				    f->host, f->port);
 			}
 			have_host = true;
 		} else if (colon && name_is(line, nn, "content-length")) {
 			uint64_t x;
 			if (!parse_length(v, vn, &x) || (have_len && x != len)) {
 				cf_buf_release(&kept);
-				return refuse(f, 400, "confine: bad request: an invalid Content-Length\n");
+				return refuse(f, 400,
+					      "confine: bad request: an invalid Content-Length\n");
 			}
 			have_len = true;
 			len = x;
@@ -213,9 +218,10 @@ static int do_head(struct cf_reqfilter *f, struct cf_buf *out)
 			chunked = tn >= 7 && name_is(t + tn - 7, 7, "chunked");
 			if (!chunked) {
 				cf_buf_release(&kept);
-				return refuse(f, 501,
-					      "confine: bad request: a Transfer-Encoding other than "
-					      "chunked last\n");
+				return refuse(
+				    f, 501,
+				    "confine: bad request: a Transfer-Encoding other than "
+				    "chunked last\n");
 			}
 		} else if (colon && name_is(line, nn, "upgrade")) {
 			upgrade = true;
@@ -237,8 +243,8 @@ static int do_head(struct cf_reqfilter *f, struct cf_buf *out)
 		return refuse(f, 503, "confine: out of memory\n");
 	for (size_t k = 0; k < f->s->n && k < 64; k++)
 		if (replaced[k])
-			cf_secrets_record(f->s, f->s->v[k].name, f->host, f->port, "substituted", wh[k],
-					  "plain");
+			cf_secrets_record(f->s, f->s->v[k].name, f->host, f->port, "substituted",
+					  wh[k], "plain");
 	f->requests++;
 	memset(&f->body, 0, sizeof(f->body));
 	f->after_raw = upgrade || connect;
@@ -317,7 +323,9 @@ static int feed_chunked(struct cf_reqfilter *f, const char **in, size_t *n, stru
 		return refuse(f, 400, "confine: bad request: a chunk line longer than 4 KiB\n");
 	memcpy(f->line + f->line_len, *in, k);
 	f->line_len += k;
-	cf_buf_addn(out, *in, k);
+	/* Chunk extensions and trailers are searched like the data. */
+	if (pass(f, *in, k, out) < 0)
+		return -1;
 	*in += k;
 	*n -= k;
 	if (!nl)
@@ -354,7 +362,8 @@ static int feed_head(struct cf_reqfilter *f, const char **in, size_t *n, struct 
 	f->head_len += k;
 	int end = cf_http_scan(&f->scan, f->head, f->head_len);
 	if (end < 0)
-		return refuse(f, -end, "confine: bad request: the head is malformed or too large\n");
+		return refuse(f, -end,
+			      "confine: bad request: the head is malformed or too large\n");
 	if (end == 0) {
 		*in += k;
 		*n -= k;

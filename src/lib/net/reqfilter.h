@@ -42,7 +42,7 @@ struct cf_reqfilter {
 	struct cf_http_scan scan;
 	char line[4096]; /* a chunk-size or trailer line being read */
 	size_t line_len;
-	uint64_t left; /* bytes of the body or of the chunk still to come */
+	uint64_t left;	/* bytes of the body or of the chunk still to come */
 	bool after_raw; /* the current head switches to raw once passed on */
 	bool skip[64];	/* the secrets listed for the host: not searched for */
 	struct cf_secret_scan body;

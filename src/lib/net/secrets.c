@@ -276,7 +276,11 @@ void cf_secrets_record(struct cf_secrets *s, const char *name, const char *host,
 	snprintf(e->host, sizeof(e->host), "%s", host);
 	e->port = port;
 	snprintf(e->outcome, sizeof(e->outcome), "%s", outcome);
+	/* Printable ASCII only: a header name is the command's choice. */
 	snprintf(e->where, sizeof(e->where), "%s", where);
+	for (char *c = e->where; *c; c++)
+		if (*c < ' ' || *c >= 127)
+			*c = '?';
 	snprintf(e->encoding, sizeof(e->encoding), "%s", encoding);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -313,8 +317,8 @@ static bool name_is(const char *p, size_t n, const char *name)
 
 /* The listed secrets replaced in one piece of text (a line, or decoded credentials): the
  * result in *out (reset first). */
-static void replace_listed(const struct cf_secrets *s, const bool *listed, const char *in,
-			   size_t n, struct cf_buf *out, bool *hit)
+static void replace_listed(const struct cf_secrets *s, const bool *listed, const char *in, size_t n,
+			   struct cf_buf *out, bool *hit)
 {
 	struct cf_buf a, b;
 	cf_buf_init(&a);
@@ -387,9 +391,9 @@ static bool basic_line(const struct cf_secrets *s, const bool *listed, const cha
 	return any;
 }
 
-void cf_secrets_substitute_head(const struct cf_secrets *s, const char *host, const struct cf_ip *ip,
-				uint16_t port, const char *head, size_t n, struct cf_buf *out,
-				bool *replaced, char (*where)[64])
+void cf_secrets_substitute_head(const struct cf_secrets *s, const char *host,
+				const struct cf_ip *ip, uint16_t port, const char *head, size_t n,
+				struct cf_buf *out, bool *replaced, char (*where)[64])
 {
 	bool listed[64] = {false};
 	for (size_t i = 0; i < s->n && i < 64; i++) {
@@ -431,8 +435,8 @@ void cf_secrets_substitute_head(const struct cf_secrets *s, const char *host, co
 			if (first)
 				snprintf(where[k], 64, "request line");
 			else
-				snprintf(where[k], 64, "header %.*s", (int)(name_len > 48 ? 48 : name_len),
-					 line);
+				snprintf(where[k], 64, "header %.*s",
+					 (int)(name_len > 48 ? 48 : name_len), line);
 		}
 		first = false;
 		i = e;

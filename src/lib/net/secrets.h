@@ -101,9 +101,9 @@ bool cf_secrets_find(const struct cf_secrets *s, const char *buf, size_t n, cons
  * placeholders of secrets not listed for the host are left as they are (the caller refuses the
  * request: cf_secrets_find).
  */
-void cf_secrets_substitute_head(const struct cf_secrets *s, const char *host, const struct cf_ip *ip,
-				uint16_t port, const char *head, size_t n, struct cf_buf *out,
-				bool *replaced, char (*where)[64]);
+void cf_secrets_substitute_head(const struct cf_secrets *s, const char *host,
+				const struct cf_ip *ip, uint16_t port, const char *head, size_t n,
+				struct cf_buf *out, bool *replaced, char (*where)[64]);
 
 /* Records what became of a placeholder (thread-safe; at most 4096 kept). */
 void cf_secrets_record(struct cf_secrets *s, const char *name, const char *host, uint16_t port,

@@ -103,7 +103,8 @@ static int make_ca(struct cf_tls *t, const struct cf_strv *hosts, struct confine
 	X509 *x = X509_new();
 	bool ok = nc && x && (t->ca_key = EVP_EC_gen("P-256")) && X509_set_version(x, 2) &&
 		  random_serial(x) && X509_gmtime_adj(X509_getm_notBefore(x), -3600) &&
-		  X509_gmtime_adj(X509_getm_notAfter(x), 7 * 86400) && X509_set_pubkey(x, t->ca_key);
+		  X509_gmtime_adj(X509_getm_notAfter(x), 7 * 86400) &&
+		  X509_set_pubkey(x, t->ca_key);
 	X509_NAME *name = ok ? X509_get_subject_name(x) : NULL;
 	ok = ok && name &&
 	     X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, (const unsigned char *)"confine",
@@ -161,10 +162,10 @@ static int make_contexts(struct cf_tls *t, const char *file, const char *dir,
 	    !SSL_CTX_set_min_proto_version(t->client, TLS1_2_VERSION))
 		return tls_error(err, "the TLS contexts");
 	SSL_CTX_set_alpn_select_cb(t->server, alpn_select, NULL);
-	SSL_CTX_set_mode(t->server, SSL_MODE_ENABLE_PARTIAL_WRITE |
-					SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-	SSL_CTX_set_mode(t->client, SSL_MODE_ENABLE_PARTIAL_WRITE |
-					SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_CTX_set_mode(t->server,
+			 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_CTX_set_mode(t->client,
+			 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	/* No session tickets towards the command: nothing of a session outlives its socket. */
 	SSL_CTX_set_options(t->server, SSL_OP_NO_TICKET);
 	SSL_CTX_set_verify(t->client, SSL_VERIFY_PEER, NULL);

@@ -36,7 +36,51 @@ static void agent(struct cf_jobj *j, const confine_run *run)
 	cf_jput_obj(j, "ssh_agent", &a);
 }
 
+/* The names and hosts of the secrets (never a value or a placeholder), the inspected hosts,
+ * and what became of each placeholder. */
+static void placeholders(struct cf_jobj *j, const confine_run *run)
+{
+	const struct cf_run_secrets *rs = &run->secrets;
+	if (!rs->on) {
+		cf_jput_null(j, "secrets");
+		return;
+	}
+	struct cf_jobj o;
+	cf_jobj_init(&o);
+	json_t *list = json_array();
+	for (size_t i = 0; list && i < rs->s.n; i++) {
+		struct cf_jobj x;
+		cf_jobj_init(&x);
+		cf_jput_str(&x, "name", rs->s.v[i].name);
+		cf_jput_strv(&x, "hosts", rs->s.v[i].host_list.v, rs->s.v[i].host_list.n);
+		if (x.oom || json_array_append_new(list, x.o) < 0)
+			o.oom = true;
+	}
+	cf_jput(&o, "placeholders", list);
+	cf_jput_strv(&o, "tls_inspect", rs->inspect.v, rs->inspect.n);
+	size_t n, dropped;
+	const struct confine_secret_event *e = confine_run_secret_events(run, &n, &dropped);
+	json_t *v = json_array();
+	for (size_t i = 0; v && i < n; i++) {
+		struct cf_jobj x;
+		cf_jobj_init(&x);
+		cf_jput_int(&x, "time_ms", (long long)e[i].time_ms);
+		cf_jput_str(&x, "name", e[i].name[0] ? e[i].name : NULL);
+		cf_jput_str(&x, "host", e[i].host);
+		cf_jput_int(&x, "port", e[i].port);
+		cf_jput_str(&x, "outcome", e[i].outcome);
+		cf_jput_str(&x, "where", e[i].where);
+		cf_jput_str(&x, "encoding", e[i].encoding[0] ? e[i].encoding : NULL);
+		if (x.oom || json_array_append_new(v, x.o) < 0)
+			o.oom = true;
+	}
+	cf_jput(&o, "events", v);
+	cf_jput_int(&o, "events_dropped", (long long)dropped);
+	cf_jput_obj(j, "secrets", &o);
+}
+
 void cf_record_secrets(struct cf_jobj *j, const confine_run *run)
 {
 	agent(j, run);
+	placeholders(j, run);
 }
