@@ -29,6 +29,7 @@
 #include "exec/linux/supervisor.h"
 #include "ll_notes.h"
 #include "net/netrun.h"
+#include "record/secrets_record.h"
 #include "net/remedy.h"
 #include "run_net.h"
 #include "exec/linux/cgroup.h"
@@ -1273,6 +1274,9 @@ int confine_run_plan_text(const confine_run *run, bool json, char **out, struct 
 					  cf_ll_supervise_level(&run->ll));
 	else
 		*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
+	/* R44, R45: the ssh-agent filter and the secrets, by name (record/secrets_record.c). */
+	if (*out && !json)
+		*out = cf_secrets_plan_text(run, *out);
 	return *out ? 0 : cf_nomem(err);
 }
 

@@ -4,6 +4,9 @@
  * (R44, R45): the ssh-agent filter's keys and every request it answered; the names and hosts
  * of the secrets and what became of each placeholder.  Never a value, never a placeholder.
  */
+#include <stdlib.h>
+
+#include "agent/agent_const.h"
 #include "record/facts.h"
 #include "record/secrets_record.h"
 
@@ -83,4 +86,50 @@ void cf_record_secrets(struct cf_jobj *j, const confine_run *run)
 {
 	agent(j, run);
 	placeholders(j, run);
+}
+
+static void join(struct cf_buf *b, const struct cf_strv *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		cf_buf_addf(b, "%s%s", i ? ", " : "", v->v[i]);
+}
+
+char *cf_secrets_plan_text(const confine_run *run, char *text)
+{
+	const struct cf_run_secrets *rs = &run->secrets;
+	if (!run->agent.on && !rs->on)
+		return text;
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add(&b, text);
+	free(text);
+	if (run->agent.on) {
+		cf_buf_addf(&b,
+			    "ssh-agent: confine's filter of the caller's agent (SSH_AUTH_SOCK%s), "
+			    "keys: ",
+			    run->backend == CONFINE_BACKEND_LANDLOCK ? " through the connect guard"
+								     : "=" CF_AGENT_DIR
+								       "/" CF_AGENT_SOCK);
+		if (run->agent.fingerprints.n)
+			join(&b, &run->agent.fingerprints);
+		else
+			cf_buf_add(&b, "none");
+		cf_buf_add(&b,
+			   "; signs only for sessions bound to a host known_hosts and the network "
+			   "rules allow, or SSHSIG\n");
+	}
+	for (size_t i = 0; i < rs->s.n; i++) {
+		cf_buf_addf(&b, "secrets: %s for ", rs->s.v[i].name);
+		join(&b, &rs->s.v[i].host_list);
+		cf_buf_add(&b, " (a placeholder in the command's variable; the real value only in "
+			       "requests to these hosts)\n");
+	}
+	if (rs->on && rs->inspect.n) {
+		cf_buf_add(&b, "tls inspection: ");
+		join(&b, &rs->inspect);
+		cf_buf_addf(&b, " (the run's CA, in memory; trust bundle %s)\n",
+			    run->backend == CONFINE_BACKEND_LANDLOCK ? "in the run's TMPDIR"
+								     : "/tmp/.confine-trust.pem");
+	}
+	return cf_buf_take(&b);
 }

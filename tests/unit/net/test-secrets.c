@@ -76,7 +76,8 @@ static void test_find(const struct cf_secrets *s)
 	CHECK(!cf_secrets_find(s, "nothing here", 12, NULL, &hit), "nothing in plain text");
 	bool skip[2] = {true, false};
 	snprintf(buf, sizeof(buf), "%s", PH);
-	CHECK(!cf_secrets_find(s, buf, strlen(buf), skip, &hit), "a skipped secret is not looked for");
+	CHECK(!cf_secrets_find(s, buf, strlen(buf), skip, &hit),
+	      "a skipped secret is not looked for");
 	/* Split across two pieces of a body. */
 	struct cf_secret_scan st = {0};
 	char body[200];
@@ -113,8 +114,9 @@ static void test_substitute(const struct cf_secrets *s)
 		 "GET /x?key=%s HTTP/1.1\r\nHost: api.example.com\r\nAuthorization: Bearer "
 		 "%s\r\nProxy-Authorization: Basic %s\r\nX-Other: %s\r\n\r\n",
 		 VALUE, VALUE, want_b64, PH2);
-	TAP_STREQ(out.s, want, "a listed host: every place replaced, Basic decoded and encoded "
-			       "again, the other secret left");
+	TAP_STREQ(out.s, want,
+		  "a listed host: every place replaced, Basic decoded and encoded "
+		  "again, the other secret left");
 	CHECK(rep[0] && !rep[1] && !strcmp(where[0], "request line"),
 	      "replaced[] and where[] say so (%s)", where[0]);
 	cf_buf_release(&out);
@@ -173,18 +175,21 @@ static void test_filter(struct cf_secrets *s)
 			 "Content-Length: 5\r\n\r\nhello"
 			 "GET /b HTTP/1.1\r\nHost: api.example.com:443\r\nX-T: %s\r\n\r\n",
 			 VALUE, VALUE);
-		TAP_STREQ(o, want, "two requests on a connection, in pieces of %zu: both heads "
-				   "replaced, the body framed",
+		TAP_STREQ(o, want,
+			  "two requests on a connection, in pieces of %zu: both heads "
+			  "replaced, the body framed",
 			  piece);
 		free(o);
 	}
-	snprintf(req, sizeof(req),
-		 "POST /c HTTP/1.1\r\nHost: other.example.com\r\nTransfer-Encoding: chunked\r\n\r\n"
-		 "4\r\nabcd\r\n0\r\n\r\nGET /d HTTP/1.1\r\nHost: other.example.com\r\nX: %s\r\n\r\n",
-		 PH);
+	snprintf(
+	    req, sizeof(req),
+	    "POST /c HTTP/1.1\r\nHost: other.example.com\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "4\r\nabcd\r\n0\r\n\r\nGET /d HTTP/1.1\r\nHost: other.example.com\r\nX: %s\r\n\r\n",
+	    PH);
 	char *o = run_filter(s, "other.example.com", true, req, 7, &st);
-	CHECK(!o && st == 403, "chunks framed: the next head, with TOKEN's placeholder for another "
-			       "host, is refused (%d)",
+	CHECK(!o && st == 403,
+	      "chunks framed: the next head, with TOKEN's placeholder for another "
+	      "host, is refused (%d)",
 	      st);
 	snprintf(req, sizeof(req),
 		 "POST /c HTTP/1.1\r\nHost: other.example.com\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -227,14 +232,16 @@ static void test_filter(struct cf_secrets *s)
 		       "Content-Length: 2\r\n\r\nab",
 		       100, &st);
 	CHECK(!o && st == 400, "two different Content-Lengths are refused");
-	o = run_filter(s, "api.example.com", true,
-		       "POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: gzip\r\n\r\n",
-		       100, &st);
+	o = run_filter(
+	    s, "api.example.com", true,
+	    "POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: gzip\r\n\r\n", 100,
+	    &st);
 	CHECK(!o && st == 501, "a Transfer-Encoding that does not end in chunked is refused");
 	size_t n0 = s->n_events;
 	o = run_filter(s, "api.example.com", true,
 		       "GET / HTTP/1.1\r\nHost: api.example.com\r\nX: y\r\n\r\n", 3, &st);
-	CHECK(o && st == 0 && s->n_events == n0, "a request without placeholders passes, unrecorded");
+	CHECK(o && st == 0 && s->n_events == n0,
+	      "a request without placeholders passes, unrecorded");
 	free(o);
 	CHECK(s->n_events > 0 && !strcmp(s->events[0].outcome, "substituted") &&
 		  !strcmp(s->events[0].name, "TOKEN"),
