@@ -226,6 +226,13 @@ for who in $RUN_USERS; do
 		"TOKEN api.test substituted header Authorization" "$who: the report names the secret, the host, where"
 	is "$(tail -1 "$audit" | jq -r '.secrets.placeholders[0] | "\(.name) \(.hosts | join(" "))"')" \
 		"TOKEN api.test" "$who: the audit line names the secret and its hosts"
+	px "$who" "${allow[@]}" "${sec[@]}" -- sh -c \
+		"curl -sS --http2 -o /dev/null -w '%{http_version}' -H \"Authorization: Bearer \$TOKEN\" https://api.test:$PS/"
+	is "$(_got)" "1" "$who: HTTPS: a client that asks for HTTP/2 gets HTTP/1 (the API's own 1.0 through the 1.1 confine offers)"
+	px "$who" "${allow[@]}" "${sec[@]}" -- sh -c \
+		'awk "/BEGIN CERT/{c=\"\"} {c=c \$0 \"\n\"} END{printf \"%s\", c}" "$SSL_CERT_FILE" | openssl x509 -noout -text | grep -A2 "Name Constraints" | tr -s " \n" " "'
+	is "$(_got)" " X509v3 Name Constraints: critical Permitted: DNS:api.test " \
+		"$who: the run's CA permits only the inspected host"
 	px "$who" "${allow[@]}" "${sec[@]}" -- "$PY" -c "
 import os, urllib.request
 r = urllib.request.Request('https://api.test:$PS/', headers={'Authorization': 'Bearer ' + os.environ['TOKEN']})

@@ -231,6 +231,20 @@ for who in $RUN_USERS; do
 	hx "$who" ssh-add -L
 	is "$(printf '%s\n' "$out" | wc -l)" 2 "$who: the caller's agent still holds both keys, unlocked"
 
+	# --- an SSHSIG signature (git's SSH commit signing) needs no session ----------------------
+	echo "a commit" >"$w/out/msg"
+	rm -f "$w/out/msg.sig"
+	[ "$who" = nobody ] && chown 65534:65534 "$w/out/msg"
+	xenv=(SSH_AUTH_SOCK="$sock")
+	cx "$who" --no-network --ssh-agent --ssh-key "$h/.ssh/id_test.pub" --report "$rep" -- \
+		ssh-keygen -q -Y sign -f named.pub -n git out/msg
+	is "$rc" 0 "$who: ssh-keygen -Y sign through the filter"
+	hx "$who" sh -c "ssh-keygen -Y check-novalidate -n git -s out/msg.sig <out/msg"
+	printf '%s' "$out" | grep -q "Good \"git\" signature"
+	ok $? "$who: ... a good signature of the named key"
+	is "$(jq -r '[.ssh_agent.requests[] | select(.request == "sign")][0].detail' "$rep")" \
+		"an SSHSIG signature, namespace 'git'" "$who: the report says what was signed"
+
 	# --- git clone over ssh ------------------------------------------------------------------
 	gitssh="ssh -F /dev/null -o UserKnownHostsFile=$w/kh -o StrictHostKeyChecking=yes -o BatchMode=yes"
 	url="ssh://root@127.0.0.1:$PORT_1$S/repo.git"

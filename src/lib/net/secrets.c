@@ -91,10 +91,13 @@ static void make_forms(struct cf_secret *x)
 int cf_secrets_add(struct cf_secrets *s, const char *name, const char *value, size_t len,
 		   const char *placeholder, const struct cf_strv *hosts, struct confine_error *err)
 {
-	if (!len || memchr(value, '\r', len) || memchr(value, '\n', len) || memchr(value, 0, len))
-		return cf_err(err, CONFINE_E_INVALID, "invalid secret", name,
-			      "its value is empty or holds a line break or a NUL byte (only the "
-			      "trailing newline of a file is dropped)");
+	if (!len || memchr(value, '\r', len) || memchr(value, '\n', len) || memchr(value, 0, len)) {
+		cf_err(err, CONFINE_E_INVALID, "invalid secret", name,
+		       "its value is empty or holds a line break or a NUL byte (only the trailing "
+		       "newline of a file is dropped)");
+		cf_err_hint(err, "a secret is one line: a token, a key, a password");
+		return CONFINE_E_INVALID;
+	}
 	if (strlen(placeholder) != CF_PLACEHOLDER_LEN)
 		return cf_err(err, CONFINE_E_INVALID, "invalid secret", name, "bad placeholder");
 	struct cf_secret *v = realloc(s->v, (s->n + 1) * sizeof(*v));

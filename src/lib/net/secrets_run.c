@@ -88,9 +88,11 @@ static int read_source_file(confine_run *run, const char *name, const char *path
 		int e = fd < 0 ? errno : 0;
 		if (fd >= 0)
 			close(fd);
-		if (e)
-			return cf_err_os(err, CONFINE_E_INVALID, "cannot read a secret", path,
-					 "open", e);
+		if (e) {
+			cf_err_os(err, CONFINE_E_INVALID, "cannot read a secret", path, "open", e);
+			cf_err_hint(err, "--secret %s=file:PATH names a file you can read", name);
+			return CONFINE_E_INVALID;
+		}
 		return refused(path, NULL, err, "%s: not a regular file of at most 64 KiB", name);
 	}
 	char *v = malloc(SECRET_FILE_MAX + 1);

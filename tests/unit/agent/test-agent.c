@@ -516,6 +516,27 @@ static void test_policy(void)
 	      "a session bound for forwarding is not signed for");
 	cf_agent_session_release(&s);
 
+	/* Through a forwarded agent: the first hop (bound for forwarding) to a host no rule
+	 * allows, then a login bound to an allowed one: every hop must be allowed. */
+	cf_net_policy_release(&net);
+	add_rule(&net, "127.0.0.1:2222", CF_ALLOW);
+	struct cf_known_hosts kh2 = {0};
+	char line2[300];
+	snprintf(line2, sizeof(line2), "[127.0.0.1]:2299 ssh-ed25519 %s\n", b64);
+	cf_known_hosts_parse(&kh2, line2, strlen(line2));
+	struct cf_agent_rules rules2 = {&fps, &kh2, &net, CONFINE_NET_DOMAINS};
+	bind_msg(&bw, true, true);
+	cf_agent_parse(bw.b, bw.n, &bm);
+	cf_agent_bind(&s, &bm, &rules2, &ev); /* the same key, known only as a refused host */
+	bind_msg(&bw, false, true);
+	cf_agent_parse(bw.b, bw.n, &bm);
+	cf_agent_bind(&s, &bm, &rules, &ev);
+	memset(&ev, 0, sizeof(ev));
+	CHECK(!cf_agent_sign(&s, &m, &rules, &ev) && strstr(ev.detail, "127.0.0.1:2299"),
+	      "a forwarded hop to a host no rule allows refuses the login after it: %s", ev.detail);
+	cf_agent_session_release(&s);
+	cf_known_hosts_release(&kh2);
+
 	/* Bound to a host no rule allows. */
 	cf_net_policy_release(&net);
 	add_rule(&net, "127.0.0.1:2223", CF_ALLOW);
