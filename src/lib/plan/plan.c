@@ -221,6 +221,11 @@ static int add_net_mounts(struct cf_plan *out, struct confine_error *err)
 		if (r < 0)
 			return r;
 		out->mounts[out->n_mounts - 1].agent_dir = true;
+		/* The IPC guard (R36) lets the command connect to that one socket. */
+		static const char sock[] = CF_AGENT_DIR "/" CF_AGENT_SOCK;
+		if (!cf_strv_contains(&out->ipc_allow, sock) &&
+		    cf_strv_add(&out->ipc_allow, sock) < 0)
+			return cf_nomem(err);
 	}
 	if (out->net_mode == CONFINE_NET_DOMAINS) {
 		char *why = cf_strdup("network proxy sockets (confine's own, SPEC 12)");
