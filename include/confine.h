@@ -896,7 +896,9 @@ struct confine_net_event {
 			   * R43: "sni_mismatch", "host_mismatch" (a connection to a synthetic
 			   * address whose TLS server name or HTTP Host is another name),
 			   * "unavailable" (protocol "dns": the resolver inside could not be set
-			   * up; detail says why) */
+			   * up; detail says why); R45: "secret_refused" (the request carried a
+			   * credential placeholder to a host it is not for:
+			   * confine_run_secret_events has the details) */
 	char address[64]; /* the address connected to or refused; "" when none */
 	char detail[256]; /* the reason when the outcome is not "connected" */
 	/* R43: the host's answer when the decision was ASK: "" (nobody was asked: denied),
