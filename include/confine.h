@@ -980,7 +980,7 @@ CONFINE_API int confine_request_set_net_ask(confine_request *req, confine_net_as
  * signing).  Adding, removing, locking, unlocking and every other extension are refused.
  * Needs the sandbox (policy required, no escalation); on the landlock backend also network
  * rules or --no-network.  Pure. */
-void confine_request_set_ssh_agent(confine_request *req, bool on);
+int confine_request_set_ssh_agent(confine_request *req, bool on, struct confine_error *err);
 /* A key the command may use: a public key line (the content of KEY.pub: "ssh-ed25519 AAAA...
  * comment") or its fingerprint as ssh-keygen -l prints it ("SHA256:" and 43 base64 digits).
  * CONFINE_E_INVALID otherwise; at most 32.  Pure. */

@@ -365,9 +365,14 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 				 o->req, a[2] == 't' ? CONFINE_TTY_ON : CONFINE_TTY_OFF, err)) < 0)
 				return r;
 		} else if (cmd == CLI_RUN && !strcmp(a, "--ssh-agent")) {
-			confine_request_set_ssh_agent(o->req, true);
+			if ((r = confine_request_set_ssh_agent(o->req, true, err)) < 0)
+				return r;
 		} else if (cmd == CLI_RUN && opt_is(a, "--ssh-key", &v)) {
 			VALUE();
+#if defined(_WIN32) || defined(__APPLE__)
+			return cf_err(err, CONFINE_E_INVALID, "not available on this system", a,
+				      "the ssh-agent filter is built for Linux only");
+#endif
 			if (o->n_ssh_keys == sizeof(o->ssh_keys) / sizeof(o->ssh_keys[0]))
 				return confine_error_set(err, CONFINE_E_LIMIT, "too many keys", v,
 							 "at most 32 --ssh-key");

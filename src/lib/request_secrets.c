@@ -29,9 +29,14 @@ static int not_here(const char *what, struct confine_error *err)
 }
 #endif
 
-void confine_request_set_ssh_agent(confine_request *req, bool on)
+int confine_request_set_ssh_agent(confine_request *req, bool on, struct confine_error *err)
 {
+#if defined(_WIN32) || defined(__APPLE__)
+	if (on)
+		return not_here("--ssh-agent", err);
+#endif
 	req->secrets.ssh_agent = on;
+	return 0;
 }
 
 static bool fingerprint_syntax(const char *k)
