@@ -91,6 +91,28 @@ static void placeholder_warnings(const confine_run *run)
 	size_t n, dropped, shown = 0;
 	const struct confine_secret_event *e = confine_run_secret_events(run, &n, &dropped);
 	for (size_t i = 0; i < n && shown < MAX_LINES; i++) {
+		if (!strcmp(e[i].outcome, "tls-refused") || !strcmp(e[i].outcome, "tls-failed") ||
+		    !strcmp(e[i].outcome, "misdirected")) {
+			bool client = !strcmp(e[i].outcome, "tls-refused");
+			fprintf(stderr, "confine: inspected connection %s: '%s:%u': %s\n",
+				!strcmp(e[i].outcome, "misdirected") ? "refused" : "failed",
+				e[i].host, e[i].port,
+				client ? "the command did not accept the run's TLS certificate"
+				: !strcmp(e[i].outcome, "tls-failed")
+				    ? "the server's certificate did not verify against your roots"
+				    : "a request named another host than the connection's");
+			fprintf(stderr, "hint: %s\n",
+				client
+				    ? "the command's TLS client must trust SSL_CERT_FILE (or the "
+				      "other trust variables confine sets); a pinned client cannot "
+				      "be inspected"
+				: !strcmp(e[i].outcome, "tls-failed")
+				    ? "confine verifies the server with your roots (SSL_CERT_FILE, "
+				      "SSL_CERT_DIR, else the system's)"
+				    : "send each host's requests on a connection of its own");
+			shown++;
+			continue;
+		}
 		if (strcmp(e[i].outcome, "refused"))
 			continue;
 		fprintf(stderr,

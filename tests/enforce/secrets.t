@@ -182,7 +182,7 @@ px() {
 	mapfile -t envv < <(_env "$who")
 	out=$(cd "$(ws "$who")" &&
 		_as "$who" timeout --foreground -k 5 "${CONFINE_TEST_TIMEOUT:-60}" \
-			env -i "${envv[@]}" "CONFINE_TEST_HOSTS=$E/hosts" "SSL_CERT_FILE=$E/srv/ca.pem" \
+			env -i "${envv[@]}" "CONFINE_TEST_HOSTS=$E/hosts" "SSL_CERT_FILE=${ROOTS:-$E/srv/ca.pem}" \
 			sh -c 'read -r MYTOKEN <&3 && export MYTOKEN && exec 3<&- && exec "$0" run "$@"' \
 			"$FIX/confine" "$@" 3<<<"$VALUE" 2>"$E/err")
 	rc=$?
@@ -253,6 +253,23 @@ print(urllib.request.urlopen(r).read().decode().strip())"
 		"$who: a value from file:PATH, the file unreadable inside"
 	expect_host "$who" OK "control: the token file is readable on the host" "$TRYOP" read "$E/$who/token.txt"
 	rm -f "$E/$who/token.txt"
+
+	# --- the server verified against the caller's roots; the command must trust the run's CA
+	: >"$E/srv/api-tls.log"
+	ROOTS=/etc/ssl/certs/ca-certificates.crt px "$who" "${allow[@]}" "${sec[@]}" -- sh -c \
+		"curl -s -w ' %{http_code}' -H \"Authorization: Bearer \$TOKEN\" https://api.test:$PS/ | tr '\n' ' '"
+	case $out in
+	*"the server's certificate did not verify"*" 502") ok 0 "$who: a server the caller's roots do not vouch for: 502, naming the verification" ;;
+	*) ok 1 "$who: a server the caller's roots do not vouch for: 502 (got: $out)" ;;
+	esac
+	is "$(cat "$E/srv/api-tls.log")" "" "$who: ... and it got no request"
+	printf '%s' "$err" | grep -q "hint: confine verifies the server with your roots"
+	ok $? "$who: ... and confine says so after the run, with the remedy"
+	px "$who" "${allow[@]}" "${sec[@]}" -- sh -c \
+		"curl -s --cacert /etc/ssl/certs/ca-certificates.crt https://api.test:$PS/; echo \$?"
+	is "$out" 60 "$who: a client that trusts only the system's roots refuses the run's CA (curl: 60)"
+	printf '%s' "$err" | grep -q "the command did not accept the run's TLS certificate"
+	ok $? "$who: ... and confine says what happened"
 
 	# --- the placeholder sent elsewhere ---
 	: >"$E/srv/other.log"

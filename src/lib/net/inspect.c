@@ -208,9 +208,11 @@ static bool make_tls(struct ic *x)
 	return true;
 }
 
-/* An answer to the command in place of the server's: then the connection ends. */
+/* An answer to the command in place of the server's: then the connection ends.  Once. */
 static void refuse(struct ic *x, int status, const char *text)
 {
+	if (x->refused)
+		return;
 	struct cf_buf b;
 	cf_buf_init(&b);
 	cf_http_error(status, text, &b);
@@ -230,6 +232,8 @@ static void refuse(struct ic *x, int status, const char *text)
 /* What the command sent, as plaintext, through the filter. */
 static void from_command(struct ic *x, const char *p, size_t n)
 {
+	if (x->refused)
+		return; /* lingering: what the command still sends is dropped */
 	struct cf_buf out;
 	cf_buf_init(&out);
 	int r = cf_reqfilter_feed(&x->f, p, n, &out);
@@ -267,7 +271,9 @@ static int tls_command(struct ic *x)
 			q_drop(&x->c.in, (size_t)k);
 	}
 	char buf[16384];
-	for (int i = 0; i < 16 && !x->refused && q_size(&x->up) < BUF_HIGH; i++) {
+	/* After a refusal the handshake still completes (the answer goes through it) and what
+	 * the command sends is read and dropped. */
+	for (int i = 0; i < 16 && q_size(&x->up) < BUF_HIGH; i++) {
 		int k = SSL_read(x->c.ssl, buf, sizeof(buf));
 		if (k > 0) {
 			from_command(x, buf, (size_t)k);
@@ -309,6 +315,8 @@ static int tls_server(struct ic *x)
 		if (k > 0)
 			q_drop(&x->u.in, (size_t)k);
 	}
+	if (x->refused)
+		goto to_command;
 	if (!x->u.handshook) {
 		int k = SSL_do_handshake(x->u.ssl);
 		if (k == 1) {
@@ -327,9 +335,8 @@ static int tls_server(struct ic *x)
 				    x->host, x->port, why);
 				cf_secrets_record(x->in->s, "", x->host, x->port, "tls-failed",
 						  "the server's TLS handshake", "");
-				drain_wbio(&x->u);
 				refuse(x, 502, text);
-				return 1;
+				goto to_command;
 			}
 		}
 	}
@@ -356,7 +363,8 @@ static int tls_server(struct ic *x)
 		break;
 	}
 	drain_wbio(&x->u);
-	/* The server's answers to the command, once its own handshake is done. */
+to_command:
+	/* The server's answers (or confine's) to the command, once its handshake is done. */
 	while (x->c.handshook && q_size(&x->down)) {
 		int k = SSL_write(x->c.ssl, x->down.p + x->down.off, (int)q_size(&x->down));
 		if (k <= 0)
@@ -442,8 +450,9 @@ static int step(struct ic *x)
 		return -1;
 	moved |= r;
 	if (x->refused) {
-		/* Lingering: what the command still sends is read and dropped. */
-		q_drop(&x->c.in, q_size(&x->c.in));
+		/* Lingering: what the command still sends is dropped (through TLS, once read). */
+		if (!x->tls)
+			q_drop(&x->c.in, q_size(&x->c.in));
 	} else if ((r = side_recv(&x->u)) < 0) {
 		return -1;
 	} else {
@@ -489,11 +498,19 @@ static void run(struct ic *x)
 		int n = poll(p, 3, tmo);
 		if (n < 0 && errno != EINTR)
 			break;
-		if (n > 0 && p[2].revents)
+		if (n > 0 && p[2].revents) {
+			/* The run ends: what the command sent last is still looked at (and
+			 * recorded), then the connection goes. */
+			step(x);
 			break;
+		}
 		if (n > 0 && ((p[0].revents & (POLLERR | POLLNVAL)) ||
-			      (p[1].fd >= 0 && (p[1].revents & (POLLERR | POLLNVAL)))))
+			      (p[1].fd >= 0 && (p[1].revents & (POLLERR | POLLNVAL))))) {
+			/* What came before the error (a TLS alert before a reset) is still read
+			 * and recorded. */
+			step(x);
 			break;
+		}
 	}
 }
 
