@@ -254,6 +254,19 @@ print(urllib.request.urlopen(r).read().decode().strip())"
 	expect_host "$who" OK "control: the token file is readable on the host" "$TRYOP" read "$E/$who/token.txt"
 	rm -f "$E/$who/token.txt"
 
+	# --- a client that ignores the proxy variables (R43's transparent routing, bwrap) ---
+	if bwrap_only "the landlock backend has no resolver inside: every client uses the proxy"; then
+		px "$who" "${allow[@]}" "${sec[@]}" -- sh -c \
+			"curl -sS --noproxy '*' -H \"Authorization: Bearer \$TOKEN\" https://api.test:$PS/; curl -sS --noproxy '*' -H \"Authorization: Bearer \$TOKEN\" http://api.test:$PA/"
+		is "$(_got | tr '\n' ' ')" "api-ok api-tls api-ok api" \
+			"$who: without the proxy variables too (routed to the proxy by name), HTTPS and HTTP"
+		: >"$E/srv/other.log"
+		px "$who" "${allow[@]}" "${sec[@]}" -- sh -c \
+			"curl -s -o /dev/null -w '%{http_code}' --noproxy '*' -H \"Authorization: Bearer \$TOKEN\" http://other.test:$PO/"
+		is "$out:$(cat "$E/srv/other.log")" "403:" \
+			"$who: ... and the placeholder to another host refused there too"
+	fi
+
 	# --- the server verified against the caller's roots; the command must trust the run's CA
 	: >"$E/srv/api-tls.log"
 	ROOTS=/etc/ssl/certs/ca-certificates.crt px "$who" "${allow[@]}" "${sec[@]}" -- sh -c \

@@ -33,6 +33,9 @@ for tool in /usr/sbin/sshd ssh ssh-agent ssh-add ssh-keygen git jq unshare "$PY"
 	fi
 done
 
+# The test build: the proxy resolves ssh.test from a hosts file, never DNS.
+cp "$FIX/confine-testresolve" "$FIX/confine"
+
 # --- the servers ---------------------------------------------------------------------------
 S=$E/sshd
 mkdir -p "$S/src"
@@ -92,7 +95,10 @@ fi
 chmod -R a+rX "$S"
 chmod 0600 "$S/host1" "$S/host2"
 KH="[127.0.0.1]:$PORT_1 $(cut -d' ' -f1,2 "$S/host1.pub")
-[127.0.0.1]:$PORT_2 $(cut -d' ' -f1,2 "$S/host2.pub")"
+[127.0.0.1]:$PORT_2 $(cut -d' ' -f1,2 "$S/host2.pub")
+[ssh.test]:$PORT_1 $(cut -d' ' -f1,2 "$S/host1.pub")"
+printf '127.0.0.1 ssh.test\n' >"$E/hosts"
+chmod 0644 "$E/hosts"
 
 # An HTTP CONNECT client for ssh's ProxyCommand: through $HTTP_PROXY (its credentials too),
 # or straight to HOST PORT without one (the host controls).
@@ -280,6 +286,17 @@ for who in $RUN_USERS; do
 		"$who: git clone ssh:// through the proxy and the filter, the private key unreadable"
 	is "$(tail -1 "$audit" | jq -r '[.ssh_agent.requests[] | select(.request == "sign")][0] | "\(.key) \(.host) \(.outcome)"')" \
 		"$fp 127.0.0.1:$PORT_1 allowed" "$who: the audit line: the key, the bound host, allowed"
+
+	if bwrap_only "the landlock backend has no resolver inside: ssh needs its ProxyCommand there"; then
+		rm -rf "$w/out/clone3"
+		xenv=(SSH_AUTH_SOCK="$sock" GIT_SSH_COMMAND="$gitssh" CONFINE_TEST_HOSTS="$E/hosts")
+		cx "$who" --ssh-agent --ssh-key "$h/.ssh/id_test.pub" --net-allow "ssh.test:$PORT_1,127.0.0.1" \
+			--report "$rep" -- sh -c "git clone -q 'ssh://root@ssh.test:$PORT_1$S/repo.git' out/clone3 && cat out/clone3/README"
+		is "$(_got)" repo-readme \
+			"$who: git clone ssh://NAME with network rules and no ProxyCommand (the resolver inside)"
+		is "$(jq -r '[.ssh_agent.requests[] | select(.request == "sign")][0] | "\(.key) \(.outcome)"' "$rep")" \
+			"$fp allowed" "$who: ... signed for the bound session"
+	fi
 
 	# --- a relay to a host no rule allows ------------------------------------------------------
 	hop2="ssh -F /dev/null -o UserKnownHostsFile=$w/kh -o StrictHostKeyChecking=yes -o BatchMode=yes -p $PORT_2"

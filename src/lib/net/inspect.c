@@ -582,6 +582,7 @@ static struct ic *ic_new(struct cf_inspector *in, const struct cf_inspect_conn *
 	x->port = c->port;
 	x->tunnel = c->tunnel;
 	x->deadline = now_ms() + HANDSHAKE_MS;
+	q_add(&x->u.in, c->server_early, c->server_early_len);
 	if (c->tunnel) {
 		q_add(&x->c.out, c->reply, c->reply_len);
 		q_add(&x->c.in, c->early, c->early_len);

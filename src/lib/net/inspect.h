@@ -32,13 +32,16 @@ struct cf_inspect_conn {
 	bool is_ip;
 	struct cf_ip ip;
 	uint16_t port;
-	bool tunnel;	   /* CONNECT or SOCKS5: TLS or plaintext HTTP inside */
-	const char *reply; /* tunnel: sent to the command first (200, the SOCKS5 success) */
+	bool tunnel;	   /* CONNECT, SOCKS5, transparent (R43): TLS or plaintext HTTP inside */
+	const char *reply; /* tunnel: sent to the command first (200, the SOCKS5 success; none
+			    * for a transparent connection) */
 	size_t reply_len;
 	const char *early; /* what the command sent after its request, already read */
 	size_t early_len;
 	const char *head; /* plain HTTP: the head to forward (origin form) */
 	size_t head_len;
+	const char *server_early; /* what the server sent already (through an upstream proxy) */
+	size_t server_early_len;
 };
 
 /* Starts a thread for c: true when taken (the descriptors and a copy of the bytes are the

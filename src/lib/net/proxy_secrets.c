@@ -65,9 +65,17 @@ bool cf_proxy_secrets_take(struct conn *c)
 	if (!p->inspector || (c->kind == K_HTTP && !c->head))
 		return false;
 	bool plain = c->kind == K_HTTP && !c->head->connect;
+	bool transparent = c->kind == K_TRANSPARENT;
 	const struct cf_ip *ip = c->is_ip ? &c->ip : NULL;
-	if (!plain && !cf_secrets_inspected(p->secrets, c->host, ip, c->port))
+	/* A plain-HTTP request through an upstream proxy (R43) is the upstream's to forward in
+	 * its absolute form: it goes on as it is (its head was searched before it was decided);
+	 * through a transparent connection only an inspected host is taken (R43's gate checks
+	 * the others' server name or Host). */
+	if ((plain && c->via_upstream) ||
+	    ((!plain || transparent) && !cf_secrets_inspected(p->secrets, c->host, ip, c->port)))
 		return false;
+	if (transparent)
+		cf_proxy_record(c, "connected", c->has_target ? &c->target : NULL, "");
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	struct cf_buf head, reply;
 	cf_buf_init(&head);
@@ -76,7 +84,7 @@ bool cf_proxy_secrets_take(struct conn *c)
 		cf_http_forward_request(c->in, c->head, &head);
 	} else if (c->kind == K_HTTP) {
 		cf_buf_add(&reply, ok);
-	} else {
+	} else if (c->kind == K_SOCKS) {
 		/* SOCKS5: a method reply still queued, then the success. */
 		uint8_t r[10];
 		size_t rl = cf_socks_reply(CF_SOCKS_OK, r);
@@ -92,10 +100,13 @@ bool cf_proxy_secrets_take(struct conn *c)
 	    .tunnel = !plain,
 	    .reply = reply.s,
 	    .reply_len = reply.len,
-	    .early = c->in + c->body_off,
-	    .early_len = c->in_len - c->body_off,
+	    .early = c->in ? c->in + c->body_off : NULL,
+	    .early_len = c->in ? c->in_len - c->body_off : 0,
 	    .head = head.s,
 	    .head_len = head.len,
+	    /* R43: what the server sent with the upstream proxy's answer */
+	    .server_early = c->via_upstream && !c->resp_head ? c->rin : NULL,
+	    .server_early_len = c->via_upstream && !c->resp_head ? c->rin_len : 0,
 	};
 	snprintf(ic.host, sizeof(ic.host), "%s", c->host);
 	/* Out of epoll first: the descriptors are the inspector's from here on. */

@@ -131,6 +131,8 @@ void cf_transparent_relay_start(struct conn *c, const struct cf_ip *a)
 		c->target = *a;
 		c->has_target = true;
 	}
+	if (cf_proxy_secrets_take(c)) /* R45: an inspected host, from here on */
+		return;
 	int r = c->via_upstream ? cf_upstream_leftover(c) : 0;
 	if (r == 0)
 		r = cf_pump_init(&c->u2c.pump);
@@ -207,6 +209,10 @@ static int gate_http(struct conn *c, size_t end)
 			 c->in + h->authority);
 		free(h);
 		mismatch(c, "host_mismatch", text);
+		return -1;
+	}
+	if (cf_proxy_secrets_head(c, end)) { /* R45: a placeholder for another host */
+		free(h);
 		return -1;
 	}
 	struct cf_buf b;
