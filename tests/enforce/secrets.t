@@ -6,7 +6,7 @@
 #    which the caller's SSL_CERT_FILE names: "the system's roots" of this run) that answer only
 #    a request with the right bearer token; a second pair on 127.0.0.6 (other.test) that logs
 #    every Authorization it gets;
-#  - the command holds a placeholder in $TOKEN; curl and python's urllib reach the API
+#  - the command holds a placeholder in $TOKEN; curl, python's urllib and node reach the API
 #    with it over HTTP and HTTPS (TLS inspected with the run's CA, which the command's trust
 #    variables carry), the value coming from the caller's variable or from a file the sandbox
 #    cannot read;
@@ -260,6 +260,11 @@ print(urllib.request.urlopen(r).read().decode().strip())"
 			"curl -sS --noproxy '*' -H \"Authorization: Bearer \$TOKEN\" https://api.test:$PS/; curl -sS --noproxy '*' -H \"Authorization: Bearer \$TOKEN\" http://api.test:$PA/"
 		is "$(_got | tr '\n' ' ')" "api-ok api-tls api-ok api" \
 			"$who: without the proxy variables too (routed to the proxy by name), HTTPS and HTTP"
+		if command -v node >/dev/null; then
+			px "$who" "${allow[@]}" "${sec[@]}" -- node -e \
+				"fetch('https://api.test:$PS/', {headers: {Authorization: 'Bearer ' + process.env.TOKEN}}).then(r => r.text()).then(t => process.stdout.write(t), e => console.log('ERR', (e.cause && e.cause.code) || e.message))"
+			is "$(_got)" "api-ok api-tls" "$who: node's fetch (NODE_EXTRA_CA_CERTS)"
+		fi
 		: >"$E/srv/other.log"
 		px "$who" "${allow[@]}" "${sec[@]}" -- sh -c \
 			"curl -s -o /dev/null -w '%{http_code}' --noproxy '*' -H \"Authorization: Bearer \$TOKEN\" http://other.test:$PO/"
