@@ -7,7 +7,8 @@
  * own.  Blocking calls, every one also woken by the stop descriptor.  Every signal is blocked
  * in these threads.
  *
- * Who can reach the socket: its directory is 0700 and the socket 0600 under the host's /tmp,
+ * Who can reach the socket: its directory is 0700 (util/owntmp.c) and the socket 0600 under the
+ * host's /tmp,
  * which a bwrap sandbox sees only as its own private tmpfs; inside that sandbox the directory
  * is bound read-only at /dev/.confine-agent.  On the landlock backend the command reaches it
  * only through the connect guard, which connects it itself.
@@ -30,10 +31,11 @@
 
 #include "agent/agent.h"
 #include "agent/agent_policy.h"
+#include "util/owntmp.h"
 
 struct cf_agent {
 	char *dir, *path, *upstream;
-	int dir_fd, listen_fd, stop_fd;
+	int dir_fd, listen_fd, stop_fd, lock_fd;
 	struct cf_strv fingerprints;
 	struct cf_agent_rules rules;
 	pthread_t accept_thread;
@@ -373,45 +375,6 @@ static void *accept_loop(void *arg)
 	return NULL;
 }
 
-/* Whether the socket at path has no listener any more (a confine that was killed). */
-static bool dead_socket(const char *path)
-{
-	int fd = connect_upstream(path);
-	if (fd >= 0) {
-		close(fd);
-		return false;
-	}
-	return errno == ECONNREFUSED;
-}
-
-/* The directories a killed confine left behind: ours (owner and mode), older than a minute,
- * and whose socket nobody listens on.  Best effort. */
-static void sweep_stale(void)
-{
-	DIR *d = opendir("/tmp");
-	if (!d)
-		return;
-	time_t now = time(NULL);
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "confine-agent.", 14))
-			continue;
-		char dir[64], sock[96];
-		if (snprintf(dir, sizeof(dir), "/tmp/%s", e->d_name) >= (int)sizeof(dir))
-			continue;
-		struct stat st;
-		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    (st.st_mode & 07777) != 0700 || now - st.st_mtime < 60)
-			continue;
-		snprintf(sock, sizeof(sock), "%s/" CF_AGENT_SOCK, dir);
-		if (!dead_socket(sock))
-			continue;
-		unlink(sock);
-		rmdir(dir);
-	}
-	closedir(d);
-}
-
 static int listen_at(struct cf_agent *a, struct confine_error *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -438,7 +401,7 @@ int cf_agent_start(const struct cf_agent_config *cfg, struct cf_agent **out,
 	*out = NULL;
 	if (!a)
 		return cf_nomem(err);
-	a->dir_fd = a->listen_fd = a->stop_fd = -1;
+	a->dir_fd = a->listen_fd = a->stop_fd = a->lock_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->idle, NULL);
 	for (size_t i = 0; i < cfg->fingerprints->n; i++)
@@ -446,17 +409,12 @@ int cf_agent_start(const struct cf_agent_config *cfg, struct cf_agent **out,
 			goto oom;
 	a->rules = (struct cf_agent_rules){&a->fingerprints, cfg->kh, cfg->net, cfg->mode};
 	a->events = malloc(CF_AGENT_MAX_EVENTS * sizeof(*a->events));
-	if (!a->events || !(a->upstream = cf_strdup(cfg->upstream)) ||
-	    !(a->dir = cf_strdup("/tmp/confine-agent.XXXXXX")))
+	if (!a->events || !(a->upstream = cf_strdup(cfg->upstream)))
 		goto oom;
-	sweep_stale();
-	if (!mkdtemp(a->dir)) {
-		free(a->dir);
-		a->dir = NULL;
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the ssh-agent filter", "/tmp",
-			      "mkdtemp", errno);
+	/* /tmp/confine-agent.*, locked while this run lives; what a killed run left is swept by
+	 * the next confine (util/owntmp.c). */
+	if ((r = cf_owntmp_make(CF_OWNTMP_AGENT, &a->dir, &a->lock_fd, err)) < 0)
 		goto out;
-	}
 	if (!(a->path = cf_path_join(a->dir, CF_AGENT_SOCK)))
 		goto oom;
 	a->dir_fd = open(a->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -532,10 +490,8 @@ void cf_agent_free(struct cf_agent *a)
 	cf_agent_stop(a);
 	if (a->listen_fd >= 0)
 		close(a->listen_fd);
-	if (a->path)
-		unlink(a->path);
 	if (a->dir)
-		rmdir(a->dir);
+		cf_owntmp_remove(a->dir, a->lock_fd);
 	if (a->dir_fd >= 0)
 		close(a->dir_fd);
 	if (a->stop_fd >= 0)

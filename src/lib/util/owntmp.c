@@ -177,13 +177,14 @@ static bool has_listener(int dfd, const char *dir)
  * sweep may take it without its lock telling (0: the lock alone tells). */
 static bool own_name(const char *name, time_t *idle)
 {
-	static const char *const prefixes[] = {CF_OWNTMP_RUN ".", CF_OWNTMP_NET ".", STAGE "."};
+	static const char *const prefixes[] = {CF_OWNTMP_RUN ".", CF_OWNTMP_NET ".",
+					       CF_OWNTMP_AGENT ".", STAGE "."};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
 		size_t n = strlen(prefixes[i]);
 		if (strncmp(name, prefixes[i], n))
 			continue;
 		size_t len = strlen(name + n);
-		if (i < 2 && len == SUFFIX_LEN + 1 && name[n] == LOCKED_MARK) {
+		if (i < 3 && len == SUFFIX_LEN + 1 && name[n] == LOCKED_MARK) {
 			*idle = 0;
 			return true;
 		}
