@@ -217,6 +217,38 @@ for who in $RUN_USERS; do
 		expect "$who" EPERM "landlock --no-network: still no TCP socket with the agent" \
 			--ssh-agent --no-network -- "$TRYOP" socket inet stream
 	fi
+	# --- the filter's directory of a killed run (util/owntmp.c) ------------------------------
+	# confine killed while its command runs leaves /tmp/confine-agent.L...; the next confine,
+	# of any kind, removes it (its lock is free), never one of a live run.
+	ls -d /tmp/confine-agent.L* 2>/dev/null | sort >"$E/agent-before"
+	mapfile -t envv < <(_env "$who")
+	pre=()
+	[ "$who" = nobody ] && pre=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	rm -f "$w/out/agent-up"
+	(cd "$w" && exec "${pre[@]}" env -i "${envv[@]}" SSH_AUTH_SOCK="$sock" "$FIX/confine" run \
+		--no-network --ssh-agent -- sh -c 'touch out/agent-up; sleep 36.'$$ \
+		>"$E/bg.out" 2>"$E/bg.err" </dev/null) &
+	bgpid=$!
+	bg_pids+=("$bgpid")
+	for ((i = 0; i < 1000; i++)); do
+		[ -e "$w/out/agent-up" ] && break
+		sleep 0.02
+	done
+	adir=$(ls -d /tmp/confine-agent.L* 2>/dev/null | sort | comm -13 "$E/agent-before" -)
+	[ -n "$adir" ] && [ "$(printf '%s\n' "$adir" | wc -l)" = 1 ] && [ -S "$adir/agent.sock" ]
+	ok $? "$who: control: a live run's filter socket is in /tmp/confine-agent.L... ($adir)"
+	cx "$who" --no-network -- true
+	[ -n "$adir" ] && [ -S "$adir/agent.sock" ]
+	ok $? "$who: another run leaves the live run's directory alone"
+	kill -KILL "$bgpid"
+	wait_pid "$bgpid" 10
+	[ -n "$adir" ] && [ -d "$adir" ]
+	ok $? "$who: control: confine killed, its directory is left behind"
+	cx "$who" --no-network -- true
+	is "$rc:$([ -n "$adir" ] && [ ! -e "$adir" ] && echo gone)" "0:gone" \
+		"$who: the next run removed the killed run's directory"
+	rm -f "$w/out/agent-up"
+
 	expect_host "$who" OK "control: the private key file is readable on the host" \
 		"$TRYOP" read "$h/.ssh/id_test"
 	xenv=(SSH_AUTH_SOCK="$sock")
