@@ -1029,9 +1029,16 @@ struct confine_secret_event {
 	char host[256]; /* the request's host */
 	uint16_t port;
 	char outcome[16];  /* "substituted" (a listed host: the real value went in its place),
-			    * "refused" (another host: the request was refused) */
-	char where[64];	   /* "request line", "header NAME", "body" */
-	char encoding[16]; /* "plain", "percent", "base64", "hex" */
+			    * "refused" (another host: the request was refused); on an inspected
+			    * connection (name ""): "tls-refused" (the command did not accept the
+			    * run's certificate), "tls-failed" (the server did not verify against
+			    * the caller's roots: it got no request), "misdirected" (a request
+			    * named another host than the connection's: refused) */
+	char where[64];	   /* "request line", "header NAME", "body" (chunk lines and trailers
+			    * too), "request head", "CONNECT request", "SOCKS5 host name"; an
+			    * inspected connection's: "the command's TLS handshake", "the
+			    * server's TLS handshake", "TLS server name", "header Host" */
+	char encoding[16]; /* "plain", "percent", "base64", "hex"; "" when none applies */
 };
 /* The placeholder events in order, valid until confine_run_free; computed when
  * confine_run_wait returns; at most 4096 kept.  Pure. */

@@ -123,7 +123,9 @@ static void placeholder_warnings(const confine_run *run)
 			e[i].name, e[i].host);
 		shown++;
 	}
-	(void)dropped;
+	if (dropped)
+		fprintf(stderr, "confine: secrets: %zu more placeholder events were not kept\n",
+			dropped);
 }
 
 void cli_secret_warnings(const confine_run *run)
