@@ -898,7 +898,7 @@ struct confine_net_event {
 			   * "unavailable" (protocol "dns": the resolver inside could not be set
 			   * up; detail says why); R45: "secret_refused" (the request carried a
 			   * credential placeholder to a host it is not for:
-			   * confine_run_secret_events has the details) */
+			   * confine_run_secret_event has the details) */
 	char address[64]; /* the address connected to or refused; "" when none */
 	char detail[256]; /* the reason when the outcome is not "connected" */
 	/* R43: the host's answer when the decision was ASK: "" (nobody was asked: denied),
@@ -969,7 +969,8 @@ CONFINE_API int confine_request_set_net_ask(confine_request *req, confine_net_as
 					    struct confine_error *err);
 /* ---------------------------------------------------------------------------------------- */
 /* Secrets the command can use but never read (R44, R45).  Linux only: elsewhere the request  */
-/* functions return CONFINE_E_INVALID.                                                        */
+/* setters return CONFINE_E_INVALID.  Every setter refuses a NULL request and leaves the      */
+/* request unchanged when it refuses.                                                         */
 
 /* The ssh-agent filter (R44): the command gets SSH_AUTH_SOCK, a socket confine serves from the
  * caller's own agent (SSH_AUTH_SOCK of the request's environment, which the command never
@@ -980,11 +981,13 @@ CONFINE_API int confine_request_set_net_ask(confine_request *req, confine_net_as
  * signing).  Adding, removing, locking, unlocking and every other extension are refused.
  * Needs the sandbox (policy required, no escalation); on the landlock backend also network
  * rules or --no-network.  Pure. */
-int confine_request_set_ssh_agent(confine_request *req, bool on, struct confine_error *err);
+CONFINE_API int confine_request_set_ssh_agent(confine_request *req, bool on,
+					      struct confine_error *err);
 /* A key the command may use: a public key line (the content of KEY.pub: "ssh-ed25519 AAAA...
  * comment") or its fingerprint as ssh-keygen -l prints it ("SHA256:" and 43 base64 digits).
  * CONFINE_E_INVALID otherwise; at most 32.  Pure. */
-int confine_request_add_ssh_key(confine_request *req, const char *key, struct confine_error *err);
+CONFINE_API int confine_request_add_ssh_key(confine_request *req, const char *key,
+					    struct confine_error *err);
 
 /* A credential placeholder (R45): "NAME=SOURCE@HOST[,HOST...]".  The command's variable NAME
  * holds a random placeholder; confine's proxy puts the real value (SOURCE: a variable of the
@@ -997,14 +1000,17 @@ int confine_request_add_ssh_key(confine_request *req, const char *key, struct co
  * hidden from the sandbox), the report, the audit log or a message.  Needs network rules that
  * allow each listed host.  Validated here (CONFINE_E_INVALID, CONFINE_E_LIMIT; at most 32).
  * Pure. */
-int confine_request_add_secret(confine_request *req, const char *spec, struct confine_error *err);
+CONFINE_API int confine_request_add_secret(confine_request *req, const char *spec,
+					   struct confine_error *err);
 /* TLS interception of "HOST[,HOST...]" (R45): the proxy terminates the command's TLS to these
  * hosts with the run's CA, verifies the server against the system's roots, and looks into the
  * requests for placeholders.  Implied for the hosts of every secret.  Pure. */
-int confine_request_tls_inspect(confine_request *req, const char *hosts, struct confine_error *err);
+CONFINE_API int confine_request_tls_inspect(confine_request *req, const char *hosts,
+					    struct confine_error *err);
 
-/* One request the ssh-agent filter answered. */
+/* One request the ssh-agent filter answered (read-only; .size says how much of it there is). */
 struct confine_agent_event {
+	size_t size;
 	int64_t time_ms;  /* CLOCK_REALTIME, ms since the epoch */
 	char request[24]; /* "list", "sign", "session-bind", "add", "remove", "remove-all",
 			   * "lock", "unlock", "smartcard-add", "smartcard-remove", "extension",
@@ -1016,14 +1022,18 @@ struct confine_agent_event {
 			   * cannot be reached) */
 	char detail[320];
 };
-/* The ssh-agent filter's requests in order, valid until confine_run_free; computed when
- * confine_run_wait returns.  At most 4096 are kept; *dropped (may be NULL) counts the rest.
- * Pure. */
-const struct confine_agent_event *confine_run_agent_events(const confine_run *run, size_t *n,
-							   size_t *dropped);
+/* The ssh-agent filter's requests in order, computed when confine_run_wait returns: how many,
+ * the i-th (NULL when i >= the count; valid until confine_run_free), and how many more were not
+ * kept (at most 4096 are).  Pure. */
+CONFINE_API size_t confine_run_agent_event_count(const confine_run *run);
+CONFINE_API const struct confine_agent_event *confine_run_agent_event(const confine_run *run,
+								      size_t i);
+CONFINE_API size_t confine_run_agent_events_dropped(const confine_run *run);
 
-/* What became of a placeholder in one request the proxy saw. */
+/* What became of a placeholder in one request the proxy saw, or of an inspected connection
+ * (read-only; .size says how much of it there is). */
 struct confine_secret_event {
+	size_t size;
 	int64_t time_ms;
 	char name[256]; /* the secret's NAME */
 	char host[256]; /* the request's host */
@@ -1040,10 +1050,13 @@ struct confine_secret_event {
 			    * server's TLS handshake", "TLS server name", "header Host" */
 	char encoding[16]; /* "plain", "percent", "base64", "hex"; "" when none applies */
 };
-/* The placeholder events in order, valid until confine_run_free; computed when
- * confine_run_wait returns; at most 4096 kept.  Pure. */
-const struct confine_secret_event *confine_run_secret_events(const confine_run *run, size_t *n,
-							     size_t *dropped);
+/* The placeholder events in order, computed when confine_run_wait returns: how many, the i-th
+ * (NULL when i >= the count; valid until confine_run_free), and how many more were not kept
+ * (at most 4096 are).  Pure. */
+CONFINE_API size_t confine_run_secret_event_count(const confine_run *run);
+CONFINE_API const struct confine_secret_event *confine_run_secret_event(const confine_run *run,
+									size_t i);
+CONFINE_API size_t confine_run_secret_events_dropped(const confine_run *run);
 
 #ifdef __cplusplus
 }

@@ -7,9 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/args.h"
-#include "cli/secrets.h"
-#include "util/util.h"
+#include "args.h"
+#include "secrets.h"
 
 /* The first line of a public key file, at most 64 KiB. */
 static int read_pub(const char *file, char *buf, size_t cap, struct confine_error *err)
@@ -20,10 +19,10 @@ static int read_pub(const char *file, char *buf, size_t cap, struct confine_erro
 		int e = fd < 0 ? errno : EINVAL;
 		if (fd >= 0)
 			close(fd);
-		cf_err_os(err, CONFINE_E_INVALID, "cannot read --ssh-key", file,
-			  fd < 0 ? "open" : "fstat", e);
-		cf_err_hint(err, "give the public key file (KEY.pub) or its fingerprint "
-				 "('ssh-keygen -lf KEY.pub' prints it)");
+		confine_error_set_os(err, CONFINE_E_INVALID, "cannot read --ssh-key", file,
+				     fd < 0 ? "open" : "fstat", e);
+		confine_error_hint(err, "give the public key file (KEY.pub) or its fingerprint "
+					"('ssh-keygen -lf KEY.pub' prints it)");
 		return CONFINE_E_INVALID;
 	}
 	size_t n = 0;
@@ -66,15 +65,16 @@ int cli_load_ssh_keys(struct cli_opts *o, struct confine_error *err)
 
 static void agent_warnings(const confine_run *run)
 {
-	size_t n, dropped, shown = 0;
-	const struct confine_agent_event *e = confine_run_agent_events(run, &n, &dropped);
+	size_t n = confine_run_agent_event_count(run), shown = 0;
+	size_t dropped = confine_run_agent_events_dropped(run);
 	bool host_hint = false;
 	for (size_t i = 0; i < n && shown < MAX_LINES; i++) {
-		if (!strcmp(e[i].outcome, "allowed") || !strcmp(e[i].request, "session-bind"))
+		const struct confine_agent_event *e = confine_run_agent_event(run, i);
+		if (!strcmp(e->outcome, "allowed") || !strcmp(e->request, "session-bind"))
 			continue;
-		fprintf(stderr, "confine: ssh-agent request %s: '%s%s%s': %s\n", e[i].outcome,
-			e[i].request, e[i].key[0] ? " " : "", e[i].key, e[i].detail);
-		host_hint |= e[i].host[0] != '\0';
+		fprintf(stderr, "confine: ssh-agent request %s: '%s%s%s': %s\n", e->outcome,
+			e->request, e->key[0] ? " " : "", e->key, e->detail);
+		host_hint |= e->host[0] != '\0';
 		shown++;
 	}
 	if (host_hint)
@@ -88,17 +88,18 @@ static void agent_warnings(const confine_run *run)
 
 static void placeholder_warnings(const confine_run *run)
 {
-	size_t n, dropped, shown = 0;
-	const struct confine_secret_event *e = confine_run_secret_events(run, &n, &dropped);
+	size_t n = confine_run_secret_event_count(run), shown = 0;
+	size_t dropped = confine_run_secret_events_dropped(run);
 	for (size_t i = 0; i < n && shown < MAX_LINES; i++) {
-		if (!strcmp(e[i].outcome, "tls-refused") || !strcmp(e[i].outcome, "tls-failed") ||
-		    !strcmp(e[i].outcome, "misdirected")) {
-			bool client = !strcmp(e[i].outcome, "tls-refused");
+		const struct confine_secret_event *e = confine_run_secret_event(run, i);
+		if (!strcmp(e->outcome, "tls-refused") || !strcmp(e->outcome, "tls-failed") ||
+		    !strcmp(e->outcome, "misdirected")) {
+			bool client = !strcmp(e->outcome, "tls-refused");
 			fprintf(stderr, "confine: inspected connection %s: '%s:%u': %s\n",
-				!strcmp(e[i].outcome, "misdirected") ? "refused" : "failed",
-				e[i].host, e[i].port,
+				!strcmp(e->outcome, "misdirected") ? "refused" : "failed", e->host,
+				e->port,
 				client ? "the command did not accept the run's TLS certificate"
-				: !strcmp(e[i].outcome, "tls-failed")
+				: !strcmp(e->outcome, "tls-failed")
 				    ? "the server's certificate did not verify against your roots"
 				    : "a request named another host than the connection's");
 			fprintf(stderr, "hint: %s\n",
@@ -106,21 +107,21 @@ static void placeholder_warnings(const confine_run *run)
 				    ? "the command's TLS client must trust SSL_CERT_FILE (or the "
 				      "other trust variables confine sets); a pinned client cannot "
 				      "be inspected"
-				: !strcmp(e[i].outcome, "tls-failed")
+				: !strcmp(e->outcome, "tls-failed")
 				    ? "confine verifies the server with your roots (SSL_CERT_FILE, "
 				      "SSL_CERT_DIR, else the system's)"
 				    : "send each host's requests on a connection of its own");
 			shown++;
 			continue;
 		}
-		if (strcmp(e[i].outcome, "refused"))
+		if (strcmp(e->outcome, "refused"))
 			continue;
 		fprintf(stderr,
 			"confine: secret sent elsewhere: '%s:%u': the placeholder of %s (%s, %s "
 			"encoding) went to a host it is not for; the request was refused\n",
-			e[i].host, e[i].port, e[i].name, e[i].where, e[i].encoding);
+			e->host, e->port, e->name, e->where, e->encoding);
 		fprintf(stderr, "hint: if %s may go to '%s', add the host to its --secret\n",
-			e[i].name, e[i].host);
+			e->name, e->host);
 		shown++;
 	}
 	if (dropped)

@@ -21,6 +21,14 @@ void cf_secret_req_release(struct cf_secret_req *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Every setter refuses a NULL request (ABI v1), as request.c's do. */
+#define NEED_REQ(r, err)                                                                           \
+	do {                                                                                       \
+		if (!(r))                                                                          \
+			return cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",       \
+				      "the request is NULL");                                      \
+	} while (0)
+
 #if defined(_WIN32) || defined(__APPLE__)
 static int not_here(const char *what, struct confine_error *err)
 {
@@ -31,6 +39,7 @@ static int not_here(const char *what, struct confine_error *err)
 
 int confine_request_set_ssh_agent(confine_request *req, bool on, struct confine_error *err)
 {
+	NEED_REQ(req, err);
 #if defined(_WIN32) || defined(__APPLE__)
 	if (on)
 		return not_here("--ssh-agent", err);
@@ -53,6 +62,7 @@ static bool fingerprint_syntax(const char *k)
 
 int confine_request_add_ssh_key(confine_request *req, const char *key, struct confine_error *err)
 {
+	NEED_REQ(req, err);
 #if defined(_WIN32) || defined(__APPLE__)
 	return not_here("--ssh-key", err);
 #endif
@@ -150,6 +160,7 @@ static int secret_invalid(const char *spec, const char *why, struct confine_erro
 
 int confine_request_add_secret(confine_request *req, const char *spec, struct confine_error *err)
 {
+	NEED_REQ(req, err);
 #if defined(_WIN32) || defined(__APPLE__)
 	return not_here("--secret", err);
 #endif
@@ -206,11 +217,18 @@ int confine_request_add_secret(confine_request *req, const char *spec, struct co
 
 int confine_request_tls_inspect(confine_request *req, const char *hosts, struct confine_error *err)
 {
+	NEED_REQ(req, err);
 #if defined(_WIN32) || defined(__APPLE__)
 	return not_here("--tls-inspect", err);
 #endif
 	if (!hosts || !*hosts)
 		return cf_err(err, CONFINE_E_INVALID, "invalid --tls-inspect", "",
 			      "expected HOST[,HOST...]");
-	return add_hosts(&req->secrets.inspect, "invalid --tls-inspect", hosts, hosts, err);
+	/* All the hosts or none: a refusal leaves the request as it was. */
+	struct cf_strv *v = &req->secrets.inspect;
+	size_t before = v->n;
+	int r = add_hosts(v, "invalid --tls-inspect", hosts, hosts, err);
+	while (r < 0 && v->n > before)
+		free(v->v[--v->n]);
+	return r;
 }

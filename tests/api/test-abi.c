@@ -139,7 +139,29 @@ static void test_setters(void)
 	NULL_REQ(confine_request_set_denial_scan(NULL, true, &err), "set_denial_scan");
 	NULL_REQ(confine_request_set_net_ask(NULL, NULL, NULL, &err), "set_net_ask");
 	NULL_REQ(confine_request_set_tty(NULL, CONFINE_TTY_AUTO, &err), "set_tty");
+	NULL_REQ(confine_request_set_ssh_agent(NULL, true, &err), "set_ssh_agent");
+	NULL_REQ(confine_request_add_ssh_key(NULL, "SHA256:x", &err), "add_ssh_key");
+	NULL_REQ(confine_request_add_secret(NULL, "T=T@api.example", &err), "add_secret");
+	NULL_REQ(confine_request_tls_inspect(NULL, "api.example", &err), "tls_inspect");
 #undef NULL_REQ
+	/* R44, R45: what the secrets' setters cannot honour. */
+	TAP_INTEQ(confine_request_add_ssh_key(req, "SHA256:short", NULL), CONFINE_E_INVALID,
+		  "add_ssh_key(a fingerprint too short) is CONFINE_E_INVALID");
+	TAP_INTEQ(confine_request_add_ssh_key(req, "a\nb", NULL), CONFINE_E_INVALID,
+		  "add_ssh_key(two lines) is CONFINE_E_INVALID");
+	TAP_INTEQ(confine_request_add_secret(req, "T=T", NULL), CONFINE_E_INVALID,
+		  "add_secret(no host) is CONFINE_E_INVALID");
+	TAP_INTEQ(confine_request_add_secret(req, "PATH=T@api.example", NULL), CONFINE_E_INVALID,
+		  "add_secret(a variable confine sets) is CONFINE_E_INVALID");
+	TAP_INTEQ(confine_request_tls_inspect(req, "api.example,", NULL), CONFINE_E_INVALID,
+		  "tls_inspect(an empty host) is CONFINE_E_INVALID");
+	TAP_INTEQ(confine_request_tls_inspect(req, "api.example", NULL), 0, "tls_inspect is 0");
+	TAP_INTEQ(confine_run_agent_event_count(NULL), 0, "agent_event_count(NULL run) is 0");
+	TAP_OK(confine_run_agent_event(NULL, 0) == NULL, "agent_event(NULL run) is NULL");
+	TAP_INTEQ(confine_run_agent_events_dropped(NULL), 0, "agent_events_dropped(NULL) is 0");
+	TAP_INTEQ(confine_run_secret_event_count(NULL), 0, "secret_event_count(NULL run) is 0");
+	TAP_OK(confine_run_secret_event(NULL, 0) == NULL, "secret_event(NULL run) is NULL");
+	TAP_INTEQ(confine_run_secret_events_dropped(NULL), 0, "secret_events_dropped(NULL) is 0");
 	TAP_INTEQ(confine_request_set_network(req, false, NULL), 0, "set_network(false) is 0");
 	TAP_INTEQ(confine_request_env_clear(req, true, NULL), 0, "env_clear(true) is 0");
 	TAP_INTEQ(confine_request_set_escalate(req, false, NULL), 0, "set_escalate(false) is 0");
@@ -328,6 +350,10 @@ static void test_lists(const char *ws, const char *home)
 	TAP_INTEQ(confine_run_injection_count(run), 0, "no injections");
 	TAP_INTEQ(confine_run_net_event_count(run), 0, "no network events");
 	TAP_INTEQ(confine_run_net_events_dropped(run), 0, "none dropped");
+	TAP_OK(confine_run_agent_event_count(run) == 0 && confine_run_agent_event(run, 0) == NULL,
+	       "no ssh-agent events, and the 0th is NULL");
+	TAP_OK(confine_run_secret_event_count(run) == 0 && confine_run_secret_event(run, 0) == NULL,
+	       "no placeholder events, and the 0th is NULL");
 	char *hint = NULL;
 	TAP_INTEQ(confine_run_net_hint(run, 0, &hint, NULL), CONFINE_E_INVALID,
 		  "net_hint of an event that is not there: CONFINE_E_INVALID");

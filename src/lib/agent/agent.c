@@ -63,6 +63,7 @@ static int64_t wall_ms(void)
 
 static void record(struct cf_agent *a, struct confine_agent_event *ev)
 {
+	ev->size = sizeof(*ev);
 	ev->time_ms = wall_ms();
 	pthread_mutex_lock(&a->lock);
 	if (a->n_events < CF_AGENT_MAX_EVENTS)

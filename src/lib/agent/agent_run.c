@@ -228,11 +228,17 @@ void cf_run_agent_release(confine_run *run)
 	memset(a, 0, sizeof(*a));
 }
 
-const struct confine_agent_event *confine_run_agent_events(const confine_run *run, size_t *n,
-							   size_t *dropped)
+size_t confine_run_agent_event_count(const confine_run *run)
 {
-	*n = run->agent.n_events;
-	if (dropped)
-		*dropped = run->agent.dropped;
-	return run->agent.events;
+	return run ? run->agent.n_events : 0;
+}
+
+const struct confine_agent_event *confine_run_agent_event(const confine_run *run, size_t i)
+{
+	return i < confine_run_agent_event_count(run) ? &run->agent.events[i] : NULL;
+}
+
+size_t confine_run_agent_events_dropped(const confine_run *run)
+{
+	return run ? run->agent.dropped : 0;
 }

@@ -274,6 +274,7 @@ void cf_secrets_record(struct cf_secrets *s, const char *name, const char *host,
 	}
 	struct confine_secret_event *e = &s->events[s->n_events++];
 	memset(e, 0, sizeof(*e));
+	e->size = sizeof(*e);
 	e->time_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	snprintf(e->host, sizeof(e->host), "%s", host);

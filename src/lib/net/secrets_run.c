@@ -418,11 +418,17 @@ void cf_run_secrets_release(confine_run *run)
 	memset(rs, 0, sizeof(*rs));
 }
 
-const struct confine_secret_event *confine_run_secret_events(const confine_run *run, size_t *n,
-							     size_t *dropped)
+size_t confine_run_secret_event_count(const confine_run *run)
 {
-	*n = run->secrets.s.n_events;
-	if (dropped)
-		*dropped = run->secrets.s.dropped;
-	return run->secrets.s.events;
+	return run ? run->secrets.s.n_events : 0;
+}
+
+const struct confine_secret_event *confine_run_secret_event(const confine_run *run, size_t i)
+{
+	return i < confine_run_secret_event_count(run) ? &run->secrets.s.events[i] : NULL;
+}
+
+size_t confine_run_secret_events_dropped(const confine_run *run)
+{
+	return run ? run->secrets.s.dropped : 0;
 }

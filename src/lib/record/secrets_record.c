@@ -19,8 +19,8 @@ static void agent(struct cf_jobj *j, const confine_run *run)
 	struct cf_jobj a;
 	cf_jobj_init(&a);
 	cf_jput_strv(&a, "keys", run->agent.fingerprints.v, run->agent.fingerprints.n);
-	size_t n, dropped;
-	const struct confine_agent_event *e = confine_run_agent_events(run, &n, &dropped);
+	size_t n = run->agent.n_events, dropped = run->agent.dropped;
+	const struct confine_agent_event *e = run->agent.events;
 	json_t *v = json_array();
 	for (size_t i = 0; v && i < n; i++) {
 		struct cf_jobj o;
@@ -61,8 +61,8 @@ static void placeholders(struct cf_jobj *j, const confine_run *run)
 	}
 	cf_jput(&o, "placeholders", list);
 	cf_jput_strv(&o, "tls_inspect", rs->inspect.v, rs->inspect.n);
-	size_t n, dropped;
-	const struct confine_secret_event *e = confine_run_secret_events(run, &n, &dropped);
+	size_t n = rs->s.n_events, dropped = rs->s.dropped;
+	const struct confine_secret_event *e = rs->s.events;
 	json_t *v = json_array();
 	for (size_t i = 0; v && i < n; i++) {
 		struct cf_jobj x;
