@@ -90,13 +90,20 @@ static const char *const host_guards[] = {
 };
 
 /* The common directory's entries first, then a worktree's own (git-worktree(1), gitrepository-
- * layout(5)). */
-static const char *const git_dir_entries[] = {"hooks",	 "config",    "worktrees",
-					      "modules", "commondir", "config.worktree"};
+ * layout(5)).  Besides configuration and hooks, what git reads later and acts on: the legacy
+ * remote definitions (remotes/, branches/: where fetch and push go when the configuration
+ * names no such remote), and the state of a sequence a later `git rebase --continue`,
+ * `git cherry-pick --continue` or `git am --continue` resumes (rebase-merge/, sequencer/,
+ * rebase-apply/): their todo lists hold `exec` lines that git runs. */
+static const char *const git_dir_entries[] = {
+    "hooks",	 "config",	    "worktrees",    "modules",	    "remotes",	 "branches",
+    "commondir", "config.worktree", "rebase-merge", "rebase-apply", "sequencer",
+};
+#define GIT_COMMON_ENTRIES 6
 
 const char *const *cf_git_dir_entries(bool worktree, size_t *n)
 {
-	*n = worktree ? 6 : 4;
+	*n = worktree ? sizeof(git_dir_entries) / sizeof(git_dir_entries[0]) : GIT_COMMON_ENTRIES;
 	return git_dir_entries;
 }
 

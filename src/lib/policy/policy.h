@@ -66,8 +66,10 @@ int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
 			    const struct cf_strv *groups, struct confine_error *err);
 
 /* What git reads as configuration or runs inside one git directory, relative to it (SPEC 2.3):
- * the common part (hooks, config, worktrees, modules), then, when `worktree`, the entries of a
- * worktree's own directory (commondir, config.worktree).  Static.  Pure. */
+ * the common part (hooks, config, worktrees, modules, remotes, branches), then, when `worktree`,
+ * the entries of a worktree's own directory (commondir, config.worktree, and the state of an
+ * interrupted rebase, cherry-pick or am: rebase-merge, rebase-apply, sequencer).  Static.
+ * Pure. */
 const char *const *cf_git_dir_entries(bool worktree, size_t *n);
 
 /* The git write guards of a plain repository whose .git is a directory of the workspace, for
