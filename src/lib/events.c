@@ -5,6 +5,7 @@
  * protected while the command ran.  After the command, confine looks again and reports each
  * such creation, so the host can act on it; the next run protects it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -259,6 +260,42 @@ static int git_defused(confine_run *run, const char *p, enum cf_git_new kind, co
 	return r;
 }
 
+/*
+ * The worktrees/ directories that existed at launch stayed writable (host/git.h): an entry
+ * that was not there then is a worktree the command added (or planted), looked through like a
+ * new repository's.  The directory is opened without following a symlink.
+ */
+static int git_new_worktrees(confine_run *run)
+{
+	const struct cf_git_launch *l = &run->git_launch;
+	int r = 0;
+	for (size_t i = 0; i < l->dirs.n && r == 0; i++) {
+		const char *dir = l->dirs.v[i];
+		int fd = cf_open_nofollow(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0, NULL);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d) {
+			if (fd >= 0)
+				close(fd);
+			continue; /* gone: nothing of it for git to read */
+		}
+		struct cf_strv fresh = {0};
+		struct dirent *e;
+		while ((e = readdir(d)) && r == 0) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			char *p = cf_path_join(dir, e->d_name);
+			if (!p || (!cf_strv_contains(&l->entries, p) && cf_strv_add(&fresh, p) < 0))
+				r = CONFINE_E_NOMEM;
+			free(p);
+		}
+		closedir(d);
+		for (size_t k = 0; k < fresh.n && r == 0; k++)
+			r = git_defused(run, fresh.v[k], CF_GIT_NEW_WORKTREE, dir);
+		cf_strv_release(&fresh);
+	}
+	return r;
+}
+
 /* A missing protected path that now exists: defused (R30) or reported. */
 static int created(confine_run *run, const char *p)
 {
@@ -355,6 +392,8 @@ int cf_run_detect(confine_run *run)
 		if (lstat(p, &st) == 0)
 			r = created(run, p);
 	}
+	if (run->policy == CONFINE_POLICY_REQUIRED && r == 0)
+		r = git_new_worktrees(run);
 	for (size_t i = 0; i < run->launch.skipped.n && r == 0; i++)
 		r = add_event(run, "unreadable_directory_skipped", run->launch.skipped.v[i], NULL,
 			      "the glob scan could not read it, so it was hidden from the "

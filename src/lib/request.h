@@ -29,6 +29,7 @@
 #include "host/scan.h"
 #include "agent/agent_run.h"
 #include "net/secrets_run.h"
+#include "host/git.h"
 #endif
 
 struct confine_request {
@@ -64,6 +65,7 @@ struct confine_run {
 	char *pw_home, *pw_name, *pw_user_rules;      /* the password database's, when not $HOME */
 	char *config_dir, *pw_config_dir, *cache_dir; /* confine's own state (R30) */
 	struct cf_strv git_guards;		      /* host/git.h */
+	struct cf_git_launch git_launch;	      /* host/git.h: worktrees/ left writable */
 	struct cf_policy policy_rules;
 	struct cf_plan plan;
 	bool plan_network; /* what the plan is made with (cf_run_plan) */

@@ -420,7 +420,7 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	if (!run->config_dir || !run->cache_dir)
 		return cf_nomem(err);
 	int r = cf_host_git_guards(run->workspace, run->home, env_get(env, "XDG_CONFIG_HOME"),
-				   &run->git_guards, err);
+				   &run->git_guards, &run->git_launch, err);
 	if (r < 0)
 		return r;
 
@@ -1351,6 +1351,7 @@ void confine_run_free(confine_run *run)
 	free(run->pw_config_dir);
 	free(run->cache_dir);
 	cf_strv_release(&run->git_guards);
+	cf_git_launch_release(&run->git_launch);
 	free(run->bwrap);
 	free(run->helper);
 	free(run);

@@ -6,6 +6,7 @@
  * another config, an include, a core.hooksPath directory inside the workspace (husky).  All of
  * it is found here the way git finds it, without running git, and becomes write guards.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -269,6 +270,7 @@ int cf_gitconfig_parse(const char *text, size_t len, cf_gitconfig_fn fn, void *c
 struct gather {
 	const char *ws, *home;
 	struct cf_strv *out;
+	struct cf_git_launch *launch;
 	struct cf_strv read; /* configuration files already read */
 	const char *file;    /* the file being parsed */
 	int depth;
@@ -419,19 +421,92 @@ static char *first_line(const char *path, const char *prefix)
 	return v;
 }
 
+/* An existing worktrees/ holds this many worktrees at most to be opened up; more: it stays
+ * read-only as a whole (fail closed, every entry would be a mount of its own). */
+#define MAX_OPEN_WORKTREES 64
+
+/*
+ * An existing `worktrees/` directory: its entries at launch are the user's worktrees, so what
+ * git reads in each (commondir, gitdir, config.worktree, an interrupted rebase) is guarded one
+ * by one, and the directory itself stays writable so that `git worktree add` can make a new
+ * entry; the new entries are looked through after the run (cf_git_defuse).  False when it
+ * cannot be read, or holds too many: the caller guards it whole.
+ */
+static bool open_worktrees(struct gather *g, const char *path)
+{
+	struct stat st;
+	if (!g->launch || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	struct cf_strv names = {0};
+	struct dirent *e;
+	bool ok = true;
+	errno = 0;
+	while (ok && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		ok = names.n < MAX_OPEN_WORKTREES && cf_strv_add(&names, e->d_name) == 0;
+	}
+	ok = ok && !errno;
+	closedir(d);
+	size_t n, common;
+	const char *const *ent = cf_git_dir_entries(true, &n);
+	(void)cf_git_dir_entries(false, &common);
+	for (size_t i = 0; ok && i < names.n && !g->error; i++) {
+		char *w = cf_path_join(path, names.v[i]);
+		if (!w || cf_strv_add(&g->launch->entries, w) < 0) {
+			free(w);
+			g->error = CONFINE_E_NOMEM;
+			break;
+		}
+		if (lstat(w, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			add_take(g, w); /* not a worktree's directory: as it is */
+			continue;
+		}
+		/* A worktree's own entries (after the common part), and its gitdir: `git
+		 * worktree remove` deletes the directory that it names. */
+		for (size_t k = common; k < n; k++)
+			add_take(g, cf_path_join(w, ent[k]));
+		add_take(g, cf_path_join(w, "gitdir"));
+		free(w);
+	}
+	cf_strv_release(&names);
+	if (ok && !g->error && cf_strv_add(&g->launch->dirs, path) < 0)
+		g->error = CONFINE_E_NOMEM;
+	return ok;
+}
+
 /* What git reads in one git directory: config and hooks, and where it may be told to look. */
 static void add_gitdir(struct gather *g, const char *dir, bool worktree_parts)
 {
 	size_t n;
 	const char *const *e = cf_git_dir_entries(worktree_parts, &n);
-	for (size_t i = 0; i < n; i++)
-		add_take(g, cf_path_join(dir, e[i]));
+	for (size_t i = 0; i < n && !g->error; i++) {
+		char *p = cf_path_join(dir, e[i]);
+		if (p && !strcmp(e[i], "worktrees") && open_worktrees(g, p)) {
+			free(p);
+			continue;
+		}
+		add_take(g, p);
+	}
+}
+
+void cf_git_launch_release(struct cf_git_launch *l)
+{
+	cf_strv_release(&l->dirs);
+	cf_strv_release(&l->entries);
 }
 
 int cf_host_git_guards(const char *workspace, const char *home, const char *xdg_config_home,
-		       struct cf_strv *out, struct confine_error *err)
+		       struct cf_strv *out, struct cf_git_launch *launch, struct confine_error *err)
 {
-	struct gather g = {.ws = workspace, .home = home, .out = out};
+	struct gather g = {.ws = workspace, .home = home, .out = out, .launch = launch};
 	char *dotgit = cf_path_join(workspace, ".git"), *gitdir = NULL, *common = NULL;
 	char *xdg = NULL;
 	struct stat st;

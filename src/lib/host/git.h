@@ -52,17 +52,33 @@ struct cf_gitconfig_policy {
 int cf_gitconfig_filter(const char *text, size_t len, const struct cf_gitconfig_policy *policy,
 			struct cf_buf *out, struct cf_strv *removed);
 
+/* The `worktrees/` directories that existed at launch and stay writable (their entries are
+ * guarded one by one), and their entries then: an entry that is not among them was made by
+ * the command and is looked through after the run (cf_git_defuse, CF_GIT_NEW_WORKTREE). */
+struct cf_git_launch {
+	struct cf_strv dirs;
+	struct cf_strv entries;
+};
+
+void cf_git_launch_release(struct cf_git_launch *l);
+
 /*
  * The write guards for the repository at `workspace` (absolute paths, lexically normalised,
  * existing or not; a missing one is re-checked after the run): the `.git` entry itself when it
- * is a file or missing, the git directory's hooks, config, commondir, config.worktree,
- * worktrees and modules, the same of the common directory that commondir names, every file
- * that a configuration includes (include.path and includeIf.*.path, every condition taken as
- * true), and each core.hooksPath (from the system, global and repository configuration; a
- * relative one is relative to the workspace, as git runs hooks there).  `home` expands "~/".
- * Touches the OS: reads at most a few small files, follows no symlink when reading.
+ * is a file or missing, the git directory's hooks, config, remotes, branches, commondir,
+ * config.worktree and the state of an interrupted rebase, cherry-pick or am (rebase-merge,
+ * rebase-apply, sequencer), worktrees and modules, the same of the common directory that
+ * commondir names, every file that a configuration includes (include.path and
+ * includeIf.*.path, every condition taken as true), and each core.hooksPath (from the system,
+ * global and repository configuration; a relative one is relative to the workspace, as git
+ * runs hooks there).  `home` expands "~/".  With `launch`, an existing `worktrees/` is not
+ * guarded whole but entry by entry (each worktree's commondir, gitdir, config.worktree and
+ * interrupted sequences), and it goes to *launch with its entries, so that `git worktree add`
+ * works; without, it is guarded whole.  Touches the OS: reads at most a few small files and
+ * one directory, follows no symlink when reading.
  */
 int cf_host_git_guards(const char *workspace, const char *home, const char *xdg_config_home,
-		       struct cf_strv *out, struct confine_error *err);
+		       struct cf_strv *out, struct cf_git_launch *launch,
+		       struct confine_error *err);
 
 #endif

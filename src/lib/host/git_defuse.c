@@ -665,16 +665,27 @@ int cf_git_defuse(const char *workspace, const char *path, enum cf_git_new kind,
 		move_aside(&w, pfd, parent, name);
 	} else {
 		int fd = open_dir(pfd, name);
-		struct gitdir g = {.fd = fd, .path = path, .kind = G_REPO};
+		/* A new worktree's own directory: its commondir names the git directory that
+		 * holds the worktrees/ it is in. */
+		char *common = kind == CF_GIT_NEW_WORKTREE ? cf_path_dirname(parent) : NULL;
+		struct gitdir g = {.fd = fd,
+				   .path = path,
+				   .kind = kind == CF_GIT_NEW_WORKTREE ? G_ADMIN : G_REPO,
+				   .common = common};
 		int r = -1;
-		if (fd >= 0 && kind == CF_GIT_NEW_REPO)
+		if (kind == CF_GIT_NEW_WORKTREE && !common) {
+			w.nomem = true;
+			r = 0;
+		} else if (fd >= 0 && (kind == CF_GIT_NEW_REPO || kind == CF_GIT_NEW_WORKTREE)) {
 			r = do_gitdir(&w, &g);
-		else if (fd >= 0 && kind == CF_GIT_NEW_WORKTREES)
+		} else if (fd >= 0 && kind == CF_GIT_NEW_WORKTREES) {
 			r = do_worktrees(&w, fd, path, parent);
-		else if (fd >= 0)
+		} else if (fd >= 0) {
 			r = do_modules(&w, fd, path, 0);
+		}
 		if (fd >= 0)
 			close(fd);
+		free(common);
 		if (r < 0)
 			move_aside(&w, pfd, parent, name);
 	}

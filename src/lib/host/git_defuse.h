@@ -31,6 +31,7 @@ enum cf_git_new {
 	CF_GIT_NEW_REPO,      /* the workspace's `.git`: a directory, or a file naming one */
 	CF_GIT_NEW_WORKTREES, /* a git directory's `worktrees` (git worktree add) */
 	CF_GIT_NEW_MODULES,   /* a git directory's `modules` (git submodule) */
+	CF_GIT_NEW_WORKTREE,  /* one new entry of an existing `worktrees` (git worktree add) */
 };
 
 /*
