@@ -233,10 +233,10 @@ static bool git_new(const confine_run *run, const char *p, enum cf_git_new *kind
 }
 
 /* The repository stays; what git would run or follow was moved aside: one event each. */
-static int git_defused(confine_run *run, const char *p, enum cf_git_new kind, const char *rule)
+static int git_report(confine_run *run, struct cf_git_changes *chp, const char *p, const char *rule)
 {
-	struct cf_git_changes ch = {0};
-	int r = cf_git_defuse(run->workspace, p, kind, &ch);
+	struct cf_git_changes ch = *chp;
+	int r = 0;
 	char detail[sizeof(run->events[0].detail)];
 	for (size_t i = 0; i < ch.n && r == 0; i++) {
 		const struct cf_git_change *c = &ch.v[i];
@@ -256,8 +256,16 @@ static int git_defused(confine_run *run, const char *p, enum cf_git_new kind, co
 		snprintf(detail, sizeof(detail), "%zu more entries", ch.more);
 		r = add_event(run, "git_moved_aside_more", p, rule, detail);
 	}
-	cf_git_changes_release(&ch);
+	cf_git_changes_release(chp);
 	return r;
+}
+
+static int git_defused(confine_run *run, const char *p, enum cf_git_new kind, const char *rule)
+{
+	struct cf_git_changes ch = {0};
+	int r = cf_git_defuse(run->workspace, p, kind, &ch);
+	int q = git_report(run, &ch, p, rule);
+	return r < 0 ? r : q;
 }
 
 /*
@@ -294,6 +302,29 @@ static int git_new_worktrees(confine_run *run)
 		cf_strv_release(&fresh);
 	}
 	return r;
+}
+
+/* A `.git` in the workspace found by the post-run scan (the rule of run.c's expand_globs): one
+ * that was not there at launch, or not as the same entry, is a repository the command made
+ * (git init, git clone into a subdirectory, git submodule add): looked through like the
+ * workspace's own new repository.  The workspace's own `.git` is the missing guards' case. */
+static int nested_new(confine_run *run, const struct cf_match *m, const struct cf_strv *gitdirs)
+{
+	size_t wl = strlen(run->workspace);
+	if (run->policy != CONFINE_POLICY_REQUIRED ||
+	    (!strncmp(m->path, run->workspace, wl) && !strcmp(m->path + wl, "/.git")))
+		return 0;
+	for (size_t i = 0; i < run->git_nested.n; i++) {
+		const struct cf_match *l = &run->git_nested.v[i];
+		if (!strcmp(l->path, m->path) &&
+		    (!l->ino || !m->ino || (l->dev == m->dev && l->ino == m->ino)))
+			return 0;
+	}
+	if (m->kind != CF_KIND_FILE)
+		return git_defused(run, m->path, CF_GIT_NEW_REPO, "**/.git");
+	struct cf_git_changes ch = {0};
+	int r = cf_git_defuse_gitfile(run->workspace, m->path, gitdirs, &ch);
+	return r < 0 ? r : git_report(run, &ch, m->path, "**/.git");
 }
 
 /* A missing protected path that now exists: defused (R30) or reported. */
@@ -412,9 +443,18 @@ int cf_run_detect(confine_run *run)
 		r = add_event(run, "dynamic_glob_scan_failed", NULL, NULL, detail);
 		goto out;
 	}
-	struct cf_strv moved = {0};
+	struct cf_strv moved = {0}, gitdirs = {0};
+	/* The workspace's git directories now: where a new `.git` file may point. */
+	for (size_t i = 0; i < now.n && r == 0; i++)
+		if (now.v[i].rule == run->git_rule && now.v[i].kind == CF_KIND_DIR &&
+		    cf_strv_add(&gitdirs, now.v[i].path) < 0)
+			r = CONFINE_E_NOMEM;
 	for (size_t i = 0; i < now.n && r == 0; i++) {
 		const struct cf_match *m = &now.v[i];
+		if (m->rule == run->git_rule) {
+			r = nested_new(run, m, &gitdirs);
+			continue;
+		}
 		if (launched_same(run, m) || cf_strv_contains(&moved, m->path))
 			continue;
 		bool ours = made_by_this_run(run, m->path);
@@ -429,6 +469,7 @@ int cf_run_detect(confine_run *run)
 		}
 	}
 	cf_strv_release(&moved);
+	cf_strv_release(&gitdirs);
 	for (size_t i = 0; i < now.skipped.n && r == 0; i++)
 		if (!cf_strv_contains(&run->launch.skipped, now.skipped.v[i]))
 			r = add_event(run, "unreadable_directory_skipped", now.skipped.v[i], NULL,

@@ -123,9 +123,11 @@ struct confine_run {
 	size_t n_rec;
 
 	/* post-run detection (R23) */
-	struct cf_ruleset globs;   /* every glob rule, as scanned at launch */
-	struct cf_matches launch;  /* what the launch scan found */
-	struct cf_strv ipc_launch; /* the host's IPC endpoints at launch, sorted (R29) */
+	struct cf_ruleset globs;  /* every glob rule, as scanned at launch */
+	struct cf_matches launch; /* what the launch scan found */
+	size_t git_rule;	  /* index in globs of the rule that finds nested .git entries */
+	struct cf_matches git_nested; /* the `.git` entries in the workspace at launch */
+	struct cf_strv ipc_launch;    /* the host's IPC endpoints at launch, sorted (R29) */
 	struct cf_strv ipc_groups; /* directories of nothing but endpoints (cf_host_ipc_groups) */
 	struct cf_scan_state scan; /* the scan cache of this run's scans (R32) */
 	struct cf_scan_state ipc_scan; /* and of its sweeps of /run (R29, R32) */

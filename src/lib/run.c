@@ -238,6 +238,22 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 			if (rs->v[i].glob)
 				r = cf_ruleset_add(&run->globs, &rs->v[i], err);
 	}
+	/* Every repository nested in the workspace (vendor/x/.git, a submodule's .git file) is
+	 * found by the same walk: `**` + "/.git" below the workspace, whatever its kind. */
+	if (r == 0 && !run->globs_collected) {
+		char *path = cf_path_join(run->workspace, "**/.git");
+		struct cf_rule git = {.pattern = "**/.git",
+				      .path = path,
+				      .access = CF_ACC_WRITE,
+				      .action = CF_ASK,
+				      .layer = CF_LAYER_GUARD,
+				      .source = "builtin",
+				      .glob = true,
+				      .prefix_len = strlen(run->workspace)};
+		run->git_rule = run->globs.n;
+		r = path ? cf_ruleset_add(&run->globs, &git, err) : cf_nomem(err);
+		free(path);
+	}
 	run->globs_collected = true;
 	if (r == 0 && run->globs.n) {
 		struct cf_scan_budget b = CF_SCAN_BUDGET_DEFAULT;
@@ -253,6 +269,62 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 				    "that match the built-in ones (such as **/*.pem) out of the "
 				    "workspace; nothing was run");
 	}
+	return r;
+}
+
+/* Nested repositories beyond this many get their whole `.git` guarded (one mount each) instead
+ * of what git reads in it: the mounts stay bounded. */
+#define MAX_NESTED_REPOS 256
+
+/*
+ * The scan's `.git` matches (expand_globs) are taken out of `globs`: they protect nothing by
+ * themselves.  Each repository nested in the workspace gets the git guards the workspace's own
+ * repository gets (host/git.c: hooks, config, pointers, includes, its core.hooksPath, an
+ * interrupted rebase), added to the policy; the list at launch is kept for the post-run scan,
+ * which looks through every `.git` made during the run (events.c).
+ */
+static int nested_repos(confine_run *run, struct cf_matches *globs, struct confine_error *err)
+{
+	struct cf_matches keep = {.skipped = globs->skipped};
+	size_t from = run->git_guards.n, n_repos = 0;
+	int r = 0;
+	cf_matches_release(&run->git_nested);
+	for (size_t i = 0; i < globs->n; i++) {
+		struct cf_match *m = &globs->v[i];
+		struct cf_matches *to = m->rule == run->git_rule ? &run->git_nested : &keep;
+		if (to->n == to->cap) {
+			size_t cap;
+			struct cf_match *v = cf_grow_array(to->v, to->cap, 8, sizeof(*v), &cap);
+			if (!v) {
+				for (size_t k = i; k < globs->n; k++)
+					free(globs->v[k].path);
+				r = cf_nomem(err);
+				break;
+			}
+			to->v = v;
+			to->cap = cap;
+		}
+		to->v[to->n++] = *m;
+	}
+	free(globs->v);
+	*globs = keep;
+	for (size_t i = 0; i < run->git_nested.n && r == 0; i++) {
+		char *dir = cf_path_dirname(run->git_nested.v[i].path);
+		if (!dir) {
+			r = cf_nomem(err);
+		} else if (strcmp(dir, run->workspace) && ++n_repos > MAX_NESTED_REPOS) {
+			r = cf_strv_contains(&run->git_guards, run->git_nested.v[i].path) ||
+				    cf_strv_add(&run->git_guards, run->git_nested.v[i].path) == 0
+				? 0
+				: cf_nomem(err);
+		} else if (strcmp(dir, run->workspace)) {
+			r = cf_host_git_guards(dir, run->home, NULL, &run->git_guards,
+					       &run->git_launch, err);
+		}
+		free(dir);
+	}
+	if (r == 0)
+		r = cf_policy_add_git_guards(&run->policy_rules, &run->git_guards, from, err);
 	return r;
 }
 
@@ -296,7 +368,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		cf_matches_release(&globs);
 		cf_idents_release(&ids);
 		cf_plan_release(&plan);
-		if ((r = expand_globs(run, &globs, err)) < 0)
+		if ((r = expand_globs(run, &globs, err)) < 0 ||
+		    (r = nested_repos(run, &globs, err)) < 0)
 			goto out;
 		/* Directories found unreadable now are hidden from here on. */
 		struct cf_strv fresh = {0};
@@ -1321,6 +1394,7 @@ void confine_run_free(confine_run *run)
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);
 	cf_matches_release(&run->launch);
+	cf_matches_release(&run->git_nested);
 	cf_scan_state_release(&run->scan);
 	cf_scan_state_release(&run->ipc_scan);
 	cf_kind_memo_reset(&run->kind_memo);

@@ -435,6 +435,8 @@ static char *first_line(const char *path, const char *prefix)
 static bool open_worktrees(struct gather *g, const char *path)
 {
 	struct stat st;
+	if (g->launch && cf_strv_contains(&g->launch->dirs, path))
+		return true; /* looked at already (a plan made again): its guards are in g->out */
 	if (!g->launch || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return false;
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

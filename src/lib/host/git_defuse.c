@@ -641,6 +641,48 @@ out:
 	free(common);
 }
 
+/* `target` is `g`, or lies below g/worktrees or g/modules. */
+static bool in_gitdir(const char *target, const char *g)
+{
+	char *wt = cf_path_join(g, "worktrees"), *mod = cf_path_join(g, "modules");
+	bool ok = !strcmp(target, g) || (wt && cf_path_within(target, wt) && strcmp(target, wt)) ||
+		  (mod && cf_path_within(target, mod) && strcmp(target, mod));
+	free(wt);
+	free(mod);
+	return ok;
+}
+
+int cf_git_defuse_gitfile(const char *workspace, const char *path, const struct cf_strv *gitdirs,
+			  struct cf_git_changes *out)
+{
+	struct walk w = {.ws = workspace, .out = out};
+	char *parent = cf_path_dirname(path), *target = NULL, *real = NULL;
+	const char *name = strrchr(path, '/');
+	if (!parent || !name || !name[1]) {
+		free(parent);
+		return parent ? 0 : CONFINE_E_NOMEM;
+	}
+	name++;
+	int pfd = cf_open_nofollow(AT_FDCWD, parent, O_PATH | O_DIRECTORY, 0, NULL);
+	struct stat st;
+	if (pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		goto out; /* gone, or no longer a file: the scan's next look decides */
+	target = pointer_at(pfd, name, "gitdir:", parent);
+	real = target ? realpath(target, NULL) : NULL;
+	bool ok = false;
+	for (size_t i = 0; target && i < gitdirs->n && !ok; i++)
+		ok = in_gitdir(target, gitdirs->v[i]) && (!real || in_gitdir(real, gitdirs->v[i]));
+	if (!ok)
+		move_aside(&w, pfd, parent, name);
+out:
+	if (pfd >= 0)
+		close(pfd);
+	free(parent);
+	free(target);
+	free(real);
+	return w.nomem ? CONFINE_E_NOMEM : 0;
+}
+
 int cf_git_defuse(const char *workspace, const char *path, enum cf_git_new kind,
 		  struct cf_git_changes *out)
 {

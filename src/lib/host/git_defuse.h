@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "util/util.h"
+
 /* At most this many changes are listed; the rest are counted in `more`. */
 #define CF_GIT_CHANGES_MAX 64
 
@@ -53,5 +55,17 @@ enum cf_git_new {
  */
 int cf_git_defuse(const char *workspace, const char *path, enum cf_git_new kind,
 		  struct cf_git_changes *out);
+
+/*
+ * A `.git` file the command made in a directory of the workspace below its root (`git worktree
+ * add`, `git submodule add`, or a plant): it stays when its `gitdir:` (relative to the
+ * directory holding it) names, as written and as resolved, one of `gitdirs` (the workspace's
+ * git directories after the run), or a directory below the `worktrees/` or `modules/` of one:
+ * those are guarded since launch or looked through as new (their own cases).  Anything else
+ * is moved aside in place, and what it names is left alone (it may be the user's).  Returns 0
+ * or CONFINE_E_NOMEM.  Touches the OS.
+ */
+int cf_git_defuse_gitfile(const char *workspace, const char *path, const struct cf_strv *gitdirs,
+			  struct cf_git_changes *out);
 
 #endif

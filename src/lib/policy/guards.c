@@ -402,6 +402,17 @@ int cf_policy_add_endpoints(struct cf_policy *p, const struct cf_strv *paths,
 	return 0;
 }
 
+int cf_policy_add_git_guards(struct cf_policy *p, const struct cf_strv *guards, size_t from,
+			     struct confine_error *err)
+{
+	for (size_t i = from; i < guards->n; i++) {
+		int r = add_defused(p, CF_LAYER_GUARD, guards->v[i], NULL, CF_ASK, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int cf_policy_add_unreadable(struct cf_policy *p, const struct cf_strv *dirs,
 			     struct confine_error *err)
 {

@@ -80,6 +80,11 @@ int cf_git_plain_guards(const char *workspace, struct cf_strv *out, struct confi
 /* Adds the directories the glob scan could not read (struct cf_matches.skipped) to the guard
  * layer, hidden for read and write: the scan could not look for secrets in them, and a caller
  * who owns one could chmod it back from inside (R14). */
+/* Adds out->v[from..] (cf_host_git_guards of a repository nested in the workspace) to the guard
+ * layer as git's other guards: write, ask, renamed aside after the run when made by it. */
+int cf_policy_add_git_guards(struct cf_policy *p, const struct cf_strv *guards, size_t from,
+			     struct confine_error *err);
+
 int cf_policy_add_unreadable(struct cf_policy *p, const struct cf_strv *dirs,
 			     struct confine_error *err);
 
