@@ -174,5 +174,62 @@ for who in $RUN_USERS; do
 	is "$out" 5 "$who: the user's worktrees work; git worktree list shows all four and the main one"
 	is "$(pwned "$M")" "" "$who: the host's git in every worktree runs nothing the command wrote"
 	rm -rf "$M"/*
+
+	# ---- Repositories nested in the workspace: vendor/x/.git, a submodule's .git file. ----
+	g=$h/nest
+	mkrepo "$g"
+	gitq() { git -c init.defaultBranch=main -c user.email=t@x -c user.name=t "$@"; }
+	gitq init -q "$g/vendor/x" && gitq -C "$g/vendor/x" commit -q --allow-empty -m vx
+	own "$who" "$g"
+	hx "$who" sh -c "cd '$g' && git -c protocol.file.allow=always submodule add -q 'file://$o' lib >/dev/null 2>&1 &&
+		git -c user.email=t@x -c user.name=t commit -q -m sub"
+	[ -d "$g/vendor/x/.git/hooks" ] && [ -f "$g/lib/.git" ] && [ -d "$g/.git/modules/lib" ]
+	ok $? "$who: setup: a nested repository and a submodule"
+	# Controls: a hook and a core.fsmonitor made on the host in the nested repository run.
+	hx "$who" sh -c "cd '$g/vendor/x' && printf '#!/bin/sh\ntouch $M/PWNED-ctl-hook\n' >.git/hooks/pre-commit && chmod +x .git/hooks/pre-commit &&
+		git config core.fsmonitor 'touch $M/PWNED-ctl-fsm' && git status >/dev/null 2>&1; git -c user.email=t@x -c user.name=t commit -q --allow-empty -m c >/dev/null 2>&1; true"
+	is "$(pwned "$M")" "PWNED-ctl-fsm PWNED-ctl-hook" "$who: control: a hook and core.fsmonitor made on the host in vendor/x run at its next git"
+	hx "$who" sh -c "cd '$g/vendor/x' && rm -f .git/hooks/pre-commit && git config --unset core.fsmonitor"
+	rm -f "$M"/*
+	CX_CWD=$g cx "$who" -- sh -c "
+		$TRYOP write vendor/x/.git/hooks/pre-commit
+		$TRYOP append vendor/x/.git/config
+		$TRYOP append lib/.git
+		printf '[core]\n\tfsmonitor = touch $M/PWNED-cw\n' >vendor/x/.git/config.worktree; echo cw:\$?
+		mkdir vendor/x/.git/rebase-merge; echo rm:\$?"
+	E2=$(bk EROFS EACCES)
+	is "$(echo $out)" "$E2 $E2 $E2 cw:0 rm:0" \
+		"$who: vendor/x's hooks and config and lib's .git file are read-only inside"
+	[ -e "$g/vendor/x/.git/config.worktree.confine-disabled" ] && [ -e "$g/vendor/x/.git/rebase-merge.confine-disabled" ] &&
+		[ ! -e "$g/vendor/x/.git/config.worktree" ] && [ ! -e "$g/vendor/x/.git/rebase-merge" ]
+	ok $? "$who: a config.worktree and a rebase-merge made in vendor/x/.git were renamed aside"
+
+	# New repositories below the workspace's root: git init, git clone, a .git file.
+	CX_CWD=$g cx "$who" -- sh -c "
+		git -c init.defaultBranch=main init -q vendor/y && printf '#!/bin/sh\ntouch $M/PWNED-y-hook\n' >vendor/y/.git/hooks/pre-commit &&
+			chmod +x vendor/y/.git/hooks/pre-commit && git -C vendor/y config core.fsmonitor 'touch $M/PWNED-y-fsm'; echo y:\$?
+		git clone -q 'file://$o' sub/clone 2>/dev/null; echo clone:\$?
+		git init -q evilsrc && mv evilsrc/.git evilgd && git --git-dir=evilgd config core.fsmonitor 'touch $M/PWNED-z' &&
+			mkdir z && echo 'gitdir: ../evilgd' >z/.git; echo z:\$?"
+	is "$(echo $out)" "y:0 clone:0 z:0" "$who: git init, git clone and a .git file below the root can be made inside"
+	[ -d "$g/vendor/y/.git" ] && [ -e "$g/vendor/y/.git/hooks/pre-commit.confine-disabled" ] &&
+		[ ! -e "$g/vendor/y/.git/hooks/pre-commit" ] && ! grep -q fsmonitor "$g/vendor/y/.git/config"
+	ok $? "$who: the new vendor/y stays, its planted hook and core.fsmonitor moved aside"
+	[ -e "$g/z/.git.confine-disabled" ] && [ ! -e "$g/z/.git" ] && [ -d "$g/evilgd" ]
+	ok $? "$who: a .git file naming a directory that is no repository of the workspace was moved aside"
+	grep -q "new repository: '$g/vendor/y/.git/hooks/pre-commit'" <<<"$err" && grep -q "new repository: '$g/z/.git'" <<<"$err"
+	ok $? "$who: the warnings name them"
+	hx "$who" sh -c "cd '$g/sub/clone' && git log --format=%s && ls .git | grep -c confine-disabled"
+	is "$(echo $out)" "other 0" "$who: the clone in a subdirectory works on the host, nothing moved"
+	hx "$who" sh -c "cd '$g/vendor/x' && git status >/dev/null && git -c user.email=t@x -c user.name=t commit -q --allow-empty -m c2 &&
+		cd '$g/vendor/y' && git status >/dev/null && git -c user.email=t@x -c user.name=t commit -q --allow-empty -m c3 &&
+		cd '$g/lib' && git status >/dev/null && cd '$g/z' && git status >/dev/null 2>&1; cd '$g' && git status >/dev/null && echo done"
+	is "$out" done "$who: the host's git works in every nested repository"
+	is "$(pwned "$M")" "" "$who: and runs nothing the command wrote"
+	# Control: the same .git file made on the host sends its git to evilgd.
+	hx "$who" sh -c "cd '$g' && echo 'gitdir: ../evilgd' >z/.git && cd z && git status >/dev/null 2>&1; true"
+	[ -e "$M/PWNED-z" ]
+	ok $? "$who: control: a .git file naming evilgd, made on the host, runs its fsmonitor"
+	rm -rf "$M"/*
 done
 done_testing
