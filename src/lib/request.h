@@ -194,6 +194,12 @@ int cf_run_protect_aliases(confine_run *run, const struct cf_matches *globs,
 /* For explain: when `path` (canonical) is a hard link of a protected file that its own rules do
  * not protect as much, the decision it gets at launch; returns 1 and fills *out (the pattern
  * names the other file), 0 when not, or a negative code.  Touches the OS. */
+/* run_git.c: the guards of the repositories nested in the workspace, from the launch scan's
+ * `.git` matches (taken out of `globs`), added to the policy; and explain's view of them for
+ * one path (*guard: the guard that covers it, or NULL). */
+int cf_run_nested_repos(confine_run *run, struct cf_matches *globs, struct confine_error *err);
+int cf_run_explain_git(const confine_run *run, const char *path, char **guard,
+		       struct confine_error *err);
 int cf_run_explain_alias(const confine_run *run, const char *path, enum confine_access access,
 			 struct confine_decision *out, struct confine_error *err);
 /* Removes the landlock backend's per-run TMPDIR and everything in it, without following a

@@ -272,62 +272,6 @@ static int expand_globs(confine_run *run, struct cf_matches *m, struct confine_e
 	return r;
 }
 
-/* Nested repositories beyond this many get their whole `.git` guarded (one mount each) instead
- * of what git reads in it: the mounts stay bounded. */
-#define MAX_NESTED_REPOS 256
-
-/*
- * The scan's `.git` matches (expand_globs) are taken out of `globs`: they protect nothing by
- * themselves.  Each repository nested in the workspace gets the git guards the workspace's own
- * repository gets (host/git.c: hooks, config, pointers, includes, its core.hooksPath, an
- * interrupted rebase), added to the policy; the list at launch is kept for the post-run scan,
- * which looks through every `.git` made during the run (events.c).
- */
-static int nested_repos(confine_run *run, struct cf_matches *globs, struct confine_error *err)
-{
-	struct cf_matches keep = {.skipped = globs->skipped};
-	size_t from = run->git_guards.n, n_repos = 0;
-	int r = 0;
-	cf_matches_release(&run->git_nested);
-	for (size_t i = 0; i < globs->n; i++) {
-		struct cf_match *m = &globs->v[i];
-		struct cf_matches *to = m->rule == run->git_rule ? &run->git_nested : &keep;
-		if (to->n == to->cap) {
-			size_t cap;
-			struct cf_match *v = cf_grow_array(to->v, to->cap, 8, sizeof(*v), &cap);
-			if (!v) {
-				for (size_t k = i; k < globs->n; k++)
-					free(globs->v[k].path);
-				r = cf_nomem(err);
-				break;
-			}
-			to->v = v;
-			to->cap = cap;
-		}
-		to->v[to->n++] = *m;
-	}
-	free(globs->v);
-	*globs = keep;
-	for (size_t i = 0; i < run->git_nested.n && r == 0; i++) {
-		char *dir = cf_path_dirname(run->git_nested.v[i].path);
-		if (!dir) {
-			r = cf_nomem(err);
-		} else if (strcmp(dir, run->workspace) && ++n_repos > MAX_NESTED_REPOS) {
-			r = cf_strv_contains(&run->git_guards, run->git_nested.v[i].path) ||
-				    cf_strv_add(&run->git_guards, run->git_nested.v[i].path) == 0
-				? 0
-				: cf_nomem(err);
-		} else if (strcmp(dir, run->workspace)) {
-			r = cf_host_git_guards(dir, run->home, NULL, &run->git_guards,
-					       &run->git_launch, err);
-		}
-		free(dir);
-	}
-	if (r == 0)
-		r = cf_policy_add_git_guards(&run->policy_rules, &run->git_guards, from, err);
-	return r;
-}
-
 /* A kernel without openat2 (before 5.6): every path confine opens is walked one component at
  * a time with O_NOFOLLOW instead (util/nofollow.h); the plan says so. */
 static int note_openat2(struct cf_strv *notes, struct confine_error *err)
@@ -369,7 +313,7 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		cf_idents_release(&ids);
 		cf_plan_release(&plan);
 		if ((r = expand_globs(run, &globs, err)) < 0 ||
-		    (r = nested_repos(run, &globs, err)) < 0)
+		    (r = cf_run_nested_repos(run, &globs, err)) < 0)
 			goto out;
 		/* Directories found unreadable now are hidden from here on. */
 		struct cf_strv fresh = {0};
@@ -824,6 +768,25 @@ int cf_rules_explain(const confine_rules *pol, const char *path, enum confine_ac
 	cf_policy_decide_both(&run->policy_rules, canon, &rd, &wr);
 	const struct cf_decision *dp = access == CONFINE_ACCESS_READ ? &rd : &wr;
 	struct cf_decision d = *dp;
+	/* A repository nested in the workspace: its guards come from the run's scan. */
+	char *guard = NULL;
+	struct cf_rule nested = {.source = "builtin", .layer = CF_LAYER_GUARD, .action = CF_ASK};
+	if (access == CONFINE_ACCESS_WRITE && d.layer > CF_LAYER_GUARD && run->workspace &&
+	    (r = cf_run_explain_git(run, canon, &guard, err)) < 0) {
+		free(canon);
+		return r;
+	}
+	if (guard) {
+		/* As the workspace's own git guards are shown: relative to the workspace. */
+		nested.path = guard;
+		nested.pattern =
+		    cf_path_within(guard, run->workspace) && strcmp(guard, run->workspace)
+			? guard + strlen(run->workspace) + 1
+			: guard;
+		nested.index = (int)run->policy_rules.layers[CF_LAYER_GUARD].n;
+		d = (struct cf_decision){
+		    .action = CF_ASK, .layer = CF_LAYER_GUARD, .rule = &nested};
+	}
 	memset(out, 0, sizeof(*out));
 	out->size = sizeof(*out);
 	copy_str(out->path, sizeof(out->path), canon);
@@ -848,6 +811,7 @@ int cf_rules_explain(const confine_rules *pol, const char *path, enum confine_ac
 		out->outranked_line = d.outranked->line;
 		out->outranked_column = d.outranked->column;
 	}
+	free(guard);
 	/* R37: a hard link of a protected file is protected like it at launch. */
 	r = cf_run_explain_alias(run, out->path, access, out, err);
 	return r < 0 ? r : 0;

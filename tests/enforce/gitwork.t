@@ -204,6 +204,10 @@ for who in $RUN_USERS; do
 		[ ! -e "$g/vendor/x/.git/config.worktree" ] && [ ! -e "$g/vendor/x/.git/rebase-merge" ]
 	ok $? "$who: a config.worktree and a rebase-merge made in vendor/x/.git were renamed aside"
 
+	CX_CWD=$g hx "$who" "$FIX/confine" explain --json vendor/x/.git/hooks/pre-commit
+	is "$(jq -r '.[] | select(.access == "write") | "\(.decision) \(.layer) \(.rule.pattern)"' <<<"$out")" \
+		"deny guard vendor/x/.git/hooks" "$who: explain names the nested repository's guard"
+
 	# New repositories below the workspace's root: git init, git clone, a .git file.
 	CX_CWD=$g cx "$who" -- sh -c "
 		git -c init.defaultBranch=main init -q vendor/y && printf '#!/bin/sh\ntouch $M/PWNED-y-hook\n' >vendor/y/.git/hooks/pre-commit &&
