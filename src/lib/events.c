@@ -438,8 +438,12 @@ int cf_run_detect(confine_run *run)
 	/* From the launch scan's records (R32); what this scan found is the next run's cache. */
 	run->scan.launch = run->scan.stats;
 	if (cf_scan_cached(&run->scan, run->cache_dir, &run->globs, &b, &now, &err) < 0) {
-		char detail[sizeof(err.reason) + sizeof(err.subject) + 8];
-		snprintf(detail, sizeof(detail), "%s: %s", err.subject, err.reason);
+		char detail[sizeof(err.reason) + sizeof(err.subject) + 128];
+		/* The nested repositories the command made are found by this scan alone. */
+		snprintf(detail, sizeof(detail),
+			 "%s: %s; a .git made during the run below the workspace's root was not "
+			 "looked through either",
+			 err.subject, err.reason);
 		r = add_event(run, "dynamic_glob_scan_failed", NULL, NULL, detail);
 		goto out;
 	}

@@ -18,10 +18,10 @@
 
 /*
  * The scan's `.git` matches (run.c's expand_globs) are taken out of `globs`: they protect
- * nothing by themselves.  Each repository nested in the workspace gets the git guards the workspace's own
- * repository gets (host/git.c: hooks, config, pointers, includes, its core.hooksPath, an
- * interrupted rebase), added to the policy; the list at launch is kept for the post-run scan,
- * which looks through every `.git` made during the run (events.c).
+ * nothing by themselves.  Each repository nested in the workspace gets the git guards the
+ * workspace's own repository gets (host/git.c: hooks, config, pointers, includes, its
+ * core.hooksPath, an interrupted rebase), added to the policy; the list at launch is kept for the
+ * post-run scan, which looks through every `.git` made during the run (events.c).
  */
 int cf_run_nested_repos(confine_run *run, struct cf_matches *globs, struct confine_error *err)
 {

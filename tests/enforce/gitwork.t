@@ -230,6 +230,14 @@ for who in $RUN_USERS; do
 		cd '$g/lib' && git status >/dev/null && cd '$g/z' && git status >/dev/null 2>&1; cd '$g' && git status >/dev/null && echo done"
 	is "$out" done "$who: the host's git works in every nested repository"
 	is "$(pwned "$M")" "" "$who: and runs nothing the command wrote"
+	# The post-run scan's budgets: a tree deeper than it goes makes it fail; that is said,
+	# with the nested repositories it could not look through.
+	CX_CWD=$g cx "$who" -- sh -c "mkdir -p deep/$(printf 'd/%.0s' $(seq 70)) && git init -q deep/y && echo ok"
+	is "$out" ok "$who: a tree deeper than the scan's budget and a repository made inside"
+	grep -q "post-run check failed (dynamic_glob_scan_failed): .*a .git made during the run below the workspace's root was not looked through either" <<<"$err"
+	ok $? "$who: the failed post-run scan is said, and that new repositories were not looked through" || diag "$err"
+	rm -rf "$g/deep"
+
 	# Control: the same .git file made on the host sends its git to evilgd.
 	hx "$who" sh -c "cd '$g' && echo 'gitdir: ../evilgd' >z/.git && cd z && git status >/dev/null 2>&1; true"
 	[ -e "$M/PWNED-z" ]
