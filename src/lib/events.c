@@ -281,10 +281,21 @@ static int git_new_worktrees(confine_run *run)
 		const char *dir = l->dirs.v[i];
 		int fd = cf_open_nofollow(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0, NULL);
 		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct stat st;
+		if (!d && lstat(dir, &st) == 0) {
+			/* Replaced by a symlink or a file (an empty worktrees/ holds no guard
+			 * that would pin it): git would follow it. */
+			char moved[4096 + 64];
+			r = defuse(dir, moved, sizeof(moved)) == 0
+				? add_event(run, "protected_created_disabled", dir, dir, moved)
+				: add_event(
+				      run, "protected_created_kept", dir, dir,
+				      "it replaced a directory and could not be renamed aside");
+		}
 		if (!d) {
 			if (fd >= 0)
 				close(fd);
-			continue; /* gone: nothing of it for git to read */
+			continue; /* gone, or moved aside now: nothing of it for git to read */
 		}
 		struct cf_strv fresh = {0};
 		struct dirent *e;

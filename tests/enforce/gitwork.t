@@ -175,6 +175,24 @@ for who in $RUN_USERS; do
 	is "$(pwned "$M")" "" "$who: the host's git in every worktree runs nothing the command wrote"
 	rm -rf "$M"/*
 
+	# An empty worktrees/ (after git worktree prune) holds no guard that pins it: replaced by
+	# a symlink to worktrees the command made, it is renamed aside after the run.
+	g=$h/wtempty
+	mkrepo "$g" && mkdir "$g/.git/worktrees" && own "$who" "$g"
+	plant="mkdir -p evilwt/x && echo '$g/xx/.git' >evilwt/x/gitdir && echo ../.. >evilwt/x/commondir &&
+		git rev-parse HEAD >evilwt/x/HEAD && mkdir xx && echo 'gitdir: $g/.git/worktrees/x' >xx/.git &&
+		rmdir .git/worktrees && ln -s ../evilwt .git/worktrees && echo ok"
+	CX_CWD=$g hx "$who" sh -c "$plant && git worktree list | wc -l"
+	is "$(echo $out)" "ok 2" "$who: control: worktrees/ replaced by a symlink on the host: git follows it"
+	rm -rf "$g"
+	mkrepo "$g" && mkdir "$g/.git/worktrees" && own "$who" "$g"
+	CX_CWD=$g cx "$who" -- sh -c "$plant"
+	is "$out" ok "$who: an empty worktrees/ can be replaced by a symlink inside"
+	[ -L "$g/.git/worktrees.confine-disabled" ] && [ ! -e "$g/.git/worktrees" ]
+	ok $? "$who: the symlink was renamed aside after the run"
+	hx "$who" sh -c "cd '$g' && git worktree list | wc -l"
+	is "$out" 1 "$who: the host's git lists no worktree the command made"
+
 	# ---- Repositories nested in the workspace: vendor/x/.git, a submodule's .git file. ----
 	g=$h/nest
 	mkrepo "$g"
