@@ -268,6 +268,20 @@ static int git_defused(confine_run *run, const char *p, enum cf_git_new kind, co
 	return r < 0 ? r : q;
 }
 
+/* An entry of a worktrees/ that was there at launch, as the same file. */
+static bool launched_entry(const struct cf_git_launch *l, int dfd, const char *name,
+			   const char *path)
+{
+	struct stat st;
+	for (size_t i = 0; i < l->entries.n; i++)
+		if (!strcmp(l->entries.v[i], path))
+			return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			       (uint64_t)st.st_dev == l->ids[i].dev &&
+			       (uint64_t)st.st_ino == l->ids[i].ino &&
+			       (unsigned)(st.st_mode & S_IFMT) == l->ids[i].type;
+	return false;
+}
+
 /*
  * The worktrees/ directories that existed at launch stayed writable (host/git.h): an entry
  * that was not there then is a worktree the command added (or planted), looked through like a
@@ -303,7 +317,8 @@ static int git_new_worktrees(confine_run *run)
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 				continue;
 			char *p = cf_path_join(dir, e->d_name);
-			if (!p || (!cf_strv_contains(&l->entries, p) && cf_strv_add(&fresh, p) < 0))
+			if (!p || (!launched_entry(l, dirfd(d), e->d_name, p) &&
+				   cf_strv_add(&fresh, p) < 0))
 				r = CONFINE_E_NOMEM;
 			free(p);
 		}
@@ -327,7 +342,7 @@ static int nested_new(confine_run *run, const struct cf_match *m, const struct c
 		return 0;
 	for (size_t i = 0; i < run->git_nested.n; i++) {
 		const struct cf_match *l = &run->git_nested.v[i];
-		if (!strcmp(l->path, m->path) &&
+		if (!strcmp(l->path, m->path) && l->kind == m->kind &&
 		    (!l->ino || !m->ino || (l->dev == m->dev && l->ino == m->ino)))
 			return 0;
 	}

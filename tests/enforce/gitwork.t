@@ -149,6 +149,7 @@ for who in $RUN_USERS; do
 	mkrepo "$g"
 	git -C "$g" config extensions.worktreeConfig true
 	git -C "$g" worktree add -q ../outside 2>/dev/null && git -C "$g" worktree add -q inwt 2>/dev/null
+	mkdir "$g/.git/worktrees/stale" && git -C "$g" rev-parse HEAD >"$g/.git/worktrees/stale/HEAD"
 	git init -q --bare "$h/wt/evilc" && printf '[core]\n\tfsmonitor = touch %s/PWNED-commondir\n' "$M" >>"$h/wt/evilc/config"
 	own "$who" "$h/wt"
 	# Control: a config.worktree made on the host in an existing worktree runs there.
@@ -160,8 +161,9 @@ for who in $RUN_USERS; do
 		git worktree add -q wt3 >/dev/null 2>&1 && echo '$h/wt/evilc' >.git/worktrees/wt3/commondir; echo wt3:\$?
 		$TRYOP append .git/worktrees/outside/commondir
 		$TRYOP append .git/worktrees/outside/gitdir
-		printf '[core]\n\tfsmonitor = touch $M/PWNED-cw\n' >.git/worktrees/outside/config.worktree; echo cw:\$?"
-	is "$(echo $out)" "add:0 wt3:0 $(bk EROFS EACCES) $(bk EROFS EACCES) cw:0" \
+		printf '[core]\n\tfsmonitor = touch $M/PWNED-cw\n' >.git/worktrees/outside/config.worktree; echo cw:\$?
+		rm -rf .git/worktrees/stale && ln -s '$h/wt/evilc' .git/worktrees/stale; echo stale:\$?"
+	is "$(echo $out)" "add:0 wt3:0 $(bk EROFS EACCES) $(bk EROFS EACCES) cw:0 stale:0" \
 		"$who: git worktree add works inside; the existing worktrees' commondir and gitdir are read-only"
 	hx "$who" sh -c "cd '$g/sub/new' && git status --short && git log --format=%s -1"
 	is "$rc:$out" "0:two" "$who: the new worktree works for the host's git"
@@ -170,6 +172,8 @@ for who in $RUN_USERS; do
 	ok $? "$who: a new worktree's commondir out of the workspace was moved aside, the clean one stays"
 	[ -e "$g/.git/worktrees/outside/config.worktree.confine-disabled" ] && [ ! -e "$g/.git/worktrees/outside/config.worktree" ]
 	ok $? "$who: the config.worktree planted in an existing worktree was renamed aside"
+	[ -L "$g/.git/worktrees/stale.confine-disabled" ] && [ ! -e "$g/.git/worktrees/stale" ]
+	ok $? "$who: an existing entry replaced by a symlink was moved aside"
 	hx "$who" sh -c "cd '$h/wt/outside' && git status >/dev/null && cd '$g/inwt' && git status >/dev/null && cd '$g/wt3' && git status >/dev/null 2>&1; git -C '$g' worktree list | wc -l"
 	is "$out" 5 "$who: the user's worktrees work; git worktree list shows all four and the main one"
 	is "$(pwned "$M")" "" "$who: the host's git in every worktree runs nothing the command wrote"

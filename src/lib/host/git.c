@@ -462,12 +462,27 @@ static bool open_worktrees(struct gather *g, const char *path)
 	(void)cf_git_dir_entries(false, &common);
 	for (size_t i = 0; ok && i < names.n && !g->error; i++) {
 		char *w = cf_path_join(path, names.v[i]);
-		if (!w || cf_strv_add(&g->launch->entries, w) < 0) {
+		struct cf_git_launch *l = g->launch;
+		if (w && l->entries.n == l->ids_cap) {
+			size_t cap;
+			struct cf_git_ident *v =
+			    cf_grow_array(l->ids, l->ids_cap, 8, sizeof(*v), &cap);
+			if (v) {
+				l->ids = v;
+				l->ids_cap = cap;
+			}
+		}
+		if (!w || l->entries.n == l->ids_cap || cf_strv_add(&l->entries, w) < 0) {
 			free(w);
 			g->error = CONFINE_E_NOMEM;
 			break;
 		}
-		if (lstat(w, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		/* Its identity: an entry replaced during the run is looked through as new. */
+		bool there = lstat(w, &st) == 0;
+		l->ids[l->entries.n - 1] = (struct cf_git_ident){
+		    there ? (uint64_t)st.st_dev : 0, there ? (uint64_t)st.st_ino : 0,
+		    there ? (unsigned)(st.st_mode & S_IFMT) : 0};
+		if (!there || !S_ISDIR(st.st_mode)) {
 			add_take(g, w); /* not a worktree's directory: as it is */
 			continue;
 		}
@@ -503,6 +518,9 @@ void cf_git_launch_release(struct cf_git_launch *l)
 {
 	cf_strv_release(&l->dirs);
 	cf_strv_release(&l->entries);
+	free(l->ids);
+	l->ids = NULL;
+	l->ids_cap = 0;
 }
 
 int cf_host_git_guards(const char *workspace, const char *home, const char *xdg_config_home,

@@ -7,6 +7,7 @@
 #define CONFINE_HOST_GIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "confine.h"
 #include "util/util.h"
@@ -58,6 +59,13 @@ int cf_gitconfig_filter(const char *text, size_t len, const struct cf_gitconfig_
 struct cf_git_launch {
 	struct cf_strv dirs;
 	struct cf_strv entries;
+	struct cf_git_ident {
+		/* entries.v[i]'s identity at launch (lstat): with its type, as an inode number
+		 * freed by rm is given to the next file at once */
+		uint64_t dev, ino;
+		unsigned type;
+	} * ids;
+	size_t ids_cap;
 };
 
 void cf_git_launch_release(struct cf_git_launch *l);
