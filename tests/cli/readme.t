@@ -11,6 +11,13 @@ mkdir -p "$T/ws" "$T/home"
 WS=$(cd "$T/ws" && pwd -P)
 export HOME=$T/home XDG_CONFIG_HOME=$T/cfg
 cd "$WS" || exit 1
+# What the secrets examples read before a plan: the public key named, the caller's variable.
+mkdir -p "$HOME/.ssh"
+ssh-keygen -q -t ed25519 -N "" -f "$HOME/.ssh/id_ed25519" >/dev/null || exit 1
+export GH_TOKEN=readme-test-value
+# An agent of the test's own (ssh-agent -s returns once its socket listens), ended with the test.
+eval "$(ssh-agent -s -a "$T/agent.sock")" >/dev/null || exit 1
+trap 'if [ "$BASHPID" = "$_tap_main" ]; then kill "$SSH_AGENT_PID" 2>/dev/null; rm -rf "$T"; fi' EXIT
 
 bad=$(grep -nE 'SPEC|§|(^|[^A-Za-z0-9_])R[0-9]+[a-z]?([^A-Za-z0-9_]|$)' "$R" "$TOP"/doc/*.md)
 is "$bad" "" "README.md and doc/*.md cite no SPEC section or requirement id"
