@@ -51,7 +51,7 @@ int cf_run_record_init(confine_run *run, const confine_request *req)
 	struct cf_run_record *r = &run->record;
 	const struct cf_request_record *q = &req->record;
 	char cwd[PATH_MAX];
-	r->audit_fd = r->tee_fd = -1;
+	r->audit_fd = r->tee_fd = r->tee_out = -1;
 	clock_gettime(CLOCK_REALTIME, &r->wall_start);
 	clock_gettime(CLOCK_MONOTONIC, &r->mono_start);
 	if (q->id[0])
@@ -97,10 +97,12 @@ void cf_run_record_release(confine_run *run)
 	cf_audit_state_unref(r->audit_state);
 	if (r->tee_fd >= 0)
 		close(r->tee_fd);
+	if (r->tee_out >= 0)
+		close(r->tee_out);
 	free(r->tee);
 	cf_denials_release(&r->denials);
 	memset(r, 0, sizeof(*r));
-	r->audit_fd = r->tee_fd = -1;
+	r->audit_fd = r->tee_fd = r->tee_out = -1;
 }
 
 /* An override (SPEC 2.3): nothing lifts it. */

@@ -187,7 +187,7 @@ confine_run *cf_record_temp_run(const confine_request *req)
 	if (!run)
 		return NULL;
 	run->policy = req->policy;
-	run->record.audit_fd = run->record.tee_fd = -1;
+	run->record.audit_fd = run->record.tee_fd = run->record.tee_out = -1;
 	if (cf_run_record_init(run, req) < 0) {
 		cf_record_temp_free(run);
 		return NULL;

@@ -77,7 +77,8 @@ struct cf_run_record {
 	char policy_digest[CF_SHA256_HEX]; /* "" until computed */
 	/* the stderr tee (exec/linux/tee.c) and what it found */
 	bool tee_wanted;
-	int tee_fd; /* read end; -1 when not teeing */
+	int tee_fd;  /* read end; -1 when not teeing */
+	int tee_out; /* the caller's stderr at the start, duplicated; -1: none */
 	struct cf_tee *tee;
 	struct cf_denials denials;
 };

@@ -345,8 +345,14 @@ int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
 	}
 	if (run->record.tee_fd >= 0)
 		close(run->record.tee_fd);
+	if (run->record.tee_out >= 0)
+		close(run->record.tee_out);
 	run->record.tee_fd = p[0];
-	cf_tee_init(run->record.tee, p[0], 2, &run->record.denials);
+	/* The bytes go where the caller's stderr was when the command started: a host that gave
+	 * the command a stderr of its own for the start (a binding's pipe) finds them there, not
+	 * in whatever its descriptor 2 is while the run lasts.  No stderr (-1): dropped. */
+	run->record.tee_out = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	cf_tee_init(run->record.tee, p[0], run->record.tee_out, &run->record.denials);
 	*write_end = w;
 	return 0;
 }
