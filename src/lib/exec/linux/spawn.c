@@ -1401,6 +1401,12 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 	 * all in the pipe. */
 	if (run->record.tee_fd >= 0)
 		cf_tee_drain(run->record.tee);
+	/* All of it is copied: the caller's stderr is let go now, so that a host that reads the
+	 * pipe it gave the command to its end sees that end when the command's is reached. */
+	if (run->record.tee_out >= 0) {
+		close(run->record.tee_out);
+		run->record.tee_out = run->record.tee->out = -1;
+	}
 	cf_pty_finish(run->pty);
 	if (run->reaped)
 		st = run->reaped_status;
