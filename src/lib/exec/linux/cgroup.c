@@ -11,8 +11,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ static bool is_v2(void)
 	return stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0;
 }
 
-/* Cgroups left by a confine that was killed before it could remove them (SIGKILL): confine-PID
+/* Cgroups left by a confine that was killed before it could remove them (SIGKILL): confine-PID-N
  * (and confine-PID.self) whose PID is gone and that hold no process.  Best effort. */
 static void sweep_stale(const char *base)
 {
@@ -89,7 +90,8 @@ static void sweep_stale(const char *base)
 		if (strncmp(de->d_name, "confine-", 8))
 			continue;
 		long pid = strtol(de->d_name + 8, &end, 10);
-		if (pid <= 0 || (*end && strcmp(end, ".self")) || pid == (long)getpid())
+		if (pid <= 0 || (*end && *end != '-' && strcmp(end, ".self")) ||
+		    pid == (long)getpid())
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue; /* alive (or not ours to judge) */
@@ -102,8 +104,12 @@ static void sweep_stale(const char *base)
 
 static int make_dir(struct cf_cgroup *cg, const char *base, struct confine_error *err)
 {
+	/* One per run, confine-PID-N: runs of one process at once (a host's threads) each have
+	 * their own, which the end of another run neither kills nor removes. */
+	static atomic_uint runs;
 	sweep_stale(base);
-	char *dir = cf_asprintf("%s/confine-%d", base, (int)getpid());
+	char *dir =
+	    cf_asprintf("%s/confine-%d-%u", base, (int)getpid(), atomic_fetch_add(&runs, 1) + 1);
 	if (!dir)
 		return cf_nomem(err);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
