@@ -48,9 +48,11 @@ def _child_fd(spec: Stream, which: int, stdout_fd: Optional[int]) -> tuple[Optio
 
 def _start_with(run: c_void_p, fds: list[Optional[int]], e: _native.Error) -> int:
     lib = _native.lib()
-    if all(fd is None for fd in fds):
-        return int(lib.confine_run_start(run, byref(e)))
+    # Every start takes the lock, with pipes or without: a start without them must not give
+    # its command the pipes of another start.
     with _stdio_lock:
+        if all(fd is None for fd in fds):
+            return int(lib.confine_run_start(run, byref(e)))
         for f in (sys.stdout, sys.stderr):
             try:
                 f.flush()

@@ -95,6 +95,19 @@ class Status(Sandboxed):
             self.assertEqual(p.wait(30), 42)
         self.assertEqual(p.report and p.report["exit_status"], 42)
 
+    def test_two_runs_at_once(self) -> None:
+        # A host's runs at the same time: the end of one leaves the other running.
+        first = self.request(["sh", "-c", 'read x; echo "got $x"']).start(
+            stdin=confine.PIPE, stdout=confine.PIPE)
+        with first:
+            second = self.request(["sh", "-c", "exit 4"]).run()
+            self.assertEqual(second.status, 4)
+            assert first.stdin is not None and first.stdout is not None
+            first.stdin.write(b"on\n")
+            first.stdin.flush()
+            self.assertEqual(first.stdout.readline(), b"got on\n")
+        self.assertEqual(first.returncode, 0)
+
 
 class Errors(Sandboxed):
     def test_command_not_found(self) -> None:
