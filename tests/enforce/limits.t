@@ -35,11 +35,12 @@ for who in $RUN_USERS; do
 		kill -KILL "$BGPID"
 		wait_pid "$BGPID" 10
 		wait_gone "$TRYOP sleep $marker" 10
-		ls -d /sys/fs/cgroup/pids/confine-"$BGPID" >/dev/null 2>&1
-		ok $? "$who: confine killed with SIGKILL leaves confine-$BGPID behind"
+		# One cgroup per run: confine-PID-N.
+		ls -d /sys/fs/cgroup/pids/confine-"$BGPID"-[0-9]* >/dev/null 2>&1
+		ok $? "$who: confine killed with SIGKILL leaves confine-$BGPID-N behind"
 		cx "$who" --limit pids=40 -- /bin/true
-		ls -d /sys/fs/cgroup/pids/confine-"$BGPID" >/dev/null 2>&1
-		ok $((!$?)) "$who: the next run with a limit removes the stale confine-$BGPID"
+		ls -d /sys/fs/cgroup/pids/confine-"$BGPID"-[0-9]* >/dev/null 2>&1
+		ok $((!$?)) "$who: the next run with a limit removes the stale confine-$BGPID-N"
 		# 12 background sleeps + sh + confine-init + bwrap: 15 processes.
 		twelve='for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done; wait; echo done'
 		cx "$who" --limit pids=20 -- sh -c "$twelve"
