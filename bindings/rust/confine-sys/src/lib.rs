@@ -274,6 +274,29 @@ pub struct confine_net_ask {
 pub type confine_net_ask_fn =
     Option<unsafe extern "C" fn(ask: *const confine_net_ask, user: *mut c_void) -> confine_net_answer>;
 
+#[repr(C)]
+pub struct confine_agent_event {
+    pub size: usize,
+    pub time_ms: i64,
+    pub request: [c_char; 24],
+    pub key: [c_char; 64],
+    pub host: [c_char; 272],
+    pub outcome: [c_char; 16],
+    pub detail: [c_char; 320],
+}
+
+#[repr(C)]
+pub struct confine_secret_event {
+    pub size: usize,
+    pub time_ms: i64,
+    pub name: [c_char; 256],
+    pub host: [c_char; 256],
+    pub port: u16,
+    pub outcome: [c_char; 16],
+    pub where_: [c_char; 64],
+    pub encoding: [c_char; 16],
+}
+
 type E = *mut confine_error;
 type Req = *mut confine_request;
 type CReq = *const confine_request;
@@ -435,6 +458,16 @@ extern "C" {
     pub fn confine_run_net_events_dropped(run: CRun) -> usize;
     pub fn confine_run_net_hint(run: CRun, i: usize, out: *mut *mut c_char, err: E) -> c_int;
     pub fn confine_run_net_mode(run: CRun) -> confine_net_mode;
+    pub fn confine_request_set_ssh_agent(req: Req, on: bool, err: E) -> c_int;
+    pub fn confine_request_add_ssh_key(req: Req, key: *const c_char, err: E) -> c_int;
+    pub fn confine_request_add_secret(req: Req, spec: *const c_char, err: E) -> c_int;
+    pub fn confine_request_tls_inspect(req: Req, hosts: *const c_char, err: E) -> c_int;
+    pub fn confine_run_agent_event_count(run: CRun) -> usize;
+    pub fn confine_run_agent_event(run: CRun, i: usize) -> *const confine_agent_event;
+    pub fn confine_run_agent_events_dropped(run: CRun) -> usize;
+    pub fn confine_run_secret_event_count(run: CRun) -> usize;
+    pub fn confine_run_secret_event(run: CRun, i: usize) -> *const confine_secret_event;
+    pub fn confine_run_secret_events_dropped(run: CRun) -> usize;
     pub fn confine_request_set_net_ask(
         req: Req, f: confine_net_ask_fn, user: *mut c_void, err: E,
     ) -> c_int;

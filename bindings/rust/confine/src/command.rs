@@ -127,6 +127,10 @@ enum Op {
     Receipt(String),
     Id(String),
     Helper(OsString),
+    SshAgent(bool),
+    SshKey(String),
+    Secret(String),
+    TlsInspect(String),
 }
 
 /// A confine_request, freed on drop.
@@ -309,6 +313,20 @@ impl Command {
     /// tree's that confine-sys linked against, else the library's own default.
     pub fn helper<P: AsRef<Path>>(&mut self, path: P) -> &mut Command {
         self.op(Op::Helper(path.as_ref().into()))
+    }
+    /// The ssh-agent filter (R44): the command signs only with the keys added by ssh_key().
+    pub fn ssh_agent(&mut self, on: bool) -> &mut Command {
+        self.op(Op::SshAgent(on))
+    }
+    pub fn ssh_key(&mut self, key: &str) -> &mut Command {
+        self.op(Op::SshKey(key.into()))
+    }
+    /// A credential placeholder (R45): "NAME=SOURCE@HOST[,HOST...]".
+    pub fn secret(&mut self, spec: &str) -> &mut Command {
+        self.op(Op::Secret(spec.into()))
+    }
+    pub fn tls_inspect(&mut self, hosts: &str) -> &mut Command {
+        self.op(Op::TlsInspect(hosts.into()))
     }
     pub fn stdin<T: Into<Stdio>>(&mut self, s: T) -> &mut Command {
         self.stdio[0] = Some(s.into());
@@ -567,6 +585,10 @@ fn apply(p: *mut sys::confine_request, op: &Op) -> Result<()> {
             Op::Receipt(s) => sys::confine_request_set_receipt(p, cstr(s)?.as_ptr(), e_),
             Op::Id(s) => sys::confine_request_set_id(p, cstr(s)?.as_ptr(), e_),
             Op::Helper(h) => sys::confine_request_set_helper(p, cstr(h)?.as_ptr(), e_),
+            Op::SshAgent(on) => sys::confine_request_set_ssh_agent(p, *on, e_),
+            Op::SshKey(k) => sys::confine_request_add_ssh_key(p, cstr(k)?.as_ptr(), e_),
+            Op::Secret(spec) => sys::confine_request_add_secret(p, cstr(spec)?.as_ptr(), e_),
+            Op::TlsInspect(h) => sys::confine_request_tls_inspect(p, cstr(h)?.as_ptr(), e_),
         }
     };
     check(r, &e)

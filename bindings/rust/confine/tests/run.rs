@@ -261,6 +261,9 @@ fn refused_values() {
     assert!(e.subject.contains("not an id!"), "{}", e);
     let e = f.cmd(&["true"]).inject_env("LD_PRELOAD", b"x").status().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Invalid);
+    let e = f.cmd(&["true"]).secret("no host here").status().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    assert!(e.to_string().contains("no host here"), "{}", e);
     let rules = f.root.join("rules.json");
     fs::write(&rules, "{\"version\": 1,\n \"rules\": [ {\"path\": 3} ]}\n").unwrap();
     let e = f.cmd(&["true"]).session_rules_file(&rules).status().unwrap_err();
