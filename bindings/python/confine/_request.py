@@ -208,6 +208,21 @@ class Request:
         d = data.encode() if isinstance(data, str) else bytes(data)
         return self._call("confine_request_add_injection_n", placement, w, len(w), d, len(d))
 
+    # -- credentials (R44, R45) --
+    def set_ssh_agent(self, on: bool = True) -> "Request":
+        """The ssh-agent filter: the command signs only with the keys add_ssh_key() names."""
+        return self._call("confine_request_set_ssh_agent", bool(on))
+
+    def add_ssh_key(self, key: str) -> "Request":
+        return self._call("confine_request_add_ssh_key", _native.encode(key))
+
+    def add_secret(self, spec: str) -> "Request":
+        """A credential placeholder: "NAME=SOURCE@HOST[,HOST...]"."""
+        return self._call("confine_request_add_secret", _native.encode(spec))
+
+    def tls_inspect(self, hosts: str) -> "Request":
+        return self._call("confine_request_tls_inspect", _native.encode(hosts))
+
     # -- records (SPEC 7.3, 8) --
     def set_audit_file(self, path: StrPath) -> "Request":
         return self._call("confine_request_set_audit_file", _native.encode(path))

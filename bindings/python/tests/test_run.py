@@ -127,6 +127,9 @@ class Errors(Sandboxed):
         self.assertIn("not an id!", cm.exception.subject)
         with self.assertRaises(confine.InvalidError):
             req.inject_env("LD_PRELOAD", b"x")
+        with self.assertRaises(confine.InvalidError) as cm:
+            req.add_secret("no host here")
+        self.assertIn("no host here", str(cm.exception))
 
     def test_rule_file_error_has_its_line(self) -> None:
         rules = os.path.join(self.root, "rules.json")
