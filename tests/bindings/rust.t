@@ -66,6 +66,6 @@ for backend in bwrap landlock; do
 	done
 	cargo_tap "uid 65534, $backend" "$log" $rc
 done
-is "$(cd "$TOP" && git status --porcelain --ignored --untracked-files=all -- bindings/rust)" "" \
-	"nothing was written into the source tree"
+is "$(cd "$TOP" && git status --porcelain --ignored --untracked-files=all -- bindings/rust |
+	grep -E '^(\?\?|!!)')" "" "nothing was written into the source tree (no new file there)"
 done_testing
