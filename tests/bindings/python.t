@@ -43,6 +43,14 @@ for backend in bwrap landlock; do
 	unittest_tap "uid 65534, $backend" "$log" $?
 done
 
+# From the source tree with nothing set, the package finds the checkout's build/ (after make).
+if [ "$BUILD" -ef "$TOP/build" ]; then
+	out=$(cd "$SRC" && env -u CONFINE_BUILD "$PY" -c 'import confine
+print(confine.library_path(), confine.run(["sh", "-c", "exit 6"]).status)' 2>&1)
+	is "$out" "$TOP/build/src/lib/libconfine.so.1 6" \
+		"from bindings/python with nothing set: the checkout's build/, a sandboxed command"
+fi
+
 # pip install into a venv, with no package index: the in-tree build backend.
 V=$T/venv
 if "$PY" -m venv --without-pip "$V" >"$T/venv.log" 2>&1 && "$PY" -m pip --version >/dev/null 2>&1; then

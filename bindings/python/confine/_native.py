@@ -5,9 +5,11 @@ functions this package calls (include/confine.h, ABI v1).
 Where the library is looked for, first match wins:
   1. CONFINE_LIB: the path of libconfine.so.1 (or .so) itself;
   2. CONFINE_BUILD: a build tree of confine (`make` in the source): BUILD/src/lib/libconfine.so.1;
-  3. the dynamic loader's search for libconfine.so.1 (/usr/lib/..., LD_LIBRARY_PATH, ldconfig).
+  3. when this package runs from confine's source tree (bindings/python), that tree's build/
+     after `make`;
+  4. the dynamic loader's search for libconfine.so.1 (/usr/lib/..., LD_LIBRARY_PATH, ldconfig).
 The in-sandbox helper confine-init is CONFINE_HELPER when set, else BUILD/confine-init for a
-build tree (2), else the library's own default (its libexec directory).
+build tree (2, 3), else the library's own default (its libexec directory).
 """
 from __future__ import annotations
 
@@ -166,6 +168,15 @@ def _candidates() -> list[tuple[str, Optional[str]]]:
     if build:
         h = helper or os.path.join(build, "confine-init")
         out.append((os.path.join(build, "src", "lib", SONAME), h))
+    # The source tree: bindings/python/confine/ here, meson.build at the top.
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.dirname(os.path.dirname(os.path.dirname(pkg)))
+    if os.path.isfile(os.path.join(pkg, "..", "pyproject.toml")) and \
+            os.path.isfile(os.path.join(top, "meson.build")):
+        build = os.path.join(top, "build")
+        lib = os.path.join(build, "src", "lib", SONAME)
+        if os.path.isfile(lib):
+            out.append((lib, helper or os.path.join(build, "confine-init")))
     out.append((SONAME, helper))
     return out
 
