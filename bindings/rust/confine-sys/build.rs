@@ -44,12 +44,18 @@ fn main() {
         println!("cargo:lib_dir={}", d.display());
         // This crate's own tests find it at run time there too.
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", d.display());
-        println!("cargo:rerun-if-changed={}", d.join("libconfine.so").display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            d.join("libconfine.so").display()
+        );
     }
     if let Some(b) = build {
         let helper = b.join("confine-init");
         let helper = helper.canonicalize().unwrap_or(helper);
-        println!("cargo:rustc-env=CONFINE_SYS_BUILD_HELPER={}", helper.display());
+        println!(
+            "cargo:rustc-env=CONFINE_SYS_BUILD_HELPER={}",
+            helper.display()
+        );
     }
     println!("cargo:rustc-link-lib=dylib=confine");
 }

@@ -271,8 +271,9 @@ pub struct confine_net_ask {
     pub protocol: [c_char; 8],
 }
 
-pub type confine_net_ask_fn =
-    Option<unsafe extern "C" fn(ask: *const confine_net_ask, user: *mut c_void) -> confine_net_answer>;
+pub type confine_net_ask_fn = Option<
+    unsafe extern "C" fn(ask: *const confine_net_ask, user: *mut c_void) -> confine_net_answer,
+>;
 
 #[repr(C)]
 pub struct confine_agent_event {
@@ -308,28 +309,57 @@ extern "C" {
     pub fn confine_free(p: *mut c_void);
     pub fn confine_strerror(code: c_int) -> *const c_char;
     pub fn confine_error_set(
-        err: E, code: c_int, what: *const c_char, subject: *const c_char,
-        reason_fmt: *const c_char, ...
+        err: E,
+        code: c_int,
+        what: *const c_char,
+        subject: *const c_char,
+        reason_fmt: *const c_char,
+        ...
     ) -> c_int;
     pub fn confine_error_set_os(
-        err: E, code: c_int, what: *const c_char, subject: *const c_char,
-        syscall: *const c_char, os_errno: c_int,
+        err: E,
+        code: c_int,
+        what: *const c_char,
+        subject: *const c_char,
+        syscall: *const c_char,
+        os_errno: c_int,
     ) -> c_int;
     pub fn confine_error_hint(err: E, fmt: *const c_char, ...);
-    pub fn confine_display_escape(s: *const c_char, flags: c_uint, out: *mut *mut c_char, err: E) -> c_int;
+    pub fn confine_display_escape(
+        s: *const c_char,
+        flags: c_uint,
+        out: *mut *mut c_char,
+        err: E,
+    ) -> c_int;
     pub fn confine_display_escape_n(
-        s: *const c_char, len: usize, flags: c_uint, out: *mut *mut c_char, err: E,
+        s: *const c_char,
+        len: usize,
+        flags: c_uint,
+        out: *mut *mut c_char,
+        err: E,
     ) -> c_int;
 
     pub fn confine_request_new(out: *mut Req, err: E) -> c_int;
     pub fn confine_request_free(req: Req);
-    pub fn confine_request_set_argv(req: Req, argc: usize, argv: *const *const c_char, err: E) -> c_int;
+    pub fn confine_request_set_argv(
+        req: Req,
+        argc: usize,
+        argv: *const *const c_char,
+        err: E,
+    ) -> c_int;
     pub fn confine_request_set_workspace(req: Req, dir: *const c_char, err: E) -> c_int;
     pub fn confine_request_add_rule(
-        req: Req, pattern: *const c_char, access: confine_access, action: confine_action, err: E,
+        req: Req,
+        pattern: *const c_char,
+        access: confine_access,
+        action: confine_action,
+        err: E,
     ) -> c_int;
     pub fn confine_rule_parse(
-        text: *const c_char, pattern: *mut *mut c_char, access: *mut confine_access, err: E,
+        text: *const c_char,
+        pattern: *mut *mut c_char,
+        access: *mut confine_access,
+        err: E,
     ) -> c_int;
     pub fn confine_request_add_session_rules_file(req: Req, file: *const c_char, err: E) -> c_int;
     pub fn confine_request_set_network(req: Req, enabled: bool, err: E) -> c_int;
@@ -343,35 +373,65 @@ extern "C" {
     pub fn confine_request_set_kill_grace(req: Req, milliseconds: u64, err: E) -> c_int;
     pub fn confine_request_set_tty(req: Req, tty: confine_tty, err: E) -> c_int;
     pub fn confine_request_set_environment(req: Req, envp: *const *const c_char, err: E) -> c_int;
-    pub fn confine_request_env_set(req: Req, name: *const c_char, value: *const c_char, err: E) -> c_int;
+    pub fn confine_request_env_set(
+        req: Req,
+        name: *const c_char,
+        value: *const c_char,
+        err: E,
+    ) -> c_int;
     pub fn confine_request_env_pass(req: Req, pattern: *const c_char, err: E) -> c_int;
     pub fn confine_request_env_unset(req: Req, pattern: *const c_char, err: E) -> c_int;
     pub fn confine_request_env_clear(req: Req, clear: bool, err: E) -> c_int;
     pub fn confine_request_add_injection(
-        req: Req, placement: confine_inject_placement, where_: *const c_char, data: *const c_void,
-        len: usize, err: E,
+        req: Req,
+        placement: confine_inject_placement,
+        where_: *const c_char,
+        data: *const c_void,
+        len: usize,
+        err: E,
     ) -> c_int;
     pub fn confine_request_add_injection_n(
-        req: Req, placement: confine_inject_placement, where_: *const c_char, where_len: usize,
-        data: *const c_void, len: usize, err: E,
+        req: Req,
+        placement: confine_inject_placement,
+        where_: *const c_char,
+        where_len: usize,
+        data: *const c_void,
+        len: usize,
+        err: E,
     ) -> c_int;
     pub fn confine_request_policy(req: CReq) -> confine_policy;
     pub fn confine_policy_parse(text: *const c_char, out: *mut confine_policy, err: E) -> c_int;
 
     pub fn confine_probe_bwrap(
-        path_env: *const c_char, workspace: *const c_char, use_cache: bool,
-        result: *mut confine_probe_result, err: E,
+        path_env: *const c_char,
+        workspace: *const c_char,
+        use_cache: bool,
+        result: *mut confine_probe_result,
+        err: E,
     ) -> c_int;
     pub fn confine_probe_landlock(result: *mut confine_probe_result, err: E) -> c_int;
-    pub fn confine_probe_json(result: *const confine_probe_result, out: *mut *mut c_char, err: E) -> c_int;
-    pub fn confine_probe_text(result: *const confine_probe_result, out: *mut *mut c_char, err: E) -> c_int;
+    pub fn confine_probe_json(
+        result: *const confine_probe_result,
+        out: *mut *mut c_char,
+        err: E,
+    ) -> c_int;
+    pub fn confine_probe_text(
+        result: *const confine_probe_result,
+        out: *mut *mut c_char,
+        err: E,
+    ) -> c_int;
 
     pub fn confine_run_prepare(req: CReq, out: *mut Run, err: E) -> c_int;
     pub fn confine_run_free(run: Run);
     pub fn confine_run_plan_text(run: CRun, json: bool, out: *mut *mut c_char, err: E) -> c_int;
     pub fn confine_request_plan_target(
-        req: CReq, target: confine_target, facts: *const c_char, home: *const c_char, json: bool,
-        out: *mut *mut c_char, err: E,
+        req: CReq,
+        target: confine_target,
+        facts: *const c_char,
+        home: *const c_char,
+        json: bool,
+        out: *mut *mut c_char,
+        err: E,
     ) -> c_int;
     pub fn confine_run_start(run: Run, err: E) -> c_int;
     pub fn confine_run_forward_signal(run: Run, sig: c_int) -> c_int;
@@ -381,22 +441,37 @@ extern "C" {
     pub fn confine_rules_load(req: CReq, out: *mut *mut confine_rules, err: E) -> c_int;
     pub fn confine_rules_free(r: *mut confine_rules);
     pub fn confine_rules_explain(
-        r: *const confine_rules, path: *const c_char, access: confine_access,
-        out: *mut confine_decision, err: E,
+        r: *const confine_rules,
+        path: *const c_char,
+        access: confine_access,
+        out: *mut confine_decision,
+        err: E,
     ) -> c_int;
-    pub fn confine_decision_json(d: *const confine_decision, out: *mut *mut c_char, err: E) -> c_int;
+    pub fn confine_decision_json(
+        d: *const confine_decision,
+        out: *mut *mut c_char,
+        err: E,
+    ) -> c_int;
 
     pub fn confine_request_rule_file(
-        req: CReq, kind: confine_rule_file, out: *mut *mut c_char, err: E,
+        req: CReq,
+        kind: confine_rule_file,
+        out: *mut *mut c_char,
+        err: E,
     ) -> c_int;
     pub fn confine_rules_check(
-        req: CReq, file: *const c_char, kind: confine_rule_file, out: *mut *mut confine_check, err: E,
+        req: CReq,
+        file: *const c_char,
+        kind: confine_rule_file,
+        out: *mut *mut confine_check,
+        err: E,
     ) -> c_int;
     pub fn confine_check_free(c: *mut confine_check);
     pub fn confine_check_rule_count(c: *const confine_check) -> usize;
     pub fn confine_check_net_rule_count(c: *const confine_check) -> usize;
     pub fn confine_check_problem_count(c: *const confine_check) -> usize;
-    pub fn confine_check_problem(c: *const confine_check, i: usize) -> *const confine_check_problem;
+    pub fn confine_check_problem(c: *const confine_check, i: usize)
+        -> *const confine_check_problem;
 
     pub fn confine_run_event_count(run: CRun) -> usize;
     pub fn confine_run_event(run: CRun, i: usize) -> *const confine_event;
@@ -409,7 +484,12 @@ extern "C" {
     pub fn confine_run_backend(run: CRun) -> *const c_char;
     pub fn confine_run_fallback_note(run: CRun) -> *const c_char;
     pub fn confine_run_landlock_note(run: CRun) -> *const c_char;
-    pub fn confine_run_explain_denial(run: CRun, path: *const c_char, out: *mut *mut c_char, err: E) -> c_int;
+    pub fn confine_run_explain_denial(
+        run: CRun,
+        path: *const c_char,
+        out: *mut *mut c_char,
+        err: E,
+    ) -> c_int;
     pub fn confine_run_status_from_command(run: CRun) -> bool;
 
     pub fn confine_request_set_escalate(req: Req, escalate: bool, err: E) -> c_int;
@@ -426,19 +506,33 @@ extern "C" {
     pub fn confine_request_set_audit_file(req: Req, file: *const c_char, err: E) -> c_int;
     pub fn confine_request_set_report_file(req: Req, file: *const c_char, err: E) -> c_int;
     pub fn confine_request_plan_record_files(
-        req: Req, audit: *const c_char, report: *const c_char, err: E,
+        req: Req,
+        audit: *const c_char,
+        report: *const c_char,
+        err: E,
     ) -> c_int;
     pub fn confine_request_set_denial_scan(req: Req, on: bool, err: E) -> c_int;
     pub fn confine_request_audit_error(req: CReq, err: E) -> c_int;
     pub fn confine_request_audit_refusal(
-        req: CReq, status: c_int, why: *const confine_error, err: E,
+        req: CReq,
+        status: c_int,
+        why: *const confine_error,
+        err: E,
     ) -> c_int;
     pub fn confine_report_json(
-        req: CReq, run: CRun, status: c_int, why: *const confine_error, out: *mut *mut c_char,
+        req: CReq,
+        run: CRun,
+        status: c_int,
+        why: *const confine_error,
+        out: *mut *mut c_char,
         err: E,
     ) -> c_int;
     pub fn confine_request_write_report(
-        req: CReq, run: CRun, status: c_int, why: *const confine_error, err: E,
+        req: CReq,
+        run: CRun,
+        status: c_int,
+        why: *const confine_error,
+        err: E,
     ) -> c_int;
     pub fn confine_run_denied_paths(run: CRun, n: *mut usize) -> *const *const c_char;
     pub fn confine_run_policy_digest(run: CRun) -> *const c_char;
@@ -447,11 +541,17 @@ extern "C" {
     pub fn confine_request_net_allow(req: Req, pattern: *const c_char, err: E) -> c_int;
     pub fn confine_request_net_deny(req: Req, pattern: *const c_char, err: E) -> c_int;
     pub fn confine_rules_explain_net(
-        r: *const confine_rules, host_port: *const c_char, out: *mut confine_net_decision, err: E,
+        r: *const confine_rules,
+        host_port: *const c_char,
+        out: *mut confine_net_decision,
+        err: E,
     ) -> c_int;
     pub fn confine_rules_net_mode(r: *const confine_rules) -> confine_net_mode;
     pub fn confine_net_decision_json(
-        d: *const confine_net_decision, mode: confine_net_mode, out: *mut *mut c_char, err: E,
+        d: *const confine_net_decision,
+        mode: confine_net_mode,
+        out: *mut *mut c_char,
+        err: E,
     ) -> c_int;
     pub fn confine_run_net_event_count(run: CRun) -> usize;
     pub fn confine_run_net_event(run: CRun, i: usize) -> *const confine_net_event;
@@ -469,7 +569,10 @@ extern "C" {
     pub fn confine_run_secret_event(run: CRun, i: usize) -> *const confine_secret_event;
     pub fn confine_run_secret_events_dropped(run: CRun) -> usize;
     pub fn confine_request_set_net_ask(
-        req: Req, f: confine_net_ask_fn, user: *mut c_void, err: E,
+        req: Req,
+        f: confine_net_ask_fn,
+        user: *mut c_void,
+        err: E,
     ) -> c_int;
 }
 

@@ -111,12 +111,20 @@ pub struct Output {
 fn pipe() -> Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as c_int; 2];
     if unsafe { pipe2(fds.as_mut_ptr(), O_CLOEXEC) } < 0 {
-        return Err(Error::os("cannot start the sandbox", "pipe2", io::Error::last_os_error()));
+        return Err(Error::os(
+            "cannot start the sandbox",
+            "pipe2",
+            io::Error::last_os_error(),
+        ));
     }
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-fn start_with(run: *mut sys::confine_run, fds: &[Option<OwnedFd>; 3], e: &mut sys::confine_error) -> c_int {
+fn start_with(
+    run: *mut sys::confine_run,
+    fds: &[Option<OwnedFd>; 3],
+    e: &mut sys::confine_error,
+) -> c_int {
     // Every start takes the lock, with pipes or without: a start without them must not give
     // its command the pipes of another start.
     let _g = STDIO_LOCK.lock().unwrap_or_else(|p| p.into_inner());
@@ -160,11 +168,16 @@ impl Child {
             err.report = report(&req, ptr::null(), err.exit_status(), &e);
             return Err(err);
         }
-        let notes = unsafe { [sys::confine_run_fallback_note(run), sys::confine_run_landlock_note(run)] }
-            .iter()
-            .filter(|p| !p.is_null())
-            .map(|&p| text(p))
-            .collect();
+        let notes = unsafe {
+            [
+                sys::confine_run_fallback_note(run),
+                sys::confine_run_landlock_note(run),
+            ]
+        }
+        .iter()
+        .filter(|p| !p.is_null())
+        .map(|&p| text(p))
+        .collect();
         let backend = text(unsafe { sys::confine_run_backend(run) });
         let shared = Arc::new(Shared {
             run: Mutex::new(RunPtr(run)),
@@ -183,9 +196,11 @@ impl Child {
                     mine[i] = Some(File::from(m));
                 }
                 StdioKind::Null => {
-                    let f = File::options().read(true).write(true).open("/dev/null").map_err(|e| {
-                        Error::os("cannot start the sandbox", "open", e)
-                    })?;
+                    let f = File::options()
+                        .read(true)
+                        .write(true)
+                        .open("/dev/null")
+                        .map_err(|e| Error::os("cannot start the sandbox", "open", e))?;
                     child_fds[i] = Some(OwnedFd::from(f));
                 }
                 StdioKind::Fd(f) => child_fds[i] = Some(f),
@@ -265,7 +280,12 @@ impl Child {
                 if now >= end {
                     return Ok(None);
                 }
-                g = self.shared.cv.wait_timeout(g, end - now).unwrap_or_else(|p| p.into_inner()).0;
+                g = self
+                    .shared
+                    .cv
+                    .wait_timeout(g, end - now)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
             }
         }
         self.wait().map(Some)
@@ -281,7 +301,10 @@ impl Child {
         }
         let r = unsafe { sys::confine_run_forward_signal(run.0, sig) };
         if r < 0 {
-            return Err(Error::invalid(&sig.to_string(), "not a signal confine forwards"));
+            return Err(Error::invalid(
+                &sig.to_string(),
+                "not a signal confine forwards",
+            ));
         }
         Ok(())
     }
@@ -305,13 +328,24 @@ impl Child {
         if let Some(mut f) = self.stdout.take() {
             let _ = f.read_to_end(&mut stdout);
         }
-        let stderr = err_reader.map(|t| t.join().unwrap_or_default()).unwrap_or_default();
+        let stderr = err_reader
+            .map(|t| t.join().unwrap_or_default())
+            .unwrap_or_default();
         let finished = self.wait()?;
-        Ok(Output { finished, stdout, stderr })
+        Ok(Output {
+            finished,
+            stdout,
+            stderr,
+        })
     }
 
     fn collect(&mut self) -> Result<Finished> {
-        let (code, status, e) = self.shared.done.lock().unwrap_or_else(|p| p.into_inner()).unwrap();
+        let (code, status, e) = self
+            .shared
+            .done
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .unwrap();
         let run = self.shared.run.lock().unwrap_or_else(|p| p.into_inner()).0;
         let report = report(&self.req, run, status, &e).unwrap_or_default();
         let from_command = unsafe { sys::confine_run_status_from_command(run) };
@@ -357,7 +391,10 @@ impl Child {
 
 /// The report as JSON (and written to the request's report file, when it has one).
 fn report(
-    req: &Request, run: *const sys::confine_run, status: c_int, why: &sys::confine_error,
+    req: &Request,
+    run: *const sys::confine_run,
+    status: c_int,
+    why: &sys::confine_error,
 ) -> Option<String> {
     let mut e = sys::confine_error::default();
     let mut out = ptr::null_mut();
@@ -368,14 +405,22 @@ fn report(
     Some(take(out))
 }
 
-fn run_thread(sh: Arc<Shared>, fds: [Option<OwnedFd>; 3], tx: mpsc::Sender<(c_int, sys::confine_error)>) {
+fn run_thread(
+    sh: Arc<Shared>,
+    fds: [Option<OwnedFd>; 3],
+    tx: mpsc::Sender<(c_int, sys::confine_error)>,
+) {
     let run = sh.run.lock().unwrap_or_else(|p| p.into_inner()).0;
     let mut e = sys::confine_error::default();
     let r = start_with(run, &fds, &mut e);
     drop(fds); // the command has its ends; ours close now
     let _ = tx.send((r, e));
     let mut status: c_int = 125;
-    let r = if r == 0 { unsafe { sys::confine_run_wait(run, &mut status, &mut e) } } else { r };
+    let r = if r == 0 {
+        unsafe { sys::confine_run_wait(run, &mut status, &mut e) }
+    } else {
+        r
+    };
     let mut d = sh.done.lock().unwrap_or_else(|p| p.into_inner());
     *d = Some((r, status, e));
     sh.cv.notify_all();

@@ -204,7 +204,11 @@ impl Command {
     }
     /// A session rule that allows ACCESS of PATTERN.
     pub fn allow<P: AsRef<Path>>(&mut self, pattern: P, access: Access) -> &mut Command {
-        self.op(Op::Rule(pattern.as_ref().into(), access, sys::CONFINE_ALLOW))
+        self.op(Op::Rule(
+            pattern.as_ref().into(),
+            access,
+            sys::CONFINE_ALLOW,
+        ))
     }
     pub fn deny<P: AsRef<Path>>(&mut self, pattern: P, access: Access) -> &mut Command {
         self.op(Op::Rule(pattern.as_ref().into(), access, sys::CONFINE_DENY))
@@ -257,7 +261,10 @@ impl Command {
         K: AsRef<OsStr>,
         V: AsRef<OsStr>,
     {
-        let v = vars.into_iter().map(|(k, v)| (k.as_ref().into(), v.as_ref().into())).collect();
+        let v = vars
+            .into_iter()
+            .map(|(k, v)| (k.as_ref().into(), v.as_ref().into()))
+            .collect();
         self.op(Op::Environment(v))
     }
     pub fn env<K: AsRef<OsStr>, V: AsRef<OsStr>>(&mut self, name: K, value: V) -> &mut Command {
@@ -274,11 +281,19 @@ impl Command {
     }
     /// The command finds DATA in a read-only file whose path is in variable NAME (SPEC 6).
     pub fn inject_env(&mut self, name: &str, data: &[u8]) -> &mut Command {
-        self.op(Op::Inject(sys::CONFINE_INJECT_ENV, name.into(), data.to_vec()))
+        self.op(Op::Inject(
+            sys::CONFINE_INJECT_ENV,
+            name.into(),
+            data.to_vec(),
+        ))
     }
     /// DATA appears read-only at the absolute path TARGET inside the sandbox.
     pub fn inject_file<P: AsRef<Path>>(&mut self, target: P, data: &[u8]) -> &mut Command {
-        self.op(Op::Inject(sys::CONFINE_INJECT_PATH, target.as_ref().into(), data.to_vec()))
+        self.op(Op::Inject(
+            sys::CONFINE_INJECT_PATH,
+            target.as_ref().into(),
+            data.to_vec(),
+        ))
     }
     pub fn audit_file<P: AsRef<Path>>(&mut self, file: P) -> &mut Command {
         self.op(Op::AuditFile(file.as_ref().into()))
@@ -349,7 +364,10 @@ impl Command {
         let req = Request(p);
         let args: Vec<CString> = self.argv.iter().map(cstr).collect::<Result<_>>()?;
         let argv: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
-        check(unsafe { sys::confine_request_set_argv(p, argv.len(), argv.as_ptr(), &mut e) }, &e)?;
+        check(
+            unsafe { sys::confine_request_set_argv(p, argv.len(), argv.as_ptr(), &mut e) },
+            &e,
+        )?;
         if !self.ops.iter().any(|o| matches!(o, Op::Helper(_))) {
             if let Some(h) = default_helper() {
                 apply(p, &Op::Helper(h))?;
@@ -359,8 +377,14 @@ impl Command {
             if let Some(b) = std::env::var_os("CONFINE_BACKEND") {
                 let b = cstr(b)?;
                 let mut v = sys::CONFINE_BACKEND_AUTO;
-                check(unsafe { sys::confine_backend_parse(b.as_ptr(), &mut v, &mut e) }, &e)?;
-                check(unsafe { sys::confine_request_set_backend(p, v, &mut e) }, &e)?;
+                check(
+                    unsafe { sys::confine_backend_parse(b.as_ptr(), &mut v, &mut e) },
+                    &e,
+                )?;
+                check(
+                    unsafe { sys::confine_request_set_backend(p, v, &mut e) },
+                    &e,
+                )?;
             }
         }
         for op in &self.ops {
@@ -406,7 +430,10 @@ impl Command {
         self.with_rules(|r, e| unsafe {
             let mut d: sys::confine_decision = std::mem::zeroed();
             d.size = std::mem::size_of::<sys::confine_decision>();
-            check(sys::confine_rules_explain(r, path.as_ptr(), access.c(), &mut d, e), e)?;
+            check(
+                sys::confine_rules_explain(r, path.as_ptr(), access.c(), &mut d, e),
+                e,
+            )?;
             let mut out = ptr::null_mut();
             check(sys::confine_decision_json(&d, &mut out, e), e)?;
             Ok(take(out))
@@ -419,7 +446,10 @@ impl Command {
         self.with_rules(|r, e| unsafe {
             let mut d: sys::confine_net_decision = std::mem::zeroed();
             d.size = std::mem::size_of::<sys::confine_net_decision>();
-            check(sys::confine_rules_explain_net(r, host.as_ptr(), &mut d, e), e)?;
+            check(
+                sys::confine_rules_explain_net(r, host.as_ptr(), &mut d, e),
+                e,
+            )?;
             let mut out = ptr::null_mut();
             let mode = sys::confine_rules_net_mode(r);
             check(sys::confine_net_decision_json(&d, mode, &mut out, e), e)?;
@@ -428,12 +458,16 @@ impl Command {
     }
 
     fn with_rules<T>(
-        &self, f: impl FnOnce(*const sys::confine_rules, &mut sys::confine_error) -> Result<T>,
+        &self,
+        f: impl FnOnce(*const sys::confine_rules, &mut sys::confine_error) -> Result<T>,
     ) -> Result<T> {
         let req = self.request()?;
         let mut e = sys::confine_error::default();
         let mut r = ptr::null_mut();
-        check(unsafe { sys::confine_rules_load(req.0, &mut r, &mut e) }, &e)?;
+        check(
+            unsafe { sys::confine_rules_load(req.0, &mut r, &mut e) },
+            &e,
+        )?;
         let out = f(r, &mut e);
         unsafe { sys::confine_rules_free(r) };
         out
@@ -464,7 +498,10 @@ impl Command {
         let req = self.request()?;
         let mut e = sys::confine_error::default();
         let mut run = ptr::null_mut();
-        check(unsafe { sys::confine_run_prepare(req.0, &mut run, &mut e) }, &e)?;
+        check(
+            unsafe { sys::confine_run_prepare(req.0, &mut run, &mut e) },
+            &e,
+        )?;
         let mut out = ptr::null_mut();
         let r = unsafe { sys::confine_run_plan_text(run, json, &mut out, &mut e) };
         unsafe { sys::confine_run_free(run) };
@@ -491,13 +528,19 @@ fn default_helper() -> Option<OsString> {
     if let Some(b) = std::env::var_os("CONFINE_BUILD") {
         return Some(Path::new(&b).join("confine-init").into());
     }
-    sys::BUILD_HELPER.filter(|h| Path::new(h).exists()).map(OsString::from)
+    sys::BUILD_HELPER
+        .filter(|h| Path::new(h).exists())
+        .map(OsString::from)
 }
 
 fn dup_fd(fd: RawFd) -> Result<OwnedFd> {
     let r = unsafe { crate::child::fcntl(fd, crate::child::F_DUPFD_CLOEXEC, 3) };
     if r < 0 {
-        return Err(Error::os("cannot start the sandbox", "fcntl", std::io::Error::last_os_error()));
+        return Err(Error::os(
+            "cannot start the sandbox",
+            "fcntl",
+            std::io::Error::last_os_error(),
+        ));
     }
     Ok(unsafe { OwnedFd::from_raw_fd(r) })
 }
@@ -511,7 +554,9 @@ fn apply(p: *mut sys::confine_request, op: &Op) -> Result<()> {
             Op::Rule(pat, acc, act) => {
                 sys::confine_request_add_rule(p, cstr(pat)?.as_ptr(), acc.c(), *act, e_)
             }
-            Op::RulesFile(f) => sys::confine_request_add_session_rules_file(p, cstr(f)?.as_ptr(), e_),
+            Op::RulesFile(f) => {
+                sys::confine_request_add_session_rules_file(p, cstr(f)?.as_ptr(), e_)
+            }
             Op::Network(on) => sys::confine_request_set_network(p, *on, e_),
             Op::NetAllow(s) => sys::confine_request_net_allow(p, cstr(s)?.as_ptr(), e_),
             Op::NetDeny(s) => sys::confine_request_net_deny(p, cstr(s)?.as_ptr(), e_),

@@ -81,14 +81,24 @@ pub(crate) fn text(p: *const c_char) -> String {
 }
 
 pub(crate) fn field(a: &[c_char]) -> String {
-    let bytes: Vec<u8> = a.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = a
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
 impl Error {
     pub(crate) fn from_c(e: &sys::confine_error, code: c_int) -> Error {
         // The call's own return is its code (include/confine.h), never read back from e.
-        let code = if code < 0 { code } else if e.code < 0 { e.code } else { sys::CONFINE_E_INVALID };
+        let code = if code < 0 {
+            code
+        } else if e.code < 0 {
+            e.code
+        } else {
+            sys::CONFINE_E_INVALID
+        };
         Error {
             code,
             os_errno: e.os_errno,

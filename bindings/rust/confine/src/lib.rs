@@ -57,14 +57,19 @@ pub fn probe(backend: Backend) -> Result<Probe> {
     let r = match backend {
         Backend::Landlock => unsafe { sys::confine_probe_landlock(&mut res, &mut e) },
         _ => {
-            let path = std::env::var("PATH").ok().and_then(|p| CString::new(p).ok());
+            let path = std::env::var("PATH")
+                .ok()
+                .and_then(|p| CString::new(p).ok());
             let pp = path.as_ref().map_or(ptr::null(), |p| p.as_ptr());
             unsafe { sys::confine_probe_bwrap(pp, ptr::null(), true, &mut res, &mut e) }
         }
     };
     check(r, &e)?;
     let mut out = ptr::null_mut();
-    check(unsafe { sys::confine_probe_json(&res, &mut out, &mut e) }, &e)?;
+    check(
+        unsafe { sys::confine_probe_json(&res, &mut out, &mut e) },
+        &e,
+    )?;
     Ok(Probe {
         backend: field(&res.backend),
         available: res.available,

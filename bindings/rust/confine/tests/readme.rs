@@ -26,10 +26,19 @@ fn example_runs() {
     let mcp = std::env::var_os("CONFINE_TEST_MCP")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest().join("../../../tests/enforce/mcp.py"));
-    assert!(mcp.exists(), "no MCP server at {} (set CONFINE_TEST_MCP)", mcp.display());
+    assert!(
+        mcp.exists(),
+        "no MCP server at {} (set CONFINE_TEST_MCP)",
+        mcp.display()
+    );
     // cargo test builds the examples beside the tests: target/debug/examples.
     let exe = std::env::current_exe().unwrap();
-    let example = exe.parent().unwrap().parent().unwrap().join("examples/mcp_host");
+    let example = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/mcp_host");
     let root = PathBuf::from(format!("/var/tmp/confine-rs-readme.{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
     let ws = root.join("home/proj");
@@ -42,8 +51,12 @@ fn example_runs() {
     fs::copy(&mcp, ws.join("mcp.py")).unwrap();
     let backend = std::env::var("CONFINE_TEST_BACKEND").unwrap_or_else(|_| "bwrap".into());
     let mut c = Command::new(&example);
-    c.current_dir(&ws).env_clear().env("PATH", "/usr/local/bin:/usr/bin:/bin");
-    c.env("HOME", root.join("home")).env("LANG", "C.UTF-8").env("CONFINE_BACKEND", &backend);
+    c.current_dir(&ws)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin");
+    c.env("HOME", root.join("home"))
+        .env("LANG", "C.UTF-8")
+        .env("CONFINE_BACKEND", &backend);
     for k in ["CONFINE_BUILD", "CONFINE_HELPER"] {
         if let Some(v) = std::env::var_os(k) {
             c.env(k, v);
@@ -52,7 +65,12 @@ fn example_runs() {
     let out = c.output().unwrap();
     let _ = fs::remove_dir_all(&root);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}{}", text, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text,
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "{}", text);
     assert_eq!(lines[0], "notes.txt read");

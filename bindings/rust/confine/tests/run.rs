@@ -51,7 +51,9 @@ impl Drop for Fix {
 static N: AtomicUsize = AtomicUsize::new(0);
 
 fn fix() -> Fix {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
     let root = PathBuf::from(format!(
         "/var/tmp/confine-rs.{}.{}.{}",
         process::id(),
@@ -90,7 +92,10 @@ impl Fix {
 
     fn cmd(&self, argv: &[&str]) -> Command {
         let mut c = Command::new(argv[0]);
-        c.args(&argv[1..]).workspace(&self.ws).backend(backend().0).environment(self.env());
+        c.args(&argv[1..])
+            .workspace(&self.ws)
+            .backend(backend().0)
+            .environment(self.env());
         c
     }
 
@@ -123,8 +128,12 @@ fn write_denied() -> &'static str {
 #[test]
 fn sandbox_is_available() {
     let p = confine::probe(backend().0).unwrap();
-    assert_eq!((p.backend.as_str(), p.available, p.code.as_str()), (backend().1, true, "available"),
-               "{}", p.json);
+    assert_eq!(
+        (p.backend.as_str(), p.available, p.code.as_str()),
+        (backend().1, true, "available"),
+        "{}",
+        p.json
+    );
 }
 
 #[test]
@@ -135,7 +144,11 @@ fn write_in_workspace_works() {
     assert_eq!((o.finished.status, o.stdout.as_slice()), (0, &b"OK\n"[..]));
     assert_eq!(fs::read_to_string(&path).unwrap(), "written\n");
     assert_eq!(o.finished.backend, backend().1);
-    assert!(o.finished.report.contains("\"exit_status\":0"), "{}", o.finished.report);
+    assert!(
+        o.finished.report.contains("\"exit_status\":0"),
+        "{}",
+        o.finished.report
+    );
 }
 
 #[test]
@@ -145,7 +158,13 @@ fn write_outside_workspace_refused() {
     assert_eq!(f.host("write", &path), "OK");
     fs::remove_file(&path).unwrap();
     let o = f.try_cmd("write", &path).output().unwrap();
-    assert_eq!((o.finished.status, String::from_utf8_lossy(&o.stdout).as_ref()), (3, write_denied()));
+    assert_eq!(
+        (
+            o.finished.status,
+            String::from_utf8_lossy(&o.stdout).as_ref()
+        ),
+        (3, write_denied())
+    );
     assert!(!path.exists());
 }
 
@@ -154,7 +173,10 @@ fn ssh_key_refused() {
     let f = fix();
     assert_eq!(f.host("read", &f.key), "OK ssh-secret");
     let o = f.try_cmd("read", &f.key).output().unwrap();
-    assert_eq!((o.finished.status, o.stdout.as_slice()), (3, &b"EACCES\n"[..]));
+    assert_eq!(
+        (o.finished.status, o.stdout.as_slice()),
+        (3, &b"EACCES\n"[..])
+    );
 }
 
 #[test]
@@ -162,12 +184,26 @@ fn deny_rule_refuses_and_allow_write_writes() {
     let f = fix();
     let secret = f.other.join("secret.txt");
     assert_eq!(f.host("read", &secret), "OK other-secret");
-    let o = f.try_cmd("read", &secret).deny(&f.other, Access::Both).output().unwrap();
-    assert_eq!((o.finished.status, o.stdout.as_slice()), (3, &b"EACCES\n"[..]));
+    let o = f
+        .try_cmd("read", &secret)
+        .deny(&f.other, Access::Both)
+        .output()
+        .unwrap();
+    assert_eq!(
+        (o.finished.status, o.stdout.as_slice()),
+        (3, &b"EACCES\n"[..])
+    );
     let o = f.try_cmd("read", &secret).output().unwrap();
-    assert_eq!((o.finished.status, o.stdout.as_slice()), (0, &b"OK other-secret\n"[..]));
+    assert_eq!(
+        (o.finished.status, o.stdout.as_slice()),
+        (0, &b"OK other-secret\n"[..])
+    );
     let path = f.other.join("granted.txt");
-    let o = f.try_cmd("write", &path).allow(&f.other, Access::Write).output().unwrap();
+    let o = f
+        .try_cmd("write", &path)
+        .allow(&f.other, Access::Write)
+        .output()
+        .unwrap();
     assert_eq!((o.finished.status, o.stdout.as_slice()), (0, &b"OK\n"[..]));
     assert_eq!(fs::read_to_string(&path).unwrap(), "written\n");
 }
@@ -177,9 +213,15 @@ fn stderr_pipe_and_denied_paths() {
     // The denial scan copies the command's stderr: to the pipe it was started with.
     let f = fix();
     let key = f.key.to_str().unwrap();
-    let o = f.cmd(&["sh", "-c", &format!("cat {}; echo done >&2", key)]).output().unwrap();
+    let o = f
+        .cmd(&["sh", "-c", &format!("cat {}; echo done >&2", key)])
+        .output()
+        .unwrap();
     assert_eq!(o.finished.status, 0);
-    assert_eq!(String::from_utf8_lossy(&o.stderr), format!("cat: {}: Permission denied\ndone\n", key));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!("cat: {}: Permission denied\ndone\n", key)
+    );
     assert_eq!(o.finished.denied_paths, vec![key.to_string()]);
 }
 
@@ -187,24 +229,41 @@ fn stderr_pipe_and_denied_paths() {
 fn exit_status_and_signal() {
     let f = fix();
     assert_eq!(f.cmd(&["sh", "-c", "exit 7"]).status().unwrap().status, 7);
-    assert_eq!(f.cmd(&["sh", "-c", "kill -TERM $$"]).status().unwrap().status, 128 + 15);
+    assert_eq!(
+        f.cmd(&["sh", "-c", "kill -TERM $$"])
+            .status()
+            .unwrap()
+            .status,
+        128 + 15
+    );
 }
 
 #[test]
 fn pipes_in_and_out() {
     let f = fix();
     let mut c = f.cmd(&["tr", "a-z", "A-Z"]);
-    let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     use std::io::Write;
     child.stdin.as_mut().unwrap().write_all(b"hello\n").unwrap();
     let o = child.wait_with_output().unwrap();
-    assert_eq!((o.finished.status, o.stdout.as_slice()), (0, &b"HELLO\n"[..]));
+    assert_eq!(
+        (o.finished.status, o.stdout.as_slice()),
+        (0, &b"HELLO\n"[..])
+    );
 }
 
 #[test]
 fn timeout_kills_the_sandbox() {
     let f = fix();
-    let done = f.cmd(&["sleep", "60"]).timeout(Duration::from_millis(300)).status().unwrap();
+    let done = f
+        .cmd(&["sleep", "60"])
+        .timeout(Duration::from_millis(300))
+        .status()
+        .unwrap();
     assert_eq!((done.status, done.timed_out), (128 + 9, true));
 }
 
@@ -213,14 +272,23 @@ fn terminate() {
     // Ready when the command says so on its stdout; then SIGTERM ends it.
     let f = fix();
     let script = "trap 'exit 42' TERM; echo ready; while :; do sleep 0.05; done";
-    let mut child = f.cmd(&["sh", "-c", script]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = f
+        .cmd(&["sh", "-c", script])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut line = String::new();
     use std::io::BufRead;
-    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     assert_eq!(line, "ready\n");
     assert!(child.try_wait().unwrap().is_none());
     child.terminate().unwrap();
-    let done = child.wait_timeout(Duration::from_secs(30)).unwrap().expect("ended");
+    let done = child
+        .wait_timeout(Duration::from_secs(30))
+        .unwrap()
+        .expect("ended");
     assert_eq!(done.status, 42);
 }
 
@@ -238,7 +306,9 @@ fn two_runs_at_once() {
     assert_eq!(f.cmd(&["sh", "-c", "exit 4"]).status().unwrap().status, 4);
     first.stdin.as_mut().unwrap().write_all(b"on\n").unwrap();
     let mut line = String::new();
-    std::io::BufReader::new(first.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    std::io::BufReader::new(first.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     assert_eq!(line, "got on\n");
     assert_eq!(first.wait().unwrap().status, 0);
 }
@@ -247,7 +317,10 @@ fn two_runs_at_once() {
 fn command_not_found() {
     let f = fix();
     let e = f.cmd(&["no-such-command-here"]).status().unwrap_err();
-    assert_eq!((e.kind(), e.code, e.exit_status()), (ErrorKind::NotFound, -10, 127));
+    assert_eq!(
+        (e.kind(), e.code, e.exit_status()),
+        (ErrorKind::NotFound, -10, 127)
+    );
     assert_eq!(e.subject, "no-such-command-here");
     assert!(e.to_string().starts_with("confine: "), "{}", e);
     assert!(e.report.unwrap().contains("\"exit_status\":127"));
@@ -256,18 +329,37 @@ fn command_not_found() {
 #[test]
 fn refused_values() {
     let f = fix();
-    let e = f.cmd(&["true"]).request_id("not an id!").status().unwrap_err();
+    let e = f
+        .cmd(&["true"])
+        .request_id("not an id!")
+        .status()
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Invalid);
     assert!(e.subject.contains("not an id!"), "{}", e);
-    let e = f.cmd(&["true"]).inject_env("LD_PRELOAD", b"x").status().unwrap_err();
+    let e = f
+        .cmd(&["true"])
+        .inject_env("LD_PRELOAD", b"x")
+        .status()
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Invalid);
-    let e = f.cmd(&["true"]).secret("no host here").status().unwrap_err();
+    let e = f
+        .cmd(&["true"])
+        .secret("no host here")
+        .status()
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Invalid);
     assert!(e.to_string().contains("no host here"), "{}", e);
     let rules = f.root.join("rules.json");
     fs::write(&rules, "{\"version\": 1,\n \"rules\": [ {\"path\": 3} ]}\n").unwrap();
-    let e = f.cmd(&["true"]).session_rules_file(&rules).status().unwrap_err();
-    assert_eq!((e.kind(), e.line, e.subject.as_str()), (ErrorKind::Rules, 2, rules.to_str().unwrap()));
+    let e = f
+        .cmd(&["true"])
+        .session_rules_file(&rules)
+        .status()
+        .unwrap_err();
+    assert_eq!(
+        (e.kind(), e.line, e.subject.as_str()),
+        (ErrorKind::Rules, 2, rules.to_str().unwrap())
+    );
     let e = Command::new("true").workspace("/").status().unwrap_err();
     assert_eq!((e.kind(), e.exit_status()), (ErrorKind::Workspace, 125));
 }
@@ -276,8 +368,15 @@ fn refused_values() {
 fn explain_and_card() {
     let f = fix();
     let d = f.cmd(&["true"]).explain(&f.key, Access::Read).unwrap();
-    assert!(d.contains("\"decision\": \"deny\"") && d.contains("\"layer\": \"guard\""), "{}", d);
-    let d = f.cmd(&["true"]).explain(f.ws.join("notes.txt"), Access::Write).unwrap();
+    assert!(
+        d.contains("\"decision\": \"deny\"") && d.contains("\"layer\": \"guard\""),
+        "{}",
+        d
+    );
+    let d = f
+        .cmd(&["true"])
+        .explain(f.ws.join("notes.txt"), Access::Write)
+        .unwrap();
     assert!(d.contains("\"decision\": \"allow\""), "{}", d);
     let mut c = f.cmd(&["true"]);
     c.escalate(true);
