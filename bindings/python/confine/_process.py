@@ -40,8 +40,8 @@ def _child_fd(spec: Stream, which: int, stdout_fd: Optional[int]) -> tuple[Optio
         return (r, w) if which == 0 else (w, r)
     if spec == DEVNULL:
         return os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC), None
-    if spec == STDOUT and which == 2:
-        return (os.dup(stdout_fd) if stdout_fd is not None else None), None
+    if spec == STDOUT and which == 2:  # where stdout goes: its pipe, or this process's 1
+        return os.dup(stdout_fd if stdout_fd is not None else 1), None
     fd = spec if isinstance(spec, int) else spec.fileno()
     return os.dup(fd), None
 

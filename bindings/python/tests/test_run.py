@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 
 import confine
 
-from .support import BACKEND, PY, Sandboxed
+from .support import BACKEND, HERE, PY, Sandboxed
+
+TOP = os.path.dirname(HERE)
 
 # A write outside every writable area: a read-only bind under bwrap, Landlock's refusal.
 WRITE_DENIED = "EROFS" if BACKEND == "bwrap" else "EACCES"
@@ -73,6 +77,19 @@ class Status(Sandboxed):
     def test_death_by_signal(self) -> None:
         done = self.request(["sh", "-c", "kill -TERM $$"]).run()
         self.assertEqual(done.status, 128 + signal.SIGTERM)
+
+    def test_stderr_to_stdout(self) -> None:
+        done = self.request(["sh", "-c", "echo out; echo err >&2"]).run(
+            stdout=confine.PIPE, stderr=confine.STDOUT)
+        self.assertEqual((done.status, done.stdout, done.stderr), (0, b"out\nerr\n", None))
+        # stdout inherited: stderr goes where this process's stdout goes.
+        code = ("import confine, sys\n"
+                "r = confine.run(['sh', '-c', 'echo err >&2'], stderr=confine.STDOUT,"
+                " workspace=sys.argv[1], backend=sys.argv[2])\n"
+                "sys.exit(r.status)\n")
+        r = subprocess.run([sys.executable, "-c", code, self.ws, BACKEND], capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=TOP), timeout=60)
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, b"err\n", b""))
 
     def test_input_and_output(self) -> None:
         done = self.request(["tr", "a-z", "A-Z"]).run(input=b"hello\n", capture_output=True)
