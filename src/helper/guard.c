@@ -517,10 +517,14 @@ static void *loop(void *arg)
 	for (;;) {
 		memset(req, 0, rq);
 		if (ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
-			if (errno == EINTR || errno == ENOENT)
+			if (errno == EINTR)
 				continue;
-			/* Nothing left under the filter (or a broken listener): wait for the end.
-			 */
+			/* ENOENT: a caller gone while its call was being passed on, or nothing
+			 * left under the filter (the command has exited, pid 1 is about to): the
+			 * kernel then answers at once, every time, so asking again would spin on a
+			 * CPU until pid 1 ends.  poll waits for the next call (POLLIN) or says
+			 * that none can come (POLLHUP).  Otherwise a broken listener: wait for
+			 * the end. */
 			if (poll(&p, 1, -1) >= 0 && !(p.revents & (POLLHUP | POLLERR | POLLNVAL)))
 				continue;
 			break;
