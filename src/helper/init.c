@@ -3,8 +3,7 @@
  * confine-init: pid 1 inside the sandbox (bwrap --as-pid-1).
  *
  *   confine-init --status-fd N --stderr-fd M [--go-fd G] [--env-fd E] [--landlock]
- *                [--net-relay] [--mounts-fd L --ids UID:GID | --nested] [--seccomp-fd S]
- *                [--ipc-fd I --ipc-filter-fd F]
+ *                [--net-relay] [--ipc-fd I --ipc-filter-fd F]
  *                [--pty-fd P --pty-mask BITS] -- COMMAND [ARG...]
  *
  * Restores the real stderr (bwrap's own stderr is a pipe to confine, so that setup failures
@@ -14,15 +13,13 @@
  * with the command's status (128+N for death by signal N).  When pid 1 exits the kernel kills
  * everything else in the namespace, so no daemon outlives the command (R4).  With
  * --net-relay (network by domain, SPEC 12) it also listens on 127.0.0.1:3128 and :1080 and
- * hands each connection over to confine's proxy (relay.c), in the same loop.  With
- * --mounts-fd (helper mode, mounts.c) it first makes the plan's masks itself, nests the user
- * namespace and drops every capability, then executes itself again with --nested in place of
- * --mounts-fd and --ids, and loads the seccomp filter, which bwrap does otherwise.  (The
- * second execution is what makes the nested namespace the one of pid 1's memory: the kernel
- * makes the /proc/1 files of an undumpable process owned by uid 0 of that namespace, which in
- * the first namespace is the caller's own uid.)
+ * hands each connection over to confine's proxy (relay.c), in the same loop.
  *
- * R35: confine-init itself (both stages) runs with confine's fixed environment, whatever the
+ * bwrap executes it once, in the nested user namespace, without capabilities and under the
+ * seccomp filter.  (Helper mode's masks are made by confine from outside, exec/linux/masks.c,
+ * which says why not here: once pid 1 made them itself and had to be executed a second time.)
+ *
+ * R35: confine-init itself runs with confine's fixed environment, whatever the
  * command's says; the command's environment comes on --env-fd (a sealed memfd of NAME=VALUE
  * strings, each ended by a NUL) and becomes `environ` in the command's own process only, right
  * before its execvp: the PATH search is the command's, nothing else of this program sees it.
@@ -148,62 +145,6 @@ static _Noreturn void fail(int status_fd, char type, int value, const char *msg)
 	_exit(125);
 }
 
-static _Noreturn void mode_failed(int status_fd, const struct cf_helper_err *he)
-{
-	char msg[248];
-	if (he->changed)
-		fail(status_fd, CF_HELPER_CHANGED, he->err, he->path);
-	snprintf(msg, sizeof(msg), "%s\t%s", he->call, he->path);
-	fail(status_fd, CF_HELPER_MODE_FAIL, he->err, msg);
-}
-
-/*
- * The first stage of helper mode: the masks, user.max_user_namespaces, the nested namespace,
- * every capability dropped; then this program again (/proc/self/exe: the installed file, even
- * where its directory is hidden) with --nested in place of --mounts-fd and --ids, and every
- * other option and descriptor as they were.
- */
-static _Noreturn void helper_mode(int argc, char **argv, int status_fd, int mounts_fd, unsigned uid,
-				  unsigned gid)
-{
-	struct cf_helper_err he = {0};
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-		fail(status_fd, CF_HELPER_FAIL, errno, "cannot make the helper undumpable");
-	}
-	char *list = NULL;
-	size_t len = 0;
-	if (cf_helper_slurp(mounts_fd, 1 << 24, &list, &len) < 0) {
-		he = (struct cf_helper_err){.err = errno, .call = "read", .path = "the mount list"};
-		mode_failed(status_fd, &he);
-	}
-	if (cf_helper_limit_userns(&he) < 0 || cf_helper_mount_all(list, len, mounts_fd, &he) < 0 ||
-	    cf_helper_nest(uid, gid, &he) < 0)
-		mode_failed(status_fd, &he);
-	close(mounts_fd);
-	free(list);
-	char **next = calloc((size_t)argc + 1, sizeof(*next));
-	if (!next) {
-		he = (struct cf_helper_err){.err = ENOMEM, .call = "calloc", .path = "argv"};
-		mode_failed(status_fd, &he);
-	}
-	int n = 0, i = 0;
-	next[n++] = argv[0];
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--mounts-fd") || !strcmp(argv[i], "--ids")) {
-			i++;
-			continue;
-		}
-		next[n++] = argv[i];
-	}
-	next[n++] = "--nested";
-	for (; i < argc; i++)
-		next[n++] = argv[i];
-	next[n] = NULL;
-	execv("/proc/self/exe", next);
-	he = (struct cf_helper_err){.err = errno, .call = "execve", .path = "/proc/self/exe"};
-	mode_failed(status_fd, &he);
-}
-
 /* The command's environment from the memfd on fd: a NULL-ended vector into one buffer, both
  * malloc'd and never freed (they live until the command's execve).  NULL with errno. */
 static char **read_env(int fd)
@@ -244,13 +185,11 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	int status_fd = -1, stderr_fd = -1, go_fd = -1, mounts_fd = -1, seccomp_fd = -1, i;
+	int status_fd = -1, stderr_fd = -1, go_fd = -1, i;
 	int env_fd = -1, ipc_fd = -1, ipc_filter_fd = -1;
 	int pty_fd = -1, slave = -1;
 	unsigned pty_mask = 0;
 	int landlock = 0, relay = 0;
-	unsigned uid = 0, gid = 0;
-	bool ids = false, nested = false;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--status-fd") && i + 1 < argc)
@@ -265,18 +204,10 @@ int main(int argc, char **argv)
 			ipc_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ipc-filter-fd") && i + 1 < argc)
 			ipc_filter_fd = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--mounts-fd") && i + 1 < argc)
-			mounts_fd = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--seccomp-fd") && i + 1 < argc)
-			seccomp_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pty-fd") && i + 1 < argc)
 			pty_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pty-mask") && i + 1 < argc)
 			pty_mask = (unsigned)atoi(argv[++i]) & 7U;
-		else if (!strcmp(argv[i], "--ids") && i + 1 < argc)
-			ids = sscanf(argv[++i], "%u:%u", &uid, &gid) == 2;
-		else if (!strcmp(argv[i], "--nested"))
-			nested = true;
 		else if (!strcmp(argv[i], "--landlock"))
 			landlock = 1;
 		else if (!strcmp(argv[i], "--net-relay"))
@@ -289,13 +220,9 @@ int main(int argc, char **argv)
 	}
 	if (status_fd < 3 || stderr_fd < 3 || i >= argc || (env_fd >= 0 && env_fd < 3) ||
 	    (ipc_fd >= 0) != (ipc_filter_fd >= 0) ||
-	    (ipc_fd >= 0 && (ipc_fd < 3 || ipc_filter_fd < 3)) ||
-	    (mounts_fd >= 0 && (mounts_fd < 3 || !ids || nested)) ||
-	    (seccomp_fd >= 0 && mounts_fd < 0 && !nested) || (pty_mask && pty_fd < 3))
+	    (ipc_fd >= 0 && (ipc_fd < 3 || ipc_filter_fd < 3)) || (pty_mask && pty_fd < 3))
 		return usage();
 	char **cmd = argv + i;
-	if (mounts_fd >= 0)
-		helper_mode(argc, argv, status_fd, mounts_fd, uid, gid);
 
 	prctl(PR_SET_NAME, "confine-init", 0, 0, 0);
 	/* pid 1 is a program of the host's (run from a descriptor on its installed file): not
@@ -308,13 +235,6 @@ int main(int argc, char **argv)
 	}
 	if (dup2(stderr_fd, 2) < 0) {
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot restore stderr");
-	}
-	/* Helper mode: the filter is read before its descriptor goes. */
-	char *prog = NULL;
-	size_t prog_len = 0;
-	struct cf_helper_err he = {0};
-	if (seccomp_fd >= 0 && cf_helper_slurp(seccomp_fd, 1 << 20, &prog, &prog_len) < 0) {
-		fail(status_fd, CF_HELPER_MODE_FAIL, errno, "read\tthe seccomp program");
 	}
 	/* R35: read now, applied only in the command's process (see the top of this file). */
 	/* Static, as the guard's setup below: reachable until pid 1 ends (a sanitizer build's
@@ -345,7 +265,7 @@ int main(int argc, char **argv)
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
 	}
 
-	/* Checked, not assumed: bwrap --cap-drop ALL (or the helper mode) leaves nothing. */
+	/* Checked, not assumed: bwrap --cap-drop ALL leaves nothing. */
 	int caps = holds_capabilities();
 	if (caps != 0) {
 		fail(status_fd, CF_HELPER_FAIL, caps < 0 ? errno : EPERM,
@@ -364,13 +284,6 @@ int main(int argc, char **argv)
 			     e.reason[0] ? e.reason : "cannot apply Landlock scoping");
 		}
 	}
-
-	/* The filter last: in helper mode bwrap did not load it, so that the mounts could be made.
-	 */
-	if (prog && cf_helper_load_seccomp(prog, prog_len, &he) < 0) {
-		fail(status_fd, CF_HELPER_FAIL, he.err, "cannot load the seccomp filter");
-	}
-	free(prog);
 
 	/* After pid 1's own Landlock layer: the guard's is the command's, below it. */
 	if (guarded && cf_guard_prepare(&guard, &what) < 0) {

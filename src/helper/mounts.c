@@ -1,28 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helper mode (plan/bwrap_args.c, cf_plan_helper_split): the masks of the plan are made here,
- * by pid 1 of the sandbox while it still holds the capabilities of the first user namespace,
- * with the mount API instead of bwrap's mount-and-reread-the-table; then the helper does what
- * bwrap would have done after its mounts: user namespaces disabled (user.max_user_namespaces
- * = 1 in the first namespace, the one allowed spent on a nested namespace that maps the
- * caller's ids), every capability dropped, the seccomp filter loaded last.
+ * Helper mode (plan/bwrap_args.c, cf_plan_helper_split): the masks of the plan, made with the
+ * mount API instead of bwrap's mount-and-reread-the-table, by a child of confine joined to the
+ * sandbox's first user namespace and its mount namespace (exec/linux/masks.c) once bwrap has
+ * set the sandbox up.  Also the reading of the descriptors confine-init is given.
  *
  * Every target is opened without following a symlink anywhere (openat2 RESOLVE_NO_SYMLINKS)
  * and must still be what the plan saw (a directory or not): a path that changed since the
  * plan is reported as such, and confine plans the run again (R34).
+ *
+ * cf_helper_mount_all runs in a child forked from a process that may have threads: only
+ * async-signal-safe calls, no allocation.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/capability.h>
-#include <linux/filter.h>
-#include <sched.h>
-#include <linux/seccomp.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,7 +32,10 @@ static int fail(struct cf_helper_err *e, int err, const char *call, const char *
 	e->err = err;
 	e->call = call;
 	e->changed = false;
-	snprintf(e->path, sizeof(e->path), "%s", path ? path : "");
+	size_t n = 0;
+	for (; path && path[n] && n + 1 < sizeof(e->path); n++)
+		e->path[n] = path[n];
+	e->path[n] = '\0';
 	return -1;
 }
 
@@ -236,73 +234,4 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 		if (src_of[i] >= 0)
 			close(src_of[i]);
 	return rc;
-}
-
-static int write_file(const char *path, const char *text, struct cf_helper_err *e)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(e, errno, "open", path);
-	size_t n = strlen(text);
-	ssize_t k = write(fd, text, n);
-	int err = k < 0 ? errno : EIO;
-	close(fd);
-	return k == (ssize_t)n ? 0 : fail(e, err, "write", path);
-}
-
-int cf_helper_limit_userns(struct cf_helper_err *e)
-{
-	/* The limit of the first namespace (the one the helper is in), before /proc/sys becomes
-	 * read-only; a nested namespace counts against it, so only one can be made. */
-	return write_file("/proc/sys/user/max_user_namespaces", "1", e);
-}
-
-static int drop_capabilities(struct cf_helper_err *e)
-{
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
-			return fail(e, errno, "prctl PR_CAPBSET_DROP", "the bounding set");
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		return fail(e, errno, "prctl PR_CAP_AMBIENT", "the ambient set");
-	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct data[2] = {{0}};
-	if (syscall(SYS_capset, &hdr, data) < 0)
-		return fail(e, errno, "capset", "the capabilities");
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) > 0)
-			return fail(e, EPERM, "prctl PR_CAPBSET_READ", "the bounding set");
-	return 0;
-}
-
-int cf_helper_nest(unsigned uid, unsigned gid, struct cf_helper_err *e)
-{
-	if (unshare(CLONE_NEWUSER) < 0)
-		return fail(e, errno, "unshare", "the nested user namespace");
-	char map[64];
-	if (write_file("/proc/self/setgroups", "deny", e) < 0)
-		return -1;
-	/* The helper is uid 0 of the first namespace; the sandbox sees the caller's ids. */
-	snprintf(map, sizeof(map), "%u 0 1\n", uid);
-	if (write_file("/proc/self/uid_map", map, e) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u 0 1\n", gid);
-	if (write_file("/proc/self/gid_map", map, e) < 0)
-		return -1;
-	if (drop_capabilities(e) < 0)
-		return -1;
-	/* Checked, not assumed (bwrap checks the same): no further user namespace. */
-	if (unshare(CLONE_NEWUSER) == 0)
-		return fail(e, EPERM, "unshare", "user namespaces are still allowed");
-	return 0;
-}
-
-int cf_helper_load_seccomp(const char *prog, size_t len, struct cf_helper_err *e)
-{
-	if (len == 0 || len % sizeof(struct sock_filter) || len / sizeof(struct sock_filter) > 4096)
-		return fail(e, EINVAL, "read", "the seccomp program");
-	struct sock_fprog fp = {.len = (unsigned short)(len / sizeof(struct sock_filter)),
-				.filter = (struct sock_filter *)(void *)prog};
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) < 0)
-		return fail(e, errno, "seccomp", "the filter");
-	return 0;
 }

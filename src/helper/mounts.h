@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Helper mode of confine-init (mounts.c). */
+/* Helper mode's masks, and the reading of confine-init's descriptors (mounts.c). */
 #ifndef CONFINE_HELPER_MOUNTS_H
 #define CONFINE_HELPER_MOUNTS_H
 
@@ -22,12 +22,5 @@ int cf_helper_slurp(int fd, size_t max, char **out, size_t *len);
 /* Makes every mount of the list (plan/bwrap_args.c, cf_plan_helper_list), read from list_fd;
  * a transient endpoint that is gone is marked CF_HELPER_LEFT_OUT there.  0 or -1. */
 int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_helper_err *e);
-/* user.max_user_namespaces = 1 in the helper's namespace.  0 or -1. */
-int cf_helper_limit_userns(struct cf_helper_err *e);
-/* A nested user namespace mapping uid and gid to the helper's 0, then every capability
- * dropped and checked gone, and no further user namespace possible.  0 or -1. */
-int cf_helper_nest(unsigned uid, unsigned gid, struct cf_helper_err *e);
-/* Loads the classic BPF program prog (len bytes) as the seccomp filter.  0 or -1. */
-int cf_helper_load_seccomp(const char *prog, size_t len, struct cf_helper_err *e);
 
 #endif

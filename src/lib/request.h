@@ -105,8 +105,8 @@ struct confine_run {
 	bool *skip;   /* per plan mount: left out of this launch (a vanished host endpoint) */
 	int attempts; /* launches tried again because an endpoint vanished */
 	bool helper_mode_used; /* this launch: confine-init makes the masks (helper mode) */
-	bool *by_helper;       /* this launch, per plan mount: made by confine-init */
-	int mounts_r;	       /* this launch: the helper's mount list, read back after READY */
+	bool *by_helper;       /* this launch, per plan mount: made by exec/linux/masks.c */
+	int mounts_r;	       /* this launch: the helper mode's list, made at READY, read back */
 	bool helper_mode_off;  /* bwrap makes every mount (helper mode failed once) */
 	char *helper_failed;   /* the target helper mode last failed on (changed, or unreachable) */
 	int reaped_status;

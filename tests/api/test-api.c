@@ -85,28 +85,6 @@ int main(void)
 	struct stat st;
 	TAP_OK(stat(out, &st) == 0, "the workspace write is on the host");
 
-	/* A confine-init older than helper mode (a host's own installation beside a newer
-	 * library) refuses its options: the run goes ahead, bwrap making every mount. */
-	char old[700];
-	snprintf(old, sizeof(old), "%s/old-init", top);
-	f = fopen(old, "w");
-	if (f) {
-		fprintf(f,
-			"#!/bin/sh\nfor a; do case $a in --mounts-fd|--nested) echo 'confine-init: "
-			"internal helper of confine; not meant to be run by hand' >&2; exit 125;; "
-			"--) break;; esac; done\nexec '%s' \"$@\"\n",
-			helper);
-		fclose(f);
-	}
-	chmod(old, 0755);
-	helper = old;
-	memset(&err, 0, sizeof(err));
-	unlink(out);
-	rc = run(ws, home, argv1, 3, &status, &err, NULL);
-	TAP_INTEQ(rc, 0, "a confine-init without helper mode: the run goes ahead (%s)", err.reason);
-	TAP_INTEQ(status, 0, "and the same protections hold");
-	helper = CONFINE_TEST_HELPER_DIR "/confine-init";
-
 	memset(&err, 0, sizeof(err));
 	const char *argv2[] = {"/bin/sh", "-c", "kill -TERM $$"};
 	rc = run(ws, home, argv2, 3, &status, &err, NULL);

@@ -360,14 +360,11 @@ static char *compile_case(const char *dir)
 				   .status = 13,
 				   .stderr_fd = 14,
 				   .go = 15,
-				   .mounts = 16,
-				   .uid = 1000,
-				   .gid = 1000,
 				   .env = 17,
 				   .ipc = 18,
 				   .ipc_filter = 19};
-	/* Helper mode, as a run on a kernel with the mount API makes it: the masks confine-init
-	 * makes itself are listed after the vector. */
+	/* Helper mode, as a run on a kernel with the mount API makes it: the masks confine makes
+	 * in the sandbox once bwrap is done (exec/linux/masks.c) are listed after the vector. */
 	bool by_helper[512] = {0};
 	if (plan.n_mounts <= 512) {
 		cf_plan_helper_split(&plan, NULL, by_helper);
@@ -380,7 +377,7 @@ static char *compile_case(const char *dir)
 				    !strcmp(argv.v[i], CF_BWRAP_ARGS_END) ? "(end of --args)"
 									  : argv.v[i]);
 	cf_strv_release(&argv);
-	cf_buf_add(&out, "--- confine-init mounts\n");
+	cf_buf_add(&out, "--- helper mode mounts\n");
 	struct cf_buf list;
 	cf_buf_init(&list);
 	cf_plan_helper_list(&plan, by_helper, &list);

@@ -19,28 +19,8 @@ const char *const cf_bwrap_process_flags[] = {
     "--as-pid-1",     NULL,
 };
 
-/* Helper mode: bwrap neither drops the capabilities nor nests the user namespace; confine-init
- * does both once its mounts are made (it runs as uid 0 of the first namespace). */
-static const char *const helper_process_flags[] = {
-    "--new-session",
-    "--die-with-parent",
-    "--unshare-user",
-    "--uid",
-    "0",
-    "--gid",
-    "0",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--cap-add",
-    "ALL",
-    "--as-pid-1",
-    NULL,
-};
-
-/* What confine-init can make itself: a kernel interface made read-only, a hidden file or
- * directory, and a pin (R33: a directory bound onto itself, which needs no source from the
+/* What helper mode can make (exec/linux/masks.c): a kernel interface made read-only, a hidden
+ * file or directory, and a pin (R33: a directory bound onto itself, which needs no source from the
  * host: the sandbox's own view of it is the same directory). */
 static bool helper_op(const struct cf_mount *m)
 {
@@ -147,9 +127,8 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 		  struct confine_error *err)
 {
 	int bad = 0;
-	const char *const *flags = fds->by_helper ? helper_process_flags : cf_bwrap_process_flags;
-	for (size_t i = 0; flags[i]; i++)
-		bad |= add(out, flags[i]);
+	for (size_t i = 0; cf_bwrap_process_flags[i]; i++)
+		bad |= add(out, cf_bwrap_process_flags[i]);
 	if (!plan->network)
 		bad |= add(out, "--unshare-net");
 
@@ -215,8 +194,7 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 			break;
 		}
 	}
-	/* In helper mode the filter would forbid the helper its mounts: it loads it itself. */
-	if (fds->seccomp >= 0 && !fds->by_helper)
+	if (fds->seccomp >= 0)
 		bad |= add(out, "--add-seccomp-fd") | addfd(out, fds->seccomp);
 	if (fds->info >= 0)
 		bad |= add(out, "--info-fd") | addfd(out, fds->info);
@@ -242,14 +220,6 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 		snprintf(mask, sizeof(mask), "%u", fds->pty_mask);
 		bad |= add(out, "--pty-fd") | addfd(out, fds->pty) | add(out, "--pty-mask") |
 		       add(out, mask);
-	}
-	if (fds->by_helper) {
-		char ids[32];
-		bad |= add(out, "--mounts-fd") | addfd(out, fds->mounts);
-		snprintf(ids, sizeof(ids), "%u:%u", fds->uid, fds->gid);
-		bad |= add(out, "--ids") | add(out, ids);
-		if (fds->seccomp >= 0)
-			bad |= add(out, "--seccomp-fd") | addfd(out, fds->seccomp);
 	}
 	if (plan->landlock_abi >= 6)
 		bad |= add(out, "--landlock");

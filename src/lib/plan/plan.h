@@ -167,11 +167,9 @@ struct cf_bwrap_fds {
 	int pty;
 	const bool *skip; /* per mount index: leave this mount out (a transient path that is
 			   * gone); NULL: none */
-	/* Helper mode (cf_plan_helper_split): per mount index, made by confine-init instead of
-	 * bwrap; NULL: bwrap makes every mount and drops the capabilities itself. */
+	/* Helper mode (cf_plan_helper_split): per mount index, made by confine once bwrap is done
+	 * (exec/linux/masks.c) instead of by bwrap; NULL: bwrap makes every mount. */
 	const bool *by_helper;
-	int mounts;	   /* helper mode: the list of cf_plan_helper_list, read by the helper */
-	unsigned uid, gid; /* helper mode: the caller's ids, which the sandbox sees as its own */
 	/* R35: the command's environment (a sealed memfd of NAME=VALUE\0 ...), applied by the
 	 * helper at the command's execve alone; bwrap and the helper run with confine's fixed
 	 * one.  -1: none (the helper then gives the command an empty environment). */
@@ -184,8 +182,9 @@ struct cf_bwrap_fds {
 /*
  * Helper mode.  bwrap reads its whole mount table again after every mount it makes, so each
  * of the 20 to 50 masks of a plan costs it about a quarter of a millisecond, and more with
- * every pin and glob match; confine-init makes the same mounts with the mount API (open_tree,
- * move_mount, fsmount) in a few microseconds each, before it gives up its capabilities.  Marks
+ * every pin and glob match; confine makes the same mounts with the mount API (open_tree,
+ * move_mount, fsmount) in a few microseconds each, from the sandbox's first user namespace
+ * once bwrap is done (exec/linux/masks.c).  Marks
  * in by_helper[] (n_mounts entries) the mounts it can make without changing what the sandbox
  * looks like: a kernel interface made read-only, a hidden file, a hidden directory (and its
  * read-only remount), a pin (R33), when every later mount at, above or below the path is the

@@ -46,6 +46,33 @@ for who in $RUN_USERS; do
 	else
 		expect "$who" EACCES "R17 /proc/1/fd cannot be listed" -- "$TRYOP" readdir /proc/1/fd
 	fi
+	# The class of that listing: the files of /proc/1 the kernel lets pid 1's owner open for
+	# writing (task_dump_owner: uid 0 of the namespace pid 1 was executed in, the host's root
+	# here).  uid 65534 cannot open them; root of the host is that owner, as for the listing:
+	# it opens them and the kernel refuses the value.  Control: the same files of a process
+	# of the command's own.
+	for f in oom_score_adj clear_refs comm; do
+		expect "$who" EINVAL "a process of the command's own: /proc/PID/$f opens for writing (control)" \
+			-- sh -c "$(own "'$TRYOP' append /proc/\$p/$f")"
+		if [ "$who" = root ]; then
+			expect "$who" EINVAL "R17 /proc/1/$f: root of the host is its owner; the value is refused" \
+				-- "$TRYOP" append /proc/1/$f
+		else
+			expect "$who" EACCES "R17 /proc/1/$f cannot be opened for writing" -- "$TRYOP" append /proc/1/$f
+		fi
+	done
+	# One execution of confine-init per spawn, in helper mode and without it: confine, bwrap,
+	# confine-init, the command (exec/linux/masks.c: why no second one).  Who made the mask of
+	# /etc/shadow tells the modes apart: helper mode's hidden files are clones of its file 'e'
+	# (/e), bwrap's its 'bindfile's.
+	for mode in helper bwrap; do
+		[ "$mode" = bwrap ] && xenv=(CONFINE_NO_HELPER_MOUNTS=1)
+		hx "$who" strace -f -qq -e trace=execve -e signal=none "$FIX/confine" run -- cat /proc/self/mountinfo
+		execs=$(grep -E '^(\[pid +[0-9]+\] )?execve\(.*\) = 0$' <<<"$err")
+		maker=$(grep ' /etc/shadow ' <<<"$out" | cut -d' ' -f4 | sed 's/^.bindfile.*/bwrap/')
+		is "$rc $(wc -l <<<"$execs") $maker" "0 4 $([ "$mode" = helper ] && echo /e || echo bwrap)" \
+			"$who: a spawn ($mode mode) executes confine, bwrap, confine-init once and the command ($(grep -o '^[^,]*' <<<"$execs" | tr '\n' ' '))"
+	done
 	if [ "$guarded" = 1 ] && [ "$(id -u)" = 0 ]; then
 		# From the host: pid 1's main thread holds 0-3, the guard's thread its own table: the
 		# sandbox's root, its /proc, its own fd directory and the listener, nothing of the

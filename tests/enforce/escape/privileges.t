@@ -21,8 +21,8 @@ for who in $RUN_USERS; do
 		is "$(got)" 0000000000000000 "$who: no capabilities on the host (host control)"
 	fi
 	expect "$who" 0000000000000000 "R12 --cap-drop ALL: CapEff is empty" -- "$TRYK" caps
-	# Every set, the bounding and ambient sets too: confine-init makes the masks while it
-	# holds the first namespace's capabilities (helper mode), then drops them all.
+	# Every set, the bounding and ambient sets too, with helper mode (confine makes the masks
+	# from the sandbox's first user namespace, where it holds every capability) and without.
 	# (The landlock backend makes no user namespace: a user's bounding set stays the caller's,
 	# which no_new_privs, below, keeps any exec from using; root's is emptied.)
 	z=0000000000000000

@@ -12,7 +12,7 @@ enum {
 	CF_HELPER_READY = 'R',	   /* sandbox set up; value: landlock ABI applied (0: none) */
 	CF_HELPER_EXEC_FAIL = 'E', /* execvp of the command failed; value: errno */
 	CF_HELPER_FAIL = 'H',	   /* the helper could not harden the sandbox; value: errno */
-	CF_HELPER_MODE_FAIL = 'M', /* helper mode (its mounts, the nested namespace, the filter)
+	CF_HELPER_MODE_FAIL = 'M', /* helper mode (its mounts, made by exec/linux/masks.c)
 				    * failed; value: errno; message: "CALL\tPATH" */
 	CF_HELPER_CHANGED = 'C',   /* helper mode: a target is not what the plan saw (gone, a
 				    * symlink on the way, another kind); value: errno; message:

@@ -35,6 +35,7 @@
 #include "exec/linux/keeper.h"
 #include "net/netrun.h"
 #include "exec/linux/landlock_exec.h"
+#include "exec/linux/masks.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/tee.h"
 #include "inject/run_inject.h"
@@ -358,16 +359,17 @@ int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
 }
 
 /*
- * Helper mode (cf_plan_helper_split): confine-init makes the masks with the mount API.  It
- * needs open_tree, move_mount, fsopen, fsconfig, fsmount, mount_setattr (Linux 5.12) and
- * openat2, and a bwrap that is not setuid (that one refuses --cap-add).  Each call is made
- * here with arguments that fail before doing anything; ENOSYS says no (an old kernel, or a
- * seccomp profile around confine, which the helper inherits).  EPERM cannot: it is also what
- * the kernel answers a caller without CAP_SYS_ADMIN, before it looks at the arguments; a
- * profile that refuses with EPERM makes the helper fail, and confine launches again without
- * helper mode (helper_mode_failed), for the rest of that run.  Asked per run, never kept in
- * the process: the library holds no process-wide state (two runs on two threads share
- * nothing); the seven refused calls cost microseconds.
+ * Helper mode (cf_plan_helper_split): confine makes the masks with the mount API from inside
+ * the sandbox's namespaces once bwrap is done (exec/linux/masks.c).  It needs open_tree,
+ * move_mount, fsopen, fsconfig, fsmount, mount_setattr (Linux 5.12) and openat2, and a bwrap that
+ * is not setuid (the namespaces a setuid one makes are root's, not confine's to join).  Each call
+ * is made here with arguments that fail before doing anything; ENOSYS says no (an old kernel, or a
+ * seccomp profile around confine, which the child that makes the masks inherits).  EPERM cannot: it
+ * is also what the kernel answers a caller without CAP_SYS_ADMIN, before it looks at the arguments;
+ * a profile that refuses with EPERM makes the helper fail, and confine launches again without
+ * helper mode (helper_mode_failed), for the rest of that run.  Asked per run, never kept in the
+ * process: the library holds no process-wide state (two runs on two threads share nothing); the
+ * seven refused calls cost microseconds.
  */
 static bool helper_mode_ok(const confine_run *run)
 {
@@ -553,29 +555,14 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 				   .seccomp = -1,
 				   .skip = run->skip,
 				   .by_helper = by_helper,
-				   .mounts = -1,
-				   .uid = (unsigned)getuid(),
-				   .gid = (unsigned)getgid(),
 				   .env = -1,
 				   .ipc = -1,
 				   .ipc_filter = -1};
 	if (by_helper) {
-		if ((fds.mounts = helper_list_fd(plan, by_helper, err)) < 0) {
-			r = fds.mounts;
-			goto out;
-		}
-		if (fdlist_add(&keep, fds.mounts) < 0) {
-			close(fds.mounts);
-			goto oom;
-		}
-		/* Read back after READY when it holds transient endpoints: which ones the helper
+		/* Made at READY (helper_masks), then read back: which transient endpoints were
 		 * left out. */
-		bool transient = false;
-		for (size_t i = 0; i < plan->n_mounts && !transient; i++)
-			transient = by_helper[i] && plan->mounts[i].transient;
-		if (transient && (run->mounts_r = fcntl(fds.mounts, F_DUPFD_CLOEXEC, 3)) < 0) {
-			r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox",
-				      "the helper's mount list", "fcntl", errno);
+		if ((run->mounts_r = helper_list_fd(plan, by_helper, err)) < 0) {
+			r = run->mounts_r;
 			goto out;
 		}
 		free(run->by_helper);
@@ -1072,6 +1059,29 @@ static void helper_left_out(confine_run *run)
 	run->mounts_r = -1;
 }
 
+/*
+ * Helper mode, at READY: the masks (exec/linux/masks.c).  A failure becomes the record
+ * confine-init sent when it made them itself (CF_HELPER_CHANGED: plan again; otherwise launch
+ * again without helper mode), and the sandbox ends before the command ever ran.  Returns
+ * whether the masks are made.
+ */
+static bool helper_masks(confine_run *run)
+{
+	size_t cap = sizeof(run->rec) / sizeof(run->rec[0]);
+	if (!run->by_helper || run->mounts_r < 0)
+		return true;
+	struct cf_helper_record rec;
+	if (cf_masks_make((pid_t)run->target_pid, run->mounts_r, &rec) == 0)
+		return true;
+	if (run->n_rec < cap)
+		run->rec[run->n_rec++] = rec;
+	if (run->go_w >= 0)
+		close(run->go_w);
+	run->go_w = -1;
+	kill_sandbox(run);
+	return false;
+}
+
 /* Reads the helper's records that have arrived; notes READY. */
 static void read_records(confine_run *run)
 {
@@ -1082,8 +1092,11 @@ static void read_records(confine_run *run)
 			continue;
 		if (k != (ssize_t)sizeof(run->rec[0]))
 			break; /* EAGAIN, EOF, or a torn record (never: one write each) */
-		if (run->rec[run->n_rec].type == CF_HELPER_READY && !run->ready) {
+		bool ready = run->rec[run->n_rec++].type == CF_HELPER_READY && !run->ready;
+		if (ready) {
 			run->ready = true;
+			if (!helper_masks(run))
+				continue;
 			helper_left_out(run);
 			cf_netns_attach(run); /* R43, before the command starts */
 			/* R41: the sandbox's pty before the command starts; none, and it never
@@ -1096,7 +1109,6 @@ static void read_records(confine_run *run)
 				settle(run);
 			}
 		}
-		run->n_rec++;
 	}
 }
 
@@ -1513,14 +1525,6 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 		setup_message(run, msg, sizeof(msg));
 		if ((*again = skip_vanished(run, msg)))
 			return 0;
-		/* A confine-init older than helper mode (one a host installed beside a newer
-		 * library) refuses the options: once more without them. */
-		if (run->helper_mode_used && !run->helper_mode_off &&
-		    strstr(msg, "confine-init: internal helper")) {
-			run->helper_mode_off = true;
-			*again = true;
-			return 0;
-		}
 		return setup_failure(msg, err);
 	}
 	*status = code;
