@@ -55,6 +55,11 @@ for who in $RUN_USERS; do
 	"${pre[@]}" sleep 60 &
 	hpid=$!
 	bg_pids+=($hpid)
+	# setpriv changes its ids after the fork: the control waits until the process is WHO's.
+	for _ in $(seq 1000); do
+		[ "$(awk '/^Uid:/ { print $2 }' "/proc/$hpid/status" 2>/dev/null)" = "$([ "$who" = nobody ] && echo 65534 || id -u)" ] && break
+		sleep 0.01
+	done
 	expect_host "$who" "OK" "kill -0 of a host process of the same user" "$TRYOP" kill "$hpid" 0
 	expect "$who" "$(bk ESRCH EPERM)" "R12 $(bk "pid namespace" "landlock signal scoping"): kill(host pid, SIGTERM)" -- "$TRYOP" kill "$hpid" 15
 	kill -0 "$hpid" 2>/dev/null
