@@ -323,9 +323,10 @@ static char *replace_config(int dfd, const char *name, const struct cf_buf *text
 		n += (size_t)k;
 	}
 	e = errno;
-	/* A root caller writes the user's file: it stays the user's. */
-	if (geteuid() == 0)
-		(void)fchown(fd, st->st_uid, st->st_gid);
+	/* A root caller writes the user's file: it stays the user's (best effort, as the write
+	 * of the rest; its result checked for _FORTIFY_SOURCE's warn_unused_result). */
+	if (geteuid() == 0 && fchown(fd, st->st_uid, st->st_gid) < 0)
+		errno = e;
 	close(fd);
 	char *to = n == text->len ? rename_aside(dfd, name) : NULL;
 	if (n != text->len)
