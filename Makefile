@@ -10,9 +10,10 @@ PREFIX ?= /usr/local
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
+# Warnings are errors in the project's own builds (a plain `meson setup` leaves them warnings).
 $(BUILD)/build.ninja:
 	@command -v meson >/dev/null && command -v ninja >/dev/null || scripts/install-deps build
-	meson setup $(BUILD) --prefix=$(PREFIX) $(MESON_OPTS)
+	meson setup $(BUILD) --prefix=$(PREFIX) -Dwerror=true $(MESON_OPTS)
 
 deps:
 	scripts/install-deps build
@@ -22,10 +23,11 @@ demo:
 	$(MAKE) all
 	scripts/demo $(BUILD)
 
+# JOBS: test files at a time (tests/run -j; default twice the CPUs).
 check:
 	scripts/install-deps test
 	$(MAKE) all
-	tests/run $(BUILD)
+	tests/run $(if $(JOBS),-j $(JOBS)) $(BUILD)
 
 # What reaches beyond loopback (the npm registry: the official MCP server and SDK), on both
 # backends; not part of `check`.  Without the registry each check is a loud skip.
@@ -45,7 +47,7 @@ BUILD_WINDOWS ?= build-windows
 windows:
 	scripts/install-deps windows
 	test -f $(BUILD_WINDOWS)/build.ninja || \
-	  meson setup $(BUILD_WINDOWS) --cross-file meson/x86_64-w64-mingw32.ini
+	  meson setup $(BUILD_WINDOWS) --cross-file meson/x86_64-w64-mingw32.ini -Dwerror=true
 	ninja -C $(BUILD_WINDOWS)
 
 check-windows: windows
