@@ -9,6 +9,14 @@
 #  - access suffix typos refused; a path with ':' written with its access;
 #  - the sweep of the temporary directories of killed runs (util/owntmp.c);
 #  - messages that name the real cause (ulimit -n, --limit mem, a killed confine-init).
+# The sweep's checks leave directories with confine's names in /tmp and every confine run of
+# the same user sweeps /tmp, so other runs on the machine (another test file, another suite)
+# would remove them: as root the file runs in a mount namespace of its own with a private
+# /tmp (tests/schedule also runs it alone).
+if [ -z "${CONFINE_FAULTS_NS:-}" ] && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	CONFINE_FAULTS_NS=1 exec unshare -m bash "$0" "$@"
+fi
+[ -n "${CONFINE_FAULTS_NS:-}" ] && mount -t tmpfs -o mode=1777 confine-test-tmp /tmp
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 enforce_begin
