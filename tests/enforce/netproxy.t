@@ -236,6 +236,19 @@ nexpect_rc() {
 }
 
 net_dirs() { ls -d /tmp/confine-net.* 2>/dev/null | sort; }
+# own_net_dir PID DIR...: the one of DIRs whose proxy.sock is a socket PID holds open (its inode
+# in /proc/net/unix), so that another run's new directory (another test file, another suite)
+# is never taken for this run's.
+own_net_dir() {
+	local pid=$1 d ino
+	shift
+	for d in "$@"; do
+		ino=$(awk -v p="$d/proxy.sock" '$8 == p { print $7; exit }' /proc/net/unix)
+		[ -n "$ino" ] && ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "socket:\[$ino\]" &&
+			{ echo "$d"; return 0; }
+	done
+	return 1
+}
 
 # The landlock backend's proxy while a sandbox runs: what another process of the same user
 # that knows the port (it is in /proc/net/tcp for everyone) can do with it, what a second
@@ -532,7 +545,7 @@ half-close True" "R31 1,000 parallel tunnels, a 1 MB request line, a header floo
 		xenv=()
 		cx_bg "$who" --net-allow www.test -- sh -c 'echo up >up; cat hold >/dev/null'
 		for _ in $(seq 500); do [ -s "$w/up" ] && break; sleep 0.02; done
-		dir=$(comm -13 <(echo "$before") <(net_dirs) | head -n 1)
+		dir=$(own_net_dir "$BGPID" $(comm -13 <(echo "$before") <(net_dirs)))
 		if [ -n "$dir" ] && [ -S "$dir/proxy.sock" ]; then
 			is "$(stat -c '%a %u' "$dir") $(stat -c '%a %u' "$dir/proxy.sock")" "700 $uid 600 $uid" \
 				"$who: the proxy's directory is 0700 and its socket 0600, the caller's"
