@@ -13,15 +13,8 @@ fi
 intro=$(meson introspect --tests "$BUILD")
 registered=$(jq -r '.[].name' <<<"$intro" | sort)
 
-# What tests/run runs (its own lists, rebuilt the same way).
-want=$(
-	find "$BUILD/tests" -type f -name 'test-*' -perm -u+x | sed "s|^$BUILD/||"
-	find "$TOP/tests" -type f -name '*.t' | sed "s|^$TOP/||"
-	find "$TOP/tests/enforce" -type f -name '*.t' | sed "s|^$TOP/||" | while read -r s; do
-		grep -qx "no-landlock-pass $s" <(awk '{ print $1, $2 }' "$TOP/tests/schedule") ||
-			echo "$s [landlock]"
-	done
-)
+# What tests/run runs: its own list (-l), with tests/schedule's marks as it reads them.
+want=$("$TOP/tests/run" -l "$BUILD")
 want=$(sort <<<"$want")
 is "$(comm -23 <(echo "$want") <(echo "$registered") | tr '\n' ' ')" "" \
 	"every file tests/run runs is registered with meson (a new *.t: meson setup --reconfigure; a new program: tap_programs +=)"

@@ -126,4 +126,13 @@ prog test-pair2 "$(meet pair2 pair1)"
 is "$?:$(tail -n 1 "$T/out2")" "0:tests: 2 passed, 0 failed, 0 skipped" "-j 2 runs two at a time (each waited for the other)"
 "$top/tests/run" -j 0 "$top/build" >/dev/null 2>&1
 is "$?" 2 "-j 0 is refused"
+# -l: the names it would run, in the order it finds them, nothing run (tests/cli/meson-test.t
+# compares meson's registered tests with this list).
+rm -rf "$top/build/test-logs"
+spans=$(wc -l <"$S/spans")
+list=$("$top/tests/run" -l "$top/build" test-solo; echo "rc $?"; "$top/tests/run" -l "$top/build" tests/enforce)
+is "$(tr '\n' ' ' <<<"$list")" "tests/test-solo1 tests/test-solo2 tests/test-solo3 rc 0 tests/enforce/alone.t tests/enforce/both.t tests/enforce/once.t tests/enforce/alone.t [landlock] tests/enforce/both.t [landlock] " \
+	"-l lists the files it would run, a landlock pass but for no-landlock-pass ones (onc*)"
+[ ! -e "$top/build/test-logs" ] && [ "$(wc -l <"$S/spans")" = "$spans" ]
+ok $? "-l runs nothing (no log, test-solo* did not start)"
 done_testing
