@@ -51,7 +51,9 @@ done < <(find "$BUILD" -name '*.o' -path '*.p/*' | head -n 400)
 is "$nocet" "" "every object carries the x86 IBT and SHSTK property (-fcf-protection)"
 
 # --- the binaries ---
-lib=$(ls "$BUILD"/src/lib/libconfine.so.* 2>/dev/null | head -n 1)
+# The library meson builds now (a tree built before a soname change keeps the old name's link).
+lib=$(meson introspect --targets "$BUILD" 2>/dev/null |
+	jq -r '[.[] | select(.type == "shared library" and .name == "confine") | .filename[]][0] // empty')
 [ -n "$lib" ] || lib=$BUILD/src/lib/libconfine.so
 for bin in "$BUILD/confine" "$BUILD/confine-init" "$lib"; do
 	name=${bin#"$BUILD/"}
