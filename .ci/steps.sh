@@ -15,6 +15,11 @@ count() { # log: adds the "tests: N passed, N failed" line of a tests/run log; n
   failed=$((failed + $(echo "$line" | sed -E 's/^tests: [0-9]+ passed, ([0-9]+) failed.*/\1/')))
 }
 
+relay() { # prints a step's output as it comes, its own "tests:" lines as "step tests:": the
+  # last line of .ci/run, the sum of every step, is the only one a reader finds as "tests:"
+  sed -u 's/^tests: /step tests: /'
+}
+
 count_lines() { # log: adds its "ok -" and "not ok -" lines, then its "tests:" line if any
   local ok nok
   ok=$(grep -E '^ok - ' "$1" | grep -cv '# SKIP')

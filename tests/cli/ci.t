@@ -4,6 +4,7 @@
 #  - .ci/steps.sh (what .ci/run counts with): a log without a "tests:" line, a step that printed
 #    no check, a Windows runner that failed or died before its "tests:" line are failures; the
 #    runner's exit status is not lost to a pipe;
+#  - .ci/run ends with the only line of its output that starts with "tests:", the sum;
 #  - tests/run clears CONFINE_GOLDEN_UPDATE (a shell that still has it would rewrite every
 #    golden expectation into a pass);
 #  - a C test's skip obeys CONFINE_TEST_MUST_WORK, and no C test prints "# SKIP" by itself.
@@ -25,6 +26,14 @@ is "$(steps c2)" "0 1" "count_lines: a step log that holds no check is a failure
 printf 'ok - x\nok - y # SKIP z\n' >"$T/lines.log"
 c3() { count_lines "$T/lines.log"; }
 is "$(steps c3)" "1 0" "count_lines: ok lines pass, skips do not count"
+# .ci/run's last line is the only one that starts with "tests:": each step's own is relayed
+# as "step tests:" (a reader that takes the first "tests:" line would take one step's).
+is "$(printf 'ok 1 - a\ntests: 3 passed, 1 failed, 0 skipped\n' | relay | tr '\n' '|')" \
+	"ok 1 - a|step tests: 3 passed, 1 failed, 0 skipped|" "relay: a step's 'tests:' line is printed as 'step tests:'"
+bare=$(grep -E '(make check|tests/run |cat "\$[vw]out"|relay <|tee "\$vout")' "$TOP/.ci/run" |
+	grep -vE '^\s*(#|echo )' | grep -v relay)
+is "$bare" "" ".ci/run relays every step's output (the suite's, the sanitizer suite's, valgrind's, Windows', ThreadSanitizer's)"
+is "$(grep -cE '^[^#]*echo "tests: ' "$TOP/.ci/run")" 2 ".ci/run prints 'tests:' itself only for the sum and for a failed install"
 # Windows runners: died before the summary; failed with a summary of no failure; passed.
 w1() { windows_tests "$T/w.log" sh -c 'echo "confine.exe   3 passed   0 failed"; exit 3' >"$T/w1.out"; count_lines "$T/w1.out"; }
 r=$(steps w1)
