@@ -12,11 +12,28 @@
 # The sweep's checks leave directories with confine's names in /tmp and every confine run of
 # the same user sweeps /tmp, so other runs on the machine (another test file, another suite)
 # would remove them: as root the file runs in a mount namespace of its own with a private
-# /tmp (tests/schedule also runs it alone).
+# /tmp, where only the source and build trees are bound back if they lie under /tmp
+# (tests/schedule also runs it alone).
 if [ -z "${CONFINE_FAULTS_NS:-}" ] && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	CONFINE_FAULTS_NS=1 exec unshare -m bash "$0" "$@"
 fi
-[ -n "${CONFINE_FAULTS_NS:-}" ] && mount -t tmpfs -o mode=1777 confine-test-tmp /tmp
+# The source and build trees stay where they are when they lie under /tmp (a clone made with
+# mktemp -d): each is opened before the tmpfs covers it and bound back onto the same path.
+if [ -n "${CONFINE_FAULTS_NS:-}" ]; then
+	trees=("${CONFINE_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}")
+	trees+=("${CONFINE_BUILD:-${trees[0]}/build}")
+	fds=()
+	for d in "${trees[@]}"; do
+		exec {fd}<"$d" && fds+=("$fd")
+	done
+	mount -t tmpfs -o mode=1777 confine-test-tmp /tmp
+	for i in "${!trees[@]}"; do
+		case ${trees[$i]} in /tmp/*) ;; *) continue ;; esac
+		mkdir -p "${trees[$i]}" &&
+			mount --no-canonicalize --bind "/proc/self/fd/${fds[$i]}" "${trees[$i]}"
+	done
+	for fd in "${fds[@]}"; do exec {fd}<&-; done
+fi
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/enforce.sh"
 enforce_begin
