@@ -642,13 +642,15 @@ static int op_daemon(const char *secs, const char *pidfile)
 			/* the caller sees EOF and reports the failure */
 		}
 		close(p[1]);
-		/* Detach from the caller's stdio so that its pipes close when the caller exits. */
+		/* Detach from the caller's stdio so that its pipes close when the caller exits. The
+		 * open can fail: on the landlock backend every open for reading is made by
+		 * confine's opener, which stops with the run, and an open after it fails (ENOSYS,
+		 * closed to the last); the daemon closes them then, or confine would wait on them.
+		 */
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 1);
-			dup2(devnull, 2);
-		}
+		for (int i = 0; i < 3; i++)
+			if (devnull < 0 || dup2(devnull, i) < 0)
+				close(i);
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 		_exit(0);
