@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "net/auth.h"
+#include "util/base64.h"
 
 bool cf_ct_equal(const void *a, size_t an, const void *b, size_t bn)
 {
@@ -14,48 +15,6 @@ bool cf_ct_equal(const void *a, size_t an, const void *b, size_t bn)
 	for (size_t i = 0; i < bn; i++)
 		d |= (uint8_t)((i < an ? x[i] : 0) ^ y[i]);
 	return d == 0;
-}
-
-/* The value of a base64 digit (RFC 4648, the standard alphabet), or -1. */
-static int b64(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* Decodes s[0..n) into out (at most cap bytes); -1 when it is not base64 or too long. */
-static long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap)
-{
-	while (n && s[n - 1] == '=')
-		n--;
-	if (n % 4 == 1)
-		return -1;
-	size_t k = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-	for (size_t i = 0; i < n; i++) {
-		int v = b64(s[i]);
-		if (v < 0)
-			return -1;
-		acc = acc << 6 | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (k == cap)
-				return -1;
-			out[k++] = (uint8_t)(acc >> bits);
-		}
-	}
-	return (long)k;
 }
 
 static bool ieq_n(const char *a, const char *b, size_t n)
@@ -87,8 +46,12 @@ bool cf_proxy_basic_ok(const char *value, size_t n, const char *userpass)
 		value++;
 		n--;
 	}
+	/* The proxy's own credentials are short; a longer token is not them (and must not
+	 * overrun the buffer: cf_base64_decode needs n / 4 * 3 + 3 bytes). */
 	uint8_t got[256];
-	long k = b64_decode(value, n, got, sizeof(got));
+	if (n / 4 * 3 + 3 > sizeof(got))
+		return false;
+	long k = cf_base64_decode(value, n, got);
 	if (k < 0)
 		return false;
 	return cf_ct_equal(got, (size_t)k, userpass, strlen(userpass));
