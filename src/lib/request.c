@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#if !defined(_WIN32)
+#include <fcntl.h>
+#endif
 
 #include "request.h"
 #include "util/util.h"
@@ -27,6 +30,7 @@ int confine_request_new(confine_request **out, struct confine_error *err)
 	r->network = true;
 	r->policy = CONFINE_POLICY_REQUIRED;
 	r->kill_grace_ms = DEFAULT_KILL_GRACE_MS;
+	r->stdio[0] = r->stdio[1] = r->stdio[2] = -1;
 	cf_request_record_init(&r->record);
 	*out = r;
 	return 0;
@@ -210,6 +214,37 @@ int confine_request_set_tty(confine_request *r, enum confine_tty tty, struct con
 		return cf_err(err, CONFINE_E_INVALID, "invalid terminal mode", "enum confine_tty",
 			      "%d is none of CONFINE_TTY_AUTO, _ON and _OFF", (int)tty);
 	r->tty = tty;
+	return 0;
+}
+
+/* The numbers only: a duplicate held by the request would keep a host's pipe open for as long
+ * as the request lives; confine_run_start takes the run's own (exec/linux/spawn.c). */
+int confine_request_set_stdio(confine_request *r, int in_fd, int out_fd, int err_fd,
+			      struct confine_error *err)
+{
+	static const char *const names[3] = {"stdin", "stdout", "stderr"};
+	const int fd[3] = {in_fd, out_fd, err_fd};
+	NEED_REQ(r, err);
+	for (int i = 0; i < 3; i++) {
+		if (fd[i] == -1)
+			continue;
+#if defined(_WIN32) || defined(__APPLE__)
+		cf_err(err, CONFINE_E_INVALID, "cannot give the command descriptors of its own",
+		       names[i], "built for Linux only");
+		cf_err_hint(err, "pass -1 for each: the command inherits this process's");
+		return CONFINE_E_INVALID;
+#else
+		if (fd[i] < 0 || fcntl(fd[i], F_GETFD) < 0) {
+			cf_err(err, CONFINE_E_INVALID, "invalid descriptor", names[i],
+			       "%d is not an open file descriptor", fd[i]);
+			cf_err_hint(err, "pass an open descriptor, or -1 to give the command "
+					 "this process's own");
+			return CONFINE_E_INVALID;
+		}
+#endif
+	}
+	for (int i = 0; i < 3; i++)
+		r->stdio[i] = fd[i];
 	return 0;
 }
 

@@ -42,6 +42,7 @@ struct confine_request {
 	uint64_t tmp_size;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	enum confine_tty tty; /* R41 */
+	int stdio[3];	      /* the command's 0, 1, 2 (numbers, the caller's); -1: ours */
 	char *helper;
 	struct cf_strv env_base;
 	bool env_base_set;
@@ -81,8 +82,10 @@ struct confine_run {
 	bool globs_collected;	   /* run->globs holds every glob rule */
 	struct confine_probe_result probe;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
-	enum confine_tty tty;	      /* R41: whether the command gets a pty (exec/linux/pty.h) */
-	struct cf_pty *pty;	      /* its relay while the command runs, or NULL */
+	enum confine_tty tty; /* R41: whether the command gets a pty (exec/linux/pty.h) */
+	struct cf_pty *pty;   /* its relay while the command runs, or NULL */
+	int stdio_req[3];     /* the request's stdio numbers (-1: this process's 0, 1, 2) */
+	int stdio[3]; /* the command's 0, 1, 2: duplicates taken at the start, -1 when closed */
 	struct confine_error pty_err; /* bwrap: the sandbox's pty did not come (the command
 				       * never started) */
 	struct cf_cgroup cgroup;

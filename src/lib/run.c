@@ -25,6 +25,7 @@
 #include "host/rulefile.h"
 #include "host/scan.h"
 #include "host/ll_listing.h"
+#include "exec/linux/runstdio.h"
 #include "exec/linux/supervise_rules.h"
 #include "exec/linux/supervisor.h"
 #include "ll_notes.h"
@@ -519,6 +520,10 @@ static confine_run *run_new(const confine_request *req)
 	run->timeout_ms = req->timeout_ms;
 	run->kill_grace_ms = req->kill_grace_ms;
 	run->tty = req->tty;
+	for (int i = 0; i < 3; i++) {
+		run->stdio_req[i] = req->stdio[i];
+		run->stdio[i] = -1;
+	}
 	run->target_pidfd = -1;
 	if (req->helper && !(run->helper = cf_strdup(req->helper))) {
 		free(run);
@@ -1333,6 +1338,7 @@ void confine_run_free(confine_run *run)
 		close(run->wake_w);
 	if (run->go_w >= 0)
 		close(run->go_w);
+	cf_run_stdio_release(run);
 	free(run->unsettled);
 	if (run->target_pidfd >= 0)
 		close(run->target_pidfd);

@@ -7,6 +7,7 @@
  * knows), lists read one element at a time, and the calls the CLI needed: a rule's text, a rule
  * file's check, a plan for another system, results as JSON and text, the caller's own errors.
  */
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -139,6 +140,7 @@ static void test_setters(void)
 	NULL_REQ(confine_request_set_denial_scan(NULL, true, &err), "set_denial_scan");
 	NULL_REQ(confine_request_set_net_ask(NULL, NULL, NULL, &err), "set_net_ask");
 	NULL_REQ(confine_request_set_tty(NULL, CONFINE_TTY_AUTO, &err), "set_tty");
+	NULL_REQ(confine_request_set_stdio(NULL, -1, -1, -1, &err), "set_stdio");
 	NULL_REQ(confine_request_set_ssh_agent(NULL, true, &err), "set_ssh_agent");
 	NULL_REQ(confine_request_add_ssh_key(NULL, "SHA256:x", &err), "add_ssh_key");
 	NULL_REQ(confine_request_add_secret(NULL, "T=T@api.example", &err), "add_secret");
@@ -195,6 +197,39 @@ static void test_setters(void)
 		  "forward_signal(NULL run) is CONFINE_E_INVALID");
 	TAP_INTEQ(confine_run_restore_terminal(NULL), CONFINE_E_INVALID,
 		  "restore_terminal(NULL run) is CONFINE_E_INVALID");
+	confine_request_free(req);
+}
+
+/* confine_request_set_stdio: -1 or an open descriptor; anything else is refused with a hint. */
+static void test_set_stdio(void)
+{
+	struct confine_error err = {0};
+	confine_request *req = NULL;
+	int p[2];
+	if (confine_request_new(&req, NULL) < 0 || pipe(p) < 0) {
+		TAP_OK(0, "set_stdio: a request and a pipe");
+		confine_request_free(req);
+		return;
+	}
+	int closed = dup(p[0]);
+	close(closed);
+	TAP_INTEQ(confine_request_set_stdio(req, -1, -1, -1, NULL), 0, "set_stdio(-1 x3) is 0");
+	TAP_INTEQ(confine_request_set_stdio(req, p[0], p[1], p[1], NULL), 0,
+		  "set_stdio(a pipe's ends) is 0");
+	TAP_INTEQ(confine_request_set_stdio(req, closed, -1, -1, &err), CONFINE_E_INVALID,
+		  "set_stdio(a closed descriptor as stdin) is CONFINE_E_INVALID");
+	TAP_OK(err.code == CONFINE_E_INVALID && !strcmp(err.subject, "stdin") && err.hint[0],
+	       "... names stdin and gives a hint (%s / %s)", err.reason, err.hint);
+	memset(&err, 0, sizeof(err));
+	TAP_INTEQ(confine_request_set_stdio(req, -1, -1, -2, &err), CONFINE_E_INVALID,
+		  "set_stdio(-2 as stderr) is CONFINE_E_INVALID");
+	TAP_OK(!strcmp(err.subject, "stderr"), "... names stderr (%s)", err.subject);
+	TAP_INTEQ(confine_request_set_stdio(req, -1, INT_MAX, -1, NULL), CONFINE_E_INVALID,
+		  "set_stdio(INT_MAX as stdout) is CONFINE_E_INVALID");
+	TAP_INTEQ(confine_request_set_stdio(req, -1, INT_MIN, -1, NULL), CONFINE_E_INVALID,
+		  "set_stdio(INT_MIN as stdout) is CONFINE_E_INVALID");
+	close(p[0]);
+	close(p[1]);
 	confine_request_free(req);
 }
 
@@ -485,6 +520,7 @@ int main(void)
 	test_errors();
 	test_parsers();
 	test_setters();
+	test_set_stdio();
 	test_sized(ws, home);
 	test_lists(ws, home);
 	test_check(top, ws, home);

@@ -44,6 +44,7 @@
 #include "exec/linux/landlock_exec.h"
 #include "exec/linux/opener.h"
 #include "exec/linux/pty.h"
+#include "exec/linux/runstdio.h"
 #include "net/auth.h"
 #include "net/netrun.h"
 #include "request.h"
@@ -447,6 +448,7 @@ struct ll_child {
 	int err_w;	   /* the stderr tee's write end, or -1: stderr is inherited */
 	int pty;	   /* R41: the slave of the command's own pty, or -1 */
 	unsigned pty_mask; /* the descriptors it goes on (CF_PTY_FD bits) */
+	const int *stdio;  /* the others: run->stdio (runstdio.h) */
 	int ruleset;
 	const struct sock_fprog *prog;
 	int guard_w; /* where the seccomp listener goes (the supervisor), or -1 */
@@ -545,6 +547,8 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	for (int fd = 0; fd < 3; fd++)
 		if ((c->pty_mask & CF_PTY_FD(fd)) && dup2(c->pty, fd) < 0)
 			CHILD_FAIL(c, "dup2");
+	if (cf_stdio_install(c->stdio, c->pty_mask) < 0)
+		CHILD_FAIL(c, "dup2");
 	/* The report and the audit log read the denials on the command's stderr (SPEC 7.3). */
 	if (c->err_w >= 0 && dup2(c->err_w, 2) < 0)
 		CHILD_FAIL(c, "dup2");
@@ -746,9 +750,9 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	if (run->record.tee_wanted && !(pty_mask & CF_PTY_FD(2)) &&
 	    (r = cf_open_tee(run, &err_w, err)) < 0)
 		goto out;
-	/* The child's 0 and 1 are confine's, its 2 the tee when there is one; the pty's slave
-	 * where it replaces a terminal of confine's (R41): that one is the terminal granted. */
-	int stdio[3] = {0, 1, err_w >= 0 ? -1 : 2};
+	/* The child's 0 and 1 are the run's (runstdio.h), its 2 the tee when there is one; the
+	 * pty's slave where it replaces a terminal (R41): that one is the terminal granted. */
+	int stdio[3] = {run->stdio[0], run->stdio[1], err_w >= 0 ? -1 : run->stdio[2]};
 	for (int i = 0; i < 3; i++)
 		if (pty_mask & CF_PTY_FD(i))
 			stdio[i] = pty;
@@ -780,6 +784,7 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .err_w = err_w,
 			     .pty = pty,
 			     .pty_mask = pty_mask,
+			     .stdio = run->stdio,
 			     .ruleset = rs,
 			     .prog = prog.filter ? &prog : NULL,
 			     .guard_w = guard[1],

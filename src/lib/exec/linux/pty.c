@@ -41,8 +41,8 @@ struct cf_pty {
 	int master;    /* -1 until it is there */
 	int chan;      /* bwrap: confine's end of the socket confine-init sends the master on */
 	unsigned mask; /* the command's descriptors that are the pty */
-	int in;	       /* what the user types comes from here (0), or -1 */
-	int out;       /* the pty's output goes here (1, 2 or 0) */
+	int in;	       /* what the user types comes from here (the command's 0), or -1 */
+	int out;       /* the pty's output goes here (its 1, 2 or 0; -1: closed) */
 	int term;      /* the user's terminal (window size, mode), or -1 */
 	bool in_tty;   /* in is a terminal: raw mode and the foreground matter */
 	bool background, in_eof, master_eof, out_gone;
@@ -69,13 +69,13 @@ static bool valid_fd(int fd)
 	return fcntl(fd, F_GETFD) >= 0;
 }
 
-int cf_pty_new(enum confine_tty mode, struct cf_denials *scan, struct cf_pty **out,
-	       struct confine_error *err)
+int cf_pty_new(enum confine_tty mode, const int stdio[3], struct cf_denials *scan,
+	       struct cf_pty **out, struct confine_error *err)
 {
 	unsigned ttys = 0;
 	*out = NULL;
 	for (int fd = 0; fd < 3; fd++)
-		if (isatty(fd))
+		if (stdio[fd] >= 0 && isatty(stdio[fd]))
 			ttys |= CF_PTY_FD(fd);
 	if (mode == CONFINE_TTY_OFF || (mode != CONFINE_TTY_ON && !ttys))
 		return 0;
@@ -96,15 +96,16 @@ int cf_pty_new(enum confine_tty mode, struct cf_denials *scan, struct cf_pty **o
 	 * elsewhere (`confine run -- git log | less`) the next program of the pipeline reads the
 	 * terminal, and confine must not take its keys; the command's input is then at its end. */
 	bool interactive = mode == CONFINE_TTY_ON || (p->mask & CF_PTY_FD(1));
-	p->in = p->mask & CF_PTY_FD(0) && interactive && valid_fd(0) ? 0 : -1;
+	p->in = p->mask & CF_PTY_FD(0) && interactive && valid_fd(stdio[0]) ? stdio[0] : -1;
 	p->eof_only = p->mask & CF_PTY_FD(0) && p->in < 0;
-	p->out = p->mask & CF_PTY_FD(1) ? 1 : p->mask & CF_PTY_FD(2) ? 2 : 0;
+	p->out = stdio[p->mask & CF_PTY_FD(1) ? 1 : p->mask & CF_PTY_FD(2) ? 2 : 0];
+	p->out_gone = p->out < 0; /* closed: the output is dropped, as a write would fail */
 	p->in_tty = p->in >= 0 && isatty(p->in);
 	/* The window and the mode are the terminal's the user types on, else the first. */
-	p->term = p->in_tty ? p->in : isatty(p->out) ? p->out : -1;
+	p->term = p->in_tty ? p->in : p->out >= 0 && isatty(p->out) ? p->out : -1;
 	for (int fd = 0; fd < 3 && p->term < 0; fd++)
 		if (ttys & CF_PTY_FD(fd))
-			p->term = fd;
+			p->term = stdio[fd];
 	p->scan = scan;
 	*out = p;
 	return 0;

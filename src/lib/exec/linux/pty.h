@@ -31,12 +31,14 @@ struct cf_pty;
 #define CF_PTY_FD(n) (1U << (n))
 
 /*
- * Decides whether the run gets a pty: mode CONFINE_TTY_ON, or AUTO and one of confine's
- * descriptors 0, 1, 2 is a terminal.  *out is NULL when it does not.  `scan` (may be NULL)
- * sees the pty's output as it would have seen stderr (SPEC 7.3).  Touches the OS (isatty).
+ * Decides whether the run gets a pty: mode CONFINE_TTY_ON, or AUTO and one of the command's
+ * descriptors `stdio` (run->stdio: what it gets as 0, 1, 2, -1 when closed) is a terminal; the
+ * relay reads and writes those, never this process's 0, 1, 2.  *out is NULL when it does not.
+ * `scan` (may be NULL) sees the pty's output as it would have seen stderr (SPEC 7.3).  The
+ * descriptors stay the caller's.  Touches the OS (isatty).
  */
-int cf_pty_new(enum confine_tty mode, struct cf_denials *scan, struct cf_pty **out,
-	       struct confine_error *err);
+int cf_pty_new(enum confine_tty mode, const int stdio[3], struct cf_denials *scan,
+	       struct cf_pty **out, struct confine_error *err);
 /* Restores the user's terminal, closes the pty.  Accepts NULL. */
 void cf_pty_free(struct cf_pty *p);
 

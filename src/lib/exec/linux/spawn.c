@@ -37,6 +37,7 @@
 #include "exec/linux/landlock_exec.h"
 #include "exec/linux/masks.h"
 #include "exec/linux/pty.h"
+#include "exec/linux/runstdio.h"
 #include "exec/linux/tee.h"
 #include "inject/run_inject.h"
 #include "request.h"
@@ -195,7 +196,8 @@ static void block_all(sigset_t *old)
 /* The vfork prologue is written out in start_direct and start_bwrap on purpose: a child of
  * vfork must not return from the function that called vfork, so it cannot live in a helper. */
 static __attribute__((noinline)) pid_t start_direct(const char *path, char **argv, char **envp,
-						    int status_w, const struct cf_cgroup *cgroup)
+						    int status_w, const struct cf_cgroup *cgroup,
+						    const int *stdio)
 {
 	pid_t parent = getpid();
 	sigset_t old;
@@ -211,6 +213,8 @@ static __attribute__((noinline)) pid_t start_direct(const char *path, char **arg
 	/* R4 without a sandbox too: the command dies with confine (checked against the race
 	 * with confine's own death). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(125);
+	if (cf_stdio_install(stdio, 0) < 0)
 		_exit(125);
 	if (cf_cgroup_enter(cgroup) < 0)
 		_exit(125);
@@ -234,7 +238,7 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 	char **argv = run->plan.argv.v;
 	pid_t pid = start_direct(run->record.escalated ? run->record.program : NULL, argv,
 				 run->plan.env.v ? run->plan.env.v : (char *[]){NULL}, pfd[1],
-				 &run->cgroup);
+				 &run->cgroup, run->stdio);
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
@@ -261,6 +265,7 @@ struct bwrap_child {
 	size_t n_keep;
 	int null_fd;	    /* R41: /dev/null over the terminals the command gets a pty for */
 	unsigned null_mask; /* (CF_PTY_FD bits of 0 and 1), so bwrap never holds one */
+	const int *stdio;   /* the command's 0 and 1 otherwise (run->stdio) */
 };
 
 /* vfork and exec bwrap; kept apart so that nothing of the caller's frame is live across
@@ -284,6 +289,8 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 	if (!c->pgid || setpgid(0, c->pgid) < 0)
 		setpgid(0, 0);
 	if (dup2(c->err_w, 2) < 0)
+		child_fail("dup2", errno);
+	if (cf_stdio_install(c->stdio, c->null_mask | CF_PTY_FD(2)) < 0)
 		child_fail("dup2", errno);
 	for (int fd = 0; fd < 2; fd++)
 		if ((c->null_mask & CF_PTY_FD(fd)) && dup2(c->null_fd, fd) < 0)
@@ -349,10 +356,10 @@ int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
 	if (run->record.tee_out >= 0)
 		close(run->record.tee_out);
 	run->record.tee_fd = p[0];
-	/* The bytes go where the caller's stderr was when the command started: a host that gave
-	 * the command a stderr of its own for the start (a binding's pipe) finds them there, not
-	 * in whatever its descriptor 2 is while the run lasts.  No stderr (-1): dropped. */
-	run->record.tee_out = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	/* The bytes go to the command's stderr (confine_request_set_stdio's, or this process's 2
+	 * as it was at the start): a copy of the run's duplicate, let go at the end of the wait.
+	 * No stderr (-1): dropped. */
+	run->record.tee_out = run->stdio[2] >= 0 ? fcntl(run->stdio[2], F_DUPFD_CLOEXEC, 3) : -1;
 	cf_tee_init(run->record.tee, p[0], run->record.tee_out, &run->record.denials);
 	*write_end = w;
 	return 0;
@@ -609,8 +616,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		 * restores this pipe as fd 2 instead of the real stderr. */
 		if ((r = cf_open_tee(run, &fds.stderr_fd, err)) < 0)
 			goto out;
-	} else if ((fds.stderr_fd =
-			fcntl(fds.pty_mask & CF_PTY_FD(2) ? null_fd : 2, F_DUPFD_CLOEXEC, 3)) < 0) {
+	} else if ((fds.stderr_fd = fcntl(fds.pty_mask & CF_PTY_FD(2) ? null_fd : run->stdio[2],
+					  F_DUPFD_CLOEXEC, 3)) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
 			      errno);
 		goto out;
@@ -686,7 +693,8 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 				.keep = keep.v,
 				.n_keep = keep.n,
 				.null_fd = null_fd,
-				.null_mask = fds.pty_mask};
+				.null_mask = fds.pty_mask,
+				.stdio = run->stdio};
 	run->launch_time = time(NULL);
 	pid_t pid = start_bwrap(&c);
 	if (pid < 0) {
@@ -769,10 +777,19 @@ static int start_run(confine_run *run, struct confine_error *err)
 	}
 	run->wake_r = wake[0];
 	run->wake_w = wake[1];
-	/* R41: a terminal of the command's own when confine has one (not without a sandbox). */
-	if (run->policy != CONFINE_POLICY_OFF && !run->pty &&
-	    (r = cf_pty_new(run->tty, run->record.tee_wanted ? &run->record.denials : NULL,
-			    &run->pty, err)) < 0) {
+	/* The command's 0, 1, 2 from here on: this process's own are never looked at again. */
+	if ((r = cf_run_stdio_take(run, err)) < 0) {
+		cf_cgroup_destroy(&run->cgroup);
+		return r;
+	}
+	/* R41: a terminal of the command's own when it has one (not without a sandbox); one of an
+	 * earlier start relays descriptors that are gone. */
+	cf_pty_free(run->pty);
+	run->pty = NULL;
+	if (run->policy != CONFINE_POLICY_OFF &&
+	    (r = cf_pty_new(run->tty, run->stdio,
+			    run->record.tee_wanted ? &run->record.denials : NULL, &run->pty, err)) <
+		0) {
 		cf_cgroup_destroy(&run->cgroup);
 		return r;
 	}
@@ -835,8 +852,10 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 	int r = cf_record_spend(run, &mine);
 	if (r == 0)
 		r = start_run(run, &mine);
-	if (r < 0 && !run->started)
+	if (r < 0 && !run->started) {
+		cf_run_stdio_release(run); /* a host reading the command's pipe sees its end */
 		cf_audit_attempt(run, 125, &mine); /* the attempt ends here (R24) */
+	}
 	cf_err_publish(err, &mine);
 	return r;
 }
@@ -1623,8 +1642,10 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 	 * decides the return code nor mixes with this call's hint. */
 	struct confine_error mine = {0};
 	int r = wait_command(run, status, &mine);
-	/* Everything of the sandbox is gone: the keeper is not needed any more. */
+	/* Everything of the sandbox is gone: the keeper is not needed any more, nor the command's
+	 * descriptors (a host reading a pipe it gave the command sees its end). */
 	cf_keeper_done(&run->keeper);
+	cf_run_stdio_release(run);
 	if (finish_network(run, &mine) < 0 && r == 0)
 		r = CONFINE_E_NOMEM;
 	/* Look again at what was not protected during the run, whatever the outcome. */
