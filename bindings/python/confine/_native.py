@@ -116,6 +116,7 @@ _DECLS: dict[str, tuple[Any, list[Any]]] = {
     "confine_probe_bwrap": (c_int, [c_char_p, c_char_p, c_bool, _P(ProbeResult), _E]),
     "confine_probe_landlock": (c_int, [_P(ProbeResult), _E]),
     "confine_probe_json": (c_int, [_P(ProbeResult), _P(c_void_p), _E]),
+    "confine_request_set_stdio": (c_int, [c_void_p, c_int, c_int, c_int, _E]),
     "confine_run_prepare": (c_int, [c_void_p, _P(c_void_p), _E]),
     "confine_run_free": (None, [c_void_p]),
     "confine_run_plan_text": (c_int, [c_void_p, c_bool, _P(c_void_p), _E]),

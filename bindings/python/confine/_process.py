@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 from ctypes import byref, c_int, c_void_p
 from typing import IO, TYPE_CHECKING, Any, Optional, Union
@@ -22,13 +21,6 @@ PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
 STDOUT = subprocess.STDOUT
 Stream = Union[None, int, IO[Any]]
-
-# libconfine gives the command the caller's descriptors 0, 1 and 2 as they are when
-# confine_run_start runs (ABI v1 has no call to name others).  A start with pipes therefore
-# puts them in place of this process's 0, 1 and 2 for the length of that call, and puts the
-# originals back: one start at a time in this process, under this lock.
-_stdio_lock = threading.Lock()
-
 
 def _child_fd(spec: Stream, which: int, stdout_fd: Optional[int]) -> tuple[Optional[int],
                                                                           Optional[int]]:
@@ -46,38 +38,15 @@ def _child_fd(spec: Stream, which: int, stdout_fd: Optional[int]) -> tuple[Optio
     return os.dup(fd), None
 
 
-def _start_with(run: c_void_p, fds: list[Optional[int]], e: _native.Error) -> int:
-    lib = _native.lib()
-    # Every start takes the lock, with pipes or without: a start without them must not give
-    # its command the pipes of another start.
-    with _stdio_lock:
-        if all(fd is None for fd in fds):
-            return int(lib.confine_run_start(run, byref(e)))
-        for f in (sys.stdout, sys.stderr):
-            try:
-                f.flush()
-            except Exception:
-                pass
-        saved: list[Optional[int]] = []
-        for i in range(3):
-            try:
-                saved.append(os.dup(i) if fds[i] is not None else None)
-            except OSError:
-                saved.append(-1)  # closed: closed again afterwards
-        try:
-            for i, fd in enumerate(fds):
-                if fd is not None:
-                    os.dup2(fd, i)
-            return int(lib.confine_run_start(run, byref(e)))
-        finally:
-            for i, s in enumerate(saved):
-                if s is None:
-                    continue
-                if s < 0:
-                    os.close(i)
-                else:
-                    os.dup2(s, i)
-                    os.close(s)
+def _set_stdio(request: "Request", fds: list[Optional[int]]) -> None:
+    """The command's 0, 1, 2 for the next run the request prepares (-1: this process's own,
+    which stay untouched: no other thread's output or fork meets the command's pipes)."""
+    e = _native.Error()
+    r = _native.lib().confine_request_set_stdio(request.handle,
+                                               *[-1 if fd is None else fd for fd in fds],
+                                               byref(e))
+    if r < 0:
+        raise ConfineError.from_struct(e, r)
 
 
 class Process:
@@ -116,26 +85,21 @@ class Process:
         self.report = None
         self.error = None
         self.stdin = self.stdout = self.stderr = None
-        e = _native.Error()
-        r = self._lib.confine_run_prepare(request.handle, byref(self._run), byref(e))
-        if r < 0:
-            raise self._refused(e, r, None)
-        self.backend = _native.text(self._lib.confine_run_backend(self._run))
-        self.notes = [_native.text(n) for n in (self._lib.confine_run_fallback_note(self._run),
-                                                self._lib.confine_run_landlock_note(self._run))
-                      if n]
-        self._spawn(stdin, stdout, stderr)
-
-    def _spawn(self, stdin: Stream, stdout: Stream, stderr: Stream) -> None:
         child: list[Optional[int]] = [None, None, None]
         mine: list[Optional[int]] = [None, None, None]
         try:
             for i, spec in ((0, stdin), (1, stdout), (2, stderr)):
                 child[i], mine[i] = _child_fd(spec, i, child[1])
-            t = threading.Thread(target=self._thread, args=(child,), daemon=True,
-                                 name="confine-run")
+            self._prepare(child)
+            # The run duplicates the command's descriptors when it starts: ours close after.
+            t = threading.Thread(target=self._thread, daemon=True, name="confine-run")
             t.start()
             self._started.wait()
+        except BaseException:
+            for fd in mine:
+                if fd is not None:
+                    os.close(fd)
+            raise
         finally:
             for fd in child:
                 if fd is not None:
@@ -153,9 +117,24 @@ class Process:
         if mine[2] is not None:
             self.stderr = os.fdopen(mine[2], "rb")
 
-    def _thread(self, fds: list[Optional[int]]) -> None:
+    def _prepare(self, child: list[Optional[int]]) -> None:
+        request = self._request
+        _set_stdio(request, child)
+        e = _native.Error()
         try:
-            self._code = _start_with(self._run, fds, self._err)
+            r = self._lib.confine_run_prepare(request.handle, byref(self._run), byref(e))
+        finally:
+            _set_stdio(request, [None, None, None])  # the numbers are the run's now
+        if r < 0:
+            raise self._refused(e, r, None)
+        self.backend = _native.text(self._lib.confine_run_backend(self._run))
+        self.notes = [_native.text(n) for n in (self._lib.confine_run_fallback_note(self._run),
+                                                self._lib.confine_run_landlock_note(self._run))
+                      if n]
+
+    def _thread(self) -> None:
+        try:
+            self._code = int(self._lib.confine_run_start(self._run, byref(self._err)))
         except BaseException:
             self._code = -8
             raise

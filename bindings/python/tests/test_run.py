@@ -91,6 +91,33 @@ class Status(Sandboxed):
                            env=dict(os.environ, PYTHONPATH=TOP), timeout=60)
         self.assertEqual((r.returncode, r.stdout, r.stderr), (0, b"err\n", b""))
 
+    def test_other_threads_output_stays_ours(self) -> None:
+        # A thread writes to this process's descriptor 1 in a loop while runs with pipes of
+        # their own start: the pipes hold the commands' bytes only, every line of the thread
+        # reaches this process's stdout (the binding swapped 0, 1, 2 around the start before).
+        code = ("import confine, os, sys, threading\n"
+                "stop = threading.Event(); n = [0]\n"
+                "def writer():\n"
+                "    while not stop.is_set():\n"
+                "        os.write(1, b'host %d\\n' % n[0]); n[0] += 1\n"
+                "t = threading.Thread(target=writer); t.start()\n"
+                "bad = []\n"
+                "for i in range(5):\n"
+                "    r = confine.run(['sh', '-c', 'cat; echo out; echo err >&2'],"
+                " input=b'in\\n', capture_output=True, workspace=sys.argv[1],"
+                " backend=sys.argv[2])\n"
+                "    if (r.status, r.stdout, r.stderr) != (0, b'in\\nout\\n', b'err\\n'):\n"
+                "        bad.append((r.status, r.stdout[:200], r.stderr[:200]))\n"
+                "stop.set(); t.join()\n"
+                "sys.stderr.write('%d %r' % (n[0], bad))\n"
+                "sys.exit(1 if bad else 0)\n")
+        r = subprocess.run([sys.executable, "-c", code, self.ws, BACKEND], capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=TOP), timeout=120)
+        written, _, bad = r.stderr.decode().partition(" ")
+        self.assertEqual((r.returncode, bad), (0, "[]"))
+        want = b"".join(b"host %d\n" % i for i in range(int(written)))
+        self.assertTrue(int(written) > 0 and r.stdout == want, "the thread's lines, in order")
+
     def test_input_and_output(self) -> None:
         done = self.request(["tr", "a-z", "A-Z"]).run(input=b"hello\n", capture_output=True)
         self.assertEqual((done.status, done.stdout, done.stderr), (0, b"HELLO\n", b""))

@@ -372,6 +372,13 @@ extern "C" {
     pub fn confine_request_set_timeout(req: Req, milliseconds: u64, err: E) -> c_int;
     pub fn confine_request_set_kill_grace(req: Req, milliseconds: u64, err: E) -> c_int;
     pub fn confine_request_set_tty(req: Req, tty: confine_tty, err: E) -> c_int;
+    pub fn confine_request_set_stdio(
+        req: Req,
+        in_fd: c_int,
+        out_fd: c_int,
+        err_fd: c_int,
+        err: E,
+    ) -> c_int;
     pub fn confine_request_set_environment(req: Req, envp: *const *const c_char, err: E) -> c_int;
     pub fn confine_request_env_set(
         req: Req,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //! Child: a started run with the command's pipes; Finished and Output: a run that ended.
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::raw::c_int;
 use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::ptr;
@@ -17,21 +17,11 @@ use crate::error::{check, field, text, Error, Result};
 
 extern "C" {
     fn pipe2(fds: *mut c_int, flags: c_int) -> c_int;
-    fn dup(fd: c_int) -> c_int;
-    fn dup2(from: c_int, to: c_int) -> c_int;
-    fn close(fd: c_int) -> c_int;
     pub(crate) fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
 }
 const O_CLOEXEC: c_int = 0o2000000;
 pub(crate) const F_DUPFD_CLOEXEC: c_int = 1030;
 const SIGTERM: c_int = 15;
-
-/// libconfine gives the command the caller's descriptors 0, 1 and 2 as they are when
-/// confine_run_start runs (ABI v1 has no call to name others): a start with pipes puts them in
-/// place of this process's 0, 1 and 2 for that call, and the originals back; one such start at
-/// a time, under this lock (and std's stdout and stderr locks, so that no thread of this
-/// program writes into the command's pipes meanwhile).
-static STDIO_LOCK: Mutex<()> = Mutex::new(());
 
 struct RunPtr(*mut sys::confine_run);
 // The run is used by one thread at a time: its own thread until confine_run_wait returns
@@ -120,70 +110,16 @@ fn pipe() -> Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-fn start_with(
-    run: *mut sys::confine_run,
-    fds: &[Option<OwnedFd>; 3],
-    e: &mut sys::confine_error,
-) -> c_int {
-    // Every start takes the lock, with pipes or without: a start without them must not give
-    // its command the pipes of another start.
-    let _g = STDIO_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    if fds.iter().all(|f| f.is_none()) {
-        return unsafe { sys::confine_run_start(run, e) };
-    }
-    let out = io::stdout();
-    let err = io::stderr();
-    let mut o = out.lock();
-    let mut el = err.lock();
-    let _ = o.flush();
-    let _ = el.flush();
-    let mut saved: [RawFd; 3] = [-2; 3];
-    for (i, f) in fds.iter().enumerate() {
-        if let Some(f) = f {
-            saved[i] = unsafe { dup(i as c_int) }; // -1: it was closed
-            unsafe { dup2(f.as_raw_fd(), i as c_int) };
-        }
-    }
-    let r = unsafe { sys::confine_run_start(run, e) };
-    for (i, &s) in saved.iter().enumerate() {
-        if s >= 0 {
-            unsafe {
-                dup2(s, i as c_int);
-                close(s);
-            }
-        } else if s == -1 {
-            unsafe { close(i as c_int) };
-        }
-    }
-    r
+/// The command's 0, 1, 2 for the next run the request prepares (-1: this process's own, which
+/// stay untouched: no other thread's output or fork meets the command's pipes).
+fn set_stdio(req: &Request, fds: [RawFd; 3]) -> Result<()> {
+    let mut e = sys::confine_error::default();
+    let r = unsafe { sys::confine_request_set_stdio(req.0, fds[0], fds[1], fds[2], &mut e) };
+    check(r, &e)
 }
 
 impl Child {
     pub(crate) fn spawn(req: Request, stdio: Vec<StdioKind>) -> Result<Child> {
-        let mut e = sys::confine_error::default();
-        let mut run = ptr::null_mut();
-        let r = unsafe { sys::confine_run_prepare(req.0, &mut run, &mut e) };
-        if r < 0 {
-            let mut err = Error::from_c(&e, r);
-            err.report = report(&req, ptr::null(), err.exit_status(), &e);
-            return Err(err);
-        }
-        let notes = unsafe {
-            [
-                sys::confine_run_fallback_note(run),
-                sys::confine_run_landlock_note(run),
-            ]
-        }
-        .iter()
-        .filter(|p| !p.is_null())
-        .map(|&p| text(p))
-        .collect();
-        let backend = text(unsafe { sys::confine_run_backend(run) });
-        let shared = Arc::new(Shared {
-            run: Mutex::new(RunPtr(run)),
-            done: Mutex::new(None),
-            cv: Condvar::new(),
-        });
         let mut child_fds: [Option<OwnedFd>; 3] = [None, None, None];
         let mut mine: [Option<File>; 3] = [None, None, None];
         for (i, s) in stdio.into_iter().enumerate() {
@@ -206,6 +142,34 @@ impl Child {
                 StdioKind::Fd(f) => child_fds[i] = Some(f),
             }
         }
+        let raw = |i: usize| child_fds[i].as_ref().map_or(-1, |f| f.as_raw_fd());
+        set_stdio(&req, [raw(0), raw(1), raw(2)])?;
+        let mut e = sys::confine_error::default();
+        let mut run = ptr::null_mut();
+        let r = unsafe { sys::confine_run_prepare(req.0, &mut run, &mut e) };
+        // The numbers are the run's now; it duplicates the descriptors when it starts.
+        set_stdio(&req, [-1, -1, -1])?;
+        if r < 0 {
+            let mut err = Error::from_c(&e, r);
+            err.report = report(&req, ptr::null(), err.exit_status(), &e);
+            return Err(err);
+        }
+        let notes = unsafe {
+            [
+                sys::confine_run_fallback_note(run),
+                sys::confine_run_landlock_note(run),
+            ]
+        }
+        .iter()
+        .filter(|p| !p.is_null())
+        .map(|&p| text(p))
+        .collect();
+        let backend = text(unsafe { sys::confine_run_backend(run) });
+        let shared = Arc::new(Shared {
+            run: Mutex::new(RunPtr(run)),
+            done: Mutex::new(None),
+            cv: Condvar::new(),
+        });
         let (tx, rx) = mpsc::channel();
         let sh = Arc::clone(&shared);
         let th = thread::Builder::new()
@@ -412,8 +376,8 @@ fn run_thread(
 ) {
     let run = sh.run.lock().unwrap_or_else(|p| p.into_inner()).0;
     let mut e = sys::confine_error::default();
-    let r = start_with(run, &fds, &mut e);
-    drop(fds); // the command has its ends; ours close now
+    let r = unsafe { sys::confine_run_start(run, &mut e) };
+    drop(fds); // the run holds its own duplicates; ours close now
     let _ = tx.send((r, e));
     let mut status: c_int = 125;
     let r = if r == 0 {
