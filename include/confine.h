@@ -293,15 +293,17 @@ CONFINE_API int confine_request_set_tty(confine_request *req, enum confine_tty t
  * descriptors 0, 1 and 2; -1 leaves that one this process's own (0, 1 or 2, as it is when
  * confine_run_start is called).  Nothing of this process's 0, 1 and 2 changes: a threaded host
  * gives a command pipes of its own while its other threads keep writing to theirs.  The
- * descriptors stay the caller's: the request keeps their numbers only, so they must be open
- * until confine_run_start returns; confine_run_start duplicates each (close-on-exec), and the
- * run lets go of its duplicates when confine_run_wait returns (or confine_run_free), so that a
- * host reading a pipe it gave the command sees its end once the run and its own copy are done.
+ * descriptors stay the caller's: the request keeps their numbers only, a run takes them when
+ * confine_run_prepare makes it, and they must be open until confine_run_start returns, which
+ * duplicates each (close-on-exec; the caller may close its own then).  The run lets go of its
+ * duplicates when confine_run_wait returns (or confine_run_free), so that a host reading a
+ * pipe it gave the command sees its end once the run and its own copy are done.
  * They take the place of this process's 0, 1 and 2 everywhere a run looks at them: the
  * terminal check of confine_request_set_tty (CONFINE_TTY_AUTO), the pty's relay, and the
  * stderr copy of the report and the denial scan (written to err_fd).  A descriptor that is
  * not open, or a value below -1, is CONFINE_E_INVALID and leaves the request unchanged.
- * Linux only for now (the macOS and Windows executors ignore it).  Touches the OS (fcntl). */
+ * Linux only: on macOS and Windows anything but -1 is CONFINE_E_INVALID.  Touches the OS
+ * (fcntl). */
 CONFINE_API int confine_request_set_stdio(confine_request *req, int in_fd, int out_fd, int err_fd,
 					  struct confine_error *err);
 
