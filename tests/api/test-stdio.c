@@ -5,7 +5,7 @@
  * command's pipes hold the command's bytes only (with the stderr tee of the denial scan too),
  * every line of the writer reaches this process's stdout, a host reading the pipes to their
  * end sees that end when confine_run_wait returns (before the run is freed), and the terminal
- * check looks at the given descriptors, not at this process's.  Both backends.
+ * check looks at the given descriptors, not at this process's.  Both backends, and policy off.
  *
  * The control: the way the bindings did it before (this process's 0, 1, 2 swapped for the
  * pipes around confine_run_start) lets the writer's lines into the command's pipe; the same
@@ -29,6 +29,7 @@
 
 static const char *helper = CONFINE_TEST_HELPER_DIR "/confine-init";
 static char home[512], ws[600];
+static bool policy_off; /* the runs of new_request run the command as it is (policy off) */
 
 /* ---- the other thread: numbered lines to this process's descriptor 1 ---- */
 struct writer {
@@ -121,6 +122,8 @@ static int new_request(confine_request **req, enum confine_backend bk, bool scan
 		rc = confine_request_set_backend(*req, bk, err);
 	if (rc == 0)
 		rc = confine_request_set_denial_scan(*req, scan, err);
+	if (rc == 0 && policy_off)
+		rc = confine_request_set_policy(*req, CONFINE_POLICY_OFF, err);
 	return rc;
 }
 
@@ -222,7 +225,7 @@ static void one_run(enum confine_backend bk, bool scan, bool swap, struct result
 
 static const char *bk_name(enum confine_backend bk)
 {
-	return bk == CONFINE_BACKEND_LANDLOCK ? "landlock" : "bwrap";
+	return policy_off ? "policy off" : bk == CONFINE_BACKEND_LANDLOCK ? "landlock" : "bwrap";
 }
 
 static void test_threaded(enum confine_backend bk, bool scan)
@@ -356,6 +359,9 @@ int main(void)
 		test_threaded(CONFINE_BACKEND_BWRAP, scan);
 		test_threaded(CONFINE_BACKEND_LANDLOCK, scan);
 	}
+	policy_off = true; /* the command started directly (spawn_direct) */
+	test_threaded(CONFINE_BACKEND_BWRAP, false);
+	policy_off = false;
 	test_swap_control();
 	test_terminal();
 
