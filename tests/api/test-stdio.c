@@ -51,7 +51,7 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* ---- the host's reader: both pipes to their end, 30 s at most ---- */
+/* ---- the host's reader: both pipes to their end, 120 s at most (a busy machine) ---- */
 struct reader {
 	int fd[2];
 	char buf[2][65536];
@@ -72,7 +72,7 @@ static void *reader_main(void *arg)
 			return NULL;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		long left =
-		    30000 - (now.tv_sec - t0.tv_sec) * 1000 - (now.tv_nsec - t0.tv_nsec) / 1000000;
+		    120000 - (now.tv_sec - t0.tv_sec) * 1000 - (now.tv_nsec - t0.tv_nsec) / 1000000;
 		if (left <= 0)
 			return NULL; /* no end: someone still holds a write end */
 		if (poll(p, 2, (int)left) < 0 && errno != EINTR)
