@@ -270,6 +270,45 @@ static void test_swap_control(void)
 	       tries);
 }
 
+/* A descriptor closed between the request and the start: refused at the start, nothing run. */
+static void test_closed_before_start(void)
+{
+	int p[2];
+	confine_request *req = NULL;
+	confine_run *run = NULL;
+	struct confine_error err = {0};
+	char marker[700];
+	snprintf(marker, sizeof(marker), "touch '%s/ran'", ws);
+	int rc = pipe2(p, O_CLOEXEC) < 0
+		     ? -1000
+		     : new_request(&req, CONFINE_BACKEND_BWRAP, false, marker, &err);
+	if (rc == 0)
+		rc = confine_request_set_stdio(req, -1, p[1], -1, &err);
+	if (rc == 0)
+		rc = confine_run_prepare(req, &run, &err);
+	close(p[1]);
+	{
+		char l[64], t[256];
+		snprintf(l, 64, "/proc/self/fd/%d", p[1]);
+		ssize_t k = readlink(l, t, 255);
+		t[k > 0 ? k : 0] = 0;
+	}
+	if (rc == 0)
+		rc = confine_run_start(run, &err);
+	TAP_INTEQ(rc, CONFINE_E_INVALID, "stdout closed before confine_run_start: refused");
+	TAP_OK(!strcmp(err.subject, "stdout") && err.hint[0],
+	       "... names stdout, with a hint (%s / %s)", err.reason, err.hint);
+	int status = -1;
+	if (rc == 0) /* started after all: the command gets its chance to run */
+		confine_run_wait(run, &status, NULL);
+	char ran[700];
+	snprintf(ran, sizeof(ran), "%s/ran", ws);
+	TAP_OK(access(ran, F_OK) < 0, "... and nothing ran");
+	confine_run_free(run);
+	confine_request_free(req);
+	close(p[0]);
+}
+
 /* The terminal check (CONFINE_TTY_AUTO) looks at the given descriptors. */
 static void test_terminal(void)
 {
@@ -363,6 +402,7 @@ int main(void)
 	test_threaded(CONFINE_BACKEND_BWRAP, false);
 	policy_off = false;
 	test_swap_control();
+	test_closed_before_start();
 	test_terminal();
 
 	char cmd[700];

@@ -14,6 +14,18 @@ static const char *const names[3] = {"stdin", "stdout", "stderr"};
 int cf_run_stdio_take(confine_run *run, struct confine_error *err)
 {
 	cf_run_stdio_release(run);
+	/* Every given one is checked before anything is duplicated: a duplicate could take the
+	 * number of one the caller closed too early, and be given in its place. */
+	for (int i = 0; i < 3; i++)
+		if (run->stdio_req[i] >= 0 && fcntl(run->stdio_req[i], F_GETFD) < 0) {
+			cf_err(err, CONFINE_E_INVALID, "cannot start", names[i],
+			       "descriptor %d given by confine_request_set_stdio is not open any "
+			       "more",
+			       run->stdio_req[i]);
+			cf_err_hint(err,
+				    "keep the descriptor open until confine_run_start returns");
+			return CONFINE_E_INVALID;
+		}
 	for (int i = 0; i < 3; i++) {
 		bool given = run->stdio_req[i] >= 0;
 		int fd = fcntl(given ? run->stdio_req[i] : i, F_DUPFD_CLOEXEC, 3);
@@ -25,15 +37,6 @@ int cf_run_stdio_take(confine_run *run, struct confine_error *err)
 		if (!given && e == EBADF)
 			continue; /* closed here: closed for the command too */
 		cf_run_stdio_release(run);
-		if (given && e == EBADF) {
-			cf_err(err, CONFINE_E_INVALID, "cannot start", names[i],
-			       "descriptor %d given by confine_request_set_stdio is not open any "
-			       "more",
-			       run->stdio_req[i]);
-			cf_err_hint(err,
-				    "keep the descriptor open until confine_run_start returns");
-			return CONFINE_E_INVALID;
-		}
 		return cf_err_os(err, CONFINE_E_OS, "cannot start", names[i], "fcntl", e);
 	}
 	return 0;

@@ -762,6 +762,11 @@ static int start_run(confine_run *run, struct confine_error *err)
 	int r;
 	if (run->started)
 		return cf_err(err, CONFINE_E_INVALID, "cannot start", "run", "already started");
+	/* The command's 0, 1, 2 from here on, taken before the run opens anything (a descriptor
+	 * the caller closed too early is refused, never one of the run's own in its place); this
+	 * process's own are not looked at again.  A failed start lets go (confine_run_start). */
+	if ((r = cf_run_stdio_take(run, err)) < 0)
+		return r;
 	if ((r = cf_run_inject_check_policy(run, err)) < 0)
 		return r;
 	/* What killed runs left under /tmp goes, whatever kind of run this is (util/owntmp.c). */
@@ -777,11 +782,6 @@ static int start_run(confine_run *run, struct confine_error *err)
 	}
 	run->wake_r = wake[0];
 	run->wake_w = wake[1];
-	/* The command's 0, 1, 2 from here on: this process's own are never looked at again. */
-	if ((r = cf_run_stdio_take(run, err)) < 0) {
-		cf_cgroup_destroy(&run->cgroup);
-		return r;
-	}
 	/* R41: a terminal of the command's own when it has one (not without a sandbox); one of an
 	 * earlier start relays descriptors that are gone. */
 	cf_pty_free(run->pty);
