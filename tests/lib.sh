@@ -22,6 +22,21 @@ CONFINE=$BUILD/confine
 _tap_n=0
 _tap_failed=0
 
+# A program not built with this build's sanitizers (python3, a cargo test, a C file a test
+# compiles) that loads libconfine.so.1 of a sanitizer build needs the sanitizers' runtimes
+# loaded first.  SANITIZER_ENV holds the env(1) assignments for that (empty in a plain build):
+#   env "${SANITIZER_ENV[@]}" PROGRAM...
+SANITIZER_ENV=()
+_sanitize=$(sed -n 's/.*"name": "b_sanitize"[^}]*"value": "\([^"]*\)".*/\1/p' \
+  "$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null | head -n 1)
+case ${_sanitize:-none} in
+*address*)
+  _pre=$(cc -print-file-name=libasan.so)
+  case $_sanitize in *undefined*) _pre="$_pre:$(cc -print-file-name=libubsan.so)" ;; esac
+  # The interpreter's own allocations are not this project's leaks.
+  SANITIZER_ENV=(LD_PRELOAD="$_pre" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0")
+  ;;
+esac
 T=$(mktemp -d /var/tmp/confine-test.XXXXXX)
 chmod 0755 "$T"
 # Only the test's own shell cleans up: a background subshell that is killed before it has exec'd

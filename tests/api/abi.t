@@ -158,12 +158,12 @@ print("\treturn r == CONFINE_E_INVALID && err.code == CONFINE_E_INVALID ? 0 : 1;
 cc -std=c17 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/nullreq" "$T/nullreq.c" \
   -L"$BUILD/src/lib" -l:libconfine.so.1 >"$T/cc.log" 2>&1
 ok $? "the NULL-request calls, generated from confine.h, compile"
-setters=$(LD_LIBRARY_PATH=$BUILD/src/lib "$T/nullreq")
+setters=$(env "${SANITIZER_ENV[@]}" LD_LIBRARY_PATH=$BUILD/src/lib "$T/nullreq")
 ok "$([ "$(grep -c . <<<"$setters")" -ge 30 ]; echo $?)" \
   "confine.h has $(grep -c . <<<"$setters") functions that take a request to change"
 crashed=""
 for s in $setters; do
-  LD_LIBRARY_PATH=$BUILD/src/lib "$T/nullreq" "$s" >/dev/null 2>&1 || crashed="$crashed $s($?)"
+  env "${SANITIZER_ENV[@]}" LD_LIBRARY_PATH=$BUILD/src/lib "$T/nullreq" "$s" >/dev/null 2>&1 || crashed="$crashed $s($?)"
 done
 is "$crashed" "" "each refuses a NULL request with CONFINE_E_INVALID (no crash, no other code)"
 

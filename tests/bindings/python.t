@@ -31,12 +31,12 @@ chown -R 65534:65534 "$U/home" "$U/cache"
 
 for backend in bwrap landlock; do
 	log=$T/root-$backend.log
-	(cd "$SRC" && CONFINE_BUILD=$BUILD CONFINE_TEST_BACKEND=$backend \
+	(cd "$SRC" && env "${SANITIZER_ENV[@]}" CONFINE_BUILD=$BUILD CONFINE_TEST_BACKEND=$backend \
 		"$PY" -m unittest discover -v) >"$log" 2>&1
 	unittest_tap "root, $backend" "$log" $?
 
 	log=$T/nobody-$backend.log
-	(cd "$U/python" && as_nobody env HOME="$U/home" XDG_CACHE_HOME="$U/cache" \
+	(cd "$U/python" && as_nobody env "${SANITIZER_ENV[@]}" HOME="$U/home" XDG_CACHE_HOME="$U/cache" \
 		CONFINE_LIB="$U/lib/libconfine.so.1" CONFINE_HELPER="$FIX/confine-init" \
 		CONFINE_TEST_MCP="$U/mcp.py" CONFINE_TEST_BACKEND=$backend \
 		"$PY" -m unittest discover -v) >"$log" 2>&1
@@ -45,7 +45,7 @@ done
 
 # From the source tree with nothing set, the package finds the checkout's build/ (after make).
 if [ "$BUILD" -ef "$TOP/build" ]; then
-	out=$(cd "$SRC" && env -u CONFINE_BUILD "$PY" -c 'import confine
+	out=$(cd "$SRC" && env -u CONFINE_BUILD "${SANITIZER_ENV[@]}" "$PY" -c 'import confine
 print(confine.library_path(), confine.run(["sh", "-c", "exit 6"]).status)' 2>&1)
 	is "$out" "$TOP/build/src/lib/libconfine.so.1 6" \
 		"from bindings/python with nothing set: the checkout's build/, a sandboxed command"
@@ -57,7 +57,7 @@ if "$PY" -m venv --without-pip "$V" >"$T/venv.log" 2>&1 && "$PY" -m pip --versio
 	(cd "$T" && "$PY" -m pip --python "$V/bin/python" install --no-index --no-cache-dir \
 		"$SRC") >>"$T/venv.log" 2>&1
 	ok $? "pip install ./bindings/python into a venv, offline"
-	out=$(cd "$T" && CONFINE_BUILD=$BUILD "$V/bin/python" -c '
+	out=$(cd "$T" && env "${SANITIZER_ENV[@]}" CONFINE_BUILD=$BUILD "$V/bin/python" -c '
 import confine, sys
 print(confine.__file__.startswith(sys.prefix), confine.run(["sh", "-c", "exit 5"]).status)' 2>&1)
 	is "$out" "True 5" "the installed package runs a sandboxed command (its exit status)"

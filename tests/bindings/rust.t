@@ -38,7 +38,14 @@ ok $? "cargo builds both crates and their tests offline, from Cargo.lock, withou
 
 for backend in bwrap landlock; do
 	log=$T/root-$backend.log
-	(cd "$SRC" && CONFINE_TEST_BACKEND=$backend cargo test --offline --locked) >"$log" 2>&1
+	# A sanitizer build: its runtimes preloaded into the test programs (tests/lib.sh), not
+	# into rustdoc, which they crash: the doc tests (compiled, not run) on their own.
+	if [ ${#SANITIZER_ENV[@]} -eq 0 ]; then
+		(cd "$SRC" && CONFINE_TEST_BACKEND=$backend cargo test --offline --locked) >"$log" 2>&1
+	else
+		(cd "$SRC" && env "${SANITIZER_ENV[@]}" CONFINE_TEST_BACKEND=$backend cargo test \
+			--offline --locked --tests && cargo test --offline --locked --doc) >"$log" 2>&1
+	fi
 	cargo_tap "root, $backend" "$log" $?
 done
 
@@ -59,7 +66,7 @@ for backend in bwrap landlock; do
 	log=$T/nobody-$backend.log
 	rc=0
 	for p in "$U"/rt/deps/*; do
-		(cd "$U/home" && as_nobody env HOME="$U/home" XDG_CACHE_HOME="$U/home/.cache" \
+		(cd "$U/home" && as_nobody env "${SANITIZER_ENV[@]}" HOME="$U/home" XDG_CACHE_HOME="$U/home/.cache" \
 			LD_LIBRARY_PATH="$U/lib" CONFINE_HELPER="$FIX/confine-init" \
 			CONFINE_TEST_MCP="$U/mcp.py" CONFINE_TEST_BACKEND=$backend \
 			"$p" --skip readme_shows_the_example) >>"$log" 2>&1 || rc=1

@@ -38,7 +38,9 @@ class Readme(Sandboxed):
         shutil.copy(MCP, os.path.join(self.ws, "mcp.py"))
         env = dict(self.env(), PYTHONPATH=TOP, PYTHONDONTWRITEBYTECODE="1",
                    CONFINE_BACKEND=BACKEND)
-        for k in ("CONFINE_LIB", "CONFINE_BUILD", "CONFINE_HELPER"):
+        # ... and the sanitizer runtimes a sanitizer build of the library needs first.
+        for k in ("CONFINE_LIB", "CONFINE_BUILD", "CONFINE_HELPER", "LD_PRELOAD",
+                  "ASAN_OPTIONS", "UBSAN_OPTIONS"):
             if k in os.environ:
                 env[k] = os.environ[k]
         r = subprocess.run([sys.executable, EXAMPLE], cwd=self.ws, env=env,

@@ -46,6 +46,9 @@ static int set_file(int *fd, char **path, const char *what, const char *file, bo
 int confine_request_set_audit_file(confine_request *req, const char *file,
 				   struct confine_error *err)
 {
+	if (!req)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",
+			      "the request is NULL");
 	struct cf_audit_state *st = calloc(1, sizeof(*st));
 	if (!st)
 		return cf_nomem(err);
@@ -79,6 +82,9 @@ int confine_request_audit_error(const confine_request *req, struct confine_error
 int confine_request_set_report_file(confine_request *req, const char *file,
 				    struct confine_error *err)
 {
+	if (!req)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",
+			      "the request is NULL");
 	return set_file(&req->record.report_fd, &req->record.report_path,
 			"cannot open the report file", file, false, err);
 }

@@ -713,8 +713,10 @@ static void check_fd(int fd)
  * set, byte for byte (a rule changed without the build noticing, or another libseccomp). */
 static void check_blob(void)
 {
-	static const char *const names[] = {"any",     "unix only", "none",
-					    "no unix", "proxy",	    "guarded"};
+	static const char *const names[] = {"any",   "unix only", "none",	 "no unix",
+					    "proxy", "guarded",	  "proxy+agent", "agent"};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == CF_SECCOMP_N_SOCKETS,
+		       "a name for every socket rule set");
 	for (int k = 0; k < CF_SUPERVISE_N_LEVELS * CF_SECCOMP_N_SOCKETS; k++) {
 		/* Each socket rule set, then the same with each level of the landlock supervisor.
 		 */

@@ -57,7 +57,8 @@ fn example_runs() {
     c.env("HOME", root.join("home"))
         .env("LANG", "C.UTF-8")
         .env("CONFINE_BACKEND", &backend);
-    for k in ["CONFINE_BUILD", "CONFINE_HELPER"] {
+    // The sanitizer runtimes a sanitizer build of the library needs first (tests/lib.sh).
+    for k in ["CONFINE_BUILD", "CONFINE_HELPER", "LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS"] {
         if let Some(v) = std::env::var_os(k) {
             c.env(k, v);
         }
