@@ -242,6 +242,12 @@ CONFINE_API int confine_request_set_backend(confine_request *req, enum confine_b
 CONFINE_API int confine_backend_parse(const char *text, enum confine_backend *out,
 				      struct confine_error *err);
 
+/* A request whose plan is only printed (run --print-plan, plan --target linux): preparing it
+ * creates nothing on the host that only a run needs (a missing path a write allow names; the
+ * plan says it would be created).  Pure. */
+CONFINE_API int confine_request_set_dry_run(confine_request *req, bool dry,
+					    struct confine_error *err);
+
 /* Size cap of the private /tmp in bytes (default 1 GiB); 0 is CONFINE_E_INVALID (a tmpfs of
  * size 0 would have no cap at all).  Pure. */
 CONFINE_API int confine_request_set_tmp_size(confine_request *req, uint64_t bytes,

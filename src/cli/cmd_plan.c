@@ -89,7 +89,8 @@ int cmd_plan(int argc, char **argv)
 	}
 	/* A plan is data: it needs no working backend. */
 	confine_request_set_policy(o.req, CONFINE_POLICY_OFF, NULL);
-	if (confine_run_prepare(o.req, &run, &err) < 0 ||
+	if (confine_request_set_dry_run(o.req, true, &err) < 0 ||
+	    confine_run_prepare(o.req, &run, &err) < 0 ||
 	    confine_run_plan_text(run, o.json, &text, &err) < 0) {
 		cli_report(&err);
 		goto out;

@@ -427,7 +427,10 @@ int cmd_run(int argc, char **argv)
 
 	if (!o.print_plan)
 		cli_net_ask_setup(o.req, o.no_net_ask, &ask); /* R43 */
-	r = confine_run_prepare(o.req, &run, &err);
+	/* A printed plan creates nothing on the host that only a run needs. */
+	r = confine_request_set_dry_run(o.req, o.print_plan, &err);
+	if (r == 0)
+		r = confine_run_prepare(o.req, &run, &err);
 	if (r < 0) {
 		cli_report(&err);
 		status = r == CONFINE_E_NOTFOUND ? 127

@@ -147,6 +147,13 @@ int confine_request_set_policy(confine_request *r, enum confine_policy policy,
 	return 0;
 }
 
+int confine_request_set_dry_run(confine_request *r, bool dry, struct confine_error *err)
+{
+	NEED_REQ(r, err);
+	r->dry_run = dry;
+	return 0;
+}
+
 int confine_request_set_tmp_size(confine_request *r, uint64_t bytes, struct confine_error *err)
 {
 	NEED_REQ(r, err);

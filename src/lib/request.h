@@ -54,6 +54,7 @@ struct confine_request {
 	struct cf_request_record record; /* approvals, audit log, report (record/) */
 	struct cf_injects injects;	 /* SPEC 6, validated when added */
 	struct cf_secret_req secrets;	 /* R44, R45: request_secrets.c */
+	bool dry_run;			 /* the plan is only printed: nothing is created */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c), and so has the
@@ -174,6 +175,10 @@ struct confine_run {
 	/* secrets the command can use but never read (R44, R45) */
 	struct cf_run_agent agent;     /* the ssh-agent filter (agent/agent_run.c) */
 	struct cf_run_secrets secrets; /* credential placeholders (net/secrets_run.c) */
+	/* write allows of missing paths (host/mkallow.h): created before the plan, or, in a dry
+	 * run, to be created */
+	struct cf_strv made_allows;
+	bool made_allows_dry;
 };
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */

@@ -29,6 +29,7 @@
 #include "exec/linux/supervise_rules.h"
 #include "exec/linux/supervisor.h"
 #include "ll_notes.h"
+#include "host/mkallow.h"
 #include "net/netrun.h"
 #include "record/secrets_record.h"
 #include "net/remedy.h"
@@ -288,6 +289,9 @@ static int note_openat2(struct cf_strv *notes, struct confine_error *err)
 		   : 0;
 }
 
+static int note_made_allows(const confine_run *run, struct cf_plan *plan,
+			    struct confine_error *err);
+
 /* How often a plan is made again because the workspace changed under it (R34). */
 #define REPLANS 3
 
@@ -342,7 +346,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		};
 		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0 ||
 		    (r = cf_run_inject_place(run, &plan, err)) < 0 ||
-		    (r = note_openat2(&plan.notes, err)) < 0)
+		    (r = note_openat2(&plan.notes, err)) < 0 ||
+		    (r = note_made_allows(run, &plan, err)) < 0)
 			goto out;
 		/* The identities the plan was made from (the memo of this planning). */
 		r = cf_idents_record_with(&plan, &globs, cf_kind_memo_ident, &run->kind_memo, &ids,
@@ -642,6 +647,36 @@ static int keep_state_dir(confine_run *run, const char *dir, struct confine_erro
 out:
 	free(a);
 	return r;
+}
+
+/* Write allows of missing paths (host/mkallow.h): created now, before the plan, inside the
+ * homes and the workspace only; in a dry run only checked, and the plan says so.  A run
+ * without the sandbox needs none of it: the command writes where it likes. */
+static int make_allowed(confine_run *run, const confine_request *req, struct confine_error *err)
+{
+	if (run->policy != CONFINE_POLICY_REQUIRED)
+		return 0;
+	const char *roots[] = {run->home, run->pw_home, run->workspace};
+	run->made_allows_dry = req->dry_run;
+	return cf_host_missing_allows(&run->policy_rules, roots, sizeof(roots) / sizeof(roots[0]),
+				      !req->dry_run, &run->made_allows, err);
+}
+
+/* The plan's notes about them. */
+static int note_made_allows(const confine_run *run, struct cf_plan *plan, struct confine_error *err)
+{
+	for (size_t i = 0; i < run->made_allows.n; i++) {
+		char *t =
+		    cf_asprintf(run->made_allows_dry
+				    ? "created (0700) when the command runs, for a write "
+				      "allow of a path that does not exist: '%s'"
+				    : "created (0700) for a write allow of a path that did not "
+				      "exist: '%s'",
+				run->made_allows.v[i]);
+		if (!t || cf_strv_take(&plan->run_notes, t) < 0)
+			return cf_nomem(err);
+	}
+	return 0;
 }
 
 static int keep_state_dirs(confine_run *run, struct confine_error *err)
@@ -1203,7 +1238,7 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	    (r = cf_run_secrets_prepare(run, req, env, err)) < 0 ||
 	    (r = cf_run_inject_inputs(run, req, err)) < 0)
 		goto out;
-	if ((r = keep_state_dirs(run, err)) < 0)
+	if ((r = make_allowed(run, req, err)) < 0 || (r = keep_state_dirs(run, err)) < 0)
 		goto out;
 
 	char cwd[PATH_MAX];
@@ -1396,6 +1431,7 @@ void confine_run_free(confine_run *run)
 	free(run->cache_dir);
 	cf_strv_release(&run->git_guards);
 	cf_git_launch_release(&run->git_launch);
+	cf_strv_release(&run->made_allows);
 	free(run->bwrap);
 	free(run->helper);
 	free(run);

@@ -186,11 +186,16 @@ char *cf_plan_text(const struct cf_plan *plan)
 		}
 		cf_buf_addc(&b, '\n');
 	}
-	if (plan->notes.n) {
+	if (plan->notes.n || plan->run_notes.n) {
 		cf_buf_add(&b, "notes:\n");
 		for (size_t i = 0; i < plan->notes.n; i++) {
 			cf_buf_add(&b, "  ");
 			add_shown(&b, plan->notes.v[i], 0);
+			cf_buf_addc(&b, '\n');
+		}
+		for (size_t i = 0; i < plan->run_notes.n; i++) {
+			cf_buf_add(&b, "  ");
+			add_shown(&b, plan->run_notes.v[i], 0);
 			cf_buf_addc(&b, '\n');
 		}
 	}
@@ -275,6 +280,8 @@ char *cf_plan_json(const struct cf_plan *plan)
 	json_strv(&b, "missing", &plan->missing);
 	json_strv(&b, "env_removed", &plan->env_removed);
 	json_strv(&b, "notes", &plan->notes);
+	if (plan->run_notes.n)
+		json_strv(&b, "run_notes", &plan->run_notes);
 	json_strv(&b, "argv", &plan->argv);
 	cf_buf_add(&b, "}\n");
 	return cf_buf_take(&b);

@@ -253,6 +253,11 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 		for (size_t i = 0; i < plan->missing.n; i++)
 			cf_buf_addf(&b, "  %s\n", plan->missing.v[i]);
 	}
+	if (plan->run_notes.n) {
+		cf_buf_add(&b, "notes:\n");
+		for (size_t i = 0; i < plan->run_notes.n; i++)
+			cf_buf_addf(&b, "  %s\n", plan->run_notes.v[i]);
+	}
 	if (plan->env_removed.n) {
 		cf_buf_add(&b, "environment removed:");
 		for (size_t i = 0; i < plan->env_removed.n; i++)
@@ -291,6 +296,8 @@ char *cf_ll_full_json(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	cf_ll_plan_json(&b, ll);
 	json_strv(&b, NULL, "missing", &plan->missing);
 	json_strv(&b, NULL, "env_removed", &plan->env_removed);
+	if (plan->run_notes.n)
+		json_strv(&b, NULL, "run_notes", &plan->run_notes);
 	json_strv(&b, NULL, "argv", &plan->argv);
 	cf_buf_add(&b, "}\n");
 	return cf_buf_take(&b);
