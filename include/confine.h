@@ -608,6 +608,20 @@ CONFINE_API size_t confine_check_problem_count(const confine_check *c);
 CONFINE_API const struct confine_check_problem *confine_check_problem(const confine_check *c,
 								      size_t i);
 
+/* R40: the built-in guards on *.pem, *.crt and *.cer are decided by what the file holds. */
+enum confine_content {
+	CONFINE_CONTENT_NONE = 0,	  /* no guard decided by content covers the path */
+	CONFINE_CONTENT_CERTIFICATES = 1, /* certificates only: public, the guard does not apply */
+	CONFINE_CONTENT_PRIVATE_KEY = 2,  /* a private key or a key store: hidden */
+	CONFINE_CONTENT_UNCLASSIFIED = 3, /* not classified within a bounded read: hidden */
+};
+/* Whether a guard decided by content covers `path` (canonicalised first) and, if so, what the
+ * file holds, with a short reason in `why` (at most `why_cap` bytes, may be NULL).  Touches the
+ * OS: reads the file (at most 4 MiB, without following a symlink). */
+CONFINE_API int confine_rules_explain_content(const confine_rules *r, const char *path,
+					      enum confine_content *out, char *why, size_t why_cap,
+					      struct confine_error *err);
+
 /* Post-run report events (SPEC 7.3, R23), computed when confine_run_wait returns. */
 struct confine_event {
 	size_t size;

@@ -53,11 +53,40 @@ static void print_text(const struct confine_decision *d)
 		       cli_esc(d->outranked_pattern, 0), action_name(d->action));
 }
 
-/* One element of the JSON array: the library's object for it (taken). */
-static void print_json(char *obj, bool first)
+static const char *content_name(enum confine_content c)
 {
+	return c == CONFINE_CONTENT_CERTIFICATES  ? "certificates"
+	       : c == CONFINE_CONTENT_PRIVATE_KEY ? "private_key"
+						  : "unclassified";
+}
+
+/* R40: what a file a guard decides by content holds, and so whether the guard applies. */
+static void content_text(enum confine_content c, const char *why)
+{
+	if (c == CONFINE_CONTENT_NONE)
+		return;
+	if (c == CONFINE_CONTENT_CERTIFICATES)
+		printf("  content: %s: public, the guard on its name does not apply (R40)\n", why);
+	else if (c == CONFINE_CONTENT_PRIVATE_KEY)
+		printf("  content: %s: a secret, the guard on its name applies (R40)\n", why);
+	else
+		printf("  content: not classified (%s): treated as a secret, the guard on its name "
+		       "applies (R40)\n",
+		       why);
+}
+
+/* One element of the JSON array: the library's object for it (taken), with what the file
+ * holds inside it when a guard decides by content (R40). */
+static void print_json(char *obj, const char *content, bool first)
+{
+	size_t n = strlen(obj);
 	fputs(first ? "  " : ",\n  ", stdout);
-	fputs(obj, stdout);
+	if (content && n && obj[n - 1] == '}') {
+		obj[n - 1] = '\0';
+		printf("%s, \"content\": %s}", obj, content);
+	} else {
+		fputs(obj, stdout);
+	}
 	confine_free(obj);
 }
 
@@ -134,6 +163,15 @@ int cmd_explain(int argc, char **argv)
 		first = false;
 	}
 	for (int i = o.first_operand; i < argc; i++) {
+		enum confine_content c;
+		char why[128], content[256];
+		if (confine_rules_explain_content(pol, argv[i], &c, why, sizeof(why), &err) < 0) {
+			cli_report(&err);
+			goto out;
+		}
+		/* The library's reasons are fixed words: nothing in them to escape. */
+		snprintf(content, sizeof(content), "{\"class\": \"%s\", \"why\": \"%s\"}",
+			 content_name(c), why);
 		for (int a = 0; a < n_acc; a++) {
 			struct confine_decision d = {.size = sizeof(d)};
 			char *obj = NULL;
@@ -144,11 +182,13 @@ int cmd_explain(int argc, char **argv)
 				goto out;
 			}
 			if (o.json)
-				print_json(obj, first);
+				print_json(obj, c == CONFINE_CONTENT_NONE ? NULL : content, first);
 			else
 				print_text(&d);
 			first = false;
 		}
+		if (!o.json)
+			content_text(c, why);
 	}
 	if (o.json)
 		fputs("\n]\n", stdout);

@@ -18,6 +18,7 @@
 
 #include "exec/linux/harden.h"
 #include "host/canon.h"
+#include "host/certclass.h"
 #include "host/git.h"
 #include "host/hostfs.h"
 #include "host/ipc.h"
@@ -292,6 +293,19 @@ static int note_openat2(struct cf_strv *notes, struct confine_error *err)
 static int note_made_allows(const confine_run *run, struct cf_plan *plan,
 			    struct confine_error *err);
 
+/* R40: what a file decided by content holds.  explain reads the file; a run answers from its
+ * scan (the public matches it set apart), so that the plan agrees with what the scan read. */
+static enum cf_content content_of_file(void *ctx, const char *path)
+{
+	(void)ctx;
+	return cf_cert_classify_path(path, NULL, NULL);
+}
+
+static enum cf_content content_of_scan(void *ctx, const char *path)
+{
+	return cf_matches_public(ctx, path) ? CF_CONTENT_CERTS : CF_CONTENT_UNKNOWN;
+}
+
 /* How often a plan is made again because the workspace changed under it (R34). */
 #define REPLANS 3
 
@@ -320,6 +334,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		if ((r = expand_globs(run, &globs, err)) < 0 ||
 		    (r = cf_run_nested_repos(run, &globs, err)) < 0)
 			goto out;
+		run->host.content = content_of_scan;
+		run->host.content_ctx = &globs;
 		/* Directories found unreadable now are hidden from here on. */
 		struct cf_strv fresh = {0};
 		for (size_t i = 0; i < globs.skipped.n && r == 0; i++)
@@ -349,9 +365,17 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		    (r = note_openat2(&plan.notes, err)) < 0 ||
 		    (r = note_made_allows(run, &plan, err)) < 0)
 			goto out;
+		for (size_t i = 0; i < globs.n_pub; i++)
+			if (cf_strv_add(&plan.public_files, globs.pub[i].path) < 0) {
+				r = cf_nomem(err);
+				goto out;
+			}
 		/* The identities the plan was made from (the memo of this planning). */
 		r = cf_idents_record_with(&plan, &globs, cf_kind_memo_ident, &run->kind_memo, &ids,
 					  &changed);
+		/* R40: a public file must still be what was read when the command starts. */
+		if (r == 0 && cf_idents_record_public(&globs, &ids) < 0)
+			r = CONFINE_E_NOMEM;
 		if (r < 0) {
 			r = cf_nomem(err);
 			goto out;
@@ -386,10 +410,13 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 	cf_matches_release(&run->launch);
 	run->launch = globs;
 	memset(&globs, 0, sizeof(globs));
+	run->host.content_ctx = &run->launch;
 	free(run->skip);
 	run->skip = NULL;
 	r = 0;
 out:
+	if (run->host.content_ctx == &globs)
+		run->host.content_ctx = &run->launch;
 	free(changed);
 	cf_matches_release(&globs);
 	cf_idents_release(&ids);
@@ -467,6 +494,7 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .kind = cf_kind_memo_get,
 	    .canonicalize = cf_host_canonicalize,
 	    .ctx = &run->kind_memo,
+	    .content = content_of_file,
 	};
 	run->host.ipc_guard_missing =
 	    cf_ipc_guard_missing(run->host.landlock_abi, run->host.seccomp);
@@ -855,6 +883,46 @@ int cf_rules_explain(const confine_rules *pol, const char *path, enum confine_ac
 	/* R37: a hard link of a protected file is protected like it at launch. */
 	r = cf_run_explain_alias(run, out->path, access, out, err);
 	return r < 0 ? r : 0;
+}
+
+int confine_rules_explain_content(const confine_rules *pol, const char *path,
+				  enum confine_content *out, char *why, size_t why_cap,
+				  struct confine_error *err)
+{
+	const confine_run *run = (const confine_run *)pol;
+	char *abs = NULL, *canon = NULL;
+	*out = CONFINE_CONTENT_NONE;
+	if (why && why_cap)
+		why[0] = '\0';
+	if (path[0] == '/') {
+		abs = cf_strdup(path);
+	} else {
+		char cwd[PATH_MAX];
+		abs = getcwd(cwd, sizeof(cwd)) ? cf_path_join(cwd, path) : NULL;
+	}
+	if (!abs)
+		return cf_nomem(err);
+	int r = cf_host_canonicalize(NULL, abs, &canon, err);
+	free(abs);
+	if (r < 0)
+		return r;
+	/* Is a guard decided by content the rule that covers it (before classification)? */
+	const struct cf_ruleset *g = &run->policy_rules.layers[CF_LAYER_GUARD];
+	bool covered = false;
+	for (size_t i = 0; i < g->n && !covered; i++)
+		covered = g->v[i].content && g->v[i].glob &&
+			  cf_pattern_match(g->v[i].path, canon, g->v[i].fold_case);
+	if (covered) {
+		const char *w = NULL;
+		enum cf_content c = cf_cert_classify_path(canon, NULL, &w);
+		*out = c == CF_CONTENT_CERTS ? CONFINE_CONTENT_CERTIFICATES
+		       : c == CF_CONTENT_KEY ? CONFINE_CONTENT_PRIVATE_KEY
+					     : CONFINE_CONTENT_UNCLASSIFIED;
+		if (why && why_cap)
+			snprintf(why, why_cap, "%s", w ? w : "");
+	}
+	free(canon);
+	return 0;
 }
 
 /* The per-run TMPDIR of the landlock backend: a fresh directory under the host's /tmp. */

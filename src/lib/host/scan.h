@@ -39,12 +39,14 @@ struct cf_scan_cache; /* host/scan_cache.h */
 
 /* What one scan did. */
 struct cf_scan_stats {
-	size_t dirs_read;	/* opened and listed */
-	size_t dirs_reused;	/* the previous listing still held: one fstatat */
-	size_t dirs_recent;	/* of dirs_read: unchanged, but changed too shortly before the
-				 * previous read to be trusted (the racy-timestamp rule) */
-	size_t dirs_prechecked; /* of the directories with a record: decided from what the
-				 * threads of host/scan_pre.h saw, not asked again */
+	size_t dirs_read;	 /* opened and listed */
+	size_t dirs_reused;	 /* the previous listing still held: one fstatat */
+	size_t dirs_recent;	 /* of dirs_read: unchanged, but changed too shortly before the
+				  * previous read to be trusted (the racy-timestamp rule) */
+	size_t dirs_prechecked;	 /* of the directories with a record: decided from what the
+				  * threads of host/scan_pre.h saw, not asked again */
+	size_t files_classified; /* R40: matches decided by content read and classified */
+	size_t files_reused;	 /* ... and decided by the cache's record of an earlier read */
 };
 
 /*
@@ -69,6 +71,10 @@ struct cf_scan_state {
 	const char *why;	     /* why the cache file was not used (static), or NULL */
 	struct cf_scan_stats stats;  /* of the last scan */
 	struct cf_scan_stats launch; /* of the scan the launch was planned from (events.c) */
+	/* R40: the classifications of the matches decided by content (scan_content.c) */
+	struct cf_cert_cache *certs;
+	bool certs_loaded, certs_dirty;
+	char certs_key[65];
 };
 
 /*
@@ -80,6 +86,17 @@ struct cf_scan_state {
 int cf_scan_cached(struct cf_scan_state *s, const char *cache_dir, const struct cf_ruleset *rules,
 		   const struct cf_scan_budget *budget, struct cf_matches *out,
 		   struct confine_error *err);
+/*
+ * R40: classifies the matches of `rules` that a rule decided by content made (regular files
+ * only; host/certclass.h), from the cache file cert-KEY of `cache_dir` where its record still
+ * holds (scan_content.c); the public ones move from m->v to m->pub (sorted by path), the others
+ * keep their class in cf_match.content.  Called by cf_scan_cached.  Touches the OS.
+ */
+int cf_scan_classify(struct cf_scan_state *s, const char *cache_dir, const struct cf_ruleset *rules,
+		     struct cf_matches *m, struct confine_error *err);
+void cf_scan_certs_save(struct cf_scan_state *s, const char *cache_dir);
+void cf_cert_cache_free(struct cf_cert_cache *c);
+
 /* Stores the records of the last scan in the cache file when they differ from it (best
  * effort).  Touches the OS. */
 void cf_scan_state_save(struct cf_scan_state *s, const char *cache_dir);

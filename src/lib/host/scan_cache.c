@@ -193,17 +193,16 @@ int cf_scan_cache_load(const char *dir, const char key[65], struct cf_scan_cache
 	return cf_scan_cache_load_at(dir, true, "scan", key, out, why);
 }
 
-int cf_scan_cache_load_at(const char *dir, bool create, const char *kind, const char key[65],
-			  struct cf_scan_cache **out, const char **why)
+int cf_cache_file_read(const char *dir, bool create, const char *name, size_t max, void **out,
+		       size_t *out_len, const char **why)
 {
-	char name[64];
 	struct stat st;
 	void *buf = NULL;
 	int fd = -1, dfd = open_dir(dir, create, why);
 	*out = NULL;
+	*out_len = 0;
 	if (dfd < 0)
 		return -1;
-	file_name(kind, key, name);
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		*why = errno == ELOOP ? "a symlink" : errno == ENOENT ? "none yet" : "unreadable";
@@ -225,7 +224,7 @@ int cf_scan_cache_load_at(const char *dir, bool create, const char *kind, const 
 		*why = "a hard link";
 		goto fail;
 	}
-	if (st.st_size > (off_t)CF_SCAN_CACHE_MAX_BYTES) {
+	if (st.st_size > (off_t)max) {
 		*why = "larger than the bound";
 		goto fail;
 	}
@@ -244,11 +243,8 @@ int cf_scan_cache_load_at(const char *dir, bool create, const char *kind, const 
 	}
 	close(fd);
 	close(dfd);
-	/* A file that grew since fstat is read no further than its size then: the size check
-	 * of the parse refuses a mix. */
-	if (cf_scan_cache_parse(buf, got, key, cf_scan_clock_offset(), out, why) < 0)
-		return -1;
-	snprintf((*out)->kind, sizeof((*out)->kind), "%s", kind);
+	*out = buf;
+	*out_len = got;
 	return 0;
 fail:
 	free(buf);
@@ -256,6 +252,24 @@ fail:
 		close(fd);
 	close(dfd);
 	return -1;
+}
+
+int cf_scan_cache_load_at(const char *dir, bool create, const char *kind, const char key[65],
+			  struct cf_scan_cache **out, const char **why)
+{
+	char name[64];
+	void *buf;
+	size_t got;
+	*out = NULL;
+	file_name(kind, key, name);
+	if (cf_cache_file_read(dir, create, name, CF_SCAN_CACHE_MAX_BYTES, &buf, &got, why) < 0)
+		return -1;
+	/* A file that grew since fstat is read no further than its size then: the size check
+	 * of the parse refuses a mix. */
+	if (cf_scan_cache_parse(buf, got, key, cf_scan_clock_offset(), out, why) < 0)
+		return -1;
+	snprintf((*out)->kind, sizeof((*out)->kind), "%s", kind);
+	return 0;
 }
 
 /*
@@ -287,8 +301,10 @@ static void prune(int dfd)
 	while ((e = readdir(d))) {
 		const char *nm = e->d_name;
 		bool tmp =
-		    nm[0] == '.' && (!strncmp(nm + 1, "scan-", 5) || !strncmp(nm + 1, "ipc-", 4));
-		bool ours = !strncmp(nm, "scan-", 5) || !strncmp(nm, "ipc-", 4);
+		    nm[0] == '.' && (!strncmp(nm + 1, "scan-", 5) || !strncmp(nm + 1, "ipc-", 4) ||
+				     !strncmp(nm + 1, "cert-", 5));
+		bool ours =
+		    !strncmp(nm, "scan-", 5) || !strncmp(nm, "ipc-", 4) || !strncmp(nm, "cert-", 5);
 		struct stat st;
 		if ((!tmp && !ours) || strlen(nm) >= sizeof(v[0].name) ||
 		    fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -320,18 +336,13 @@ static void prune(int dfd)
 	closedir(d);
 }
 
-int cf_scan_cache_store(const char *dir, const struct cf_scan_cache *c)
+int cf_cache_file_write(const char *dir, const char *name, const void *buf, size_t len)
 {
 	const char *why;
-	char name[64], tmp[96];
-	size_t len = 0;
+	char tmp[128];
 	int rc = -1, fd = -1, dfd = open_dir(dir, false, &why);
-	void *buf = NULL;
 	if (dfd < 0)
 		return -1;
-	if (!(buf = cf_scan_cache_serialize(c, cf_scan_clock_offset(), &len)))
-		goto out;
-	file_name(c->kind, c->key, name);
 	for (int i = 0; i < 8 && fd < 0; i++) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -345,7 +356,7 @@ int cf_scan_cache_store(const char *dir, const struct cf_scan_cache *c)
 		goto out;
 	bool ok = true;
 	for (size_t done = 0; ok && done < len;) {
-		ssize_t n = write(fd, (char *)buf + done, len - done);
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		ok = n > 0;
@@ -364,8 +375,20 @@ int cf_scan_cache_store(const char *dir, const struct cf_scan_cache *c)
 out:
 	if (fd >= 0)
 		close(fd);
-	free(buf);
 	close(dfd);
+	return rc;
+}
+
+int cf_scan_cache_store(const char *dir, const struct cf_scan_cache *c)
+{
+	char name[64];
+	size_t len = 0;
+	void *buf = cf_scan_cache_serialize(c, cf_scan_clock_offset(), &len);
+	if (!buf)
+		return -1;
+	file_name(c->kind, c->key, name);
+	int rc = cf_cache_file_write(dir, name, buf, len);
+	free(buf);
 	return rc;
 }
 
@@ -403,6 +426,9 @@ int cf_scan_cached(struct cf_scan_state *s, const char *cache_dir, const struct 
 	if (first && s->why && s->cache && cache_dir &&
 	    cf_scan_cache_store(cache_dir, s->cache) == 0)
 		s->dirty = false;
+	/* R40: what the matches decided by content hold. */
+	if (r == 0 && (r = cf_scan_classify(s, cache_dir, rules, out, err)) == 0 && first)
+		cf_scan_certs_save(s, cache_dir);
 	return r;
 }
 
@@ -410,10 +436,12 @@ void cf_scan_state_save(struct cf_scan_state *s, const char *cache_dir)
 {
 	if (s->cache && s->dirty && cache_dir && cf_scan_cache_store(cache_dir, s->cache) == 0)
 		s->dirty = false;
+	cf_scan_certs_save(s, cache_dir);
 }
 
 void cf_scan_state_release(struct cf_scan_state *s)
 {
 	cf_scan_cache_free(s->cache);
+	cf_cert_cache_free(s->certs);
 	memset(s, 0, sizeof(*s));
 }

@@ -152,6 +152,13 @@ int cf_scan_cache_load_at(const char *dir, bool create, const char *kind, const 
  * when it is the caller's and nobody else may write it, creating it (0700) first when `create`
  * and its parent is the caller's: a descriptor, or -1 and why.  Touches the OS. */
 int cf_cache_dir_open(const char *dir, bool create, const char **why);
+/* The checks of cf_scan_cache_load_at for any file NAME of confine's cache directory (at most
+ * `max` bytes): 0 and its bytes (malloc'd), or -1 and why.  Touches the OS. */
+int cf_cache_file_read(const char *dir, bool create, const char *name, size_t max, void **buf,
+		       size_t *len, const char **why);
+/* Writes NAME atomically into confine's cache directory as cf_scan_cache_store does, and keeps
+ * the directory bounded.  0, or -1 when nothing was written.  Touches the OS. */
+int cf_cache_file_write(const char *dir, const char *name, const void *buf, size_t len);
 /* Writes the cache atomically (a new 0600 file made with O_EXCL, then renamed over the old
  * one), never through a symlink; only into an existing directory that passes the checks of
  * cf_scan_cache_load.  Best effort: 0, or -1 when nothing was written.  Touches the OS. */

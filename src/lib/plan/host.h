@@ -23,12 +23,31 @@ enum cf_kind {
 	CF_KIND_OTHER, /* socket, fifo, device */
 };
 
+/* What a file holds, for the guards decided by content (R40, host/certclass.h). */
+enum cf_content {
+	CF_CONTENT_NONE = 0, /* not classified (no rule asks) */
+	CF_CONTENT_CERTS,    /* certificates (and revocation lists) only: public */
+	CF_CONTENT_KEY,	     /* a private key or a key store */
+	CF_CONTENT_UNKNOWN,  /* not classified within the bounds: treated as a secret */
+};
+
 /* One path found by the glob scan. */
 struct cf_match {
 	char *path; /* absolute */
 	enum cf_kind kind;
-	size_t rule;	   /* index of the matching rule in the ruleset given to the scan */
-	uint64_t dev, ino; /* its identity when the scan met it; 0: unknown */
+	size_t rule;		 /* index of the matching rule in the ruleset given to the scan */
+	uint64_t dev, ino;	 /* its identity when the scan met it; 0: unknown */
+	enum cf_content content; /* a match of a rule decided by content (R40): what it holds */
+};
+
+/* A match of a rule decided by content that holds certificates only (R40): public, so not a
+ * match the plan protects; kept with the identity and timestamps it was classified on, which
+ * are checked again before the command starts. */
+struct cf_public_match {
+	char *path;
+	size_t rule;
+	uint64_t dev, ino, size;
+	int64_t mtime, ctime;
 };
 
 struct cf_matches {
@@ -38,9 +57,14 @@ struct cf_matches {
 	 * later run (R14).  The plan hides them, so the sandbox cannot read them either, even
 	 * where it could chmod them back. */
 	struct cf_strv skipped;
+	/* Matches found public by content (R40), sorted by path. */
+	struct cf_public_match *pub;
+	size_t n_pub, cap_pub;
 };
 void cf_matches_release(struct cf_matches *m);
 int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, size_t rule);
+/* The public match of `path` (R40), or NULL.  Pure. */
+const struct cf_public_match *cf_matches_public(const struct cf_matches *m, const char *path);
 
 struct cf_host {
 	const char *home;		/* canonical home directory ($HOME) */
@@ -72,6 +96,10 @@ struct cf_host {
 	enum cf_kind (*kind)(void *ctx, const char *path);
 	/* See struct cf_resolve_ctx. */
 	int (*canonicalize)(void *ctx, const char *path, char **out, struct confine_error *err);
+	/* What the file at `path` holds, for a rule decided by content (R40): a run answers from
+	 * its scan, explain reads the file.  NULL: nothing is public by content. */
+	enum cf_content (*content)(void *content_ctx, const char *path);
+	void *content_ctx;
 	/* Glob expansions are not asked for here: the scan (host/scan.c) runs before planning
 	 * and its matches are handed to cf_plan_compile. */
 	void *ctx;

@@ -11,6 +11,9 @@ void cf_matches_release(struct cf_matches *m)
 		free(m->v[i].path);
 	free(m->v);
 	cf_strv_release(&m->skipped);
+	for (size_t i = 0; i < m->n_pub; i++)
+		free(m->pub[i].path);
+	free(m->pub);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -29,4 +32,20 @@ int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, si
 		return CONFINE_E_NOMEM;
 	m->v[m->n++] = (struct cf_match){.path = p, .kind = kind, .rule = rule};
 	return 0;
+}
+
+const struct cf_public_match *cf_matches_public(const struct cf_matches *m, const char *path)
+{
+	size_t lo = 0, hi = m->n_pub;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(m->pub[mid].path, path);
+		if (c == 0)
+			return &m->pub[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }

@@ -61,6 +61,7 @@ void cf_plan_release(struct cf_plan *plan)
 	cf_strv_release(&plan->notes);
 	cf_strv_release(&plan->ipc_allow);
 	cf_strv_release(&plan->run_notes);
+	cf_strv_release(&plan->public_files);
 	cf_plan_injects_release(plan);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -86,6 +86,8 @@ struct cf_plan {
 	struct cf_strv notes;		/* downgrades and rules that could not be applied */
 	struct cf_strv run_notes;	/* what the run does on the host for the plan (a missing
 					 * allowed path created...), for every backend's text */
+	struct cf_strv public_files;	/* matches of guards decided by content that hold
+					 * certificates only (R40): not protected */
 	enum confine_net_mode net_mode; /* SPEC 12; DOMAINS also has network false */
 	size_t net_allowed, net_rules;	/* allow rules, all network rules */
 	bool ssh_agent;			/* R44: see cf_plan_opts */

@@ -167,6 +167,11 @@ char *cf_plan_text(const struct cf_plan *plan)
 			cf_buf_addc(&b, '\n');
 		}
 	}
+	if (plan->public_files.n) {
+		cf_buf_add(&b, "public by content (certificates only, R40):\n");
+		for (size_t i = 0; i < plan->public_files.n; i++)
+			cf_buf_addf(&b, "  %s\n", plan->public_files.v[i]);
+	}
 	if (plan->n_injects) {
 		cf_buf_add(&b, "injections (read-only, sealed; BLAKE3):\n");
 		for (size_t i = 0; i < plan->n_injects; i++) {
@@ -278,6 +283,8 @@ char *cf_plan_json(const struct cf_plan *plan)
 	}
 	cf_buf_addc(&b, ']');
 	json_strv(&b, "missing", &plan->missing);
+	if (plan->public_files.n)
+		json_strv(&b, "public_by_content", &plan->public_files);
 	json_strv(&b, "env_removed", &plan->env_removed);
 	json_strv(&b, "notes", &plan->notes);
 	if (plan->run_notes.n)

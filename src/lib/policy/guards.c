@@ -62,6 +62,21 @@ static const char *const workspace_guards[] = {
     "**/id_dsa*", "**/id_ecdsa*", "**/id_ed25519*",
 };
 
+/* R40: the guards decided by content (host/certclass.h).  These names hold certificates as
+ * often as keys (a venv's CA bundle), so where the host can look into files (host->content) a
+ * regular file holding certificates only is public, and anything else (a key, or what cannot
+ * be classified within a bounded read) stays hidden.  *.crt and *.cer are guarded only there:
+ * a planner that cannot look (a Seatbelt or Windows plan) keeps them readable, as before. */
+static const char *const content_guards[] = {"**/*.pem", "**/*.crt", "**/*.cer"};
+
+static bool by_content(const char *pattern)
+{
+	for (size_t i = 0; i < sizeof(content_guards) / sizeof(content_guards[0]); i++)
+		if (!strcmp(pattern, content_guards[i]))
+			return true;
+	return false;
+}
+
 /* Write-only guards under the home: the configuration the host's git reads for every
  * repository (core.fsmonitor, core.sshCommand, aliases: code it runs).  The repository's own
  * files come from host/git.c. */
@@ -310,6 +325,16 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 			     true, err);
 		if (r < 0)
 			return r;
+		p->layers[CF_LAYER_GUARD].v[p->layers[CF_LAYER_GUARD].n - 1].content =
+		    by_content(workspace_guards[i]);
+	}
+	for (size_t i = 1; host->content && i < sizeof(content_guards) / sizeof(content_guards[0]);
+	     i++) {
+		r = add_rule(p, CF_LAYER_GUARD, ws, content_guards[i], CF_ACC_BOTH, CF_ASK, false,
+			     true, err);
+		if (r < 0)
+			return r;
+		p->layers[CF_LAYER_GUARD].v[p->layers[CF_LAYER_GUARD].n - 1].content = true;
 	}
 	/* What the host's own git reads as configuration or runs (host/git.c). */
 	for (size_t i = 0; host->git_guards && i < host->git_guards->n; i++) {

@@ -209,6 +209,10 @@ void cf_policy_decide(const struct cf_policy *p, const char *path, enum cf_acces
 			const struct cf_rule *r = &rs->v[i];
 			if (!(r->access & access) || !applies(r, path, ws))
 				continue;
+			/* R40: a file that holds certificates only is not a secret. */
+			if (r->content && p->host->content &&
+			    p->host->content(p->host->content_ctx, path) == CF_CONTENT_CERTS)
+				continue;
 			/* R10b: a workspace file (shipped with a clone, or planted by an earlier
 			 * command) never lifts a deny or ask of the user's own file. */
 			const struct cf_rule *u =

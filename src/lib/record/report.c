@@ -172,6 +172,8 @@ static bool scan_obj(struct cf_jobj *j, const struct cf_scan_state *s)
 		cf_jput_int(o[i], "dirs_reused", (long long)v[i]->dirs_reused);
 		cf_jput_int(o[i], "dirs_recent", (long long)v[i]->dirs_recent);
 		cf_jput_int(o[i], "dirs_prechecked", (long long)v[i]->dirs_prechecked);
+		cf_jput_int(o[i], "files_classified", (long long)v[i]->files_classified);
+		cf_jput_int(o[i], "files_reused", (long long)v[i]->files_reused);
 	}
 	cf_jput_obj(j, "launch", &l);
 	cf_jput_obj(j, "after", &a);

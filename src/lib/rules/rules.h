@@ -63,6 +63,8 @@ struct cf_rule {
 	bool defuse;	   /* a write protection of something the host acts on later (git's
 			    * configuration, confine's own rule files): missing at launch and
 			    * created by the command, it is renamed aside after the run (R30) */
+	bool content;	   /* decided by what the file holds (R40): a regular file holding
+			    * certificates only is not covered (built-in *.pem, *.crt, *.cer) */
 };
 
 struct cf_ruleset {

@@ -93,6 +93,11 @@ static bool same(const struct cf_ident *id)
 	if ((uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino ||
 	    cf_kind_of_mode(st.st_mode) != id->kind)
 		return false;
+	if (id->stamped &&
+	    ((uint64_t)st.st_size != id->size ||
+	     (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec != id->mtime ||
+	     (int64_t)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec != id->ctime))
+		return false;
 	if (!S_ISLNK(st.st_mode))
 		return true;
 	char target[4096];
@@ -101,6 +106,35 @@ static bool same(const struct cf_ident *id)
 		return false;
 	target[n] = '\0';
 	return !strcmp(target, id->link);
+}
+
+int cf_idents_record_public(const struct cf_matches *m, struct cf_idents *out)
+{
+	for (size_t i = 0; i < m->n_pub; i++) {
+		const struct cf_public_match *p = &m->pub[i];
+		if (known(out, p->path))
+			continue;
+		if (out->n == out->cap) {
+			size_t cap = out->cap ? out->cap * 2 : 32;
+			struct cf_ident *v = realloc(out->v, cap * sizeof(*v));
+			if (!v)
+				return CONFINE_E_NOMEM;
+			out->v = v;
+			out->cap = cap;
+		}
+		char *path = cf_strdup(p->path);
+		if (!path)
+			return CONFINE_E_NOMEM;
+		out->v[out->n++] = (struct cf_ident){.path = path,
+						     .dev = p->dev,
+						     .ino = p->ino,
+						     .kind = CF_KIND_FILE,
+						     .stamped = true,
+						     .size = p->size,
+						     .mtime = p->mtime,
+						     .ctime = p->ctime};
+	}
+	return 0;
 }
 
 int cf_idents_record_paths(const struct cf_strv *paths, struct cf_idents *out)

@@ -25,6 +25,11 @@ struct cf_ident {
 	uint64_t dev, ino;
 	enum cf_kind kind; /* CF_KIND_MISSING when it was not there */
 	char *link;
+	/* R40: a file public by content: its size and timestamps must be the ones it was
+	 * classified with too (a write keeps the inode) */
+	bool stamped;
+	uint64_t size;
+	int64_t mtime, ctime;
 };
 
 struct cf_idents {
@@ -60,6 +65,11 @@ int cf_idents_record_with(const struct cf_plan *plan, const struct cf_matches *l
 #define CF_SETTLE_PATH 4096
 bool cf_settled(const struct cf_plan *plan, const bool *skip, const struct cf_idents *ids,
 		pid_t pid, char changed[CF_SETTLE_PATH]);
+
+/* R40: records the identity and timestamps each public match of m (m->pub) was classified
+ * with, so that a file changed since (a key written into a certificate bundle) is seen before
+ * the command starts and the run is planned again.  0 or CONFINE_E_NOMEM. */
+int cf_idents_record_public(const struct cf_matches *m, struct cf_idents *out);
 
 /* Records the identity of each of `paths` as it is now (a missing one as 0, 0); 0 or
  * CONFINE_E_NOMEM. */
