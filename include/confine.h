@@ -248,6 +248,14 @@ CONFINE_API int confine_backend_parse(const char *text, enum confine_backend *ou
 CONFINE_API int confine_request_set_dry_run(confine_request *req, bool dry,
 					    struct confine_error *err);
 
+/* Tool caches (R39): package managers (npm, yarn, pnpm, pip, uv, cargo, go, gradle, maven, and
+ * what lives under the XDG cache directory) read the user's caches and write into confine's
+ * store for the workspace, never into the host's.  `bytes` bounds all stores together
+ * (default 4 GiB; kept after each run by removing the least recently used); 0 turns private
+ * caches off (the host's are then read-only, as every path outside the workspace).  Pure. */
+CONFINE_API int confine_request_set_cache_size(confine_request *req, uint64_t bytes,
+					       struct confine_error *err);
+
 /* Size cap of the private /tmp in bytes (default 1 GiB); 0 is CONFINE_E_INVALID (a tmpfs of
  * size 0 would have no cap at all).  Pure. */
 CONFINE_API int confine_request_set_tmp_size(confine_request *req, uint64_t bytes,
@@ -607,6 +615,27 @@ CONFINE_API size_t confine_check_problem_count(const confine_check *c);
 /* The i-th problem, NULL when i >= confine_check_problem_count.  Pure. */
 CONFINE_API const struct confine_check_problem *confine_check_problem(const confine_check *c,
 								      size_t i);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Tool caches (R39): confine's stores, one per workspace.                                   */
+
+struct confine_cache_store {
+	char dir[4096];	      /* the store */
+	char workspace[4096]; /* the workspace it belongs to ("" when its record is missing) */
+	uint64_t bytes;	      /* as last measured, after a run */
+	int64_t last_used;    /* seconds since the epoch */
+};
+/* Every store of the caller (${XDG_STATE_HOME:-~/.local/state}/confine/caches, from the
+ * process's environment).  *out is owned by the caller (confine_cache_list_free); *n may be 0.
+ * Touches the OS (reads directories). */
+CONFINE_API int confine_cache_list(struct confine_cache_store **out, size_t *n, struct confine_error *err);
+CONFINE_API void confine_cache_list_free(struct confine_cache_store *v);
+/* Removes the store of `workspace` (canonicalised first), or every store when it is NULL; no
+ * store is no error.  Never follows a symlink.  Touches the OS. */
+CONFINE_API int confine_cache_clear(const char *workspace, struct confine_error *err);
+/* After confine_run_wait: the stores that were emptied or removed to keep all of them within
+ * the bound (confine_request_set_cache_size), space-separated; NULL when none.  Pure. */
+CONFINE_API const char *confine_run_cache_trimmed(const confine_run *run);
 
 /* R40: the built-in guards on *.pem, *.crt and *.cer are decided by what the file holds. */
 enum confine_content {

@@ -320,6 +320,14 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 				    "expected a positive size such as 512M or 2G");
 			if ((r = confine_request_set_tmp_size(o->req, size, err)) < 0)
 				return r;
+		} else if (cmd == CLI_RUN && opt_is(a, "--cache-size", &v)) {
+			VALUE();
+			uint64_t b;
+			if (cli_parse_size(v, &b) < 0)
+				return confine_error_set(err, CONFINE_E_INVALID, "invalid --cache-size", v,
+					      "expected a size such as 0, 512M or 4G");
+			if ((r = confine_request_set_cache_size(o->req, b, err)) < 0)
+				return r;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--limit", &v)) {
 			VALUE();
 			if ((r = parse_limits(o->req, v, err)) < 0)

@@ -50,6 +50,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_card(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 /* The approval card as text, for a person (cmd_card.c). */
 void cli_print_card(FILE *f, const struct confine_card *card);

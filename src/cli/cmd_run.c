@@ -53,6 +53,10 @@ static const char help[] =
     "  --unset-env PATTERN        remove matching variables\n"
     "  --clearenv                 keep only PATH HOME USER LOGNAME SHELL TERM LANG LC_* TZ\n"
     "  --tmp-size SIZE            size cap of the private /tmp (default 1G; K, M, G)\n"
+    "  --cache-size SIZE          bound of confine's tool-cache stores (default 4G): package\n"
+    "                             managers read your caches and write into a store of the\n"
+    "                             workspace's, never into yours (see 'confine cache'); 0\n"
+    "                             turns that off\n"
     "  --limit pids=N,mem=SIZE    at most N processes (counting confine's own two) and SIZE\n"
     "                             of memory, through a cgroup; refused where the host does\n"
     "                             not let confine create one (see 'confine probe')\n"
@@ -497,6 +501,12 @@ int cmd_run(int argc, char **argv)
 	cli_net_warnings(run);
 	explain_denials(run);
 	cli_secret_warnings(run);
+	if (confine_run_cache_trimmed(run))
+		fprintf(stderr,
+			"confine: tool caches over their bound: '%s': emptied after the run, to "
+			"keep all stores within --cache-size (the least recently used first)\n"
+			"hint: raise --cache-size, or see 'confine cache list'\n",
+			confine_run_cache_trimmed(run));
 	goto out;
 refused:
 	/* An attempt that never reached the library's prepare is recorded all the same (R24). */

@@ -18,6 +18,7 @@ static const char usage[] =
     "                                        print the compiled plan, run nothing\n"
     "  card [OPTIONS] [--json] -- COMMAND... the approval card and digest of an escalation\n"
     "                                        or write grant\n"
+    "  cache list|clear [-w DIR | --all]     the tool caches' stores (R39): list, empty\n"
     "  help [COMMAND]                        this text, or COMMAND's options\n"
     "  --version                             confine's version\n"
     "\n"
@@ -33,6 +34,9 @@ static const struct command commands[] = {
     {"explain", cmd_explain}, {"check", cmd_check},
 #ifndef _WIN32
     {"card", cmd_card},
+#endif
+#if !defined(_WIN32) && !defined(__APPLE__)
+    {"cache", cmd_cache},
 #endif
 };
 

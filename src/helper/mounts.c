@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "helper/caches.h"
 #include "util/nofollow.h"
 #include "helper/mounts.h"
 #include "plan/plan.h"
@@ -153,16 +154,28 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 	int src_of[3] = {-1, -1, -1}; /* the hidden file's tmpfs, the hidden directories' (0000,
 				       * 0111) */
 	int rc = 0;
+	/* Tool caches (R39, caches.c): the overlays, the clones of what lies below them. */
+	struct cf_helper_caches *caches = calloc(1, sizeof(*caches));
+	if (!caches)
+		return fail(e, ENOMEM, "calloc", "the tool caches");
 	for (size_t at = 0; at < len && rc == 0;) {
 		size_t rec = at;
 		char op = list[at];
 		const char *path = list + at + 1;
 		size_t pl = strnlen(path, len - at - 1);
-		if (pl == len - at - 1 || path[0] != '/') {
+		/* A record ends in its NUL; every path is absolute but the store's own ('U',
+		 * 'W': relative to CF_CACHE_MNT, checked in caches.c). */
+		bool store_rel = op == CF_HELPER_UPPER || op == CF_HELPER_WORK;
+		if (pl == len - at - 1 || pl == 0 || (path[0] != '/' && !store_rel) ||
+		    (path[0] == '/' && store_rel)) {
 			rc = fail(e, EINVAL, "read", "the mount list");
 			break;
 		}
 		at += pl + 2;
+		if (op && strchr("coUWau", op)) {
+			rc = cf_helper_cache_op(caches, op, path, e);
+			continue;
+		}
 		/* Upper case: a host endpoint that may have gone since the sweep (R29). */
 		bool transient = op == 'F' || op == 'D' || op == 'T';
 		if (transient)
@@ -182,6 +195,11 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 			}
 			continue;
 		}
+		/* Below a tool cache's overlay: a path the overlay does not show as the plan saw
+		 * it holds nothing of the host's (the store replaced it), so there is nothing to
+		 * protect there. */
+		if (tfd < 0 && e->changed && cf_helper_in_overlay(caches, path))
+			continue;
 		if (tfd < 0) {
 			rc = -1;
 			break;
@@ -233,5 +251,7 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 	for (size_t i = 0; i < 3; i++)
 		if (src_of[i] >= 0)
 			close(src_of[i]);
+	cf_helper_caches_release(caches);
+	free(caches);
 	return rc;
 }

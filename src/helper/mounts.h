@@ -14,6 +14,7 @@ struct cf_helper_err {
 	const char *call;
 	char path[200];
 	bool changed;
+	bool cache; /* a tool cache's overlay (R39): confine plans it again without overlays */
 };
 
 /* Reads fd from offset 0 to its end (at most max bytes) into a malloc'd, NUL-terminated

@@ -12,6 +12,7 @@
 
 #define DEFAULT_TMP_SIZE (1024ULL * 1024 * 1024)
 #define DEFAULT_KILL_GRACE_MS 5000
+#define DEFAULT_CACHE_BOUND (4ULL << 30) /* tool caches (R39), all stores together */
 
 /* Every setter refuses a NULL request instead of crashing the host. */
 #define NEED_REQ(r, err)                                                                           \
@@ -31,6 +32,7 @@ int confine_request_new(confine_request **out, struct confine_error *err)
 	r->policy = CONFINE_POLICY_REQUIRED;
 	r->kill_grace_ms = DEFAULT_KILL_GRACE_MS;
 	r->stdio[0] = r->stdio[1] = r->stdio[2] = -1;
+	r->cache_bound = DEFAULT_CACHE_BOUND;
 	cf_request_record_init(&r->record);
 	*out = r;
 	return 0;
@@ -151,6 +153,13 @@ int confine_request_set_dry_run(confine_request *r, bool dry, struct confine_err
 {
 	NEED_REQ(r, err);
 	r->dry_run = dry;
+	return 0;
+}
+
+int confine_request_set_cache_size(confine_request *r, uint64_t bytes, struct confine_error *err)
+{
+	NEED_REQ(r, err);
+	r->cache_bound = bytes;
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "agent/agent_run.h"
 #include "net/secrets_run.h"
 #include "host/git.h"
+#include "host/toolcache.h"
 #endif
 
 struct confine_request {
@@ -55,6 +56,7 @@ struct confine_request {
 	struct cf_injects injects;	 /* SPEC 6, validated when added */
 	struct cf_secret_req secrets;	 /* R44, R45: request_secrets.c */
 	bool dry_run;			 /* the plan is only printed: nothing is created */
+	uint64_t cache_bound;		 /* tool caches (R39): all stores together; 0: none */
 };
 
 /* The Windows executor has its own struct confine_run (exec/windows/run.c), and so has the
@@ -66,6 +68,7 @@ struct confine_run {
 	char *home, *workspace, *tmpdir, *runtime_dir, *ssh_dir, *user_rules;
 	char *pw_home, *pw_name, *pw_user_rules;      /* the password database's, when not $HOME */
 	char *config_dir, *pw_config_dir, *cache_dir; /* confine's own state (R30) */
+	char *state_dir;			      /* ... and its tool-cache stores (R39) */
 	struct cf_strv git_guards;		      /* host/git.h */
 	struct cf_git_launch git_launch;	      /* host/git.h: worktrees/ left writable */
 	struct cf_policy policy_rules;
@@ -179,6 +182,17 @@ struct confine_run {
 	 * run, to be created */
 	struct cf_strv made_allows;
 	bool made_allows_dry;
+	/* tool caches (R39; plan/caches.h, host/toolcache.h) */
+	struct cf_cache_facts cache_facts;
+	bool cache_facts_made;		/* gathered (a run under the sandbox with a bound) */
+	char cache_work[64];		/* this run's overlay work directories */
+	uint64_t cache_bound;		/* all stores together */
+	bool cache_overlay_off;		/* an overlay failed: redirects from now on */
+	bool cache_started;		/* the work directories exist (removed by finish or free) */
+	struct cf_strv cache_env_saved; /* what the redirects replaced: NAME=VALUE, or NAME */
+	struct cf_strv cache_env_keep;	/* names the caller set with --env: left alone */
+	bool env_built;			/* plan.env holds the command's environment */
+	char *cache_trimmed;		/* the stores a finish removed, for the event */
 };
 
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */
@@ -225,6 +239,15 @@ int cf_record_spend(confine_run *run, struct confine_error *err);
 /* At prepare: makes sure the record of spent receipts can be kept (the cache directory exists,
  * is the caller's alone); CONFINE_E_APPROVAL otherwise.  Touches the OS. */
 int cf_record_spend_ready(confine_run *run, struct confine_error *err);
+
+/* Tool caches (R39, run.c): the work directories of the plan's overlays made before a
+ * launch; after the run, removed and the stores kept within their bound (an event when one was
+ * trimmed).  Touch the OS. */
+int cf_run_caches_start(confine_run *run, struct confine_error *err);
+void cf_run_caches_finish(confine_run *run);
+/* Whether bwrap's launch will run in helper mode (spawn.c), so that the plan may hold tool
+ * cache overlays.  Touches the OS (once). */
+bool cf_run_helper_mode(const confine_run *run);
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */
 int cf_run_detect(confine_run *run);

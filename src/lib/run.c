@@ -31,6 +31,7 @@
 #include "exec/linux/supervisor.h"
 #include "ll_notes.h"
 #include "host/mkallow.h"
+#include "host/toolcache.h"
 #include "net/netrun.h"
 #include "record/secrets_record.h"
 #include "net/remedy.h"
@@ -292,6 +293,7 @@ static int note_openat2(struct cf_strv *notes, struct confine_error *err)
 
 static int note_made_allows(const confine_run *run, struct cf_plan *plan,
 			    struct confine_error *err);
+static int cf_run_cache_env(confine_run *run, struct confine_error *err);
 
 /* R40: what a file decided by content holds.  explain reads the file; a run answers from its
  * scan (the public matches it set apart), so that the plan agrees with what the scan read. */
@@ -350,6 +352,9 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 			r = cf_run_protect_aliases(run, &globs, err);
 		if (r < 0)
 			goto out;
+		/* R39: overlays where confine-init makes mounts, redirects elsewhere. */
+		run->cache_facts.overlay = run->backend == CONFINE_BACKEND_BWRAP &&
+					   !run->cache_overlay_off && cf_run_helper_mode(run);
 		struct cf_plan_opts po = {
 		    .target = CONFINE_TARGET_LINUX,
 		    .network = run->plan_network && run->net_mode == CONFINE_NET_ON,
@@ -359,6 +364,8 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 		    .net_allowed = cf_net_policy_allows(&run->net),
 		    .net_rules = cf_net_policy_count(&run->net),
 		    .ssh_agent = run->agent.on && run->backend != CONFINE_BACKEND_LANDLOCK,
+		    .caches = run->cache_facts_made ? &run->cache_facts : NULL,
+		    .cache_work = run->cache_work,
 		};
 		if ((r = cf_plan_compile(&run->policy_rules, &globs, &po, &plan, err)) < 0 ||
 		    (r = cf_run_inject_place(run, &plan, err)) < 0 ||
@@ -403,6 +410,9 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 	cf_plan_release(&run->plan);
 	run->plan = plan;
 	memset(&plan, 0, sizeof(plan));
+	/* The tool caches' redirects of the new plan (another mode, after an overlay failed). */
+	if (run->env_built && (r = cf_run_cache_env(run, err)) < 0)
+		goto out;
 	cf_idents_release(&run->idents);
 	run->idents = ids;
 	memset(&ids, 0, sizeof(ids));
@@ -467,7 +477,9 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	v = env_get(env, "XDG_CACHE_HOME");
 	run->cache_dir = v && v[0] == '/' ? cf_path_join(v, "confine")
 					  : cf_path_join(run->home, ".cache/confine");
-	if (!run->config_dir || !run->cache_dir)
+	/* R39: the tool caches' stores (host/toolcache.h), confine's state too. */
+	run->state_dir = cf_host_state_dir(env, run->home);
+	if (!run->config_dir || !run->cache_dir || !run->state_dir)
 		return cf_nomem(err);
 	int r = cf_host_git_guards(run->workspace, run->home, env_get(env, "XDG_CONFIG_HOME"),
 				   &run->git_guards, &run->git_launch, err);
@@ -487,6 +499,7 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	    .config_dir = run->config_dir,
 	    .pw_config_dir = run->pw_config_dir,
 	    .cache_dir = run->cache_dir,
+	    .state_dir = run->state_dir,
 	    .git_guards = &run->git_guards,
 	    .uid = uid,
 	    .landlock_abi = cf_landlock_abi(),
@@ -707,13 +720,105 @@ static int note_made_allows(const confine_run *run, struct cf_plan *plan, struct
 	return 0;
 }
 
+/* Sets NAME=VALUE in env, replacing the variable's entry (or removing it when value is NULL). */
+static int env_put(struct cf_strv *env, const char *name, size_t nl, const char *value)
+{
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], name, nl) && env->v[i][nl] == '=') {
+			free(env->v[i]);
+			memmove(&env->v[i], &env->v[i + 1], (env->n - i - 1) * sizeof(env->v[0]));
+			env->n--;
+			break;
+		}
+	if (!value)
+		return 0;
+	char *a = cf_asprintf("%.*s=%s", (int)nl, name, value);
+	return a && cf_strv_take(env, a) == 0 ? 0 : CONFINE_E_NOMEM;
+}
+
+static const char *env_value(const struct cf_strv *env, const char *name, size_t nl)
+{
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], name, nl) && env->v[i][nl] == '=')
+			return env->v[i] + nl + 1;
+	return NULL;
+}
+
+/*
+ * R39: the redirects of the plan's tool caches in the command's environment.  What an earlier
+ * plan's redirects replaced is put back first (a plan made again after an overlay failed
+ * redirects more); a variable the caller set with --env is left as the caller set it.
+ */
+static int cf_run_cache_env(confine_run *run, struct confine_error *err)
+{
+	struct cf_strv *env = &run->plan.env;
+	for (size_t i = 0; i < run->cache_env_saved.n; i++) {
+		const char *sv = run->cache_env_saved.v[i], *eq = strchr(sv, '=');
+		size_t nl = eq ? (size_t)(eq - sv) : strlen(sv);
+		if (env_put(env, sv, nl, eq ? eq + 1 : NULL) < 0)
+			return cf_nomem(err);
+	}
+	cf_strv_release(&run->cache_env_saved);
+	for (size_t i = 0; i < run->plan.cache_env.n; i++) {
+		const char *a = run->plan.cache_env.v[i], *eq = strchr(a, '=');
+		if (!eq)
+			continue;
+		bool append = eq > a && eq[-1] == '+';
+		size_t nl = (size_t)(eq - a) - (append ? 1 : 0);
+		char *name = cf_strndup(a, nl);
+		if (!name)
+			return cf_nomem(err);
+		bool keep = cf_strv_contains(&run->cache_env_keep, name);
+		free(name);
+		if (keep)
+			continue;
+		const char *old = env_value(env, a, nl);
+		char *saved = old ? cf_asprintf("%.*s=%s", (int)nl, a, old) : cf_strndup(a, nl);
+		char *value =
+		    append && old && *old ? cf_asprintf("%s %s", old, eq + 1) : cf_strdup(eq + 1);
+		int r = saved && value && cf_strv_take(&run->cache_env_saved, saved) == 0
+			    ? env_put(env, a, nl, value)
+			    : CONFINE_E_NOMEM;
+		if (!saved || !value)
+			free(saved);
+		free(value);
+		if (r < 0)
+			return cf_nomem(err);
+	}
+	return 0;
+}
+
+/* R39: where the tools keep their caches, and this workspace's store (made now, except in a
+ * dry run).  Only a run under the sandbox with a bound has private caches. */
+static int cache_facts(confine_run *run, const confine_request *req, const struct cf_strv *env,
+		       struct confine_error *err)
+{
+	run->cache_bound = req->cache_bound;
+	for (size_t i = 0; i < req->env.set.n; i++) {
+		const char *eq = strchr(req->env.set.v[i], '=');
+		char *name =
+		    eq ? cf_strndup(req->env.set.v[i], (size_t)(eq - req->env.set.v[i])) : NULL;
+		if (!name || cf_strv_take(&run->cache_env_keep, name) < 0)
+			return cf_nomem(err);
+	}
+	if (run->policy != CONFINE_POLICY_REQUIRED || !req->cache_bound)
+		return 0;
+	cf_cache_work_name(run->cache_work);
+	int r = cf_host_cache_facts(env, run->home, run->workspace, !req->dry_run, run->cache_work,
+				    &run->cache_facts, err);
+	run->cache_facts_made = r == 0;
+	return r;
+}
+
 static int keep_state_dirs(confine_run *run, struct confine_error *err)
 {
 	int r;
 	if ((r = keep_state_dir(run, run->config_dir, err)) < 0 ||
 	    (r = keep_state_dir(run, run->pw_config_dir, err)) < 0)
 		return r;
-	return keep_state_dir(run, run->cache_dir, err);
+	if ((r = keep_state_dir(run, run->cache_dir, err)) < 0)
+		return r;
+	return keep_state_dir(run, run->state_dir, err);
 }
 
 struct confine_rules {
@@ -964,7 +1069,12 @@ static int plan_landlock(confine_run *run, const confine_request *req, bool real
 	int r;
 	if ((r = make_run_tmp(run, real, err)) < 0)
 		return r;
+	char *cache_dir =
+	    run->plan.cache_redirect ? cf_cache_store_redirect(run->plan.cache_store) : NULL;
+	if (run->plan.cache_redirect && !cache_dir)
+		return cf_nomem(err);
 	struct cf_ll_opts lo = {
+	    .cache_dir = cache_dir,
 	    .network = req->network,
 	    /* SPEC 12 here: the proxy on the host's loopback, TCP connects only to it. */
 	    .net_proxy = run->net_mode == CONFINE_NET_DOMAINS,
@@ -982,6 +1092,7 @@ static int plan_landlock(confine_run *run, const confine_request *req, bool real
 		goto out;
 	r = set_tmpdir(&run->plan.env, run->run_tmp, err);
 out:
+	free(cache_dir);
 	cf_strv_release(&dirs);
 	cf_ll_listings_release(&listings);
 	return r;
@@ -1306,7 +1417,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 	    (r = cf_run_secrets_prepare(run, req, env, err)) < 0 ||
 	    (r = cf_run_inject_inputs(run, req, err)) < 0)
 		goto out;
-	if ((r = make_allowed(run, req, err)) < 0 || (r = keep_state_dirs(run, err)) < 0)
+	if ((r = make_allowed(run, req, err)) < 0 || (r = keep_state_dirs(run, err)) < 0 ||
+	    (r = cache_facts(run, req, env, err)) < 0)
 		goto out;
 
 	char cwd[PATH_MAX];
@@ -1324,6 +1436,10 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 			goto oom;
 	r = cf_env_build((const char *const *)env->v, env->n, &req->env, &run->plan.env,
 			 &run->plan.env_removed, err);
+	run->env_built = true;
+	/* R39: the tool caches' redirects, over the caller's variables (not over --env). */
+	if (r == 0 && run->policy == CONFINE_POLICY_REQUIRED)
+		r = cf_run_cache_env(run, err);
 	/* The proxy variables (SPEC 12) over any of the caller's, only where the sandbox will
 	 * enforce the mode: under policy off or an escalation nothing listens. */
 	if (r == 0 && run->net_mode == CONFINE_NET_DOMAINS &&
@@ -1362,6 +1478,39 @@ out:
 	confine_run_free(run);
 	cf_err_publish(caller, &mine);
 	return r;
+}
+
+int cf_run_caches_start(confine_run *run, struct confine_error *err)
+{
+	const char *why = NULL;
+	if (!run->plan.cache_overlay || run->cache_started)
+		return 0;
+	if (cf_cache_prepare_run(&run->plan, &why) < 0) {
+		cf_err(err, CONFINE_E_OS, "cannot prepare the tool caches", run->plan.cache_store,
+		       "%s", why ? why : "?");
+		cf_err_hint(err, "remove the store with 'confine cache clear', or run with "
+				 "--cache-size 0 (no private tool caches)");
+		return CONFINE_E_OS;
+	}
+	run->cache_started = true;
+	return 0;
+}
+
+const char *confine_run_cache_trimmed(const confine_run *run)
+{
+	return run->cache_trimmed;
+}
+
+void cf_run_caches_finish(confine_run *run)
+{
+	if (!run->plan.cache_store)
+		return;
+	char trimmed[1024];
+	cf_cache_finish(&run->plan, run->cache_work, run->workspace, run->cache_bound, trimmed,
+			sizeof(trimmed));
+	run->cache_started = false;
+	free(run->cache_trimmed);
+	run->cache_trimmed = trimmed[0] ? cf_strdup(trimmed) : NULL;
 }
 
 /* The plan text with the seccomp filter's rules under its "seccomp: on" line (the plan itself
@@ -1463,6 +1612,8 @@ void confine_run_free(confine_run *run)
 	cf_run_inject_release(run);
 	cf_run_agent_release(run);
 	cf_run_secrets_release(run);
+	if (run->cache_started)
+		cf_cache_release_work(&run->plan, run->cache_work);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);
@@ -1497,9 +1648,14 @@ void confine_run_free(confine_run *run)
 	free(run->config_dir);
 	free(run->pw_config_dir);
 	free(run->cache_dir);
+	free(run->state_dir);
 	cf_strv_release(&run->git_guards);
 	cf_git_launch_release(&run->git_launch);
 	cf_strv_release(&run->made_allows);
+	cf_cache_facts_release(&run->cache_facts);
+	cf_strv_release(&run->cache_env_saved);
+	cf_strv_release(&run->cache_env_keep);
+	free(run->cache_trimmed);
 	free(run->bwrap);
 	free(run->helper);
 	free(run);

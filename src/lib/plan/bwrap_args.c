@@ -25,7 +25,42 @@ const char *const cf_bwrap_process_flags[] = {
 static bool helper_op(const struct cf_mount *m)
 {
 	return m->op == CF_MNT_RO_KERNEL || m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR ||
-	       (m->op == CF_MNT_RW_BIND && m->pin && m->kind == CF_KIND_DIR && !m->net_dir);
+	       (m->op == CF_MNT_RW_BIND && m->pin && m->kind == CF_KIND_DIR && !m->net_dir) ||
+	       m->op == CF_MNT_CACHE_OVERLAY;
+}
+
+#define NO_OVERLAY ((size_t)-1)
+
+/* R39: for each mount, the tool cache's overlay it lies strictly below (an earlier mount of the
+ * plan), or NO_OVERLAY.  Caches never nest (plan/caches.c), and there are a dozen at most. */
+static void overlay_of(const struct cf_plan *plan, size_t *ov)
+{
+	size_t overlays[32], n = 0;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		ov[i] = NO_OVERLAY;
+		for (size_t k = 0; k < n; k++)
+			if (cf_path_within(m->path, plan->mounts[overlays[k]].path) &&
+			    strcmp(m->path, plan->mounts[overlays[k]].path))
+				ov[i] = overlays[k];
+		if (m->op == CF_MNT_CACHE_OVERLAY && n < sizeof(overlays) / sizeof(overlays[0]))
+			overlays[n++] = i;
+	}
+}
+
+/* A mount of bwrap's below an overlay: an overlay does not show the mounts of its lower layer,
+ * so confine-init clones it before it mounts the overlay and attaches the clone on top after
+ * (R39).  Only the topmost of such mounts: a clone takes what is mounted below it. */
+static bool captured(const struct cf_plan *plan, const bool *by_helper, const size_t *ov, size_t i)
+{
+	const struct cf_mount *m = &plan->mounts[i];
+	if (by_helper[i] || ov[i] == NO_OVERLAY || m->op == CF_MNT_REMOUNT_RO)
+		return false;
+	for (size_t j = ov[i] + 1; j < i; j++)
+		if (!by_helper[j] && plan->mounts[j].op != CF_MNT_REMOUNT_RO &&
+		    cf_path_within(m->path, plan->mounts[j].path))
+			return false;
+	return true;
 }
 
 /* A tmpfs (bwrap's, or a hidden directory): a path inside one exists only if the one who made
@@ -51,9 +86,11 @@ void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by
 	 * that a plan of thousands of matches is not checked against every other mount.  Without
 	 * memory for them bwrap makes every mount. */
 	size_t *kept = malloc((n + 1) * sizeof(*kept)), *tmpfs = malloc((n + 1) * sizeof(*tmpfs));
+	size_t *ov = malloc((n + 1) * sizeof(*ov));
 	size_t n_kept = 0, n_tmpfs = 0;
-	if (!kept || !tmpfs)
+	if (!kept || !tmpfs || !ov)
 		goto out;
+	overlay_of(plan, ov);
 	for (size_t i = 0; i < n; i++)
 		if (!(skip && skip[i]) && tmpfs_op(plan->mounts[i].op))
 			tmpfs[n_tmpfs++] = i;
@@ -76,9 +113,17 @@ void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by
 		/* Inside an earlier tmpfs: no mount point there for the helper. */
 		for (size_t k = 0; ok && k < n_tmpfs && tmpfs[k] < i; k++)
 			ok = !cf_path_within(m->path, plan->mounts[tmpfs[k]].path);
+		/* A mount of bwrap's below an overlay is made again on top of it by the helper, in
+		 * its place (captured): for the overlay and the helper's other mounts below it, as
+		 * if it were the helper's. */
 		for (size_t k = 0; ok && k < n_kept; k++)
 			ok = kept[k] == remount || by_helper[kept[k]] ||
+			     (ov[kept[k]] != NO_OVERLAY &&
+			      (ov[kept[k]] == i || ov[kept[k]] == ov[i])) ||
 			     !related(plan->mounts[kept[k]].path, m->path);
+		/* The overlay is the helper's in any case: bwrap cannot make it, and its mount
+		 * point is there (the host's directory, or bwrap's mount of it). */
+		ok = ok || m->op == CF_MNT_CACHE_OVERLAY;
 		if (!ok) {
 			kept[n_kept++] = i;
 			continue;
@@ -90,14 +135,58 @@ void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by
 out:
 	free(kept);
 	free(tmpfs);
+	free(ov);
+}
+
+static void record(struct cf_buf *out, char op, const char *s)
+{
+	cf_buf_addc(out, op);
+	cf_buf_addn(out, s, strlen(s) + 1);
+}
+
+/* R39: the records of an overlay: its path, then its upper layer and work directory relative
+ * to the store's mount point. */
+static void overlay_records(const struct cf_plan *plan, const struct cf_mount *m,
+			    struct cf_buf *out)
+{
+	const struct cf_plan_cache *c = &plan->caches[m->cache];
+	char *upper = cf_asprintf("%s/upper", c->tool),
+	     *work = cf_asprintf("%s/%s", c->tool, c->work ? c->work : "");
+	record(out, CF_HELPER_OVERLAY, m->path);
+	if (!upper || !work)
+		out->oom = true;
+	else {
+		record(out, CF_HELPER_UPPER, upper);
+		record(out, CF_HELPER_WORK, work);
+	}
+	free(upper);
+	free(work);
 }
 
 void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, struct cf_buf *out)
 {
+	size_t *ov = malloc((plan->n_mounts + 1) * sizeof(*ov));
+	if (!ov) {
+		out->oom = true;
+		return;
+	}
+	overlay_of(plan, ov);
+	/* First the clones of bwrap's mounts below the overlays, before any overlay hides them. */
+	for (size_t i = 0; i < plan->n_mounts; i++)
+		if (captured(plan, by_helper, ov, i))
+			record(out, CF_HELPER_CAPTURE, plan->mounts[i].path);
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
+		if (captured(plan, by_helper, ov, i)) {
+			record(out, CF_HELPER_ATTACH, m->path);
+			continue;
+		}
 		if (!by_helper[i] || !helper_op(m))
 			continue;
+		if (m->op == CF_MNT_CACHE_OVERLAY) {
+			overlay_records(plan, m, out);
+			continue;
+		}
 		char op = m->op == CF_MNT_RO_KERNEL   ? (m->kind == CF_KIND_DIR ? 'k' : 'r')
 			  : m->op == CF_MNT_RW_BIND   ? 'p'
 			  : m->op == CF_MNT_HIDE_FILE ? 'f'
@@ -109,6 +198,10 @@ void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, stru
 		cf_buf_addc(out, transient ? (char)(op - 'a' + 'A') : op);
 		cf_buf_addn(out, m->path, strlen(m->path) + 1);
 	}
+	/* Last, the store goes: only the overlays hold it from here on. */
+	if (plan->cache_overlay)
+		record(out, CF_HELPER_DETACH, CF_CACHE_MNT);
+	free(ov);
 }
 
 static int add(struct cf_strv *out, const char *s)
@@ -186,6 +279,14 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 		case CF_MNT_INJECT_FILE:
 			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--file") |
 			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+			break;
+		case CF_MNT_CACHE_STORE:
+			bad |=
+			    add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+			break;
+		case CF_MNT_CACHE_OVERLAY:
+			/* confine-init's (helper mode); a plan is made with overlays only when it
+			 * runs in that mode. */
 			break;
 		case CF_MNT_INJECT_DIR:
 			snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);

@@ -83,6 +83,8 @@ struct cf_host {
 					 * ($XDG_CONFIG_HOME/confine), holding the user rule file */
 	const char *pw_config_dir;	/* the one under pw_home; NULL when pw_home is */
 	const char *cache_dir;		/* confine's cache directory ($XDG_CACHE_HOME/confine) */
+	const char *state_dir;		/* confine's state directory, the tool caches' stores
+					 * ($XDG_STATE_HOME/confine, R39); NULL: none */
 	const struct cf_strv *git_guards; /* what the host's git reads or runs (host/git.h) */
 	unsigned uid;
 	int landlock_abi; /* 0: none */

@@ -23,6 +23,8 @@ enum state {
 	S_HIDDEN,      /* empty mode-000 directory */
 	S_HIDDEN_FILE, /* empty mode-000 file */
 	S_PRIVATE,     /* private tmpfs: no host content below */
+	S_CACHE,       /* a tool cache's overlay (R39): the host's content, writes go to the
+			* store; a write deny below it is kept by the overlay itself */
 };
 
 struct cand {
@@ -32,6 +34,8 @@ struct cand {
 	bool from_rule; /* written by a user (session, workspace or user layer) */
 	bool endpoint;	/* a host IPC endpoint (R29): may vanish before bwrap mounts it */
 	bool pin;	/* an ancestor of a protection in a writable area (R33) */
+	size_t cache;	/* 1 + the index in plan->caches of a tool cache's overlay, or 0 */
+	bool store;	/* the store's redirect targets (R39): a read-write bind */
 };
 
 #define KIND_UNKNOWN ((enum cf_kind)100)
@@ -63,6 +67,7 @@ void cf_plan_release(struct cf_plan *plan)
 	cf_strv_release(&plan->run_notes);
 	cf_strv_release(&plan->public_files);
 	cf_plan_injects_release(plan);
+	cf_plan_caches_release(plan);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -302,6 +307,31 @@ static int add_resolver_mounts(struct cf_plan *out, const struct cf_host *h,
 	return 0;
 }
 
+/* R39: the overlay data of the store, bound inside the sandbox's own /dev for confine-init. */
+static int add_cache_store(struct cf_plan *out, struct confine_error *err)
+{
+	if (!out->cache_overlay)
+		return 0;
+	char *why = cf_strdup("tool caches: this workspace's store, for the overlays; detached "
+			      "before the command starts (R39)");
+	return why ? add_mount(out, CF_MNT_CACHE_STORE, CF_CACHE_MNT, CF_KIND_DIR, 0, why, err)
+		   : cf_nomem(err);
+}
+
+/* R39: the overlay of a tool cache, on top of what the path got; below it, S_CACHE. */
+static int add_cache_overlay(struct cf_plan *out, const struct cand *c, struct confine_error *err)
+{
+	const struct cf_plan_cache *pc = &out->caches[c->cache - 1];
+	char *why = cf_asprintf("tool cache %s: the host's, read; writes go to %s (R39)", pc->tool,
+				pc->where);
+	if (!why)
+		return cf_nomem(err);
+	int r = add_mount(out, CF_MNT_CACHE_OVERLAY, c->path, CF_KIND_DIR, 0, why, err);
+	if (r == 0)
+		out->mounts[out->n_mounts - 1].cache = c->cache - 1;
+	return r;
+}
+
 struct stack_entry {
 	const char *path;
 	enum state state;
@@ -431,16 +461,40 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 	for (size_t i = 0; i < p->temp_roots.n; i++)
 		if (add_cand(&cands, &n, &cap, p->temp_roots.v[i], CF_KIND_DIR, true, false) < 0)
 			goto oom;
+	/* Tool caches (R39): an overlay on top of whatever the path gets; the redirect targets of
+	 * this workspace's store, writable. */
+	if ((r = cf_plan_caches_decide(p, o->caches, o->cache_work, out, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < out->n_caches; i++)
+		if (out->caches[i].how == CF_CACHE_OVERLAY) {
+			if (add_cand(&cands, &n, &cap, out->caches[i].path, KIND_UNKNOWN, false,
+				     false) < 0)
+				goto oom;
+			cands[n - 1].cache = i + 1;
+		}
+	if (out->cache_redirect) {
+		char *rd = cf_cache_store_redirect(out->cache_store);
+		int k = rd ? add_cand(&cands, &n, &cap, rd, CF_KIND_DIR, false, false) : -1;
+		free(rd);
+		if (k < 0)
+			goto oom;
+		cands[n - 1].store = true;
+	}
 	for (size_t i = 0; pins_in && i < pins_in->n; i++) {
 		if (add_cand(&cands, &n, &cap, pins_in->v[i], KIND_UNKNOWN, false, false) < 0)
 			goto oom;
 		cands[n - 1].pin = true;
 	}
 	qsort(cands, n, sizeof(*cands), cand_cmp);
-	/* Duplicates sort next to each other and the first is kept: it carries the pin. */
+	/* Duplicates sort next to each other and the first is kept: it carries the pin, the
+	 * cache and the store marks. */
 	for (size_t i = n; i-- > 1;)
-		if (!strcmp(cands[i].path, cands[i - 1].path))
+		if (!strcmp(cands[i].path, cands[i - 1].path)) {
 			cands[i - 1].pin |= cands[i].pin;
+			cands[i - 1].store |= cands[i].store;
+			if (!cands[i - 1].cache)
+				cands[i - 1].cache = cands[i].cache;
+		}
 
 	stack = calloc(n + 1, sizeof(*stack));
 	hides = calloc(n + 1 + N_KERNEL_MASKS, sizeof(*hides));
@@ -456,7 +510,7 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 	    (r = add_mount(out, CF_MNT_DEV, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_TMPFS, "/dev/shm", CF_KIND_DIR, o->tmp_size, NULL, err)) <
 		0 ||
-	    (r = add_net_mounts(out, err)) < 0 ||
+	    (r = add_net_mounts(out, err)) < 0 || (r = add_cache_store(out, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_REMOUNT_RO, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_PROC, "/proc", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_kernel_mounts(out, h, hides, &n_hides, err)) < 0)
@@ -495,6 +549,19 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 			continue;
 		if (inherited == S_PRIVATE && !cf_path_within(c->path, h->workspace))
 			continue; /* host content under a private temp root is not visible */
+		if (c->store) {
+			/* R39: the redirect targets of this workspace's store, confine's own
+			 * directory made for the run (the rest of confine's state stays hidden). */
+			char *why = cf_strdup("tool caches: this workspace's store, where the "
+					      "redirected tools write (R39)");
+			if (!why || (r = add_mount(out, CF_MNT_RW_BIND, c->path, CF_KIND_DIR, 0,
+						   why, err)) < 0) {
+				r = why ? r : cf_nomem(err);
+				goto out;
+			}
+			stack[depth++] = (struct stack_entry){c->path, S_RW, out->n_mounts - 1};
+			continue;
+		}
 
 		struct cf_decision rd, wr;
 		cf_policy_decide_both(p, c->path, &rd, &wr);
@@ -549,7 +616,19 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 		bool hidden_already =
 		    inherited == S_HIDDEN && (want == S_HIDDEN || want == S_HIDDEN_FILE);
 		bool pin = c->pin && want == S_RW && inherited == S_RW && kind == CF_KIND_DIR;
-		if ((want == inherited || hidden_already) && !pin)
+		/* Inside a tool cache's overlay a write deny holds already: writes go to the
+		 * store, never to the host's file. */
+		bool cached = inherited == S_CACHE && want == S_RO;
+		if (c->cache && want == S_RO && kind == CF_KIND_DIR) {
+			if (want != inherited && (r = add_mount(out, CF_MNT_RO_BIND, c->path, kind,
+								0, why_text(&rd, &wr), err)) < 0)
+				goto out;
+			if ((r = add_cache_overlay(out, c, err)) < 0)
+				goto out;
+			stack[depth++] = (struct stack_entry){c->path, S_CACHE, out->n_mounts - 1};
+			continue;
+		}
+		if ((want == inherited || hidden_already || cached) && !pin)
 			continue;
 
 		enum cf_mount_op op = want == S_HIDDEN	      ? CF_MNT_HIDE_DIR

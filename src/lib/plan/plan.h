@@ -9,25 +9,30 @@
 
 #include <stdint.h>
 
+#include "plan/caches.h"
 #include "policy/policy.h"
 
 enum cf_mount_op {
-	CF_MNT_RO_ROOT,	    /* --ro-bind / / */
-	CF_MNT_DEV,	    /* --dev /dev */
-	CF_MNT_PROC,	    /* --proc /proc */
-	CF_MNT_TMPFS,	    /* --size N --tmpfs P: private writable temp root */
-	CF_MNT_HIDE_DIR,    /* --perms 0000 --tmpfs P, remounted read-only after its children */
-	CF_MNT_HIDE_FILE,   /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
-	CF_MNT_RO_BIND,	    /* --ro-bind-fd SRC P: read allowed, write denied */
-	CF_MNT_RW_BIND,	    /* --bind-fd SRC P: read and write allowed */
-	CF_MNT_REMOUNT_RO,  /* --remount-ro P */
-	CF_MNT_RO_KERNEL,   /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
-	CF_MNT_INJECT,	    /* --perms 0444 --ro-bind-data FD P: an injection's sealed content,
-			     * a read-only mount of its own (over a host file, or in /tmp) */
-	CF_MNT_INJECT_DIR,  /* --size N --tmpfs P: a directory made for injections in a private
-			     * place, its own mount (it cannot be renamed), read-only at the end */
-	CF_MNT_INJECT_FILE, /* --perms 0444 --file FD P: an injection's sealed content copied into
-			     * an INJECT_DIR (read-only once its files are in) */
+	CF_MNT_RO_ROOT,	      /* --ro-bind / / */
+	CF_MNT_DEV,	      /* --dev /dev */
+	CF_MNT_PROC,	      /* --proc /proc */
+	CF_MNT_TMPFS,	      /* --size N --tmpfs P: private writable temp root */
+	CF_MNT_HIDE_DIR,      /* --perms 0000 --tmpfs P, remounted read-only after its children */
+	CF_MNT_HIDE_FILE,     /* --perms 0000 --ro-bind-data EMPTY P: reads fail with EACCES */
+	CF_MNT_RO_BIND,	      /* --ro-bind-fd SRC P: read allowed, write denied */
+	CF_MNT_RW_BIND,	      /* --bind-fd SRC P: read and write allowed */
+	CF_MNT_REMOUNT_RO,    /* --remount-ro P */
+	CF_MNT_RO_KERNEL,     /* --ro-bind P P: a kernel interface (/proc/sys...) made read-only */
+	CF_MNT_INJECT,	      /* --perms 0444 --ro-bind-data FD P: an injection's sealed content,
+			       * a read-only mount of its own (over a host file, or in /tmp) */
+	CF_MNT_INJECT_DIR,    /* --size N --tmpfs P: a directory made for injections in a private
+			       * place, its own mount (it cannot be renamed), read-only at the end */
+	CF_MNT_INJECT_FILE,   /* --perms 0444 --file FD P: an injection's sealed content copied into
+			       * an INJECT_DIR (read-only once its files are in) */
+	CF_MNT_CACHE_STORE,   /* --bind-fd SRC CF_CACHE_MNT: the overlay data of this workspace's
+			       * tool-cache store, for confine-init, which detaches it (R39) */
+	CF_MNT_CACHE_OVERLAY, /* an overlay at P made by confine-init: the host's P below, the
+			       * store's upper layer above (R39); helper mode only */
 };
 
 struct cf_mount {
@@ -50,6 +55,7 @@ struct cf_mount {
 	size_t inject;	      /* CF_MNT_INJECT, _FILE: index in plan->injects */
 	const char *net_file; /* R43: RO_BIND of a file of the resolver inside: the source is
 			       * this name in the executor's proxy directory (static text) */
+	size_t cache;	      /* CF_MNT_CACHE_OVERLAY: index in plan->caches */
 };
 
 /* One injection (SPEC 6) as the plan shows it; its content stays with the executor. */
@@ -93,6 +99,13 @@ struct cf_plan {
 	bool ssh_agent;			/* R44: see cf_plan_opts */
 	struct cf_plan_inject *injects; /* SPEC 6, in the order of the request */
 	size_t n_injects;
+	/* Tool caches (R39, plan/caches.h): every tool's, in path order */
+	struct cf_plan_cache *caches;
+	size_t n_caches;
+	struct cf_strv cache_env; /* redirects: NAME=VALUE, or NAME+=VALUE to append */
+	char *cache_store;	  /* this workspace's store; NULL: none */
+	bool cache_overlay;	  /* some cache is an overlay (the store's "o" bound privately) */
+	bool cache_redirect;	  /* some cache is redirected (the store's "r" made writable) */
 };
 
 struct cf_plan_opts {
@@ -105,9 +118,24 @@ struct cf_plan_opts {
 	enum confine_net_mode net_mode;
 	size_t net_allowed, net_rules;
 	bool ssh_agent; /* R44: the agent filter's socket directory at CF_AGENT_DIR */
+	/* Tool caches (R39): the host facts, and the name of the run's overlay work directories;
+	 * NULL: none */
+	const struct cf_cache_facts *caches;
+	const char *cache_work;
 };
 
 void cf_plan_release(struct cf_plan *plan);
+
+/* Decides, for each tool cache of f, an overlay, a redirect or nothing (plan/caches.h), into
+ * plan->caches, cache_env and cache_store; `work` names the overlay work directories.  Called
+ * by cf_plan_compile; pure. */
+int cf_plan_caches_decide(const struct cf_policy *p, const struct cf_cache_facts *f,
+			  const char *work, struct cf_plan *plan, struct confine_error *err);
+void cf_plan_caches_release(struct cf_plan *plan);
+/* The caches of a plan as text (a "tool caches" section) and as a JSON member
+ * (,"tool_caches":{...}); nothing when the plan has none.  Pure. */
+void cf_plan_caches_text(struct cf_buf *b, const struct cf_plan *plan);
+void cf_plan_caches_json(struct cf_buf *b, const struct cf_plan *plan);
 
 /*
  * Compiles the policy for the host into a plan.  `globs` holds the glob expansions of the
@@ -206,6 +234,18 @@ void cf_plan_helper_split(const struct cf_plan *plan, const bool *skip, bool *by
  * transient endpoint; every hidden directory read-only.  The helper overwrites the op of a
  * transient endpoint it found gone with CF_HELPER_LEFT_OUT.  Pure. */
 #define CF_HELPER_LEFT_OUT '-'
+/* R39, tool caches: before everything, 'c' clones the mount bwrap made at the path (with what
+ * is below it); for an overlay, 'o' its path, 'U' its upper layer and 'W' its work directory
+ * (both relative to CF_CACHE_MNT); 'a' attaches the next clone at its path, on top of the
+ * overlay; last, 'u' detaches the store mounted at CF_CACHE_MNT.  A mount the helper makes below
+ * an overlay whose path the overlay does not show (the store replaced it in an earlier run) is
+ * left out: the host's object is not reachable there. */
+#define CF_HELPER_CAPTURE 'c'
+#define CF_HELPER_OVERLAY 'o'
+#define CF_HELPER_UPPER 'U'
+#define CF_HELPER_WORK 'W'
+#define CF_HELPER_ATTACH 'a'
+#define CF_HELPER_DETACH 'u'
 void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, struct cf_buf *out);
 
 /* The namespace, capability and process flags of every run (R12), NULL-terminated; the probe

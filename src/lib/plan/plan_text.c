@@ -37,6 +37,10 @@ static const char *op_name(enum cf_mount_op op)
 		return "inject-dir";
 	case CF_MNT_INJECT_FILE:
 		return "inject-file";
+	case CF_MNT_CACHE_STORE:
+		return "cache-store";
+	case CF_MNT_CACHE_OVERLAY:
+		return "overlay";
 	}
 	return "?";
 }
@@ -167,6 +171,7 @@ char *cf_plan_text(const struct cf_plan *plan)
 			cf_buf_addc(&b, '\n');
 		}
 	}
+	cf_plan_caches_text(&b, plan);
 	if (plan->public_files.n) {
 		cf_buf_add(&b, "public by content (certificates only, R40):\n");
 		for (size_t i = 0; i < plan->public_files.n; i++)
@@ -283,6 +288,7 @@ char *cf_plan_json(const struct cf_plan *plan)
 	}
 	cf_buf_addc(&b, ']');
 	json_strv(&b, "missing", &plan->missing);
+	cf_plan_caches_json(&b, plan);
 	if (plan->public_files.n)
 		json_strv(&b, "public_by_content", &plan->public_files);
 	json_strv(&b, "env_removed", &plan->env_removed);

@@ -311,6 +311,15 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 		if (r < 0)
 			return r;
 	}
+	/* R39: the tool caches' stores, every workspace's: neither read nor written inside (one
+	 * repository cannot read or poison another's); a run gets its own store through the
+	 * overlays or, redirected, its own directory of it (plan/caches.h). */
+	if (host->state_dir) {
+		r = add(p, CF_LAYER_OVERRIDE, host->state_dir, NULL, CF_ACC_BOTH, CF_DENY, err);
+		if (r < 0)
+			return r;
+		p->layers[CF_LAYER_OVERRIDE].v[p->layers[CF_LAYER_OVERRIDE].n - 1].defuse = true;
+	}
 
 	/* The home of $HOME, and the caller's home from the password database when it is
 	 * another: root started with HOME=/home/ana still has /root/.ssh, and so does every

@@ -9,16 +9,19 @@
 #include <stdint.h>
 
 enum {
-	CF_HELPER_READY = 'R',	   /* sandbox set up; value: landlock ABI applied (0: none) */
-	CF_HELPER_EXEC_FAIL = 'E', /* execvp of the command failed; value: errno */
-	CF_HELPER_FAIL = 'H',	   /* the helper could not harden the sandbox; value: errno */
-	CF_HELPER_MODE_FAIL = 'M', /* helper mode (its mounts, made by exec/linux/masks.c)
-				    * failed; value: errno; message: "CALL\tPATH" */
-	CF_HELPER_CHANGED = 'C',   /* helper mode: a target is not what the plan saw (gone, a
-				    * symlink on the way, another kind); value: errno; message:
-				    * the path */
-	CF_HELPER_EXIT = 'X',	   /* the command ended; value: the exit status pid 1 exits with
-				    * (so that a pid 1 killed from outside is not taken for it) */
+	CF_HELPER_READY = 'R',	    /* sandbox set up; value: landlock ABI applied (0: none) */
+	CF_HELPER_EXEC_FAIL = 'E',  /* execvp of the command failed; value: errno */
+	CF_HELPER_FAIL = 'H',	    /* the helper could not harden the sandbox; value: errno */
+	CF_HELPER_MODE_FAIL = 'M',  /* helper mode (its mounts, made by exec/linux/masks.c)
+				     * failed; value: errno; message: "CALL\tPATH" */
+	CF_HELPER_CHANGED = 'C',    /* helper mode: a target is not what the plan saw (gone, a
+				     * symlink on the way, another kind); value: errno; message:
+				     * the path */
+	CF_HELPER_CACHE_FAIL = 'O', /* helper mode: a tool cache's overlay could not be made (R39;
+				     * a file system without the extended attributes it needs);
+				     * value: errno; message: "CALL\tPATH" */
+	CF_HELPER_EXIT = 'X',	    /* the command ended; value: the exit status pid 1 exits with
+				     * (so that a pid 1 killed from outside is not taken for it) */
 };
 
 /*

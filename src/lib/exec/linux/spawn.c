@@ -394,6 +394,11 @@ static bool helper_mode_ok(const confine_run *run)
 	return stat(run->bwrap, &st) == 0 && !(st.st_mode & (S_ISUID | S_ISGID));
 }
 
+bool cf_run_helper_mode(const confine_run *run)
+{
+	return helper_mode_ok(run);
+}
+
 /* The helper's mount list in a memfd it reads from the start. */
 static int helper_list_fd(const struct cf_plan *plan, const bool *by_helper,
 			  struct confine_error *err)
@@ -460,6 +465,9 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 	struct cf_strv args = {0};
 	int r = 0;
 
+	/* R39: the overlays' upper layers and this run's work directories. */
+	if ((r = cf_run_caches_start(run, err)) < 0)
+		return r;
 	raise_fd_limit(plan->n_mounts + plan->n_injects + 16);
 	source = malloc(plan->n_mounts * sizeof(int));
 	empty = malloc(plan->n_mounts * sizeof(int));
@@ -519,9 +527,18 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 			}
 			if (fdlist_add(&keep, source[i]) < 0)
 				goto oom;
-		} else if ((m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND) &&
+		} else if ((m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND ||
+			    m->op == CF_MNT_CACHE_STORE) &&
 			   !(by_helper && by_helper[i])) {
-			if ((source[i] = open_source(m->path, m->kind, err)) < 0) {
+			/* R39: the store's overlay data, bound for confine-init by descriptor. */
+			char *store = m->op == CF_MNT_CACHE_STORE
+					  ? cf_cache_store_overlay(plan->cache_store)
+					  : NULL;
+			if (m->op == CF_MNT_CACHE_STORE && !store)
+				goto oom;
+			source[i] = open_source(store ? store : m->path, m->kind, err);
+			free(store);
+			if (source[i] < 0) {
 				r = CONFINE_E_SPAWN;
 				goto out;
 			}
@@ -1062,8 +1079,14 @@ static void helper_left_out(confine_run *run)
 		len = (size_t)st.st_size;
 	for (size_t i = 0; i < plan->n_mounts && at < len; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
-		if (!run->by_helper[i] || m->op == CF_MNT_REMOUNT_RO)
+		if (!run->by_helper[i] || m->op == CF_MNT_REMOUNT_RO ||
+		    m->op == CF_MNT_CACHE_OVERLAY)
 			continue;
+		/* The tool caches' own records (R39) belong to no mount of this walk. */
+		while (at < len && list[at] && strchr("coUWau", list[at]))
+			at += strnlen(list + at + 1, len - at - 1) + 2;
+		if (at >= len)
+			break;
 		if (m->transient && list[at] == CF_HELPER_LEFT_OUT) {
 			run->skip[i] = true;
 			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < plan->n_mounts; j++)
@@ -1497,6 +1520,12 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 			return helper_changed(run, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_MODE_FAIL) {
 			return helper_mode_failed(run, &rec[i], again, err);
+		} else if (rec[i].type == CF_HELPER_CACHE_FAIL && !run->cache_overlay_off) {
+			/* R39: an overlay could not be made (a store on a file system without
+			 * user extended attributes...): plan again with redirects. */
+			run->cache_overlay_off = true;
+			*again = true;
+			return 0;
 		} else if (rec[i].type == CF_HELPER_FAIL) {
 			const char *who =
 			    run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock" : "confine-init";
@@ -1602,6 +1631,11 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 			run->unsettled = NULL;
 			if ((r = cf_run_plan(run, err)) < 0)
 				break;
+		} else if (run->plan.cache_overlay &&
+			   (run->cache_overlay_off || run->helper_mode_off)) {
+			/* R39: no overlays without helper mode: the tool caches are redirected. */
+			if ((r = cf_run_plan(run, err)) < 0)
+				break;
 		}
 		if ((r = spawn_bwrap(run, err)) < 0)
 			break;
@@ -1651,6 +1685,8 @@ int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
 	/* Look again at what was not protected during the run, whatever the outcome. */
 	if (cf_run_detect(run) < 0 && r == 0)
 		r = cf_nomem(&mine);
+	/* R39: the stores keep within their bound. */
+	cf_run_caches_finish(run);
 	/* The audit line's failure is the caller's to see (confine_request_audit_error); *status
 	 * stays what it is. */
 	if (cf_audit_attempt(run, *status, r < 0 ? &mine : NULL) < 0 && r == 0) {

@@ -172,6 +172,9 @@ static int gather(struct walk *w, const struct cf_matches *globs)
 	if (r == 0 && w->o->run_tmp)
 		r = cand_add(c, w->o->run_tmp, CF_KIND_DIR, O_FORCED, (R_SET | W_SET) & w->all,
 			     false, "the run's own temp directory (TMPDIR)");
+	if (r == 0 && w->o->cache_dir)
+		r = cand_add(c, w->o->cache_dir, CF_KIND_DIR, O_FORCED, (R_SET | W_SET) & w->all,
+			     false, "tool caches: this workspace's store, redirected (R39)");
 	if (r == 0)
 		r = cand_add(c, "/dev", CF_KIND_DIR, O_FORCED, 0, false,
 			     "the host's /dev: only the devices below");

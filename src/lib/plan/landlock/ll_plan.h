@@ -136,9 +136,11 @@ struct cf_ll_plan {
 
 struct cf_ll_opts {
 	bool network;
-	bool net_proxy;	     /* network by domain: the proxy on the host's loopback (SPEC 12) */
-	const char *run_tmp; /* the per-run directory under /tmp, made by the executor */
-	bool cgroup;	     /* a cgroup will hold the command (limits, reaping) */
+	bool net_proxy;	       /* network by domain: the proxy on the host's loopback (SPEC 12) */
+	const char *run_tmp;   /* the per-run directory under /tmp, made by the executor */
+	const char *cache_dir; /* the tool caches' redirect targets of this workspace's store
+				* (R39), read and written; NULL: none */
+	bool cgroup;	       /* a cgroup will hold the command (limits, reaping) */
 	/* The executor brokers new entries of split directories in writable areas (a supervisor
 	 * that answers seccomp notifications: pathguard.c). */
 	bool broker;

@@ -253,6 +253,7 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 		for (size_t i = 0; i < plan->missing.n; i++)
 			cf_buf_addf(&b, "  %s\n", plan->missing.v[i]);
 	}
+	cf_plan_caches_text(&b, plan);
 	if (plan->public_files.n) {
 		cf_buf_add(&b, "public by content (certificates only, R40):\n");
 		for (size_t i = 0; i < plan->public_files.n; i++)
@@ -300,6 +301,7 @@ char *cf_ll_full_json(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	cf_buf_addf(&b, ",\"seccomp\":%s,\"landlock\":", plan->seccomp ? "true" : "false");
 	cf_ll_plan_json(&b, ll);
 	json_strv(&b, NULL, "missing", &plan->missing);
+	cf_plan_caches_json(&b, plan);
 	if (plan->public_files.n)
 		json_strv(&b, NULL, "public_by_content", &plan->public_files);
 	json_strv(&b, NULL, "env_removed", &plan->env_removed);

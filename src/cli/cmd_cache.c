@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* confine cache list [--json] | confine cache clear [-w DIR | --all]  (R39) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "util/util.h"
+
+static const char help[] =
+    "usage: confine cache list [--json]\n"
+    "       confine cache clear [-w DIR | --all]\n"
+    "\n"
+    "Package managers run by 'confine run' read your caches (~/.npm, ~/.cargo, ~/.cache,\n"
+    "...) and write into a store of confine's, one per workspace, never into yours; 'run\n"
+    "--print-plan' shows which.  'list' shows the stores, their workspace and size; 'clear'\n"
+    "removes the store of the workspace (-w DIR, default the current directory) or, with\n"
+    "--all, every store.  'run --cache-size SIZE' bounds them all (default 4G).\n";
+
+static void human(uint64_t b, char *out, size_t cap)
+{
+	const char *u[] = {"B", "K", "M", "G", "T"};
+	double v = (double)b;
+	size_t i = 0;
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (b == UINT64_MAX)
+		snprintf(out, cap, "over the bound");
+	else
+		snprintf(out, cap, i ? "%.1f%s" : "%.0f%s", v, u[i]);
+}
+
+static int list(bool json)
+{
+	struct confine_error err = {0};
+	struct confine_cache_store *v = NULL;
+	size_t n = 0;
+	if (confine_cache_list(&v, &n, &err) < 0) {
+		cli_report(&err);
+		return CLI_EXIT_CONFINE;
+	}
+	if (json)
+		fputs("[", stdout);
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			struct cf_buf b;
+			cf_buf_init(&b);
+			cf_buf_add(&b, i ? ",\n {\"store\": " : "\n {\"store\": ");
+			cf_buf_add_json(&b, v[i].dir);
+			cf_buf_add(&b, ", \"workspace\": ");
+			cf_buf_add_json(&b, v[i].workspace);
+			cf_buf_addf(&b, ", \"bytes\": %llu, \"last_used\": %lld}",
+				    (unsigned long long)v[i].bytes, (long long)v[i].last_used);
+			char *s = cf_buf_take(&b);
+			if (s)
+				fputs(s, stdout);
+			free(s);
+			continue;
+		}
+		char size[32], when[32] = "never";
+		human(v[i].bytes, size, sizeof(size));
+		time_t t = (time_t)v[i].last_used;
+		struct tm tm;
+		if (t && localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+		printf("%-8s %-16s %s\n         %s\n", size, when,
+		       v[i].workspace[0] ? v[i].workspace : "(workspace unknown)", v[i].dir);
+	}
+	if (json)
+		fputs(n ? "\n]\n" : "]\n", stdout);
+	else if (!n)
+		printf("no tool caches\n");
+	confine_cache_list_free(v);
+	return 0;
+}
+
+int cmd_cache(int argc, char **argv)
+{
+	struct confine_error err = {0};
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(help, argc < 2 ? stderr : stdout);
+		return argc < 2 ? CLI_EXIT_CONFINE : 0;
+	}
+	if (!strcmp(argv[1], "list")) {
+		bool json = argc == 3 && !strcmp(argv[2], "--json");
+		if (argc > 3 || (argc == 3 && !json))
+			return cli_usage_error("cache", "'list' takes only --json");
+		return list(json);
+	}
+	if (strcmp(argv[1], "clear"))
+		return cli_usage_error("cache", "unknown action '%s' (list or clear)", argv[1]);
+	const char *ws = ".";
+	bool all = false;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--all"))
+			all = true;
+		else if ((!strcmp(argv[i], "-w") || !strcmp(argv[i], "--workspace")) &&
+			 i + 1 < argc)
+			ws = argv[++i];
+		else if (!strncmp(argv[i], "--workspace=", 12))
+			ws = argv[i] + 12;
+		else
+			return cli_usage_error("cache", "'clear' takes -w DIR or --all, not '%s'",
+					       argv[i]);
+	}
+	if (confine_cache_clear(all ? NULL : ws, &err) < 0) {
+		cli_report(&err);
+		return CLI_EXIT_CONFINE;
+	}
+	return 0;
+}

@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stores of the tool caches (R39) after a run: their size and bound, and their removal
+ * (toolcache.h).  What a store holds was written by sandboxed commands: it is walked and
+ * removed without following a symlink anywhere (openat O_NOFOLLOW, fstatat
+ * AT_SYMLINK_NOFOLLOW, unlinkat), with a bounded depth (a deeper tree counts as over the bound
+ * and is removed by moving its deep part up first), and each store's record (`meta`) is
+ * confine's own, in a directory the sandbox cannot write.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/toolcache.h"
+#include "plan/plan.h"
+#include "util/util.h"
+
+#define MAX_DEPTH 64
+#define MAX_ENTRIES 4000000ULL
+#define MEASURE_EVERY 60 /* seconds */
+#define OVER UINT64_MAX
+
+/* Bytes of the tree at dfd/name (its blocks), OVER past the depth or entry bounds. */
+static uint64_t tree_bytes(int dfd, const char *name, int depth, uint64_t *entries)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (++*entries > MAX_ENTRIES)
+		return OVER;
+	uint64_t sum = (uint64_t)st.st_blocks * 512;
+	if (!S_ISDIR(st.st_mode))
+		return sum;
+	if (depth >= MAX_DEPTH)
+		return OVER;
+	/* An unreadable directory (an overlay's work directory, 0000) holds a run's few
+	 * temporary files: counted as what it is. */
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return sum;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)) && sum != OVER) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		uint64_t b = tree_bytes(dirfd(d), e->d_name, depth + 1, entries);
+		sum = b == OVER || sum + b < sum ? OVER : sum + b;
+	}
+	closedir(d);
+	return sum;
+}
+
+#define DEEP_PREFIX ".deep."
+
+/*
+ * Removes dfd/name and everything below it.  A directory is made accessible (0700) before it
+ * is read (an overlay's work directory is 0000).  Past MAX_DEPTH the deep directory is moved
+ * up into `top` (the directory the removal started in) under a name of its own, and
+ * remove_all takes it from there: no tree is too deep to remove, and neither the stack nor the
+ * descriptors grow with it.  Returns 0 or -1.
+ */
+static int remove_tree(int top, int dfd, const char *name, int depth)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0) == 0 || errno == ENOENT ? 0 : -1;
+	if (depth >= MAX_DEPTH) {
+		char deep[64];
+		static unsigned long seq;
+		snprintf(deep, sizeof(deep), DEEP_PREFIX "%ld.%lu", (long)getpid(), ++seq);
+		return renameat(dfd, name, top, deep);
+	}
+	if ((st.st_mode & S_IRWXU) != S_IRWXU)
+		fchmodat(dfd, name, 0700, 0);
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	int rc = 0;
+	struct dirent *e;
+	/* Entries removed while reading: read again, a few times, until it is empty. */
+	bool again = true;
+	for (int pass = 0; again && rc == 0 && pass < 16; pass++) {
+		again = false;
+		rewinddir(d);
+		while ((e = readdir(d)) && rc == 0) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			rc = remove_tree(top, dirfd(d), e->d_name, depth + 1);
+			again = true;
+		}
+	}
+	closedir(d);
+	if (rc == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rc = -1;
+	return rc;
+}
+
+/* remove_tree, then the deep parts it moved up into top, until none is left. */
+static int remove_all(int top, const char *name)
+{
+	int rc = remove_tree(top, top, name, 0);
+	for (bool found = true; found && rc == 0;) {
+		found = false;
+		DIR *d = fdopendir(dup(top));
+		if (!d)
+			return -1;
+		char deep[256] = "";
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (!strncmp(e->d_name, DEEP_PREFIX, strlen(DEEP_PREFIX))) {
+				snprintf(deep, sizeof(deep), "%s", e->d_name);
+				break;
+			}
+		closedir(d);
+		if (deep[0]) {
+			found = true;
+			rc = remove_tree(top, top, deep, 0);
+		}
+	}
+	return rc;
+}
+
+/* Opens a directory of confine's state: no symlink on the way, the caller's, nobody else's to
+ * write. */
+static int open_own_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* meta: "workspace\tPATH\nbytes\tN\nused\tT\nmeasured\tT\n", written by confine only. */
+struct meta {
+	char workspace[4096];
+	uint64_t bytes;
+	int64_t used, measured;
+};
+
+static void read_meta(int sfd, struct meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	int fd = openat(sfd, "meta", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char buf[8192];
+	if (fd < 0)
+		return;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()
+			? read(fd, buf, sizeof(buf) - 1)
+			: -1;
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *line = buf, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		char *tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab++ = '\0';
+		if (!strcmp(line, "workspace"))
+			snprintf(m->workspace, sizeof(m->workspace), "%s", tab);
+		else if (!strcmp(line, "bytes"))
+			m->bytes = strtoull(tab, NULL, 10);
+		else if (!strcmp(line, "used"))
+			m->used = strtoll(tab, NULL, 10);
+		else if (!strcmp(line, "measured"))
+			m->measured = strtoll(tab, NULL, 10);
+	}
+}
+
+static void write_meta(int sfd, const struct meta *m)
+{
+	char tmp[64], buf[8192];
+	snprintf(tmp, sizeof(tmp), ".meta.%ld", (long)getpid());
+	int n = snprintf(buf, sizeof(buf),
+			 "workspace\t%s\nbytes\t%llu\nused\t%lld\nmeasured\t%lld\n", m->workspace,
+			 (unsigned long long)m->bytes, (long long)m->used, (long long)m->measured);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return;
+	int fd = openat(sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	bool ok = write(fd, buf, (size_t)n) == n;
+	ok = close(fd) == 0 && ok;
+	if (!ok || renameat(sfd, tmp, sfd, "meta") < 0)
+		unlinkat(sfd, tmp, 0);
+}
+
+/* Removes the data of a store (its "o" and "r"), or the store itself. */
+static int clear_store(int cfd, const char *name, bool whole)
+{
+	if (whole)
+		return remove_all(cfd, name);
+	int sfd = openat(cfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0)
+		return -1;
+	int rc = remove_all(sfd, "o") | remove_all(sfd, "r");
+	close(sfd);
+	return rc;
+}
+
+/* Whether a work directory "w.PID.NS" belongs to a process that is gone (a run that was
+ * killed), or to this one when `self` is its name. */
+static bool work_done(const char *name, const char *self)
+{
+	if (strncmp(name, "w.", 2))
+		return false;
+	if (self && !strcmp(name, self))
+		return true;
+	char *end;
+	long pid = strtol(name + 2, &end, 10);
+	return pid > 0 && *end == '.' && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* The run's work directories (named `work`), and those of runs that are gone, below every
+ * o/TOOL of the store: a plan made again may have had other overlays than the last one. */
+static void remove_work(int sfd, const char *work)
+{
+	int ofd = openat(sfd, "o", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = ofd >= 0 ? fdopendir(ofd) : NULL;
+	if (!d) {
+		if (ofd >= 0)
+			close(ofd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		int tfd =
+		    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *t = tfd >= 0 ? fdopendir(tfd) : NULL;
+		if (!t) {
+			if (tfd >= 0)
+				close(tfd);
+			continue;
+		}
+		struct dirent *w;
+		char gone[64][64];
+		size_t n = 0;
+		while ((w = readdir(t)) && n < 64)
+			if (strlen(w->d_name) < sizeof(gone[0]) && work_done(w->d_name, work))
+				snprintf(gone[n++], sizeof(gone[0]), "%s", w->d_name);
+		for (size_t i = 0; i < n; i++)
+			remove_all(dirfd(t), gone[i]);
+		closedir(t);
+	}
+	closedir(d);
+}
+
+void cf_cache_release_work(const struct cf_plan *plan, const char *work)
+{
+	if (!plan->cache_store)
+		return;
+	int sfd = open(plan->cache_store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd >= 0) {
+		remove_work(sfd, work);
+		close(sfd);
+	}
+}
+
+struct store_use {
+	char name[64];
+	uint64_t bytes;
+	int64_t used;
+};
+
+/* Keeps every store together within the bound: the least recently used others first. */
+static void trim(int cfd, const char *self, uint64_t bound, char *trimmed, size_t cap)
+{
+	DIR *d = fdopendir(dup(cfd));
+	if (!d)
+		return;
+	struct store_use *v = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(v[0].name))
+			continue;
+		int sfd = openat(cfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sfd < 0)
+			continue;
+		struct meta m;
+		read_meta(sfd, &m);
+		close(sfd);
+		struct store_use *nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", e->d_name);
+		v[n].bytes = m.bytes;
+		v[n].used = m.used;
+		total = total + m.bytes < total ? OVER : total + m.bytes;
+		n++;
+	}
+	closedir(d);
+	while (total > bound) {
+		size_t oldest = n;
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(v[i].name, self) && v[i].bytes &&
+			    (oldest == n || v[i].used < v[oldest].used))
+				oldest = i;
+		bool own = oldest == n;
+		if (own) {
+			/* Only this workspace's is left over the bound: its data goes. */
+			for (size_t i = 0; i < n && own; i++)
+				if (!strcmp(v[i].name, self))
+					oldest = i;
+			if (oldest == n || !v[oldest].bytes)
+				break;
+		}
+		if (clear_store(cfd, v[oldest].name, !own) == 0 && trimmed && cap) {
+			size_t len = strlen(trimmed);
+			snprintf(trimmed + len, cap - len, "%s%s", len ? " " : "", v[oldest].name);
+		}
+		total -= v[oldest].bytes > total ? total : v[oldest].bytes;
+		v[oldest].bytes = 0;
+		if (own) {
+			int sfd =
+			    openat(cfd, self, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sfd >= 0) {
+				struct meta m;
+				read_meta(sfd, &m);
+				m.bytes = 0;
+				write_meta(sfd, &m);
+				close(sfd);
+			}
+		}
+	}
+	free(v);
+}
+
+void cf_cache_finish(const struct cf_plan *plan, const char *work, const char *workspace,
+		     uint64_t bound, char *trimmed, size_t cap)
+{
+	if (trimmed && cap)
+		trimmed[0] = '\0';
+	if (!plan->cache_store)
+		return;
+	char *caches = cf_path_dirname(plan->cache_store);
+	const char *self = strrchr(plan->cache_store, '/');
+	int cfd = caches ? open_own_dir(caches) : -1;
+	int sfd = cfd >= 0 && self
+		      ? openat(cfd, self + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		      : -1;
+	free(caches);
+	if (sfd < 0)
+		goto out;
+	remove_work(sfd, work);
+	struct meta m;
+	read_meta(sfd, &m);
+	time_t now = time(NULL);
+	snprintf(m.workspace, sizeof(m.workspace), "%s", workspace);
+	m.used = (int64_t)now;
+	/* Measured at most once a minute while the store is well within its bound: a burst of
+	 * short commands does not walk a large cache each time.  Past half the bound, after
+	 * every run. */
+	if (now - m.measured >= MEASURE_EVERY || now < m.measured || m.bytes >= bound / 2) {
+		uint64_t entries = 0;
+		uint64_t o = tree_bytes(sfd, "o", 0, &entries),
+			 r = tree_bytes(sfd, "r", 0, &entries);
+		m.bytes = o == OVER || r == OVER || o + r < o ? OVER : o + r;
+		m.measured = (int64_t)now;
+	}
+	write_meta(sfd, &m);
+	trim(cfd, self + 1, bound, trimmed, cap);
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (cfd >= 0)
+		close(cfd);
+}
+
+int cf_cache_stores(const char *state, struct cf_cache_store_info **out, size_t *n,
+		    struct confine_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	char *caches = cf_path_join(state, "caches");
+	if (!caches)
+		return cf_nomem(err);
+	int cfd = open_own_dir(caches);
+	DIR *d = cfd >= 0 ? fdopendir(cfd) : NULL;
+	if (!d) {
+		if (cfd >= 0)
+			close(cfd);
+		free(caches);
+		return 0;
+	}
+	struct dirent *e;
+	int r = 0;
+	while ((e = readdir(d)) && r == 0) {
+		if (e->d_name[0] == '.')
+			continue;
+		int sfd =
+		    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sfd < 0)
+			continue;
+		struct meta m;
+		read_meta(sfd, &m);
+		close(sfd);
+		struct cf_cache_store_info *v = realloc(*out, (*n + 1) * sizeof(*v));
+		if (!v) {
+			r = cf_nomem(err);
+			break;
+		}
+		*out = v;
+		v[*n] = (struct cf_cache_store_info){.dir = cf_path_join(caches, e->d_name),
+						     .workspace = cf_strdup(m.workspace),
+						     .bytes = m.bytes,
+						     .used = m.used};
+		if (!v[*n].dir || !v[*n].workspace)
+			r = cf_nomem(err);
+		(*n)++;
+	}
+	closedir(d);
+	free(caches);
+	return r;
+}
+
+void cf_cache_stores_free(struct cf_cache_store_info *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].dir);
+		free(v[i].workspace);
+	}
+	free(v);
+}
+
+int cf_cache_store_remove(const char *state, const char *dir, struct confine_error *err)
+{
+	char *caches = cf_path_join(state, "caches");
+	char *parent = cf_path_dirname(dir);
+	const char *name = strrchr(dir, '/');
+	if (!caches || !parent) {
+		free(caches);
+		free(parent);
+		return cf_nomem(err);
+	}
+	int r = 0;
+	if (strcmp(parent, caches) || !name || name[1] == '.' || !name[1]) {
+		r = cf_err(err, CONFINE_E_INVALID, "cannot remove the tool caches", dir,
+			   "it is not a store of confine's");
+		goto out;
+	}
+	int cfd = open_own_dir(caches);
+	if (cfd < 0) {
+		r = errno == ENOENT ? 0
+				    : cf_err_os(err, CONFINE_E_OS, "cannot remove the tool caches",
+						caches, "open", errno ? errno : EPERM);
+		goto out;
+	}
+	if (remove_all(cfd, name + 1) < 0)
+		r = cf_err_os(err, CONFINE_E_OS, "cannot remove the tool caches", dir, "unlinkat",
+			      errno);
+	close(cfd);
+out:
+	free(caches);
+	free(parent);
+	return r;
+}
+
+/* ---- the public interface (confine.h) ------------------------------------------------------- */
+
+extern char **environ;
+
+/* confine's state directory from the process's environment (HOME, or the password database). */
+static char *process_state_dir(void)
+{
+	struct cf_strv env = {0};
+	char *state = NULL;
+	for (char **e = environ; e && *e; e++)
+		if ((!strncmp(*e, "XDG_STATE_HOME=", 15) || !strncmp(*e, "HOME=", 5)) &&
+		    cf_strv_add(&env, *e) < 0)
+			goto out;
+	const char *home = NULL;
+	for (size_t i = 0; i < env.n; i++)
+		if (!strncmp(env.v[i], "HOME=", 5) && env.v[i][5] == '/')
+			home = env.v[i] + 5;
+	struct passwd *pw = home ? NULL : getpwuid(getuid());
+	if (!home && pw && pw->pw_dir && pw->pw_dir[0] == '/')
+		home = pw->pw_dir;
+	if (home)
+		state = cf_host_state_dir(&env, home);
+out:
+	cf_strv_release(&env);
+	return state;
+}
+
+int confine_cache_list(struct confine_cache_store **out, size_t *n, struct confine_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	char *state = process_state_dir();
+	if (!state)
+		return cf_err(err, CONFINE_E_INVALID, "cannot find the tool caches", "HOME",
+			      "HOME is unset and the user has no passwd entry");
+	struct cf_cache_store_info *v = NULL;
+	size_t k = 0;
+	int r = cf_cache_stores(state, &v, &k, err);
+	if (r == 0 && k && !(*out = calloc(k, sizeof(**out))))
+		r = cf_nomem(err);
+	for (size_t i = 0; r == 0 && i < k; i++) {
+		snprintf((*out)[i].dir, sizeof((*out)[i].dir), "%s", v[i].dir);
+		snprintf((*out)[i].workspace, sizeof((*out)[i].workspace), "%s", v[i].workspace);
+		(*out)[i].bytes = v[i].bytes == OVER ? UINT64_MAX : v[i].bytes;
+		(*out)[i].last_used = v[i].used;
+	}
+	if (r == 0)
+		*n = k;
+	cf_cache_stores_free(v, k);
+	free(state);
+	return r;
+}
+
+void confine_cache_list_free(struct confine_cache_store *v)
+{
+	free(v);
+}
+
+int confine_cache_clear(const char *workspace, struct confine_error *err)
+{
+	char *state = process_state_dir();
+	if (!state)
+		return cf_err(err, CONFINE_E_INVALID, "cannot find the tool caches", "HOME",
+			      "HOME is unset and the user has no passwd entry");
+	int r = 0;
+	if (workspace) {
+		char *canon = realpath(workspace, NULL);
+		char *dir = canon ? cf_cache_store_of(state, canon) : NULL;
+		if (!canon)
+			r = cf_err_os(err, CONFINE_E_WORKSPACE, "cannot clear the tool caches",
+				      workspace, "realpath", errno);
+		else if (!dir)
+			r = cf_nomem(err);
+		else
+			r = cf_cache_store_remove(state, dir, err);
+		free(canon);
+		free(dir);
+	} else {
+		struct cf_cache_store_info *v = NULL;
+		size_t k = 0;
+		r = cf_cache_stores(state, &v, &k, err);
+		for (size_t i = 0; r == 0 && i < k; i++)
+			r = cf_cache_store_remove(state, v[i].dir, err);
+		cf_cache_stores_free(v, k);
+	}
+	free(state);
+	return r;
+}
