@@ -69,7 +69,8 @@ for who in $RUN_USERS; do
 	# PWD is not the caller's: bwrap sets it to the directory it starts the command in.  The
 	# caller's own PWD (a bogus value here) must not pass.
 	xenv=("${secrets[@]}" LC_CTYPE=C.UTF-8 LC_ALL=C TZ=UTC EDITOR=vi PWD=/caller-pwd)
-	cx "$who" --clearenv -- "$TRYOP" env
+	# (Tool caches off: their redirects are confine's variables, not the caller's; caches.t.)
+	cx "$who" --clearenv --cache-size 0 -- "$TRYOP" env
 	# landlock adds its per-run TMPDIR (SPEC 3.3).
 	is "$(echo "$out" | grep -vx PWD | sort | tr '\n' ' ')" "HOME LANG LC_ALL LC_CTYPE LOGNAME PATH SHELL TERM $(bk "" "TMPDIR ")TZ USER " \
 		"$who: R20 --clearenv keeps exactly the basic set of the caller's variables$(bk "" " (and landlock's TMPDIR)")"

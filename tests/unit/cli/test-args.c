@@ -446,7 +446,7 @@ static void flags(void)
 	confine_request_free(o.req);
 }
 
-/* Values of --tmp-size, --limit and --timeout. */
+/* Values of --tmp-size, --limit, --timeout and --cache-size (R39). */
 struct value_case {
 	const char *opt, *value;
 	int rc;
@@ -506,6 +506,13 @@ static const struct value_case value_cases[] = {
     {"--timeout", "inf", CONFINE_E_INVALID, 0, 0},
     {"--timeout", "1e10", CONFINE_E_INVALID, 0, 0},
     {"--timeout", "", CONFINE_E_INVALID, 0, 0},
+    {"--cache-size", "0", 0, 0, 0},
+    {"--cache-size", "512M", 0, 512 * MiB, 0},
+    {"--cache-size", "4G", 0, 4 * GiB, 0},
+    {"--cache-size", "00", CONFINE_E_INVALID, 0, 0},
+    {"--cache-size", "-1", CONFINE_E_INVALID, 0, 0},
+    {"--cache-size", "lots", CONFINE_E_INVALID, 0, 0},
+    {"--cache-size", "", CONFINE_E_INVALID, 0, 0},
 };
 
 static void values(void)
@@ -523,6 +530,8 @@ static void values(void)
 				ok = q->tmp_size == c->want;
 			else if (!strcmp(c->opt, "--limit"))
 				ok = q->limit_pids == c->want && q->limit_mem == c->want2;
+			else if (!strcmp(c->opt, "--cache-size"))
+				ok = q->cache_bound == c->want;
 			else
 				ok = q->timeout_ms == c->want;
 		}
