@@ -188,6 +188,7 @@ struct confine_run {
 	char cache_work[64];		/* this run's overlay work directories */
 	uint64_t cache_bound;		/* all stores together */
 	bool cache_overlay_off;		/* an overlay failed: redirects from now on */
+	int cache_lock;			/* the flock of this run's overlay slot, -1: none */
 	bool cache_started;		/* the work directories exist (removed by finish or free) */
 	struct cf_strv cache_env_saved; /* what the redirects replaced: NAME=VALUE, or NAME */
 	struct cf_strv cache_env_keep;	/* names the caller set with --env: left alone */

@@ -230,6 +230,34 @@ OK" "an allow of ~/.cache/keep:write inside the overlaid ~/.cache: both writes s
 		is "$(cat "$h/.cache/d/secret")" "d-secret" "$who: ... the host's ~/.cache/d is untouched"
 	fi
 
+	# --- two runs of the workspace at once: an upper layer each (the kernel leaves a shared
+	# one undefined: ESTALE), both kept ---
+	if bwrap_only "overlays (landlock redirects: one directory, ordinary file system rules)"; then
+		go=$E/go-$who
+		rm -f "$go"
+		# (cx_bg starts in the fixture's workspace; this one must run in the project.)
+		mapfile -t envv < <(_env "$who")
+		pre=()
+		[ "$who" = nobody ] && pre=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		(cd "$w" && exec "${pre[@]}" env -i "${envv[@]}" "$FIX/confine" run -- sh -c \
+			"mkdir -p '$h/.npm/same' && echo a >'$h/.npm/same/a' && '$TRYOP' waitfile '$go' 30 >/dev/null && echo done-a" \
+			>"$E/bg.out" 2>"$E/bg.err" </dev/null) &
+		BGPID=$!
+		bg_pids+=("$BGPID")
+		for _ in $(seq 1 500); do
+			[ -e "$(state_of "$who")"/caches/*/o/npm/upper/same/a ] 2>/dev/null && break
+			sleep 0.02
+		done
+		expectp "$who" "done-b" "R39 a second run while the first holds its overlay" \
+			-- sh -c "mkdir -p '$h/.npm/same' && echo b >'$h/.npm/same/b' && echo done-b"
+		touch "$go"
+		wait_pid "$BGPID" 30
+		is "$WAITRC $(cat "$E/bg.out")" "0 done-a" "$who: ... and the first one ends well too"
+		ls -d "$(state_of "$who")"/caches/*/o/npm/upper.1/same/b >/dev/null 2>&1 &&
+			ls -d "$(state_of "$who")"/caches/*/o/npm/upper/same/a >/dev/null 2>&1
+		ok $? "$who: ... the second wrote into an upper layer of its own (slot 1)"
+	fi
+
 	# --- confine's store: hidden, per workspace, in the plan, bounded, cleared ---
 	st=$(state_of "$who")
 	store=$(ls -d "$st"/caches/*/ 2>/dev/null | head -1)

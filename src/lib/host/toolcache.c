@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +65,32 @@ char *cf_cache_store_of(const char *state, const char *workspace)
 	cf_sha256_hex(key, strlen(key), sum);
 	free(key);
 	return cf_asprintf("%s/caches/%.32s", state, sum);
+}
+
+int cf_cache_lock_slot(const char *store, int *fd)
+{
+	*fd = -1;
+	char *o = cf_cache_store_overlay(store);
+	int dfd = o ? open(o, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	free(o);
+	if (dfd < 0)
+		return -1;
+	int slot = -1;
+	for (int s = 0; s < CF_CACHE_SLOTS && slot < 0; s++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%d.lock", s);
+		int lfd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (lfd < 0)
+			continue;
+		if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+			*fd = lfd;
+			slot = s;
+		} else {
+			close(lfd);
+		}
+	}
+	close(dfd);
+	return slot;
 }
 
 void cf_cache_work_name(char out[64])

@@ -45,6 +45,12 @@ int cf_cache_prepare_run(const struct cf_plan *plan, const char **why);
 /* Removes this run's work directories (cachestore.c).  Best effort. */
 void cf_cache_release_work(const struct cf_plan *plan, const char *work);
 
+/* Locks one of CF_CACHE_SLOTS slots of the store's overlays for this run (flock on o/N.lock,
+ * held while *fd is open): the slot, or -1 when every one is held by a run of the workspace
+ * (this run is then redirected).  Touches the OS. */
+#define CF_CACHE_SLOTS 4
+int cf_cache_lock_slot(const char *store, int *fd);
+
 /* A name for the work directories of one run: "w.PID.NS". */
 void cf_cache_work_name(char out[64]);
 

@@ -150,7 +150,8 @@ static void overlay_records(const struct cf_plan *plan, const struct cf_mount *m
 			    struct cf_buf *out)
 {
 	const struct cf_plan_cache *c = &plan->caches[m->cache];
-	char *upper = cf_asprintf("%s/upper", c->tool),
+	const char *base = strrchr(c->where, '/');
+	char *upper = cf_asprintf("%s/%s", c->tool, base ? base + 1 : "upper"),
 	     *work = cf_asprintf("%s/%s", c->tool, c->work ? c->work : "");
 	record(out, CF_HELPER_OVERLAY, m->path);
 	if (!upper || !work)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Tool caches (R39): which cache gets an overlay, which a redirect.  See caches.h.  Pure. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,7 +150,9 @@ static int add_cache(struct cf_plan *plan, const struct cf_cache_loc *l, enum cf
 		c->where = dir;
 		return assignment(plan, l->tool, dir);
 	}
-	c->where = cf_path_join(dir, "upper");
+	char upper[32];
+	snprintf(upper, sizeof(upper), f->slot ? "upper.%d" : "upper", f->slot);
+	c->where = cf_path_join(dir, upper);
 	c->work = cf_strdup(work);
 	free(dir);
 	return c->where && c->work ? 0 : CONFINE_E_NOMEM;

@@ -71,9 +71,14 @@ struct cf_cache_loc {
 struct cf_cache_facts {
 	struct cf_cache_loc *v;
 	size_t n;
-	char *store;   /* this workspace's store (canonical); NULL: no store, no private caches */
-	char *state;   /* confine's state directory, whose caches/ holds every store */
-	bool overlay;  /* the executor can mount overlays (bwrap with helper mode) */
+	char *store;  /* this workspace's store (canonical); NULL: no store, no private caches */
+	char *state;  /* confine's state directory, whose caches/ holds every store */
+	bool overlay; /* the executor can mount overlays (bwrap with helper mode) */
+	/* Which upper layers this run holds (toolcache.h, cf_cache_lock_slot): an overlay's upper
+	 * layer is never shared by two mounted overlays (the kernel leaves that undefined, and
+	 * concurrent runs of one workspace see ESTALE), so each of a few slots has its own, locked
+	 * for the run: 0 "upper", N "upper.N". */
+	int slot;
 	char *why_not; /* why there is no store, for the plan's notes; NULL */
 };
 void cf_cache_facts_release(struct cf_cache_facts *f);
