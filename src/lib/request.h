@@ -189,6 +189,7 @@ struct confine_run {
 	uint64_t cache_bound;		/* all stores together */
 	bool cache_overlay_off;		/* an overlay failed: redirects from now on */
 	int cache_lock;			/* the flock of this run's overlay slot, -1: none */
+	int cache_store_lock;		/* the store's lock, shared while the run uses it */
 	bool cache_started;		/* the work directories exist (removed by finish or free) */
 	struct cf_strv cache_env_saved; /* what the redirects replaced: NAME=VALUE, or NAME */
 	struct cf_strv cache_env_keep;	/* names the caller set with --env: left alone */

@@ -561,6 +561,7 @@ static confine_run *run_new(const confine_request *req)
 	run->go_w = -1;
 	run->mounts_r = -1;
 	run->cache_lock = -1;
+	run->cache_store_lock = -1;
 	run->policy = req->policy;
 	run->limit_pids = req->limit_pids;
 	run->limit_mem = req->limit_mem;
@@ -808,8 +809,10 @@ static int cache_facts(confine_run *run, const confine_request *req, const struc
 	int r = cf_host_cache_facts(env, run->home, run->workspace, !req->dry_run, run->cache_work,
 				    &run->cache_facts, err);
 	run->cache_facts_made = r == 0;
-	/* An upper layer of its own for this run (a slot), or no overlay at all. */
+	/* The store in use (nothing removes it meanwhile), and an upper layer of its own for this
+	 * run (a slot), or no overlay at all. */
 	if (r == 0 && !req->dry_run && run->cache_facts.store) {
+		run->cache_store_lock = cf_cache_lock_store(run->cache_facts.store);
 		run->cache_facts.slot =
 		    cf_cache_lock_slot(run->cache_facts.store, &run->cache_lock);
 		if (run->cache_facts.slot < 0) {
@@ -1516,11 +1519,19 @@ void cf_run_caches_finish(confine_run *run)
 	if (!run->plan.cache_store)
 		return;
 	char trimmed[1024];
+	/* The command has ended: this run no longer holds the store (its bound may remove it). */
+	if (run->cache_store_lock >= 0)
+		close(run->cache_store_lock);
+	if (run->cache_lock >= 0)
+		close(run->cache_lock);
+	run->cache_store_lock = run->cache_lock = -1;
 	cf_cache_finish(&run->plan, run->cache_work, run->workspace, run->cache_bound, trimmed,
 			sizeof(trimmed));
 	run->cache_started = false;
 	if (run->cache_lock >= 0)
 		close(run->cache_lock);
+	if (run->cache_store_lock >= 0)
+		close(run->cache_store_lock);
 	free(run->cache_trimmed);
 	run->cache_trimmed = trimmed[0] ? cf_strdup(trimmed) : NULL;
 }

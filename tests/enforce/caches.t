@@ -250,6 +250,10 @@ OK" "an allow of ~/.cache/keep:write inside the overlaid ~/.cache: both writes s
 		done
 		expectp "$who" "done-b" "R39 a second run while the first holds its overlay" \
 			-- sh -c "mkdir -p '$h/.npm/same' && echo b >'$h/.npm/same/b' && echo done-b"
+		CX_CWD=$w hx "$who" "$FIX/confine" cache clear
+		is "$rc" 125 "$who: R39 the store is not cleared while a run uses it"
+		grep -q "^hint: a command of that workspace is running under confine" <<<"$err"
+		ok $? "$who: ... and the message says why"
 		touch "$go"
 		wait_pid "$BGPID" 30
 		is "$WAITRC $(cat "$E/bg.out")" "0 done-a" "$who: ... and the first one ends well too"

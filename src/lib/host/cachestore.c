@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,15 +210,53 @@ static void write_meta(int sfd, const struct meta *m)
 		unlinkat(sfd, tmp, 0);
 }
 
-/* Removes the data of a store (its "o" and "r"), or the store itself. */
-static int clear_store(int cfd, const char *name, bool whole)
+/* The store's lock: every run that uses a store holds it shared (cf_cache_lock_store); what
+ * removes a store's data holds it exclusively, so that no layer of a mounted overlay and no
+ * directory a running tool writes is removed under it.  The descriptor, or -1 (with errno
+ * EWOULDBLOCK while a run uses the store). */
+static int lock_store(int sfd, int how)
 {
-	if (whole)
-		return remove_all(cfd, name);
-	int sfd = openat(cfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(sfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && flock(fd, how | LOCK_NB) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	return fd;
+}
+
+int cf_cache_lock_store(const char *store)
+{
+	int sfd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0)
 		return -1;
-	int rc = remove_all(sfd, "o") | remove_all(sfd, "r");
+	/* Shared: runs of the workspace share it, and wait for nobody (a removal holds it only
+	 * while it removes). */
+	int fd = openat(sfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	close(sfd);
+	if (fd >= 0 && flock(fd, LOCK_SH) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Removes the data of a store (its "o" and "r"), or the store itself; -1 with EBUSY while a
+ * run uses it. */
+static int clear_store(int cfd, const char *name, bool whole)
+{
+	int sfd = openat(cfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	int lfd = lock_store(sfd, LOCK_EX), rc = -1;
+	if (lfd < 0) {
+		close(sfd);
+		errno = errno == EWOULDBLOCK ? EBUSY : errno;
+		return -1;
+	}
+	rc = whole ? remove_all(cfd, name) : remove_all(sfd, "o") | remove_all(sfd, "r");
+	close(lfd);
 	close(sfd);
 	return rc;
 }
@@ -474,9 +513,13 @@ int cf_cache_store_remove(const char *state, const char *dir, struct confine_err
 						caches, "open", errno ? errno : EPERM);
 		goto out;
 	}
-	if (remove_all(cfd, name + 1) < 0)
-		r = cf_err_os(err, CONFINE_E_OS, "cannot remove the tool caches", dir, "unlinkat",
-			      errno);
+	if (clear_store(cfd, name + 1, true) < 0) {
+		r = cf_err_os(err, CONFINE_E_OS, "cannot remove the tool caches", dir,
+			      errno == EBUSY ? "flock" : "unlinkat", errno);
+		if (errno == EBUSY)
+			cf_err_hint(err, "a command of that workspace is running under confine; "
+					 "clear it when it has ended");
+	}
 	close(cfd);
 out:
 	free(caches);

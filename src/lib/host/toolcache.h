@@ -50,6 +50,9 @@ void cf_cache_release_work(const struct cf_plan *plan, const char *work);
  * (this run is then redirected).  Touches the OS. */
 #define CF_CACHE_SLOTS 4
 int cf_cache_lock_slot(const char *store, int *fd);
+/* The store's own lock, shared, for the run (cachestore.c): the store's data is not removed
+ * (bound, `confine cache clear`) while a run uses it.  The descriptor, or -1.  Touches the OS. */
+int cf_cache_lock_store(const char *store);
 
 /* A name for the work directories of one run: "w.PID.NS". */
 void cf_cache_work_name(char out[64]);
