@@ -5,6 +5,7 @@
 
 #include "host/rulefile.h"
 #include "macplan.h"
+#include "plan/caches.h"
 #include "plan/macos/sbpl.h"
 #include "request.h"
 #include "winplan.h"
@@ -68,6 +69,56 @@ static int notes(struct cf_mac_plan *plan, const struct cf_mac_facts *f, bool ha
 	return 0;
 }
 
+/*
+ * R39 on a Mac: no overlay there, so every tool is redirected into confine's store for the
+ * workspace (cold: the host's caches are not read, and never written), which a session allow
+ * makes writable.  The store's name is the workspace's path escaped (plan/caches.h).
+ */
+static int mac_caches(const confine_request *req, const struct cf_mac_host *h,
+		      struct cf_ruleset *session, char **store, struct cf_strv *env,
+		      struct confine_error *err)
+{
+	*store = NULL;
+	if (!req->cache_bound)
+		return 0;
+	char *base = cf_path_join(h->home, ".local/state/confine/caches");
+	if (!base)
+		return cf_nomem(err);
+	*store = cf_cache_store_by_path(base, h->workspace, '/');
+	free(base);
+	if (!*store)
+		return 0;
+	struct cf_rule r = {.pattern = *store,
+			    .access = CF_ACC_WRITE,
+			    .action = CF_ALLOW,
+			    .layer = CF_LAYER_SESSION,
+			    .source = "session",
+			    .index = (int)session->n};
+	if (cf_ruleset_add(session, &r, err) < 0 || cf_cache_redirects_for(*store, '/', false, env))
+		return cf_nomem(err);
+	return 0;
+}
+
+static int mac_cache_note(struct cf_mac_plan *plan, const char *store, const struct cf_strv *env)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	if (!store)
+		cf_buf_add(&b, "tool caches (R39): not private (--cache-size 0, or the workspace's "
+			       "path is too long for a store's name): the host's are not writable");
+	else
+		cf_buf_addf(
+		    &b,
+		    "tool caches (R39): redirected into confine's store for this workspace, "
+		    "%s, writable (no overlay on macOS: the first run is cold; the host's "
+		    "caches are never written):",
+		    store);
+	for (size_t i = 0; store && i < env->n; i++)
+		cf_buf_addf(&b, " %s", env->v[i]);
+	char *t = cf_buf_take(&b);
+	return t && cf_strv_take(&plan->notes, t) == 0 ? 0 : -1;
+}
+
 int cf_plan_macos_request(const confine_request *req, const char *facts, const char *home,
 			  const char *default_home, bool json, char **out,
 			  struct confine_error *err)
@@ -75,6 +126,8 @@ int cf_plan_macos_request(const confine_request *req, const char *facts, const c
 	struct cf_mac_facts f;
 	struct cf_ruleset session = {0};
 	struct cf_mac_plan plan = {0};
+	char *store = NULL; /* R39: this workspace's store of tool caches */
+	struct cf_strv cache_env = {0};
 	bool have_plan = false;
 	int r;
 
@@ -93,6 +146,8 @@ int cf_plan_macos_request(const confine_request *req, const char *facts, const c
 		r = cf_ruleset_add(&session, &req->session.v[i], err);
 	if (r == 0)
 		r = session_files(req, &session, err);
+	if (r == 0)
+		r = mac_caches(req, &h, &session, &store, &cache_env, err);
 	struct cf_mac_input in = {
 	    .host = &h,
 	    .session = &session,
@@ -108,7 +163,7 @@ int cf_plan_macos_request(const confine_request *req, const char *facts, const c
 		have_plan = true;
 	if (r < 0)
 		goto out;
-	if (notes(&plan, &f, facts != NULL) < 0) {
+	if (notes(&plan, &f, facts != NULL) < 0 || mac_cache_note(&plan, store, &cache_env) < 0) {
 		r = cf_nomem(err);
 		goto out;
 	}
@@ -118,6 +173,8 @@ int cf_plan_macos_request(const confine_request *req, const char *facts, const c
 out:
 	if (have_plan)
 		cf_mac_plan_release(&plan);
+	free(store);
+	cf_strv_release(&cache_env);
 	cf_ruleset_release(&session);
 	cf_mac_facts_release(&f);
 	return r;

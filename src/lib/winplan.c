@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "host/rulefile.h"
+#include "plan/caches.h"
 #include "plan/windows/plan_win.h"
 #include "winplan.h"
 #include "request.h"
@@ -48,12 +49,48 @@ static int session_files(const confine_request *req, struct cf_ruleset *rs,
 	return 0;
 }
 
+/* R39 on Windows: every tool redirected into confine's store for the workspace, below
+ * %LOCALAPPDATA%, which a session allow makes writable (an ACE of the capability SID). */
+static int win_caches(const confine_request *req, const struct cf_win_host *h,
+		      struct cf_ruleset *session, char **store, struct cf_strv *env,
+		      struct confine_error *err)
+{
+	*store = NULL;
+	if (!req->cache_bound)
+		return 0;
+	/* In Windows' own spelling, as a user would write the rule. */
+	char *home = cf_win_path_show(h->names, h->home),
+	     *ws = cf_win_path_show(h->names, h->workspace);
+	char *base = home ? cf_asprintf("%s\\AppData\\Local\\confine\\caches", home) : NULL;
+	if (base && ws)
+		*store = cf_cache_store_by_path(base, ws, '\\');
+	bool oom = !base || !ws;
+	free(base);
+	free(home);
+	free(ws);
+	if (oom)
+		return cf_nomem(err);
+	if (!*store)
+		return 0;
+	struct cf_rule r = {.pattern = *store,
+			    .access = CF_ACC_WRITE,
+			    .action = CF_ALLOW,
+			    .layer = CF_LAYER_SESSION,
+			    .source = "session",
+			    .index = (int)session->n};
+	if (cf_ruleset_add(session, &r, err) < 0 || cf_cache_redirects_for(*store, '\\', true, env))
+		return cf_nomem(err);
+	return 0;
+}
+
 int cf_plan_windows_request(const confine_request *req, const char *facts, const char *home,
 			    bool json, char **out, struct confine_error *err)
 {
 	struct cf_win_facts f = {0};
 	struct cf_ruleset session = {0};
 	struct cf_win_plan plan = {0};
+	char *store = NULL; /* R39: this workspace's store of tool caches */
+	struct cf_strv cache_env = {0};
 	bool have_plan = false;
 	int r = 0;
 
@@ -71,6 +108,8 @@ int cf_plan_windows_request(const confine_request *req, const char *facts, const
 		r = cf_ruleset_add(&session, &req->session.v[i], err);
 	if (r == 0)
 		r = session_files(req, &session, err);
+	if (r == 0)
+		r = win_caches(req, &h, &session, &store, &cache_env, err);
 	struct cf_win_input in = {
 	    .host = &h,
 	    .session = &session,
@@ -88,12 +127,34 @@ int cf_plan_windows_request(const confine_request *req, const char *facts, const
 		r = cf_nomem(err);
 		goto out;
 	}
+	struct cf_buf cb;
+	cf_buf_init(&cb);
+	if (store)
+		cf_buf_addf(
+		    &cb,
+		    "tool caches (R39): redirected into confine's store for this workspace, "
+		    "%s, writable (the host's caches are not written; the first run is "
+		    "cold):",
+		    store);
+	else
+		cf_buf_add(&cb,
+			   "tool caches (R39): not private (--cache-size 0, or the workspace's "
+			   "path is too long for a store's name)");
+	for (size_t i = 0; store && i < cache_env.n; i++)
+		cf_buf_addf(&cb, " %s", cache_env.v[i]);
+	char *note = cf_buf_take(&cb);
+	if (!note || cf_strv_take(&plan.notes, note) < 0) {
+		r = cf_nomem(err);
+		goto out;
+	}
 	*out = json ? cf_win_plan_json(&plan) : cf_win_plan_text(&plan);
 	if (!*out)
 		r = cf_nomem(err);
 out:
 	if (have_plan)
 		cf_win_plan_release(&plan);
+	free(store);
+	cf_strv_release(&cache_env);
 	cf_ruleset_release(&session);
 	cf_win_facts_release(&f);
 	return r;

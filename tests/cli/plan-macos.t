@@ -30,6 +30,15 @@ ok "$(grep -q '^(allow mach\*)$' <<<"$out"; echo $?)" "R25 (allow mach*) is in t
 ok "$(grep -q '^(allow network\*)$' <<<"$out"; echo $?)" "network on: (allow network*)"
 ok "$(grep -q '(subpath "/private/tmp")' <<<"$out"; echo $?)" "/tmp is written as /private/tmp"
 ok "$(grep -q 'linux-only' <<<"$out"; [ $? -ne 0 ]; echo $?)" "the Linux user rule file is not read"
+# R39: no overlay on a Mac: every tool is redirected into confine's store for the workspace,
+# which the profile makes writable.
+store='/Users/ana/.local/state/confine/caches/p-%2FUsers%2Fana%2Fproject/r'
+ok "$(grep -qF "note: tool caches (R39): redirected into confine's store for this workspace, $store, writable" <<<"$out"; echo $?)" \
+  "R39 the plan redirects the tool caches into a store of the workspace"
+ok "$(grep -qF "npm_config_cache=$store/npm" <<<"$out" && grep -qF "CARGO_HOME=$store/cargo" <<<"$out"; echo $?)" \
+  "R39 ... by their variables (npm, cargo)"
+ok "$(grep -qF "(allow file-write* (subpath \"$store\"))" <<<"$out"; echo $?)" \
+  "R39 ... and the profile lets the command write there"
 
 # Facts from a file, session rules from the command line and a file, --no-network, JSON.
 cat >"$T/facts" <<'F'

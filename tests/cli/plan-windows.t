@@ -78,4 +78,11 @@ out=$("$CONFINE" plan --target windows --net-allow github.com -- true 2>&1); st=
 is "$st" 0 "R31 plan --target windows with --net-allow: exit 0"
 ok "$(grep -q 'network: --net-allow (network by domain): not enforced: the command reaches every host' <<<"$out"; echo $?)" \
 	"R31 --net-allow is listed as not enforced on Windows"
+# R39: the tool caches are redirected into a store of the workspace that an ACE makes writable.
+out=$("$CONFINE" plan --target windows --home 'C:\Users\ana' --workspace 'C:\Users\ana\proj' -- npm ci 2>&1); st=$?
+is "$st" 0 "R39 plan --target windows with tool caches: exit 0"
+store='C:\Users\ana\AppData\Local\confine\caches\p-C%3A%5CUsers%5Cana%5Cproj\r'
+ok "$(grep -qF "allow write $store  " <<<"$out"; echo $?)" "R39 the store is writable (an allow ACE)"
+ok "$(grep -qF "npm_config_cache=$store\npm" <<<"$out" && grep -qF "PIP_CACHE_DIR=$store\pip" <<<"$out"; echo $?)" \
+  "R39 npm and pip are redirected there by their own variables"
 done_testing

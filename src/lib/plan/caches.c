@@ -283,3 +283,45 @@ void cf_plan_caches_json(struct cf_buf *b, const struct cf_plan *plan)
 	}
 	cf_buf_add(b, "]}");
 }
+
+/* ---- plans for another system: redirects only (macOS, Windows) ------------------------------ */
+
+char *cf_cache_store_by_path(const char *base, const char *workspace, char sep)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_addf(&b, "%s%cp-", base, sep);
+	size_t start = b.len;
+	for (const unsigned char *p = (const unsigned char *)workspace; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-')
+			cf_buf_addc(&b, (char)*p);
+		else
+			cf_buf_addf(&b, "%%%02X", *p);
+	}
+	/* One name per workspace path, by construction (the escaping is one to one); a path whose
+	 * name would not fit a directory entry gets no store. */
+	if (b.len - start > 200 || b.oom) {
+		cf_buf_release(&b);
+		return NULL;
+	}
+	cf_buf_addf(&b, "%cr", sep);
+	return cf_buf_take(&b);
+}
+
+int cf_cache_redirects_for(const char *dir, char sep, bool windows, struct cf_strv *env)
+{
+	size_t n;
+	const struct cf_tool *t = cf_tools(&n);
+	for (size_t i = 0; i < n; i++) {
+		/* Windows' tools know no XDG cache directory: each is moved by its own variable. */
+		if (!t[i].redirect || (windows && !strcmp(t[i].name, "xdg")))
+			continue;
+		const char *plus = strstr(t[i].redirect, "+=");
+		char *a = plus ? cf_asprintf("%s%s%c%s", t[i].redirect, dir, sep, t[i].name)
+			       : cf_asprintf("%s=%s%c%s", t[i].redirect, dir, sep, t[i].name);
+		if (!a || cf_strv_take(env, a) < 0)
+			return CONFINE_E_NOMEM;
+	}
+	return 0;
+}

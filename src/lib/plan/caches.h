@@ -88,6 +88,14 @@ void cf_cache_facts_release(struct cf_cache_facts *f);
 char *cf_cache_store_overlay(const char *store);
 char *cf_cache_store_redirect(const char *store);
 
+/* A plan for another system (macOS, Windows: no overlay there): confine's store for
+ * `workspace` below `base`, named by the workspace's path escaped one to one ("p-%2FUsers..."),
+ * and its redirect targets "r" (malloc'd); NULL when the name would be too long.  Pure. */
+char *cf_cache_store_by_path(const char *base, const char *workspace, char sep);
+/* Appends to env the redirect of every tool into `dir` (its own directory below it); on Windows
+ * each tool by its own variable (no XDG cache directory there).  0 or CONFINE_E_NOMEM.  Pure. */
+int cf_cache_redirects_for(const char *dir, char sep, bool windows, struct cf_strv *env);
+
 /* One cache in a plan. */
 struct cf_plan_cache {
 	char *tool;
