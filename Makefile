@@ -37,6 +37,7 @@ check:
 integration: all
 	CONFINE_BUILD=$(BUILD) bash tests/integration/mcp-sdk.sh
 	CONFINE_BUILD=$(BUILD) CONFINE_TEST_BACKEND=landlock bash tests/integration/mcp-sdk.sh
+	CONFINE_BUILD=$(BUILD) bash tests/integration/npm-registry.sh
 
 bench:
 	scripts/install-deps bench
