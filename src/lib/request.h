@@ -185,12 +185,12 @@ struct confine_run {
 	/* tool caches (R39; plan/caches.h, host/toolcache.h) */
 	struct cf_cache_facts cache_facts;
 	bool cache_facts_made;		/* gathered (a run under the sandbox with a bound) */
-	char cache_work[64];		/* this run's overlay work directories */
+	char cache_work[64];		/* the overlay work directories of this run's slot */
 	uint64_t cache_bound;		/* all stores together */
 	bool cache_overlay_off;		/* an overlay failed: redirects from now on */
 	int cache_lock;			/* the flock of this run's overlay slot, -1: none */
 	int cache_store_lock;		/* the store's lock, shared while the run uses it */
-	bool cache_started;		/* the work directories exist (removed by finish or free) */
+	bool cache_started;		/* the upper and work directories are made */
 	struct cf_strv cache_env_saved; /* what the redirects replaced: NAME=VALUE, or NAME */
 	struct cf_strv cache_env_keep;	/* names the caller set with --env: left alone */
 	bool env_built;			/* plan.env holds the command's environment */

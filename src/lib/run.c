@@ -805,7 +805,8 @@ static int cache_facts(confine_run *run, const confine_request *req, const struc
 	}
 	if (run->policy != CONFINE_POLICY_REQUIRED || !req->cache_bound)
 		return 0;
-	cf_cache_work_name(run->cache_work);
+	/* The work directory of the slot this run holds (below); "work.0" for a printed plan. */
+	snprintf(run->cache_work, sizeof(run->cache_work), "work.0");
 	int r = cf_host_cache_facts(env, run->home, run->workspace, !req->dry_run, run->cache_work,
 				    &run->cache_facts, err);
 	run->cache_facts_made = r == 0;
@@ -819,6 +820,8 @@ static int cache_facts(confine_run *run, const confine_request *req, const struc
 			run->cache_facts.slot = 0;
 			run->cache_overlay_off = true;
 		}
+		snprintf(run->cache_work, sizeof(run->cache_work), "work.%d",
+			 run->cache_facts.slot);
 	}
 	return r;
 }
@@ -1525,8 +1528,7 @@ void cf_run_caches_finish(confine_run *run)
 	if (run->cache_lock >= 0)
 		close(run->cache_lock);
 	run->cache_store_lock = run->cache_lock = -1;
-	cf_cache_finish(&run->plan, run->cache_work, run->workspace, run->cache_bound, trimmed,
-			sizeof(trimmed));
+	cf_cache_finish(&run->plan, run->workspace, run->cache_bound, trimmed, sizeof(trimmed));
 	run->cache_started = false;
 	if (run->cache_lock >= 0)
 		close(run->cache_lock);
@@ -1635,8 +1637,6 @@ void confine_run_free(confine_run *run)
 	cf_run_inject_release(run);
 	cf_run_agent_release(run);
 	cf_run_secrets_release(run);
-	if (run->cache_started)
-		cf_cache_release_work(&run->plan, run->cache_work);
 	cf_plan_release(&run->plan);
 	cf_policy_release(&run->policy_rules);
 	cf_ruleset_release(&run->globs);

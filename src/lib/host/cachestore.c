@@ -261,64 +261,31 @@ static int clear_store(int cfd, const char *name, bool whole)
 	return rc;
 }
 
-/* Whether a work directory "w.PID.NS" belongs to a process that is gone (a run that was
- * killed), or to this one when `self` is its name. */
-static bool work_done(const char *name, const char *self)
+int cf_cache_remove_at(const char *dir, const char *name)
 {
-	if (strncmp(name, "w.", 2))
-		return false;
-	if (self && !strcmp(name, self))
-		return true;
-	char *end;
-	long pid = strtol(name + 2, &end, 10);
-	return pid > 0 && *end == '.' && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
-}
-
-/* The run's work directories (named `work`), and those of runs that are gone, below every
- * o/TOOL of the store: a plan made again may have had other overlays than the last one. */
-static void remove_work(int sfd, const char *work)
-{
-	int ofd = openat(sfd, "o", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = ofd >= 0 ? fdopendir(ofd) : NULL;
-	if (!d) {
-		if (ofd >= 0)
-			close(ofd);
-		return;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	/* name may have a directory part ("work/incompat"), opened without a symlink. */
+	const char *slash = strrchr(name, '/');
+	int pfd = dfd;
+	if (slash) {
+		char *sub = cf_strndup(name, (size_t)(slash - name));
+		pfd = sub ? openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		/* An overlay's "work" is 0000: made accessible (the overlay makes it again). */
+		struct stat st;
+		if (pfd < 0 && errno == EACCES &&
+		    fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+		    fchmodat(dfd, sub, 0700, 0) == 0)
+			pfd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		free(sub);
+		name = slash + 1;
 	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		int tfd =
-		    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		DIR *t = tfd >= 0 ? fdopendir(tfd) : NULL;
-		if (!t) {
-			if (tfd >= 0)
-				close(tfd);
-			continue;
-		}
-		struct dirent *w;
-		char gone[64][64];
-		size_t n = 0;
-		while ((w = readdir(t)) && n < 64)
-			if (strlen(w->d_name) < sizeof(gone[0]) && work_done(w->d_name, work))
-				snprintf(gone[n++], sizeof(gone[0]), "%s", w->d_name);
-		for (size_t i = 0; i < n; i++)
-			remove_all(dirfd(t), gone[i]);
-		closedir(t);
-	}
-	closedir(d);
-}
-
-void cf_cache_release_work(const struct cf_plan *plan, const char *work)
-{
-	if (!plan->cache_store)
-		return;
-	int sfd = open(plan->cache_store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (sfd >= 0) {
-		remove_work(sfd, work);
-		close(sfd);
-	}
+	int rc = pfd < 0 ? (errno == ENOENT ? 0 : -1) : remove_all(pfd, name);
+	if (pfd >= 0 && pfd != dfd)
+		close(pfd);
+	close(dfd);
+	return rc;
 }
 
 struct store_use {
@@ -393,8 +360,8 @@ static void trim(int cfd, const char *self, uint64_t bound, char *trimmed, size_
 	free(v);
 }
 
-void cf_cache_finish(const struct cf_plan *plan, const char *work, const char *workspace,
-		     uint64_t bound, char *trimmed, size_t cap)
+void cf_cache_finish(const struct cf_plan *plan, const char *workspace, uint64_t bound,
+		     char *trimmed, size_t cap)
 {
 	if (trimmed && cap)
 		trimmed[0] = '\0';
@@ -409,7 +376,6 @@ void cf_cache_finish(const struct cf_plan *plan, const char *work, const char *w
 	free(caches);
 	if (sfd < 0)
 		goto out;
-	remove_work(sfd, work);
 	struct meta m;
 	read_meta(sfd, &m);
 	time_t now = time(NULL);

@@ -93,13 +93,6 @@ int cf_cache_lock_slot(const char *store, int *fd)
 	return slot;
 }
 
-void cf_cache_work_name(char out[64])
-{
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	snprintf(out, 64, "w.%ld.%ld%09ld", (long)getpid(), (long)t.tv_sec, (long)t.tv_nsec);
-}
-
 /* Where one tool keeps its cache. */
 static char *locate(const struct cf_tool *t, const struct cf_strv *env, const char *home,
 		    bool *by_var, bool *under_xdg)
@@ -231,6 +224,12 @@ int cf_cache_prepare_run(const struct cf_plan *plan, const char **why)
 		rc = w ? make_dirs(c->where, why) : -1;
 		if (rc == 0)
 			rc = make_dirs(w, why);
+		/* The marker a volatile overlay leaves behind: the kernel refuses a work
+		 * directory that holds it. */
+		if (rc == 0 && cf_cache_remove_at(w, "work/incompat") < 0) {
+			rc = -1;
+			*why = "cannot empty the work directory";
+		}
 		if (!w)
 			*why = "out of memory";
 		free(tool);

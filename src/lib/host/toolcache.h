@@ -6,11 +6,11 @@
  * The store of a workspace is ${XDG_STATE_HOME:-~/.local/state}/confine/caches/ID, ID a
  * digest of the caller, the workspace's canonical path and its directory's identity (a
  * repository cloned again at the same path gets a store of its own): `meta` (confine's record:
- * the workspace, the size, when it was last used and measured), `o/TOOL/upper` (an overlay's
- * upper layer), `o/TOOL/w.RUN` (a run's work directory, removed after it) and `r/TOOL` (a
- * redirected tool's directory).  Every directory is made as the caller, 0700, one component at
- * a time without following a symlink, and only below a directory of the caller's own.  Touches
- * the OS.
+ * the workspace, the size, when it was last used and measured), `o/TOOL/upper[.N]` (an overlay's
+ * upper layer, one per slot: toolcache.h, cf_cache_lock_slot), `o/TOOL/work.N` (its work
+ * directory) and `r/TOOL` (a redirected tool's directory).  Every directory is made as the caller,
+ * 0700, one component at a time without following a symlink, and only below a directory of the
+ * caller's own.  Touches the OS.
  */
 #ifndef CONFINE_HOST_TOOLCACHE_H
 #define CONFINE_HOST_TOOLCACHE_H
@@ -39,11 +39,13 @@ int cf_host_cache_facts(const struct cf_strv *env, const char *home, const char 
  * /confine, canonical. */
 char *cf_host_state_dir(const struct cf_strv *env, const char *home);
 
-/* Before a launch: the upper layer and this run's work directory of each overlay of the plan,
- * below the store's "o" (made as make_store makes directories).  0, or -1 with *why. */
+/* Before a launch: the upper layer and the work directory of each overlay of the plan (those
+ * of the run's slot, made as make_store makes directories, kept from run to run), below the
+ * store's "o"; what a volatile overlay left in the work directory ("work/incompat") is removed
+ * first, or the kernel refuses to mount it again.  0, or -1 with *why. */
 int cf_cache_prepare_run(const struct cf_plan *plan, const char **why);
-/* Removes this run's work directories (cachestore.c).  Best effort. */
-void cf_cache_release_work(const struct cf_plan *plan, const char *work);
+/* Removes dir/name and everything below it, never through a symlink (cachestore.c).  0 or -1. */
+int cf_cache_remove_at(const char *dir, const char *name);
 
 /* Locks one of CF_CACHE_SLOTS slots of the store's overlays for this run (flock on o/N.lock,
  * held while *fd is open): the slot, or -1 when every one is held by a run of the workspace
@@ -54,17 +56,13 @@ int cf_cache_lock_slot(const char *store, int *fd);
  * (bound, `confine cache clear`) while a run uses it.  The descriptor, or -1.  Touches the OS. */
 int cf_cache_lock_store(const char *store);
 
-/* A name for the work directories of one run: "w.PID.NS". */
-void cf_cache_work_name(char out[64]);
-
-/* After a run (cachestore.c): the run's work directories (named `work`) removed, and those of
- * runs that were killed; the store's size measured
+/* After a run (cachestore.c): the store's size measured
  * (at most once a minute) and recorded with the time of use; then, while all stores together
  * are larger than `bound`, the least recently used other store is removed, and last this
  * workspace's own data when it alone is larger.  *trimmed (may be NULL) gets what was removed
  * ("" when nothing was).  Best effort.  Touches the OS. */
-void cf_cache_finish(const struct cf_plan *plan, const char *work, const char *workspace,
-		     uint64_t bound, char *trimmed, size_t cap);
+void cf_cache_finish(const struct cf_plan *plan, const char *workspace, uint64_t bound,
+		     char *trimmed, size_t cap);
 
 /* One store, as `confine cache list` shows it. */
 struct cf_cache_store_info {
