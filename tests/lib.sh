@@ -49,6 +49,8 @@ mkdir -p "$FIX"
 # The probe cache of the runs the tests make stays in the scratch directory, not in the real
 # home of whoever runs the suite.
 export XDG_CACHE_HOME=$T/cache
+# ... and so do the stores of its tool caches (R39).
+export XDG_STATE_HOME=$T/state
 cp "$BUILD/confine" "$BUILD/confine-init" "$FIX/"
 for t in "$BUILD"/tests/tools/*; do
   [ -f "$t" ] && [ -x "$t" ] && cp "$t" "$FIX/"
