@@ -282,8 +282,10 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
 			break;
 		case CF_MNT_CACHE_STORE:
-			bad |=
-			    add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+			/* Only for confine-init, which detaches it: never without helper mode. */
+			if (fds->by_helper)
+				bad |= add(out, "--bind-fd") | addfd(out, fds->source[i]) |
+				       add(out, m->path);
 			break;
 		case CF_MNT_CACHE_OVERLAY:
 			/* confine-init's (helper mode); a plan is made with overlays only when it
