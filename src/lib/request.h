@@ -246,6 +246,17 @@ int cf_record_spend_ready(confine_run *run, struct confine_error *err);
  * launch; after the run, removed and the stores kept within their bound (an event when one was
  * trimmed).  Touch the OS. */
 int cf_run_caches_start(confine_run *run, struct confine_error *err);
+/* Where the tools keep their caches and the workspace's store (made now, except in a dry run),
+ * with the slot of this run; only for a run under the sandbox with a bound.  0 or an error. */
+int cf_run_cache_facts(confine_run *run, const confine_request *req, const struct cf_strv *env,
+		       struct confine_error *err);
+/* The redirects of the plan's tool caches in plan.env, over the caller's variables (not over
+ * --env), what an earlier plan's redirects replaced put back first.  0 or CONFINE_E_NOMEM. */
+int cf_run_cache_env(confine_run *run, struct confine_error *err);
+/* R40 (run_content.c): struct cf_host.content for explain (the file read now) and for a run
+ * (the public matches of its scan, a struct cf_matches). */
+enum cf_content cf_run_content_of_file(void *ctx, const char *path);
+enum cf_content cf_run_content_of_scan(void *ctx, const char *path);
 void cf_run_caches_finish(confine_run *run);
 /* Whether bwrap's launch will run in helper mode (spawn.c), so that the plan may hold tool
  * cache overlays.  Touches the OS (once). */

@@ -74,6 +74,10 @@ for who in $RUN_USERS; do
 		--allow "$h/.ssh/new:write" -- "$TRYOP" mkdir "$h/.ssh/new"
 	[ ! -e "$h/.ssh/new" ]
 	ok $? "$who: ... and was not created"
+	# An allow below a host-socket guard names a socket: nothing is made, nothing is refused.
+	uid=$([ "$who" = nobody ] && echo 65534 || id -u)
+	expect "$who" "OK" "an allow of a missing socket below the runtime directory neither makes nor refuses it" \
+		--allow "/run/user/$uid/missing-agent.sock" -- "$TRYOP" write "$w/out/f"
 	# Inside the workspace: created too (a write allow of a missing workspace path).
 	expect "$who" "OK" "a missing allowed path inside the workspace is created" \
 		--allow "$w/out/gen/deep:write" -- "$TRYOP" write "$w/out/gen/deep/f"

@@ -118,7 +118,7 @@ except Exception as e:
 		"$w/tls/notes.pem" "$w/tls/key.crt"
 	grep -qF "$bundle  read   allow  fallback" <<<"$out" &&
 		grep -qF "content: certificates only: public, the guard on its name does not apply (R40)" <<<"$out" &&
-		grep -qF "$w/tls/server.pem  read   ask    guard" <<<"$out" &&
+		grep -qF "$w/tls/server.pem  read   deny   guard" <<<"$out" &&
 		grep -qF "content: a private key: a secret, the guard on its name applies (R40)" <<<"$out" &&
 		grep -qF "content: not classified (text outside the PEM blocks): treated as a secret" <<<"$out" &&
 		grep -qF "content: a DER private key or key store: a secret" <<<"$out"

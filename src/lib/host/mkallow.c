@@ -120,6 +120,20 @@ static int one(const char *path, const char *const *roots, size_t n_roots, bool 
 	return r;
 }
 
+/* Below a host-socket guard (the runtime directory, the ssh-agent's, docker.sock) or a host
+ * endpoint, an allow gives back one socket (SPEC 2.3): it names no directory to make. */
+static bool names_endpoint(const struct cf_policy *p, const char *path)
+{
+	const struct cf_ruleset *g = &p->layers[CF_LAYER_GUARD];
+	for (size_t i = 0; i < g->n; i++)
+		if (g->v[i].liftable && !g->v[i].glob && cf_path_within(path, g->v[i].path))
+			return true;
+	for (size_t i = 0; i < p->endpoints.n; i++)
+		if (cf_path_within(path, p->endpoints.v[i].path))
+			return true;
+	return false;
+}
+
 int cf_host_missing_allows(const struct cf_policy *p, const char *const *roots, size_t n_roots,
 			   bool create, struct cf_strv *out, struct confine_error *err)
 {
@@ -136,8 +150,9 @@ int cf_host_missing_allows(const struct cf_policy *p, const char *const *roots, 
 				continue;
 			struct cf_decision d;
 			cf_policy_decide(p, rule->path, CF_ACC_WRITE, &d);
-			if (d.action != CF_ALLOW)
-				continue; /* outranked: a guard or an override keeps it closed */
+			if (d.action != CF_ALLOW || names_endpoint(p, rule->path))
+				continue; /* outranked (a guard or an override keeps it closed; the
+					   * run says so, notices.c), or a socket */
 			int r = one(rule->path, roots, n_roots, create, err);
 			if (r < 0)
 				return r;

@@ -15,7 +15,8 @@
 /*
  * Every allow of the session, workspace and user layers that grants write to a wildcard-free
  * path that does not exist, and that the policy's decision for that path lets write (an allow
- * a guard or an override outranks stays without effect, as for an existing path): created
+ * a guard or an override outranks stays without effect, as for an existing path; one below a
+ * host-socket guard names a socket, which confine does not make): created
  * when `create`, otherwise only checked.  `roots` are the directories inside which a path may
  * be created (the homes and the workspace, canonical); the nearest existing ancestor of the
  * path must lie at or below one of them, be a directory reached without a symlink, and belong
