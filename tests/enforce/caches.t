@@ -222,6 +222,35 @@ OK" "an allow of ~/.cache/keep:write inside the overlaid ~/.cache: both writes s
 		[ -f "$h/.cache/keep/new" ] && [ ! -e "$h/.cache/other" ]
 		ok $? "$who: ... the allowed one reached the host, the other went to the store"
 		rm -f "$h/.cache/keep/new"
+		# R36 below an overlay: a host socket (bound in a network namespace of its own, so
+		# that the sweep of /proc/net/unix misses it) and a FIFO with a host reader are
+		# other inodes in the overlay, with no listener or pipe of the host's behind them.
+		ep=$h/.cache/keep
+		rm -f "$ep/s.sock" "$ep/f" "$ep/ready"
+		unshare -n "$PY" -c "
+import os, socket, time
+s = socket.socket(socket.AF_UNIX); s.bind('$ep/s.sock'); s.listen(4)
+os.mkfifo('$ep/f'); os.chmod('$ep/s.sock', 0o777); os.chmod('$ep/f', 0o666)
+fd = os.open('$ep/f', os.O_RDONLY | os.O_NONBLOCK)
+open('$ep/ready', 'w').close()
+time.sleep(60)" &
+		bg_pids+=($!)
+		for _ in $(seq 1 500); do [ -e "$ep/ready" ] && break; sleep 0.02; done
+		probe="import os, socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect('$ep/s.sock'); print('connected', end=' ')
+except OSError as e:
+    print(os.strerror(e.errno), end=' ')
+try:
+    os.open('$ep/f', os.O_WRONLY | os.O_NONBLOCK); print('fifo-open')
+except OSError as e:
+    print(os.strerror(e.errno))"
+		expect_host "$who" "connected fifo-open" "a host socket and a FIFO with a reader below ~/.cache" "$PY" -c "$probe"
+		expectp "$who" "Permission denied No such device or address" \
+			"R36 with R39: through the cache's overlay neither reaches the host's" -- "$PY" -c "$probe"
+		kill "${bg_pids[-1]}" 2>/dev/null
+		rm -f "$ep/s.sock" "$ep/f" "$ep/ready"
 		# What an earlier run did to the store cannot stop a later run's protections.
 		cxp "$who" -- sh -c "rm -rf '$h/.cache/d' && ln -s /etc '$h/.cache/d' && echo gone"
 		is "$out" "gone" "$who: a command replaces ~/.cache/d in the store by a symlink"

@@ -119,9 +119,13 @@ static int remove_all(int top, const char *name)
 	int rc = remove_tree(top, top, name, 0);
 	for (bool found = true; found && rc == 0;) {
 		found = false;
-		DIR *d = fdopendir(dup(top));
-		if (!d)
+		int fd = fcntl(top, F_DUPFD_CLOEXEC, 3);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d) {
+			if (fd >= 0)
+				close(fd);
 			return -1;
+		}
 		char deep[256] = "";
 		struct dirent *e;
 		while ((e = readdir(d)))
@@ -297,9 +301,13 @@ struct store_use {
 /* Keeps every store together within the bound: the least recently used others first. */
 static void trim(int cfd, const char *self, uint64_t bound, char *trimmed, size_t cap)
 {
-	DIR *d = fdopendir(dup(cfd));
-	if (!d)
+	int dfd = fcntl(cfd, F_DUPFD_CLOEXEC, 3);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
 		return;
+	}
 	struct store_use *v = NULL;
 	size_t n = 0;
 	uint64_t total = 0;

@@ -107,7 +107,11 @@ int cf_ipc_list_fd(const struct cf_plan *plan, const int *source, struct cf_ipc_
 			cf_buf_addf(&b, "%c%d", CF_IPC_WRITABLE_FD, d);
 			cf_buf_addc(&b, '\0');
 		} else if (m->op == CF_MNT_RW_BIND || m->op == CF_MNT_TMPFS ||
-			   m->op == CF_MNT_DEV || m->op == CF_MNT_PROC) {
+			   m->op == CF_MNT_DEV || m->op == CF_MNT_PROC ||
+			   m->op == CF_MNT_CACHE_OVERLAY) {
+			/* A tool cache's overlay (R39) too: what the command writes goes to the
+			 * store; the host's FIFOs and sockets below it are other inodes there, with
+			 * no pipe or listener of the host's behind them. */
 			cf_buf_addc(&b, CF_IPC_WRITABLE);
 			cf_buf_addn(&b, m->path, strlen(m->path) + 1);
 		}
