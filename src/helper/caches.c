@@ -29,6 +29,7 @@
 #include "plan/caches.h"
 #include "plan/plan.h"
 #include "util/mountapi.h"
+#include "util/nofollow.h"
 
 #ifndef FSCONFIG_SET_FLAG
 #define FSCONFIG_SET_FLAG 0
@@ -52,9 +53,7 @@ static int fail(struct cf_helper_err *e, int err, const char *call, const char *
 
 static int open_nofollow(int dirfd, const char *path, int flags)
 {
-	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	return cf_open_nofollow(dirfd, path, flags, 0, NULL);
 }
 
 bool cf_helper_in_overlay(const struct cf_helper_caches *st, const char *path)

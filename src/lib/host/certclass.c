@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "host/certclass.h"
-#include "util/mountapi.h"
+#include "util/nofollow.h"
 #include "util/util.h"
 
 const char *cf_content_name(enum cf_content c)
@@ -364,8 +364,6 @@ static void stamp_of(const struct stat *st, struct cf_cert_stamp *s)
 enum cf_content cf_cert_classify_path(const char *path, struct cf_cert_stamp *stamp,
 				      const char **why)
 {
-	struct open_how how = {.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 	struct cf_cert_stamp local, after;
 	struct stat st;
 	unsigned char *buf = NULL;
@@ -374,9 +372,7 @@ enum cf_content cf_cert_classify_path(const char *path, struct cf_cert_stamp *st
 	if (!stamp)
 		stamp = &local;
 	memset(stamp, 0, sizeof(*stamp));
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = open(path, (int)how.flags);
+	int fd = cf_open_nofollow(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0, NULL);
 	if (fd < 0) {
 		w = errno == ELOOP ? "a symlink on the way" : "unreadable";
 		goto out;

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "host/mkallow.h"
-#include "util/mountapi.h"
+#include "util/nofollow.h"
 #include "util/util.h"
 
 /* The root among `roots` that path lies strictly below, or NULL. */
@@ -35,9 +35,7 @@ static int refuse(struct confine_error *err, const char *path, const char *why, 
  */
 static int make_below(const char *have, const char *path, struct confine_error *err)
 {
-	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, have, &how, sizeof(how));
+	int fd = cf_open_nofollow(AT_FDCWD, have, O_PATH | O_DIRECTORY, 0, NULL);
 	if (fd < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot create an allowed path", have,
 				 "openat2", errno);

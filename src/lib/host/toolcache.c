@@ -13,7 +13,7 @@
 #include "host/canon.h"
 #include "host/hostfs.h"
 #include "host/toolcache.h"
-#include "util/mountapi.h"
+#include "util/nofollow.h"
 #include "util/sha256.h"
 #include "util/util.h"
 
@@ -156,9 +156,7 @@ static int make_dirs(const char *dir, const char **why)
 		free(have);
 		return -1;
 	}
-	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, have, &how, sizeof(how));
+	int fd = cf_open_nofollow(AT_FDCWD, have, O_PATH | O_DIRECTORY, 0, NULL);
 	char *rest = cf_strdup(dir + strlen(have));
 	int rc = fd < 0 || !rest ? -1 : 0;
 	*why = rc ? "cannot open the directory it would be made in" : NULL;
