@@ -66,8 +66,10 @@ static int list(bool json)
 		struct tm tm;
 		if (t && localtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-		printf("%-8s %-16s %s\n         %s\n", size, when,
-		       v[i].workspace[0] ? v[i].workspace : "(workspace unknown)", v[i].dir);
+		/* Paths the user's workspaces chose: escaped (R38). */
+		printf("%-8s %-16s %s\n", size, when,
+		       v[i].workspace[0] ? cli_esc(v[i].workspace, 0) : "(workspace unknown)");
+		printf("         %s\n", cli_esc(v[i].dir, 0));
 	}
 	if (json)
 		fputs(n ? "\n]\n" : "]\n", stdout);

@@ -506,7 +506,7 @@ int cmd_run(int argc, char **argv)
 			"confine: tool caches over their bound: '%s': emptied after the run, to "
 			"keep all stores within --cache-size (the least recently used first)\n"
 			"hint: raise --cache-size, or see 'confine cache list'\n",
-			confine_run_cache_trimmed(run));
+			cli_q(confine_run_cache_trimmed(run)));
 	goto out;
 refused:
 	/* An attempt that never reached the library's prepare is recorded all the same (R24). */

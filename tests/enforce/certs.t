@@ -126,9 +126,14 @@ except Exception as e:
 	CX_CWD=$w hx "$who" "$FIX/confine" explain --json --access read "$bundle"
 	jq -e '.[0].decision == "allow" and .[0].content.class == "certificates"' >/dev/null <<<"$out"
 	ok $? "$who: explain --json carries the class"
+	# A name the workspace chose is shown escaped (R38): a zero-width space stays visible.
+	cp "$pki/ca.pem" "$w/tls/zw"$'\u200b'".crt"
+	[ "$who" = nobody ] && chown 65534:65534 "$w/tls/zw"*
 	cx "$who" --print-plan -- true
 	sed -n '/^public by content/,/^[a-z]/p' <<<"$out" | grep -qxF "  $bundle"
 	ok $? "$who: --print-plan lists the bundle as public by content"
+	sed -n '/^public by content/,/^[a-z]/p' <<<"$out" | grep -qxF "  $w/tls/zw\u{200B}.crt"
+	ok $? "$who: ... a name with a zero-width space shown escaped (R38)" || diag "$out"
 
 	# A key written into a public file during the run: reported, hidden from the next run.
 	cx "$who" -- sh -c "cat '$pki/srv.key' >>'$bundle'"

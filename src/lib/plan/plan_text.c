@@ -174,8 +174,12 @@ char *cf_plan_text(const struct cf_plan *plan)
 	cf_plan_caches_text(&b, plan);
 	if (plan->public_files.n) {
 		cf_buf_add(&b, "public by content (certificates only, R40):\n");
-		for (size_t i = 0; i < plan->public_files.n; i++)
-			cf_buf_addf(&b, "  %s\n", plan->public_files.v[i]);
+		for (size_t i = 0; i < plan->public_files.n; i++) {
+			cf_buf_add(&b, "  ");
+			add_shown(&b, plan->public_files.v[i],
+				  0); /* the workspace named it (R38) */
+			cf_buf_addc(&b, '\n');
+		}
 	}
 	if (plan->n_injects) {
 		cf_buf_add(&b, "injections (read-only, sealed; BLAKE3):\n");

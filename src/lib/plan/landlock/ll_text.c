@@ -45,6 +45,18 @@ static char *shown(const struct cf_ll_plan *pl, const char *s)
 	return cf_buf_take(&b);
 }
 
+/* One line "  TEXT" of a string the workspace or the request chose, escaped (R38). */
+static void add_escaped(struct cf_buf *b, const char *s)
+{
+	char *d = confine_display_escape(s, 0);
+	if (!d) {
+		b->oom = true;
+		return;
+	}
+	cf_buf_addf(b, "  %s\n", d);
+	free(d);
+}
+
 /* "read", "write" for the whole sets, the other rights by name. */
 static void access_text(struct cf_buf *b, uint64_t access, uint64_t all, bool dir)
 {
@@ -257,12 +269,12 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	if (plan->public_files.n) {
 		cf_buf_add(&b, "public by content (certificates only, R40):\n");
 		for (size_t i = 0; i < plan->public_files.n; i++)
-			cf_buf_addf(&b, "  %s\n", plan->public_files.v[i]);
+			add_escaped(&b, plan->public_files.v[i]);
 	}
 	if (plan->run_notes.n) {
 		cf_buf_add(&b, "notes:\n");
 		for (size_t i = 0; i < plan->run_notes.n; i++)
-			cf_buf_addf(&b, "  %s\n", plan->run_notes.v[i]);
+			add_escaped(&b, plan->run_notes.v[i]);
 	}
 	if (plan->env_removed.n) {
 		cf_buf_add(&b, "environment removed:");
