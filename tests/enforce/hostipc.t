@@ -203,6 +203,7 @@ for who in $RUN_USERS; do
 	# ---- Pathname sockets. ----
 	listen "$who" stream "$E/$who/ns/app.sock" ns
 	listen "$who" seqpacket "$E/$who/ns/seq.sock" ns
+	listen "$who" stream "$h/.local/state/agent.sock" ns
 	listen "$who" stream "$h/.cache/agent.sock" ns
 	listen "$who" dgram "$E/$who/ns/dg.sock" ns
 	listen "$who" stream "$w/out/ws.sock" ns
@@ -219,7 +220,11 @@ for who in $RUN_USERS; do
 	expect "$who" "$(ux EACCES)" "R36 ... with --no-network too" \
 		--no-network -- "$TRYIPC" connect stream "$E/$who/ns/app.sock"
 	expect "$who" "$(ux EACCES)" "R36 ... a seqpacket one" -- "$TRYIPC" connect seqpacket "$E/$who/ns/seq.sock"
-	expect "$who" "$(ux EACCES)" "R36 ... an agent's socket in the home" -- "$TRYIPC" connect stream "$h/.cache/agent.sock"
+	expect "$who" "$(ux EACCES)" "R36 ... an agent's socket in the home" -- "$TRYIPC" connect stream "$h/.local/state/agent.sock"
+	# ~/.cache is a tool cache's overlay under bwrap (R39): the host's socket below it is
+	# another inode there, with no listener behind it; the kernel refuses the connect.
+	expect "$who" "$(ux "$(bk ECONNREFUSED EACCES)")" "R36 ... one in ~/.cache$(bk " (R39: below the cache's overlay, no listener)" "")" \
+		-- "$TRYIPC" connect stream "$h/.cache/agent.sock"
 	expect "$who" "$(ux EACCES)" "R36 ... through /proc/self/fd of an O_PATH descriptor" \
 		-- "$TRYIPC" connect-opath stream "$E/$who/ns/app.sock"
 	ln -sfn "$E/$who/ns/app.sock" "$w/out/link.sock"
@@ -263,7 +268,9 @@ for who in $RUN_USERS; do
 	expect "$who" "$(ux "OK hello")" "R36 --allow DIR:read of its directory gives it back$(bk "" " (landlock: not even then)")" \
 		--allow "$E/$who/ns:read" -- "$TRYIPC" connect seqpacket "$E/$who/ns/seq.sock"
 	expect "$who" "$(ux EACCES)" "R36 --allow HOME:read above it does not" \
-		--allow "$h:read" -- "$TRYIPC" connect stream "$h/.cache/agent.sock"
+		--allow "$h:read" -- "$TRYIPC" connect stream "$h/.local/state/agent.sock"
+	expect "$who" "$(ux "OK hello")" "R36 --allow PATH:read of the one in ~/.cache gives it back$(bk " (R39: the host's, over the overlay)" " (landlock: not even then)")" \
+		--allow "$h/.cache/agent.sock:read" -- "$TRYIPC" connect stream "$h/.cache/agent.sock"
 	expect "$who" OK "a stream socketpair still works inside" -- "$TRYOP" socketpair
 
 	# ---- The guard opens for the command as the command: procfs, the terminal. ----
@@ -343,6 +350,6 @@ for who in $RUN_USERS; do
 		"$FIX/confine" run -- "$TRYIPC" fifo r "$var/old.fifo" 2>&1)
 	is "$out" OK "$who: R36 ... and, as it says, a FIFO outside the writable areas opens there"
 	kill_bg
-	rm -rf "$var" "$h/.local/state/app.fifo" "$SHM/$who.fifo" "$E/$who/ns" "$w/out"/*.fifo "$w/out"/*.sock
+	rm -rf "$var" "$h/.local/state/app.fifo" "$h/.local/state/agent.sock" "$h/.cache/agent.sock" "$SHM/$who.fifo" "$E/$who/ns" "$w/out"/*.fifo "$w/out"/*.sock
 done
 done_testing

@@ -617,8 +617,11 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 		    inherited == S_HIDDEN && (want == S_HIDDEN || want == S_HIDDEN_FILE);
 		bool pin = c->pin && want == S_RW && inherited == S_RW && kind == CF_KIND_DIR;
 		/* Inside a tool cache's overlay a write deny holds already: writes go to the
-		 * store, never to the host's file. */
-		bool cached = inherited == S_CACHE && want == S_RO;
+		 * store, never to the host's file.  An allow of the caller's is the host's own
+		 * object, bound on top: a FIFO or socket below the overlay is another inode there,
+		 * with no pipe or listener of the host's behind it (R36). */
+		bool cached = inherited == S_CACHE && want == S_RO &&
+			      !cf_strv_contains(&out->ipc_allow, c->path);
 		if (c->cache && want == S_RO && kind == CF_KIND_DIR) {
 			if (want != inherited && (r = add_mount(out, CF_MNT_RO_BIND, c->path, kind,
 								0, why_text(&rd, &wr), err)) < 0)
