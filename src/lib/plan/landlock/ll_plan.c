@@ -514,8 +514,8 @@ static int meta_cmp(const void *a, const void *b)
 }
 
 /* The meta table (R42): each decided path, writable for metadata where the rules allow a
- * write or it is the run's temp directory; never the devices, /proc or the temp roots, which
- * this backend grants on its own terms. */
+ * write or it is the run's temp directory or the tool caches' store (R39); never the devices,
+ * /proc or the temp roots, which this backend grants on its own terms. */
 static int meta_table(struct walk *w)
 {
 	struct cf_ll_plan *pl = w->out;
@@ -523,9 +523,9 @@ static int meta_table(struct walk *w)
 		const struct cand *x = &w->c.v[i];
 		if (x->skip)
 			continue;
-		bool run_tmp = w->o->run_tmp && !strcmp(x->path, w->o->run_tmp);
-		bool writable =
-		    (x->origin == O_POLICY || run_tmp) && (x->want & CF_LL_FS_WRITE_FILE);
+		bool own = (w->o->run_tmp && !strcmp(x->path, w->o->run_tmp)) ||
+			   (w->o->cache_dir && !strcmp(x->path, w->o->cache_dir));
+		bool writable = (x->origin == O_POLICY || own) && (x->want & CF_LL_FS_WRITE_FILE);
 		if (pl->n_meta == pl->cap_meta) {
 			size_t cap = pl->cap_meta ? pl->cap_meta * 2 : 64;
 			struct cf_ll_rule *v = realloc(pl->meta, cap * sizeof(*v));
