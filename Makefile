@@ -32,8 +32,9 @@ check:
 	$(MAKE) all
 	tests/run $(if $(JOBS),-j $(JOBS)) $(BUILD)
 
-# What reaches beyond loopback (the npm registry: the official MCP server and SDK), on both
-# backends; not part of `check`.  Without the registry each check is a loud skip.
+# What reaches beyond loopback (the npm registry: the official MCP server and SDK; npm install
+# and npx with the tool caches, R39), on both backends; not part of `check`.  Without the
+# registry each check is a loud skip (exit status 77).
 integration: all
 	CONFINE_BUILD=$(BUILD) bash tests/integration/mcp-sdk.sh
 	CONFINE_BUILD=$(BUILD) CONFINE_TEST_BACKEND=landlock bash tests/integration/mcp-sdk.sh
