@@ -619,17 +619,28 @@ CONFINE_API const struct confine_check_problem *confine_check_problem(const conf
 /* ---------------------------------------------------------------------------------------- */
 /* Tool caches (R39): confine's stores, one per workspace.                                   */
 
+/* One store, read-only, owned by the list it came from; .size says how much of it is there. */
 struct confine_cache_store {
-	char dir[4096];	      /* the store */
-	char workspace[4096]; /* the workspace it belongs to ("" when its record is missing) */
-	uint64_t bytes;	      /* as last measured, after a run */
-	int64_t last_used;    /* seconds since the epoch */
+	size_t size;
+	const char *dir;       /* the store */
+	const char *workspace; /* the workspace it belongs to ("" when its record is missing) */
+	uint64_t bytes;	       /* as last measured, after a run; UINT64_MAX: past the bound */
+	int64_t last_used;     /* seconds since the epoch */
 };
+typedef struct confine_caches confine_caches;
 /* Every store of the caller (${XDG_STATE_HOME:-~/.local/state}/confine/caches, from the
- * process's environment).  *out is owned by the caller (confine_cache_list_free); *n may be 0.
- * Touches the OS (reads directories). */
-CONFINE_API int confine_cache_list(struct confine_cache_store **out, size_t *n, struct confine_error *err);
-CONFINE_API void confine_cache_list_free(struct confine_cache_store *v);
+ * process's environment), into *out (confine_caches_free); there may be none.  Touches the
+ * OS (reads directories). */
+CONFINE_API int confine_cache_list(confine_caches **out, struct confine_error *err);
+CONFINE_API void confine_caches_free(confine_caches *c);
+/* How many stores, and the i-th (NULL when i >= the count), valid until confine_caches_free.
+ * Pure. */
+CONFINE_API size_t confine_cache_count(const confine_caches *c);
+CONFINE_API const struct confine_cache_store *confine_cache_store(const confine_caches *c,
+								  size_t i);
+/* The list as `confine cache list --json` prints it: an array of objects ("store",
+ * "workspace", "bytes", "last_used"), caller-owned.  Pure. */
+CONFINE_API int confine_caches_json(const confine_caches *c, char **out, struct confine_error *err);
 /* Removes the store of `workspace` (canonicalised first), or every store when it is NULL; no
  * store is no error.  Never follows a symlink.  Touches the OS. */
 CONFINE_API int confine_cache_clear(const char *workspace, struct confine_error *err);
@@ -644,11 +655,22 @@ enum confine_content {
 	CONFINE_CONTENT_PRIVATE_KEY = 2,  /* a private key or a key store: hidden */
 	CONFINE_CONTENT_UNCLASSIFIED = 3, /* not classified within a bounded read: hidden */
 };
+/* Filled by confine_rules_explain_content: set .size = sizeof(struct
+ * confine_content_decision) first. */
+struct confine_content_decision {
+	size_t size;
+	enum confine_content content;
+	char why[128]; /* a short reason ("" for NONE) */
+};
 /* Whether a guard decided by content covers `path` (canonicalised first) and, if so, what the
- * file holds, with a short reason in `why` (at most `why_cap` bytes, may be NULL).  Touches the
- * OS: reads the file (at most 4 MiB, without following a symlink). */
+ * file holds.  Touches the OS: reads the file (at most 4 MiB, without following a symlink). */
 CONFINE_API int confine_rules_explain_content(const confine_rules *r, const char *path,
-					      enum confine_content *out, char *why, size_t why_cap,
+					      struct confine_content_decision *out,
+					      struct confine_error *err);
+/* A content decision as `confine explain --json` lists it under "content": {"class":
+ * "certificates"|"private_key"|"unclassified", "why": ...}, or null for NONE; caller-owned.
+ * Pure. */
+CONFINE_API int confine_content_decision_json(const struct confine_content_decision *d, char **out,
 					      struct confine_error *err);
 
 /* Post-run report events (SPEC 7.3, R23), computed when confine_run_wait returns. */

@@ -325,8 +325,9 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 			uint64_t b = 0;
 			/* 0 turns the private tool caches off. */
 			if (strcmp(v, "0") && cli_parse_size(v, &b) < 0)
-				return confine_error_set(err, CONFINE_E_INVALID, "invalid --cache-size", v,
-					      "expected a size such as 0, 512M or 4G");
+				return confine_error_set(err, CONFINE_E_INVALID,
+							 "invalid --cache-size", v,
+							 "expected a size such as 0, 512M or 4G");
 			if ((r = confine_request_set_cache_size(o->req, b, err)) < 0)
 				return r;
 		} else if ((cmd == CLI_RUN || cmd == CLI_CARD) && opt_is(a, "--limit", &v)) {

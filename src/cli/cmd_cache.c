@@ -5,8 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/cli.h"
-#include "util/util.h"
+#include "cli.h"
 
 static const char help[] =
     "usage: confine cache list [--json]\n"
@@ -33,49 +32,39 @@ static void human(uint64_t b, char *out, size_t cap)
 		snprintf(out, cap, i ? "%.1f%s" : "%.0f%s", v, u[i]);
 }
 
+static void list_text(const struct confine_cache_store *s)
+{
+	char size[32], when[32] = "never";
+	human(s->bytes, size, sizeof(size));
+	time_t t = (time_t)s->last_used;
+	struct tm tm;
+	if (t && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	/* Paths the user's workspaces chose: escaped (R38). */
+	printf("%-8s %-16s %s\n", size, when,
+	       s->workspace[0] ? cli_esc(s->workspace, 0) : "(workspace unknown)");
+	printf("         %s\n", cli_esc(s->dir, 0));
+}
+
 static int list(bool json)
 {
 	struct confine_error err = {0};
-	struct confine_cache_store *v = NULL;
-	size_t n = 0;
-	if (confine_cache_list(&v, &n, &err) < 0) {
+	confine_caches *c = NULL;
+	char *text = NULL;
+	if (confine_cache_list(&c, &err) < 0 || (json && confine_caches_json(c, &text, &err) < 0)) {
 		cli_report(&err);
+		confine_caches_free(c);
 		return CLI_EXIT_CONFINE;
 	}
+	size_t n = confine_cache_count(c);
 	if (json)
-		fputs("[", stdout);
-	for (size_t i = 0; i < n; i++) {
-		if (json) {
-			struct cf_buf b;
-			cf_buf_init(&b);
-			cf_buf_add(&b, i ? ",\n {\"store\": " : "\n {\"store\": ");
-			cf_buf_add_json(&b, v[i].dir);
-			cf_buf_add(&b, ", \"workspace\": ");
-			cf_buf_add_json(&b, v[i].workspace);
-			cf_buf_addf(&b, ", \"bytes\": %llu, \"last_used\": %lld}",
-				    (unsigned long long)v[i].bytes, (long long)v[i].last_used);
-			char *s = cf_buf_take(&b);
-			if (s)
-				fputs(s, stdout);
-			free(s);
-			continue;
-		}
-		char size[32], when[32] = "never";
-		human(v[i].bytes, size, sizeof(size));
-		time_t t = (time_t)v[i].last_used;
-		struct tm tm;
-		if (t && localtime_r(&t, &tm))
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-		/* Paths the user's workspaces chose: escaped (R38). */
-		printf("%-8s %-16s %s\n", size, when,
-		       v[i].workspace[0] ? cli_esc(v[i].workspace, 0) : "(workspace unknown)");
-		printf("         %s\n", cli_esc(v[i].dir, 0));
-	}
-	if (json)
-		fputs(n ? "\n]\n" : "]\n", stdout);
-	else if (!n)
+		printf("%s\n", text);
+	for (size_t i = 0; !json && i < n; i++)
+		list_text(confine_cache_store(c, i));
+	if (!json && !n)
 		printf("no tool caches\n");
-	confine_cache_list_free(v);
+	confine_free(text);
+	confine_caches_free(c);
 	return 0;
 }
 

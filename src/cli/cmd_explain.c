@@ -53,16 +53,11 @@ static void print_text(const struct confine_decision *d)
 		       cli_esc(d->outranked_pattern, 0), action_name(d->action));
 }
 
-static const char *content_name(enum confine_content c)
-{
-	return c == CONFINE_CONTENT_CERTIFICATES  ? "certificates"
-	       : c == CONFINE_CONTENT_PRIVATE_KEY ? "private_key"
-						  : "unclassified";
-}
-
 /* R40: what a file a guard decides by content holds, and so whether the guard applies. */
-static void content_text(enum confine_content c, const char *why)
+static void content_text(const struct confine_content_decision *cd)
 {
+	enum confine_content c = cd->content;
+	const char *why = cd->why;
 	if (c == CONFINE_CONTENT_NONE)
 		return;
 	if (c == CONFINE_CONTENT_CERTIFICATES)
@@ -157,38 +152,39 @@ int cmd_explain(int argc, char **argv)
 			goto out;
 		}
 		if (o.json)
-			print_json(obj, first);
+			print_json(obj, NULL, first);
 		else
 			net_text(&d, mode);
 		first = false;
 	}
 	for (int i = o.first_operand; i < argc; i++) {
-		enum confine_content c;
-		char why[128], content[256];
-		if (confine_rules_explain_content(pol, argv[i], &c, why, sizeof(why), &err) < 0) {
+		struct confine_content_decision cd = {.size = sizeof(cd)};
+		char *content = NULL;
+		if (confine_rules_explain_content(pol, argv[i], &cd, &err) < 0 ||
+		    (o.json && cd.content != CONFINE_CONTENT_NONE &&
+		     confine_content_decision_json(&cd, &content, &err) < 0)) {
 			cli_report(&err);
 			goto out;
 		}
-		/* The library's reasons are fixed words: nothing in them to escape. */
-		snprintf(content, sizeof(content), "{\"class\": \"%s\", \"why\": \"%s\"}",
-			 content_name(c), why);
 		for (int a = 0; a < n_acc; a++) {
 			struct confine_decision d = {.size = sizeof(d)};
 			char *obj = NULL;
 			if (confine_rules_explain(pol, argv[i], (enum confine_access)accesses[a],
 						  &d, &err) < 0 ||
 			    (o.json && confine_decision_json(&d, &obj, &err) < 0)) {
+				confine_free(content);
 				cli_report(&err);
 				goto out;
 			}
 			if (o.json)
-				print_json(obj, c == CONFINE_CONTENT_NONE ? NULL : content, first);
+				print_json(obj, content, first);
 			else
 				print_text(&d);
 			first = false;
 		}
 		if (!o.json)
-			content_text(c, why);
+			content_text(&cd);
+		confine_free(content);
 	}
 	if (o.json)
 		fputs("\n]\n", stdout);

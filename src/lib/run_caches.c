@@ -136,7 +136,7 @@ int cf_run_caches_start(confine_run *run, struct confine_error *err)
 
 const char *confine_run_cache_trimmed(const confine_run *run)
 {
-	return run->cache_trimmed;
+	return run ? run->cache_trimmed : NULL;
 }
 
 void cf_run_caches_finish(confine_run *run)

@@ -4,11 +4,13 @@
  * holds (host/certclass.h).  Touches the OS.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "host/canon.h"
 #include "host/certclass.h"
 #include "request.h"
@@ -27,15 +29,43 @@ enum cf_content cf_run_content_of_scan(void *ctx, const char *path)
 	return cf_matches_public(ctx, path) ? CF_CONTENT_CERTS : CF_CONTENT_UNKNOWN;
 }
 
+/* The bytes of struct confine_content_decision in ABI v1. */
+#define CONTENT_V1 CF_SIZE_THROUGH(struct confine_content_decision, why)
+
+static void content_of(const confine_run *run, const char *canon,
+		       struct confine_content_decision *d)
+{
+	/* Is a guard decided by content the rule that covers it (before classification)? */
+	const struct cf_ruleset *g = &run->policy_rules.layers[CF_LAYER_GUARD];
+	bool covered = false;
+	for (size_t i = 0; i < g->n && !covered; i++)
+		covered = g->v[i].content && g->v[i].glob &&
+			  cf_pattern_match(g->v[i].path, canon, g->v[i].fold_case);
+	if (!covered)
+		return;
+	const char *w = NULL;
+	enum cf_content c = cf_cert_classify_path(canon, NULL, &w);
+	d->content = c == CF_CONTENT_CERTS ? CONFINE_CONTENT_CERTIFICATES
+		     : c == CF_CONTENT_KEY ? CONFINE_CONTENT_PRIVATE_KEY
+					   : CONFINE_CONTENT_UNCLASSIFIED;
+	snprintf(d->why, sizeof(d->why), "%s", w ? w : "");
+}
+
 int confine_rules_explain_content(const confine_rules *pol, const char *path,
-				  enum confine_content *out, char *why, size_t why_cap,
-				  struct confine_error *err)
+				  struct confine_content_decision *out, struct confine_error *err)
 {
 	const confine_run *run = (const confine_run *)pol;
+	if (!pol || !path || !out)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument",
+			      !pol    ? "rules"
+			      : !path ? "path"
+				      : "out",
+			      "it is NULL");
+	int r = cf_sized_check(out, CONTENT_V1, "struct confine_content_decision", err);
+	if (r < 0)
+		return r;
+	struct confine_content_decision d = {.size = sizeof(d), .content = CONFINE_CONTENT_NONE};
 	char *abs = NULL, *canon = NULL;
-	*out = CONFINE_CONTENT_NONE;
-	if (why && why_cap)
-		why[0] = '\0';
 	if (path[0] == '/') {
 		abs = cf_strdup(path);
 	} else {
@@ -44,25 +74,34 @@ int confine_rules_explain_content(const confine_rules *pol, const char *path,
 	}
 	if (!abs)
 		return cf_nomem(err);
-	int r = cf_host_canonicalize(NULL, abs, &canon, err);
+	r = cf_host_canonicalize(NULL, abs, &canon, err);
 	free(abs);
 	if (r < 0)
 		return r;
-	/* Is a guard decided by content the rule that covers it (before classification)? */
-	const struct cf_ruleset *g = &run->policy_rules.layers[CF_LAYER_GUARD];
-	bool covered = false;
-	for (size_t i = 0; i < g->n && !covered; i++)
-		covered = g->v[i].content && g->v[i].glob &&
-			  cf_pattern_match(g->v[i].path, canon, g->v[i].fold_case);
-	if (covered) {
-		const char *w = NULL;
-		enum cf_content c = cf_cert_classify_path(canon, NULL, &w);
-		*out = c == CF_CONTENT_CERTS ? CONFINE_CONTENT_CERTIFICATES
-		       : c == CF_CONTENT_KEY ? CONFINE_CONTENT_PRIVATE_KEY
-					     : CONFINE_CONTENT_UNCLASSIFIED;
-		if (why && why_cap)
-			snprintf(why, why_cap, "%s", w ? w : "");
-	}
+	content_of(run, canon, &d);
 	free(canon);
+	return cf_sized_out(out, CONTENT_V1, &d, sizeof(d), "struct confine_content_decision", err);
+}
+
+int confine_content_decision_json(const struct confine_content_decision *d, char **out,
+				  struct confine_error *err)
+{
+	if (!d || !out)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", d ? "out" : "decision",
+			      "it is NULL");
+	struct cf_buf b;
+	cf_buf_init(&b);
+	if (d->content == CONFINE_CONTENT_NONE) {
+		cf_buf_add(&b, "null");
+	} else {
+		cf_buf_addf(&b, "{\"class\": \"%s\", \"why\": ",
+			    d->content == CONFINE_CONTENT_CERTIFICATES	? "certificates"
+			    : d->content == CONFINE_CONTENT_PRIVATE_KEY ? "private_key"
+									: "unclassified");
+		cf_buf_add_json(&b, d->why);
+		cf_buf_add(&b, "}");
+	}
+	if (!(*out = cf_buf_take(&b)))
+		return cf_nomem(err);
 	return 0;
 }

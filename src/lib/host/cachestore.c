@@ -11,7 +11,6 @@
 #include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,94 +497,5 @@ int cf_cache_store_remove(const char *state, const char *dir, struct confine_err
 out:
 	free(caches);
 	free(parent);
-	return r;
-}
-
-/* ---- the public interface (confine.h) ------------------------------------------------------- */
-
-extern char **environ;
-
-/* confine's state directory from the process's environment (HOME, or the password database). */
-static char *process_state_dir(void)
-{
-	struct cf_strv env = {0};
-	char *state = NULL;
-	for (char **e = environ; e && *e; e++)
-		if ((!strncmp(*e, "XDG_STATE_HOME=", 15) || !strncmp(*e, "HOME=", 5)) &&
-		    cf_strv_add(&env, *e) < 0)
-			goto out;
-	const char *home = NULL;
-	for (size_t i = 0; i < env.n; i++)
-		if (!strncmp(env.v[i], "HOME=", 5) && env.v[i][5] == '/')
-			home = env.v[i] + 5;
-	struct passwd *pw = home ? NULL : getpwuid(getuid());
-	if (!home && pw && pw->pw_dir && pw->pw_dir[0] == '/')
-		home = pw->pw_dir;
-	if (home)
-		state = cf_host_state_dir(&env, home);
-out:
-	cf_strv_release(&env);
-	return state;
-}
-
-int confine_cache_list(struct confine_cache_store **out, size_t *n, struct confine_error *err)
-{
-	*out = NULL;
-	*n = 0;
-	char *state = process_state_dir();
-	if (!state)
-		return cf_err(err, CONFINE_E_INVALID, "cannot find the tool caches", "HOME",
-			      "HOME is unset and the user has no passwd entry");
-	struct cf_cache_store_info *v = NULL;
-	size_t k = 0;
-	int r = cf_cache_stores(state, &v, &k, err);
-	if (r == 0 && k && !(*out = calloc(k, sizeof(**out))))
-		r = cf_nomem(err);
-	for (size_t i = 0; r == 0 && i < k; i++) {
-		snprintf((*out)[i].dir, sizeof((*out)[i].dir), "%s", v[i].dir);
-		snprintf((*out)[i].workspace, sizeof((*out)[i].workspace), "%s", v[i].workspace);
-		(*out)[i].bytes = v[i].bytes == OVER ? UINT64_MAX : v[i].bytes;
-		(*out)[i].last_used = v[i].used;
-	}
-	if (r == 0)
-		*n = k;
-	cf_cache_stores_free(v, k);
-	free(state);
-	return r;
-}
-
-void confine_cache_list_free(struct confine_cache_store *v)
-{
-	free(v);
-}
-
-int confine_cache_clear(const char *workspace, struct confine_error *err)
-{
-	char *state = process_state_dir();
-	if (!state)
-		return cf_err(err, CONFINE_E_INVALID, "cannot find the tool caches", "HOME",
-			      "HOME is unset and the user has no passwd entry");
-	int r = 0;
-	if (workspace) {
-		char *canon = realpath(workspace, NULL);
-		char *dir = canon ? cf_cache_store_of(state, canon) : NULL;
-		if (!canon)
-			r = cf_err_os(err, CONFINE_E_WORKSPACE, "cannot clear the tool caches",
-				      workspace, "realpath", errno);
-		else if (!dir)
-			r = cf_nomem(err);
-		else
-			r = cf_cache_store_remove(state, dir, err);
-		free(canon);
-		free(dir);
-	} else {
-		struct cf_cache_store_info *v = NULL;
-		size_t k = 0;
-		r = cf_cache_stores(state, &v, &k, err);
-		for (size_t i = 0; r == 0 && i < k; i++)
-			r = cf_cache_store_remove(state, v[i].dir, err);
-		cf_cache_stores_free(v, k);
-	}
-	free(state);
 	return r;
 }

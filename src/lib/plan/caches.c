@@ -6,6 +6,7 @@
 
 #include "plan/caches.h"
 #include "plan/plan.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 /* The XDG cache directory is the last entry: the tools whose default lives in it follow it. */
@@ -227,7 +228,7 @@ static const char *how_name(enum cf_cache_how h)
 /* A path the request chose (a variable, the home), escaped (R38). */
 static void add_path(struct cf_buf *b, const char *s)
 {
-	char *d = confine_display_escape(s, 0);
+	char *d = cf_display_escape(s, 0);
 	if (!d)
 		b->oom = true;
 	else

@@ -48,7 +48,7 @@ static char *shown(const struct cf_ll_plan *pl, const char *s)
 /* One line "  TEXT" of a string the workspace or the request chose, escaped (R38). */
 static void add_escaped(struct cf_buf *b, const char *s)
 {
-	char *d = confine_display_escape(s, 0);
+	char *d = cf_display_escape(s, 0);
 	if (!d) {
 		b->oom = true;
 		return;
