@@ -25,7 +25,12 @@
  */
 int cf_run_nested_repos(confine_run *run, struct cf_matches *globs, struct confine_error *err)
 {
-	struct cf_matches keep = {.skipped = globs->skipped};
+	/* What the scan found besides its matches moves over: the unreadable directories, and
+	 * the matches public by content (R40). */
+	struct cf_matches keep = {.skipped = globs->skipped,
+				  .pub = globs->pub,
+				  .n_pub = globs->n_pub,
+				  .cap_pub = globs->cap_pub};
 	size_t from = run->git_guards.n, n_repos = 0;
 	int r = 0;
 	cf_matches_release(&run->git_nested);
