@@ -83,8 +83,10 @@ static int remove_tree(int top, int dfd, const char *name, int depth)
 		snprintf(deep, sizeof(deep), DEEP_PREFIX "%ld.%lu", (long)getpid(), ++seq);
 		return renameat(dfd, name, top, deep);
 	}
-	if ((st.st_mode & S_IRWXU) != S_IRWXU)
-		fchmodat(dfd, name, 0700, 0);
+	/* Best effort: the open below says whether it was needed (the result checked for
+	 * _FORTIFY_SOURCE's warn_unused_result). */
+	if ((st.st_mode & S_IRWXU) != S_IRWXU && fchmodat(dfd, name, 0700, 0) < 0)
+		errno = 0;
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
