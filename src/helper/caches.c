@@ -14,10 +14,12 @@
  *
  * Every path is opened without following a symlink (openat2 RESOLVE_NO_SYMLINKS) and handed to
  * the overlay as /proc/self/fd/N: the layers are the objects opened, whatever a name says.
+ *
+ * These run in the child of confine that makes the masks (exec/linux/masks.c), forked from a
+ * process that may have threads: async-signal-safe calls only, no allocation, no stdio.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -114,18 +116,34 @@ static int attach(struct cf_helper_caches *st, const char *path, struct cf_helpe
 static int open_store(const char *rel, struct cf_helper_err *e)
 {
 	char path[4096];
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", CF_CACHE_MNT, rel) >= sizeof(path))
+	size_t m = strlen(CF_CACHE_MNT), n = strlen(rel);
+	if (m + 1 + n >= sizeof(path))
 		return fail(e, ENAMETOOLONG, "openat2", rel, true);
+	memcpy(path, CF_CACHE_MNT, m);
+	path[m] = '/';
+	memcpy(path + m + 1, rel, n + 1);
 	int fd = open_nofollow(AT_FDCWD, path, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		fail(e, errno, "openat2", path, true);
 	return fd;
 }
 
-static int set_layer(int fs, const char *key, int fd, const char *path, struct cf_helper_err *e)
+/* fd's name for the overlay: self/fd/N below proc_dir, which is the working directory until
+ * the overlay is created (the kernel may look its layers up then), else /proc/self/fd/N. */
+static int set_layer(const struct cf_helper_caches *st, int fs, const char *key, int fd,
+		     const char *path, struct cf_helper_err *e)
 {
-	char v[64];
-	snprintf(v, sizeof(v), "/proc/self/fd/%d", fd);
+	char v[64], digits[16];
+	const char *pre = st->proc_dir >= 0 ? "self/fd/" : "/proc/self/fd/";
+	size_t n = 0, k = strlen(pre);
+	unsigned u = (unsigned)fd;
+	do
+		digits[n++] = (char)('0' + u % 10);
+	while ((u /= 10) && n < sizeof(digits));
+	memcpy(v, pre, k);
+	while (n)
+		v[k++] = digits[--n];
+	v[k] = '\0';
 	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, key, v, 0) < 0)
 		return fail(e, errno, "fsconfig", path, true);
 	return 0;
@@ -153,9 +171,13 @@ static int overlay(struct cf_helper_caches *st, struct cf_helper_err *e)
 	/* userxattr: the overlay's own attributes in user.overlay.*, as a user namespace must;
 	 * it keeps redirects and metacopy off, so the store can only add, change and remove
 	 * entries, never point into other parts of the lower layer. */
-	if (set_layer(fs, "lowerdir", lower, path, e) < 0 ||
-	    set_layer(fs, "upperdir", upper, path, e) < 0 ||
-	    set_layer(fs, "workdir", work, path, e) < 0)
+	if (st->proc_dir >= 0 && fchdir(st->proc_dir) < 0) {
+		fail(e, errno, "fchdir", "/proc", true);
+		goto out;
+	}
+	if (set_layer(st, fs, "lowerdir", lower, path, e) < 0 ||
+	    set_layer(st, fs, "upperdir", upper, path, e) < 0 ||
+	    set_layer(st, fs, "workdir", work, path, e) < 0)
 		goto out;
 	/* volatile: no sync of the whole upper file system when the sandbox's last reference to
 	 * the overlay goes (it cost every run about 10 ms, more on a busy disk), and no fsync;
@@ -165,6 +187,12 @@ static int overlay(struct cf_helper_caches *st, struct cf_helper_err *e)
 	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) < 0 ||
 	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
 		fail(e, errno, "fsconfig", path, true);
+		goto out;
+	}
+	/* Back inside the sandbox: nothing else here is named relative to the working
+	 * directory, but the host's /proc is no place to stay. */
+	if (st->proc_dir >= 0 && chdir("/") < 0) {
+		fail(e, errno, "chdir", "/", true);
 		goto out;
 	}
 	if ((mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,

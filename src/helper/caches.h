@@ -16,8 +16,13 @@ struct cf_helper_capture {
 	bool dir;
 };
 
-/* What the records of one mount list build up. */
+/* What the records of one mount list build up; allocated and zeroed by the caller of
+ * cf_helper_mount_all, which sets proc_dir. */
 struct cf_helper_caches {
+	/* A procfs where the maker is visible, opened before it joined the sandbox (whose /proc
+	 * shows another pid namespace): the layers are named to the overlay as self/fd/N from it;
+	 * -1: /proc/self/fd/N. */
+	int proc_dir;
 	struct cf_helper_capture caps[CF_HELPER_MAX_CAPTURES];
 	size_t n_caps, next_attach;
 	char roots[CF_HELPER_MAX_OVERLAYS][4096]; /* the overlays mounted so far */

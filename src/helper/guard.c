@@ -203,6 +203,16 @@ int cf_guard_prepare(struct cf_guard_prep *p, const char **what)
 	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p->sock);
 }
 
+int cf_guard_overlays(struct cf_guard_prep *p, const char **what)
+{
+	*what = "add a Landlock write rule (a tool cache's overlay)";
+	for (size_t i = 0; i < p->list_len; i += strlen(p->list + i) + 1)
+		if (p->list[i] == CF_IPC_OVERLAY &&
+		    prepare_one(p, CF_IPC_WRITABLE, p->list + i + 1) < 0)
+			return -1;
+	return 0;
+}
+
 int cf_guard_child(struct cf_guard_prep *p, const char **what)
 {
 	close(p->sock[0]);

@@ -22,8 +22,8 @@
  * objects of descriptors 0-2 only (a regular file elsewhere was read-only already: EROFS comes
  * before the Landlock check), refuses opening any other FIFO for writing.
  *
- * Used by init.c: cf_guard_prepare before the fork, cf_guard_child in the command's process
- * before its execve, cf_guard_start in pid 1 after the fork.
+ * Used by init.c: cf_guard_prepare before READY, cf_guard_overlays after go, cf_guard_child
+ * in the command's process before its execve, cf_guard_start in pid 1 after the fork.
  */
 #ifndef CONFINE_HELPER_GUARD_H
 #define CONFINE_HELPER_GUARD_H
@@ -51,6 +51,10 @@ int cf_guard_read(int ipc_fd, int filter_fd, struct cf_guard_prep *p, const char
  * exists), and the table of allows, and makes the socket pair the listener travels on.  0, or
  * -1 with errno and *what. */
 int cf_guard_prepare(struct cf_guard_prep *p, const char **what);
+
+/* Adds the tool caches' overlays to the Landlock write layer (CF_IPC_OVERLAY), by path: once
+ * confine has mounted them (go), before the fork.  0, or -1 with errno and *what. */
+int cf_guard_overlays(struct cf_guard_prep *p, const char **what);
 
 /* In the command's process, right before its execve: the Landlock layer, the filter with its
  * listener, the listener sent to pid 1.  0, or -1 with errno and *what. */

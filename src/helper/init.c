@@ -328,6 +328,10 @@ int main(int argc, char **argv)
 		if (k != 1 || go != 'g')
 			_exit(125);
 		close(go_fd);
+		/* R39: the tool caches' overlays exist now (confine made them before go). */
+		if (guarded && cf_guard_overlays(&guard, &what) < 0) {
+			fail(status_fd, CF_HELPER_FAIL, errno, what);
+		}
 	}
 	pid_t child = fork();
 	if (child < 0) {

@@ -149,15 +149,13 @@ out:
 	return mnt;
 }
 
-int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_helper_err *e)
+int cf_helper_mount_all(const char *list, size_t len, int list_fd,
+			struct cf_helper_caches *caches, struct cf_helper_err *e)
 {
 	int src_of[3] = {-1, -1, -1}; /* the hidden file's tmpfs, the hidden directories' (0000,
 				       * 0111) */
 	int rc = 0;
 	/* Tool caches (R39, caches.c): the overlays, the clones of what lies below them. */
-	struct cf_helper_caches *caches = calloc(1, sizeof(*caches));
-	if (!caches)
-		return fail(e, ENOMEM, "calloc", "the tool caches");
 	for (size_t at = 0; at < len && rc == 0;) {
 		size_t rec = at;
 		char op = list[at];
@@ -252,6 +250,5 @@ int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_hel
 		if (src_of[i] >= 0)
 			close(src_of[i]);
 	cf_helper_caches_release(caches);
-	free(caches);
 	return rc;
 }

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "helper/caches.h"
 #include "helper/mounts.h"
 #include "plan/plan.h"
 
@@ -125,7 +126,8 @@ static struct outcome run_list(const char *list, size_t len)
 		if (become(as_uid) == 0 && fd >= 0 && write(fd, list, len) == (ssize_t)len &&
 		    enter_namespace() == 0) {
 			struct cf_helper_err e = {0};
-			c.rc = cf_helper_mount_all(list, len, fd, &e);
+			static struct cf_helper_caches caches = {.proc_dir = -1};
+			c.rc = cf_helper_mount_all(list, len, fd, &caches, &e);
 			c.err = e.err;
 			c.changed = e.changed;
 			snprintf(c.call, sizeof(c.call), "%s", e.call ? e.call : "");

@@ -34,6 +34,11 @@ enum {
 			  * file that bwrap binds read-write: the very object, whatever            \
 			  * a rename on the host does to its path meanwhile */
 #define CF_IPC_ALLOW 'a' /* an allow: a FIFO or socket it names, or directly in it */
+/* A tool cache's overlay (R39): a writable area too, but mounted with the masks, after READY
+ * (exec/linux/masks.c): pid 1 adds its rule once confine says go.  Landlock does not look at
+ * the directory an overlay hides (it steps over a mount point), so a rule made before would
+ * be on the wrong inode. */
+#define CF_IPC_OVERLAY 'o'
 
 struct cf_helper_record {
 	char type;

@@ -111,8 +111,10 @@ int cf_ipc_list_fd(const struct cf_plan *plan, const int *source, struct cf_ipc_
 			   m->op == CF_MNT_CACHE_OVERLAY) {
 			/* A tool cache's overlay (R39) too: what the command writes goes to the
 			 * store; the host's FIFOs and sockets below it are other inodes there, with
-			 * no pipe or listener of the host's behind them. */
-			cf_buf_addc(&b, CF_IPC_WRITABLE);
+			 * no pipe or listener of the host's behind them.  Its rule comes once it is
+			 * mounted (CF_IPC_OVERLAY). */
+			cf_buf_addc(&b, m->op == CF_MNT_CACHE_OVERLAY ? CF_IPC_OVERLAY
+								     : CF_IPC_WRITABLE);
 			cf_buf_addn(&b, m->path, strlen(m->path) + 1);
 		}
 	}

@@ -33,13 +33,14 @@
 #include <unistd.h>
 
 #include "exec/linux/masks.h"
+#include "helper/caches.h"
 #include "helper/mounts.h"
 
 /* The child: after fork, async-signal-safe calls only, on data the parent prepared; what
  * failed goes back on `out` as one struct cf_helper_err (its `call` points into this program's
  * constants, at the same address in the parent). */
 static _Noreturn void make_in(int user_ns, int mnt_ns, const char *list, size_t len, int list_fd,
-			      int out)
+			      struct cf_helper_caches *caches, int out)
 {
 	struct cf_helper_err he = {0};
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -49,7 +50,7 @@ static _Noreturn void make_in(int user_ns, int mnt_ns, const char *list, size_t 
 	else if (setns(mnt_ns, CLONE_NEWNS) < 0)
 		he = (struct cf_helper_err){
 		    .err = errno, .call = "setns", .path = "mount namespace"};
-	else if (cf_helper_mount_all(list, len, list_fd, &he) == 0)
+	else if (cf_helper_mount_all(list, len, list_fd, caches, &he) == 0)
 		_exit(0);
 	ssize_t k = write(out, &he, sizeof(he));
 	(void)k;
@@ -58,8 +59,12 @@ static _Noreturn void make_in(int user_ns, int mnt_ns, const char *list, size_t 
 
 static int failed(struct cf_helper_record *rec, const struct cf_helper_err *he)
 {
-	*rec = (struct cf_helper_record){
-	    .type = he->changed ? CF_HELPER_CHANGED : CF_HELPER_MODE_FAIL, .value = he->err};
+	/* A tool cache's overlay (R39) that could not be made: confine plans the run again with
+	 * redirects instead of overlays. */
+	*rec = (struct cf_helper_record){.type = he->changed ? CF_HELPER_CHANGED
+					 : he->cache ? CF_HELPER_CACHE_FAIL
+						     : CF_HELPER_MODE_FAIL,
+					 .value = he->err};
 	if (he->changed)
 		snprintf(rec->message, sizeof(rec->message), "%s", he->path);
 	else
@@ -105,6 +110,16 @@ int cf_masks_make(pid_t pid1, int list_fd, struct cf_helper_record *rec)
 	size_t len = 0;
 	int user = -1, mnt = -1, p[2] = {-1, -1}, rc = -1;
 	pid_t child = -1;
+	/* The tool caches' work area (R39), allocated here: the child allocates nothing.  The
+	 * sandbox's /proc is its pid namespace's, where the child is not: the overlays' layers are
+	 * named from this one (-1 if there is none: an overlay then fails and the run is planned
+	 * again with redirects). */
+	struct cf_helper_caches *caches = calloc(1, sizeof(*caches));
+	if (!caches) {
+		he = (struct cf_helper_err){.err = ENOMEM, .call = "calloc", .path = "the tool caches"};
+		goto out;
+	}
+	caches->proc_dir = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cf_helper_slurp(list_fd, 1 << 24, &list, &len) < 0) {
 		he = (struct cf_helper_err){.err = errno, .call = "read", .path = "the mount list"};
 		goto out;
@@ -123,7 +138,7 @@ int cf_masks_make(pid_t pid1, int list_fd, struct cf_helper_record *rec)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	child = fork();
 	if (child == 0)
-		make_in(user, mnt, list, len, list_fd, p[1]);
+		make_in(user, mnt, list, len, list_fd, caches, p[1]);
 	int e = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(p[1]);
@@ -146,9 +161,10 @@ int cf_masks_make(pid_t pid1, int list_fd, struct cf_helper_record *rec)
 		    .err = ECHILD, .call = "wait", .path = "the mount maker"};
 out:
 	free(list);
-	int fds[] = {user, mnt, p[0], p[1]};
+	int fds[] = {user, mnt, p[0], p[1], caches ? caches->proc_dir : -1};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	free(caches);
 	return rc == 0 ? 0 : failed(rec, &he);
 }

@@ -13,7 +13,8 @@
  * to the sandbox's first user namespace and to its mount namespace.  A transient endpoint that
  * is gone is marked CF_HELPER_LEFT_OUT in the list.  0; or -1 with *rec filled as confine-init
  * used to report it: CF_HELPER_CHANGED (a target is not what the plan saw; the path) or
- * CF_HELPER_MODE_FAIL (a call failed; "CALL\tPATH"), value the errno.  Touches the OS.
+ * CF_HELPER_MODE_FAIL (a call failed; "CALL\tPATH") or CF_HELPER_CACHE_FAIL (a tool cache's
+ * overlay could not be made, R39; "CALL\tPATH"), value the errno.  Touches the OS.
  */
 int cf_masks_make(pid_t pid1, int list_fd, struct cf_helper_record *rec);
 

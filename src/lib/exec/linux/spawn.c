@@ -1520,9 +1520,12 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 			return helper_changed(run, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_MODE_FAIL) {
 			return helper_mode_failed(run, &rec[i], again, err);
-		} else if (rec[i].type == CF_HELPER_CACHE_FAIL && !run->cache_overlay_off) {
+		} else if (rec[i].type == CF_HELPER_CACHE_FAIL) {
 			/* R39: an overlay could not be made (a store on a file system without
-			 * user extended attributes...): plan again with redirects. */
+			 * user extended attributes...): plan again with redirects.  The sandbox
+			 * is gone (helper_masks); a plan without overlays sends none. */
+			if (run->cache_overlay_off)
+				return helper_mode_failed(run, &rec[i], again, err);
 			run->cache_overlay_off = true;
 			*again = true;
 			return 0;
