@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tool caches in helper mode (R39, plan/caches.h): confine-init mounts an overlay at each
- * cache's path, with the host's directory (as the sandbox sees it) as the lower layer and this
- * workspace's store as the upper one, then detaches the store.
+ * Tool caches in helper mode (R39, plan/caches.h): the mask maker (exec/linux/masks.c, in the
+ * sandbox's namespaces) mounts an overlay at each cache's path, with the host's directory (as the
+ * sandbox sees it) as the lower layer and this workspace's store as the upper one, then detaches
+ * the store.
  *
  * An overlay shows the files of its lower layer, not the mounts on it: every protection bwrap
  * mounted below a cache (a guard such as ~/.cargo/credentials.toml, a rule, confine's own

@@ -149,8 +149,8 @@ out:
 	return mnt;
 }
 
-int cf_helper_mount_all(const char *list, size_t len, int list_fd,
-			struct cf_helper_caches *caches, struct cf_helper_err *e)
+int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_helper_caches *caches,
+			struct cf_helper_err *e)
 {
 	int src_of[3] = {-1, -1, -1}; /* the hidden file's tmpfs, the hidden directories' (0000,
 				       * 0111) */

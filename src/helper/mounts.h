@@ -25,7 +25,7 @@ struct cf_helper_caches;
  * a transient endpoint that is gone is marked CF_HELPER_LEFT_OUT there.  caches: the tool
  * caches' work area (helper/caches.h), zeroed but for its proc_dir, allocated by the caller
  * (this function allocates nothing).  0 or -1. */
-int cf_helper_mount_all(const char *list, size_t len, int list_fd,
-			struct cf_helper_caches *caches, struct cf_helper_err *e);
+int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_helper_caches *caches,
+			struct cf_helper_err *e);
 
 #endif

@@ -49,8 +49,9 @@ static void overlay_of(const struct cf_plan *plan, size_t *ov)
 }
 
 /* A mount of bwrap's below an overlay: an overlay does not show the mounts of its lower layer,
- * so confine-init clones it before it mounts the overlay and attaches the clone on top after
- * (R39).  Only the topmost of such mounts: a clone takes what is mounted below it. */
+ * so the mask maker (exec/linux/masks.c) clones it before it mounts the overlay and attaches the
+ * clone on top after (R39).  Only the topmost of such mounts: a clone takes what is mounted below
+ * it. */
 static bool captured(const struct cf_plan *plan, const bool *by_helper, const size_t *ov, size_t i)
 {
 	const struct cf_mount *m = &plan->mounts[i];
@@ -288,7 +289,7 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 				       add(out, m->path);
 			break;
 		case CF_MNT_CACHE_OVERLAY:
-			/* confine-init's (helper mode); a plan is made with overlays only when it
+			/* the mask maker's (helper mode); a plan is made with overlays only when it
 			 * runs in that mode. */
 			break;
 		case CF_MNT_INJECT_DIR:

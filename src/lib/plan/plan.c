@@ -307,7 +307,8 @@ static int add_resolver_mounts(struct cf_plan *out, const struct cf_host *h,
 	return 0;
 }
 
-/* R39: the overlay data of the store, bound inside the sandbox's own /dev for confine-init. */
+/* R39: the overlay data of the store, bound inside the sandbox's own /dev for the mask
+ * maker (exec/linux/masks.c). */
 static int add_cache_store(struct cf_plan *out, struct confine_error *err)
 {
 	if (!out->cache_overlay)

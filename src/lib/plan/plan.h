@@ -30,8 +30,8 @@ enum cf_mount_op {
 	CF_MNT_INJECT_FILE,   /* --perms 0444 --file FD P: an injection's sealed content copied into
 			       * an INJECT_DIR (read-only once its files are in) */
 	CF_MNT_CACHE_STORE,   /* --bind-fd SRC CF_CACHE_MNT: the overlay data of this workspace's
-			       * tool-cache store, for confine-init, which detaches it (R39) */
-	CF_MNT_CACHE_OVERLAY, /* an overlay at P made by confine-init: the host's P below, the
+			       * tool-cache store, for the mask maker, which detaches it (R39) */
+	CF_MNT_CACHE_OVERLAY, /* an overlay at P made by the mask maker: the host's P below, the
 			       * store's upper layer above (R39); helper mode only */
 };
 

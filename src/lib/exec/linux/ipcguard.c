@@ -114,7 +114,7 @@ int cf_ipc_list_fd(const struct cf_plan *plan, const int *source, struct cf_ipc_
 			 * no pipe or listener of the host's behind them.  Its rule comes once it is
 			 * mounted (CF_IPC_OVERLAY). */
 			cf_buf_addc(&b, m->op == CF_MNT_CACHE_OVERLAY ? CF_IPC_OVERLAY
-								     : CF_IPC_WRITABLE);
+								      : CF_IPC_WRITABLE);
 			cf_buf_addn(&b, m->path, strlen(m->path) + 1);
 		}
 	}

@@ -62,8 +62,8 @@ static int failed(struct cf_helper_record *rec, const struct cf_helper_err *he)
 	/* A tool cache's overlay (R39) that could not be made: confine plans the run again with
 	 * redirects instead of overlays. */
 	*rec = (struct cf_helper_record){.type = he->changed ? CF_HELPER_CHANGED
-					 : he->cache ? CF_HELPER_CACHE_FAIL
-						     : CF_HELPER_MODE_FAIL,
+						 : he->cache ? CF_HELPER_CACHE_FAIL
+							     : CF_HELPER_MODE_FAIL,
 					 .value = he->err};
 	if (he->changed)
 		snprintf(rec->message, sizeof(rec->message), "%s", he->path);
@@ -116,7 +116,8 @@ int cf_masks_make(pid_t pid1, int list_fd, struct cf_helper_record *rec)
 	 * again with redirects). */
 	struct cf_helper_caches *caches = calloc(1, sizeof(*caches));
 	if (!caches) {
-		he = (struct cf_helper_err){.err = ENOMEM, .call = "calloc", .path = "the tool caches"};
+		he = (struct cf_helper_err){
+		    .err = ENOMEM, .call = "calloc", .path = "the tool caches"};
 		goto out;
 	}
 	caches->proc_dir = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);

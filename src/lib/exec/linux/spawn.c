@@ -530,7 +530,7 @@ static int spawn_bwrap(confine_run *run, struct confine_error *err)
 		} else if ((m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND ||
 			    m->op == CF_MNT_CACHE_STORE) &&
 			   !(by_helper && by_helper[i])) {
-			/* R39: the store's overlay data, bound for confine-init by descriptor. */
+			/* R39: the store's overlay data, bound by descriptor for the masks. */
 			char *store = m->op == CF_MNT_CACHE_STORE
 					  ? cf_cache_store_overlay(plan->cache_store)
 					  : NULL;
