@@ -3,8 +3,8 @@
  * Tool caches in the plan (R39, plan/caches.c), pure, on a fake host: which cache gets an
  * overlay, a redirect or nothing; the order of the mounts (the store in the sandbox's /dev, each
  * protection below a cache after its overlay); the redirects in the environment; and the list
- * confine-init gets in helper mode: bwrap's mounts below an overlay cloned first and attached
- * after it, the helper's own after it, the store detached last.
+ * the mask maker (exec/linux/masks.c) gets in helper mode: bwrap's mounts below an overlay
+ * cloned first and attached after it, the helper's own after it, the store detached last.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +179,7 @@ static void overlay_mode(void)
 	bool *by = calloc(p->n_mounts + 1, 1);
 	cf_plan_helper_split(p, NULL, by);
 	TAP_OK(by[ov] && by[find(p, CF_MNT_CACHE_OVERLAY, HOME "/.npm")],
-	       "the overlays are confine-init's");
+	       "the overlays are the mask maker's");
 	struct cf_buf b;
 	cf_buf_init(&b);
 	cf_plan_helper_list(p, by, &b);
@@ -225,7 +225,7 @@ static void capture(void)
 	cf_buf_init(&b);
 	cf_plan_helper_list(p, by, &b);
 	TAP_OK(!by[rw] && b.len && b.s[0] == 'c' && !strcmp(b.s + 1, HOME "/.cache/keep"),
-	       "bwrap binds it; confine-init clones it before any overlay (first record)");
+	       "bwrap binds it; the mask maker clones it before any overlay (first record)");
 	const char *o = NULL, *a = NULL;
 	for (size_t at = 0; at < b.len; at += strlen(b.s + at + 1) + 2) {
 		if (b.s[at] == 'o' && !strcmp(b.s + at + 1, HOME "/.cache"))
