@@ -380,8 +380,9 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o,
 		} else if (cmd == CLI_RUN && opt_is(a, "--ssh-key", &v)) {
 			VALUE();
 #if defined(_WIN32) || defined(__APPLE__)
-			return cf_err(err, CONFINE_E_INVALID, "not available on this system", a,
-				      "the ssh-agent filter is built for Linux only");
+			return confine_error_set(err, CONFINE_E_INVALID,
+						 "not available on this system", a,
+						 "the ssh-agent filter is built for Linux only");
 #endif
 			if (o->n_ssh_keys == sizeof(o->ssh_keys) / sizeof(o->ssh_keys[0]))
 				return confine_error_set(err, CONFINE_E_LIMIT, "too many keys", v,
