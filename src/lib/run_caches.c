@@ -150,7 +150,8 @@ void cf_run_caches_finish(confine_run *run)
 	if (run->cache_lock >= 0)
 		close(run->cache_lock);
 	run->cache_store_lock = run->cache_lock = -1;
-	cf_cache_finish(&run->plan, run->workspace, run->cache_bound, trimmed, sizeof(trimmed));
+	cf_cache_finish(&run->plan, run->cache_work, run->workspace, run->cache_bound, trimmed,
+			sizeof(trimmed));
 	run->cache_started = false;
 	if (run->cache_lock >= 0)
 		close(run->cache_lock);

@@ -334,6 +334,10 @@ except OSError as e:
 	# Filled again, then cleared by the command for it.
 	cxp "$who" "${NET[@]}" -- npm ci --no-audit --no-fund
 	is "$rc" 0 "$who: npm ci fills the store again"
+	# The kernel makes an overlay's WORKDIR/work 0000 at each mount: after the run every
+	# directory of the store is the user's to remove again (rm -rf of ~/.local/state works).
+	hx "$who" find "$(state_of "$who")" -type d ! -perm -u=rwx
+	is "$rc/$out" "0/" "$who: R39 after the run, every directory of the store is rwx for its owner (removable)"
 	CX_CWD=$w hx "$who" "$FIX/confine" cache clear
 	is "$rc" 0 "$who: R39 confine cache clear"
 	rm -rf "$w/node_modules"

@@ -369,8 +369,69 @@ static void trim(int cfd, const char *self, uint64_t bound, char *trimmed, size_
 	free(v);
 }
 
-void cf_cache_finish(const struct cf_plan *plan, const char *workspace, uint64_t bound,
-		     char *trimmed, size_t cap)
+/* Makes the directory `name` in dfd, and every directory below it (a few levels at most),
+ * 0700 where it was less for its owner, the caller. */
+static void own_dirs(int dfd, const char *name, int depth)
+{
+	struct stat st;
+	if (depth > 4 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return;
+	if ((st.st_mode & 0700) != 0700 && fchmodat(dfd, name, (st.st_mode & 07777) | 0700, 0) < 0)
+		return;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			own_dirs(dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+}
+
+/*
+ * The kernel makes an overlay's "WORKDIR/work" (and "work/incompat/volatile" of a volatile
+ * overlay) mode 0000 at each mount.  Once the run is over, this run's slot is made the
+ * caller's again in every cache of the store, so that they can remove the store like any
+ * directory of theirs (rm -rf stopped at EACCES there) even without 'confine cache clear'.
+ * The next mount makes them 0000 again.
+ */
+static void release_work(int sfd, const char *slot)
+{
+	int ofd = slot && slot[0]
+		      ? openat(sfd, "o", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		      : -1;
+	DIR *d = ofd >= 0 ? fdopendir(ofd) : NULL;
+	if (!d) {
+		if (ofd >= 0)
+			close(ofd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		int cfd =
+		    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int wfd = cfd >= 0
+			      ? openat(cfd, slot, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			      : -1;
+		if (wfd >= 0)
+			own_dirs(wfd, "work", 0);
+		if (wfd >= 0)
+			close(wfd);
+		if (cfd >= 0)
+			close(cfd);
+	}
+	closedir(d);
+}
+
+void cf_cache_finish(const struct cf_plan *plan, const char *work, const char *workspace,
+		     uint64_t bound, char *trimmed, size_t cap)
 {
 	if (trimmed && cap)
 		trimmed[0] = '\0';
@@ -385,6 +446,7 @@ void cf_cache_finish(const struct cf_plan *plan, const char *workspace, uint64_t
 	free(caches);
 	if (sfd < 0)
 		goto out;
+	release_work(sfd, work);
 	struct meta m;
 	read_meta(sfd, &m);
 	time_t now = time(NULL);

@@ -60,9 +60,11 @@ int cf_cache_lock_store(const char *store);
  * (at most once a minute) and recorded with the time of use; then, while all stores together
  * are larger than `bound`, the least recently used other store is removed, and last this
  * workspace's own data when it alone is larger.  *trimmed (may be NULL) gets what was removed
- * ("" when nothing was).  Best effort.  Touches the OS. */
-void cf_cache_finish(const struct cf_plan *plan, const char *workspace, uint64_t bound,
-		     char *trimmed, size_t cap);
+ * ("" when nothing was).  The overlays' work directories of this run's slot (`work`, as
+ * "work.N") are made the caller's to remove again (the kernel makes them 0000).  Best effort.
+ * Touches the OS. */
+void cf_cache_finish(const struct cf_plan *plan, const char *work, const char *workspace,
+		     uint64_t bound, char *trimmed, size_t cap);
 
 /* One store, as `confine cache list` shows it. */
 struct cf_cache_store_info {
