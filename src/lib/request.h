@@ -279,8 +279,9 @@ int cf_record_approve(confine_run *run, const confine_request *req, struct confi
  * that failed to prepare.  0, or CONFINE_E_RECORD when the line could not be written (the
  * request's audit state holds the error: confine_request_audit_error). */
 int cf_audit_attempt(confine_run *run, int status, const struct confine_error *why);
-/* The policy digest, computed once the plan is compiled. */
-void cf_record_digest(confine_run *run);
+/* The policy digest of the plan's text (NULL: none), computed once the plan is compiled; the
+ * run hands the text in (record/ does not call back into the run). */
+void cf_record_digest(confine_run *run, const char *plan_text);
 #endif
 
 #endif

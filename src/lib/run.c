@@ -1221,6 +1221,16 @@ int confine_run_net_hint(const confine_run *run, size_t i, char **out, struct co
 	return *out ? 0 : cf_nomem(err);
 }
 
+/* The policy digest (SPEC 7.3) of the plan's text as `run --print-plan` prints it. */
+static void record_digest(confine_run *run)
+{
+	char *text = NULL;
+	if (run->policy != CONFINE_POLICY_OFF && confine_run_plan_text(run, false, &text, NULL) < 0)
+		text = NULL;
+	cf_record_digest(run, text);
+	free(text);
+}
+
 int confine_run_prepare(const confine_request *req, confine_run **out, struct confine_error *err)
 {
 	confine_run *run = NULL;
@@ -1319,7 +1329,7 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 		goto oom;
 	if ((r = cf_run_notices(run)) < 0)
 		goto oom;
-	cf_record_digest(run);
+	record_digest(run);
 	*out = run;
 	run = NULL;
 	goto out;

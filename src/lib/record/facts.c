@@ -205,16 +205,13 @@ void cf_record_temp_free(confine_run *run)
 
 /* The policy digest (SPEC 7.3): SHA-256 of the plan's text exactly as `run --print-plan`
  * prints it, so that anyone can recompute it: `confine run --print-plan ... | sha256sum`. */
-void cf_record_digest(confine_run *run)
+void cf_record_digest(confine_run *run, const char *plan_text)
 {
-	char *text = NULL;
 	run->record.policy_digest[0] = '\0';
-	if (run->policy == CONFINE_POLICY_OFF)
+	if (run->policy == CONFINE_POLICY_OFF || !plan_text)
 		return;
-	if (confine_run_plan_text(run, false, &text, NULL) == 0 &&
-	    cf_sha256_hex(text, strlen(text), run->record.policy_digest) < 0)
+	if (cf_sha256_hex(plan_text, strlen(plan_text), run->record.policy_digest) < 0)
 		run->record.policy_digest[0] = '\0';
-	free(text);
 }
 
 const char *const *confine_run_denied_paths(const confine_run *run, size_t *n)

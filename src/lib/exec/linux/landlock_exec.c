@@ -45,6 +45,7 @@
 #include "exec/linux/opener.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
+#include "exec/linux/tee.h"
 #include "net/auth.h"
 #include "net/netrun.h"
 #include "request.h"

@@ -15,10 +15,6 @@ typedef struct confine_run confine_run;
 int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const int stdio[3],
 			int *out, struct confine_error *err);
 
-/* The stderr tee's pipe (spawn.c): the wait loop holds the read end, *write_end (close-on-exec,
- * at fd 3 or above) becomes the command's stderr. */
-int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err);
-
 /* The level of the supervised calls of the plan's seccomp filter (CF_SUPERVISE_*, harden.h):
  * the path calls with the broker, the opens that could read a FIFO with the opener (R36), the
  * metadata calls always. */

@@ -38,6 +38,7 @@
 #include "exec/linux/masks.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
+#include "exec/linux/spawn.h"
 #include "exec/linux/tee.h"
 #include "inject/run_inject.h"
 #include "request.h"
@@ -326,45 +327,6 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 	return -1;
 }
 
-/* A pipe for the command's stderr: the write end (at fd 3 or above, close-on-exec until the
- * keep list hands it to bwrap, or the landlock child makes it fd 2) goes to the helper, the
- * read end stays with the wait loop. */
-int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "pipe2",
-				 errno);
-	/* The command's end blocks like any stderr would; only confine's end is non-blocking. */
-	int w = fcntl(p[1], F_DUPFD_CLOEXEC, 3);
-	close(p[1]);
-	if (w < 0 || fcntl(w, F_SETFL, 0) < 0) {
-		int e = errno;
-		close(p[0]);
-		if (w >= 0)
-			close(w);
-		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
-				 e);
-	}
-	if (!run->record.tee && !(run->record.tee = malloc(sizeof(*run->record.tee)))) {
-		close(p[0]);
-		close(w);
-		return cf_nomem(err);
-	}
-	if (run->record.tee_fd >= 0)
-		close(run->record.tee_fd);
-	if (run->record.tee_out >= 0)
-		close(run->record.tee_out);
-	run->record.tee_fd = p[0];
-	/* The bytes go to the command's stderr (confine_request_set_stdio's, or this process's 2
-	 * as it was at the start): a copy of the run's duplicate, let go at the end of the wait.
-	 * No stderr (-1): dropped. */
-	run->record.tee_out = run->stdio[2] >= 0 ? fcntl(run->stdio[2], F_DUPFD_CLOEXEC, 3) : -1;
-	cf_tee_init(run->record.tee, p[0], run->record.tee_out, &run->record.denials);
-	*write_end = w;
-	return 0;
-}
-
 /*
  * Helper mode (cf_plan_helper_split): confine makes the masks with the mount API from inside
  * the sandbox's namespaces once bwrap is done (exec/linux/masks.c).  It needs open_tree,
@@ -453,7 +415,7 @@ static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, struct fdlist *ke
 	return 0;
 }
 
-static int spawn_bwrap(confine_run *run, struct confine_error *err)
+int cf_launch_bwrap(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
 	struct fdlist keep = {0}; /* handed to bwrap */
@@ -774,7 +736,7 @@ static int start_keeper(confine_run *run, struct confine_error *err)
 	return r;
 }
 
-static int start_run(confine_run *run, struct confine_error *err)
+int cf_launch_start(confine_run *run, struct confine_error *err)
 {
 	int r;
 	if (run->started)
@@ -845,7 +807,7 @@ static int start_run(confine_run *run, struct confine_error *err)
 	}
 	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err)
 	    : landlock			      ? cf_ll_spawn(run, err)
-					      : spawn_bwrap(run, err);
+					      : cf_launch_bwrap(run, err);
 	if (r < 0) {
 		cf_keeper_done(&run->keeper);
 		cf_cgroup_destroy(&run->cgroup);
@@ -857,23 +819,6 @@ static int start_run(confine_run *run, struct confine_error *err)
 		run->netrun = NULL;
 		cf_run_agent_finish(run);
 	}
-	return r;
-}
-
-int confine_run_start(confine_run *run, struct confine_error *err)
-{
-	/* This call's failure is made in a struct of its own: the audit line records it, and the
-	 * caller's struct gets it only when still empty (cf_err_publish). */
-	struct confine_error mine = {0};
-	/* A receipt means once: spent before anything runs (record/receipts.c). */
-	int r = cf_record_spend(run, &mine);
-	if (r == 0)
-		r = start_run(run, &mine);
-	if (r < 0 && !run->started) {
-		cf_run_stdio_release(run); /* a host reading the command's pipe sees its end */
-		cf_audit_attempt(run, 125, &mine); /* the attempt ends here (R24) */
-	}
-	cf_err_publish(err, &mine);
 	return r;
 }
 
@@ -1435,7 +1380,7 @@ static int command_status(confine_run *run, int *status, struct confine_error *e
 
 /* One launch: waits for bwrap (or the command) and turns the outcome into *status.  Sets
  * *again when the launch failed only because a hidden host endpoint vanished. */
-static int wait_launch(confine_run *run, int *status, bool *again, struct confine_error *err)
+int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_error *err)
 {
 	int st = 0;
 	*status = 125;
@@ -1582,8 +1527,7 @@ static int wait_launch(confine_run *run, int *status, bool *again, struct confin
 	return command_status(run, status, err);
 }
 
-/* Closes what one launch used, before the next. */
-static void reset_launch(confine_run *run)
+void cf_launch_reset(confine_run *run)
 {
 	int *fds[] = {&run->status_fd, &run->err_fd, &run->info_fd};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -1602,105 +1546,4 @@ static void reset_launch(confine_run *run)
 	if (run->go_w >= 0)
 		close(run->go_w);
 	run->go_w = -1;
-}
-
-static int wait_command(confine_run *run, int *status, struct confine_error *err)
-{
-	*status = 125;
-	if (!run->started)
-		return cf_err(err, CONFINE_E_INVALID, "cannot wait", "run", "not started");
-	int r;
-	bool again;
-	while ((r = wait_launch(run, status, &again, err)) == 0 && again) {
-		reset_launch(run);
-		if (run->unsettled) {
-			/* R34: the workspace changed while bwrap set the sandbox up.  The sandbox
-			 * is gone: what bwrap created on the host for it goes too. */
-			cf_settle_cleanup(&run->plan, &run->idents, run->launch_time);
-			if (++run->replans > 3) {
-				*status = 125;
-				r = cf_err(err, CONFINE_E_SPAWN, "the workspace kept changing",
-					   run->unsettled,
-					   "it changed while the sandbox was set up, %d times in a "
-					   "row, so the protections could not be placed for sure",
-					   run->replans - 1);
-				cf_err_hint(err,
-					    "another process (a second sandbox?) is renaming "
-					    "directories in the workspace; run the command again "
-					    "when it has finished; nothing was run");
-				break;
-			}
-			free(run->unsettled);
-			run->unsettled = NULL;
-			if ((r = cf_run_plan(run, err)) < 0)
-				break;
-		} else if (run->plan.cache_overlay &&
-			   (run->cache_overlay_off || run->helper_mode_off)) {
-			/* R39: no overlays without helper mode: the tool caches are redirected. */
-			if ((r = cf_run_plan(run, err)) < 0)
-				break;
-		}
-		if ((r = spawn_bwrap(run, err)) < 0)
-			break;
-	}
-	/* What the limits did, for the post-run events (a kill by the memory limit says so). */
-	cf_cgroup_counts(&run->cgroup, &run->limit_counts);
-	cf_cgroup_destroy(&run->cgroup);
-	return r;
-}
-
-/* The proxy's decisions, once the command has ended; the proxy and its sockets go. */
-static int finish_network(confine_run *run, struct confine_error *err)
-{
-	/* The guards first: a supervised call of a process that outlived the command meets
-	 * ENOSYS. */
-	cf_supervisor_free(run->supervisor);
-	run->supervisor = NULL;
-	cf_connguard_free(run->connguard);
-	run->connguard = NULL;
-	cf_run_agent_finish(run); /* R44: its records */
-	if (!run->netrun)
-		return 0;
-	free(run->net_events);
-	run->net_events = NULL;
-	int r = cf_netrun_finish(run->netrun, &run->net_events, &run->n_net_events,
-				 &run->net_dropped, err);
-	int k = cf_run_net_publish(run, err);
-	if (r == 0)
-		r = k;
-	cf_netrun_free(run->netrun);
-	run->netrun = NULL;
-	return r;
-}
-
-int confine_run_wait(confine_run *run, int *status, struct confine_error *err)
-{
-	/* As confine_run_start: a reused struct that still holds an earlier failure neither
-	 * decides the return code nor mixes with this call's hint. */
-	struct confine_error mine = {0};
-	int r = wait_command(run, status, &mine);
-	/* Everything of the sandbox is gone: the keeper is not needed any more, nor the command's
-	 * descriptors (a host reading a pipe it gave the command sees its end). */
-	cf_keeper_done(&run->keeper);
-	cf_run_stdio_release(run);
-	if (finish_network(run, &mine) < 0 && r == 0)
-		r = CONFINE_E_NOMEM;
-	/* Look again at what was not protected during the run, whatever the outcome. */
-	if (cf_run_detect(run) < 0 && r == 0)
-		r = cf_nomem(&mine);
-	/* R39: the stores keep within their bound. */
-	cf_run_caches_finish(run);
-	/* The audit line's failure is the caller's to see (confine_request_audit_error); *status
-	 * stays what it is. */
-	if (cf_audit_attempt(run, *status, r < 0 ? &mine : NULL) < 0 && r == 0) {
-		r = CONFINE_E_RECORD;
-		const struct confine_error *ae = cf_audit_state_error(run->record.audit_state);
-		if (ae)
-			mine = *ae;
-		else /* another run of the request is recording its failure at this moment */
-			cf_err(&mine, CONFINE_E_RECORD, "cannot write the audit log", "",
-			       "the line of this attempt is missing from the log");
-	}
-	cf_err_publish(err, &mine);
-	return r;
 }

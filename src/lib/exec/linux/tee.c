@@ -7,15 +7,19 @@
  * at most PIPE_BUF bytes; a regular file or a terminal takes the whole buffer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "exec/linux/tee.h"
+#include "request.h"
+#include "util/util.h"
 
 void cf_tee_init(struct cf_tee *t, int in, int out, struct cf_denials *scan)
 {
@@ -119,4 +123,43 @@ void cf_tee_drain(struct cf_tee *t)
 	}
 	if (t->scan)
 		cf_denials_finish(t->scan);
+}
+
+/* A pipe for the command's stderr: the write end (at fd 3 or above, close-on-exec until the
+ * keep list hands it to bwrap, or the landlock child makes it fd 2) goes to the helper, the
+ * read end stays with the wait loop. */
+int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "pipe2",
+				 errno);
+	/* The command's end blocks like any stderr would; only confine's end is non-blocking. */
+	int w = fcntl(p[1], F_DUPFD_CLOEXEC, 3);
+	close(p[1]);
+	if (w < 0 || fcntl(w, F_SETFL, 0) < 0) {
+		int e = errno;
+		close(p[0]);
+		if (w >= 0)
+			close(w);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
+				 e);
+	}
+	if (!run->record.tee && !(run->record.tee = malloc(sizeof(*run->record.tee)))) {
+		close(p[0]);
+		close(w);
+		return cf_nomem(err);
+	}
+	if (run->record.tee_fd >= 0)
+		close(run->record.tee_fd);
+	if (run->record.tee_out >= 0)
+		close(run->record.tee_out);
+	run->record.tee_fd = p[0];
+	/* The bytes go to the command's stderr (confine_request_set_stdio's, or this process's 2
+	 * as it was at the start): a copy of the run's duplicate, let go at the end of the wait.
+	 * No stderr (-1): dropped. */
+	run->record.tee_out = run->stdio[2] >= 0 ? fcntl(run->stdio[2], F_DUPFD_CLOEXEC, 3) : -1;
+	cf_tee_init(run->record.tee, p[0], run->record.tee_out, &run->record.denials);
+	*write_end = w;
+	return 0;
 }
