@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The layout of src/ (STYLE.md): no include or call circle spans two folders.  scripts/deps
-# draws the graph (a file depends on the headers it includes and on the files that define what
-# its object uses) and fails on such a circle; it is checked here on a small tree with a circle
-# planted, and on this tree.
+# The layout of src/ (STYLE.md): no include or call circle spans two folders, and the layers
+# point one way (the records and the executors never call the run).  scripts/deps draws the
+# graph (a file depends on the headers it includes and on the files that define what its object
+# uses) and fails on either; it is checked here on small trees with a circle or a wrong-way
+# dependency planted, and on this tree.
 source "$(dirname "$0")/../lib.sh"
 
 if ! command -v python3 >/dev/null || ! command -v nm >/dev/null || ! command -v cc >/dev/null; then
@@ -36,13 +37,31 @@ mini() { # DIR [-DCIRCLE]
 mini "$T/clean" || exit 1
 out=$("$TOP/scripts/deps" --top "$T/clean" "$T/clean/build" 2>&1)
 ok $? "a tree whose only circle lies inside one folder passes"
-is "$out" "confine-deps: 6 files, no include circle spans two folders" "and says so"
+is "$out" "confine-deps: 6 files, no include circle spans two folders, the layers hold" "and says so"
 
 mini "$T/circle" -DCIRCLE || exit 1
 out=$("$TOP/scripts/deps" --top "$T/circle" "$T/circle/build" 2>&1)
 is "$?" 1 "a circle between two folders fails (exit status 1)"
 is "$out" "circle: src/a/x.c -[y]-> src/b/y.c -[x]-> src/a/x.c
-confine-deps: 1 include circles span two folders" "it is printed with the symbol of each step"
+confine-deps: 1 include circles span two folders, 0 dependencies break a layer" \
+	"it is printed with the symbol of each step"
+
+# A record that calls the run: no circle, but the wrong way (a declaration of its own, no
+# header: the object's use is what counts).
+d=$T/layer
+mkdir -p "$d/src/lib/record" "$d/build"
+printf 'int cf_run_thing(void);\nint cf_run_thing(void) { return 0; }\n' >"$d/src/lib/run.c"
+printf 'int cf_run_thing(void);\nint cf_rec(void);\nint cf_rec(void) { return cf_run_thing(); }\n' >"$d/src/lib/record/rec.c"
+{
+	echo '['
+	cc -c -o "$d/build/run.o" "$d/src/lib/run.c" && cc -c -o "$d/build/rec.o" "$d/src/lib/record/rec.c" || exit 1
+	printf '{"directory": "%s", "file": "src/lib/run.c", "output": "build/run.o"},\n' "$d"
+	printf '{"directory": "%s", "file": "src/lib/record/rec.c", "output": "build/rec.o"}\n]\n' "$d"
+} >"$d/build/compile_commands.json"
+out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
+is "$?" 1 "a record that calls the run fails"
+is "$out" "layer: src/lib/record/rec.c -[cf_run_thing]-> src/lib/run.c: executors and records never call back into the run (they take facts, return facts)
+confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the dependency is printed"
 
 out=$("$TOP/scripts/deps" --top "$T/circle" "$T/nowhere" 2>&1)
 is "$?" 2 "no build tree: exit status 2"
@@ -53,5 +72,5 @@ hint: run make first (meson writes compile_commands.json)" "and a message that s
 out=$("$TOP/scripts/deps" "$BUILD" 2>&1)
 st=$?
 [ $st = 0 ] || diag "$out"
-ok $st "no include or call circle spans two folders of src/ (scripts/deps $BUILD)"
+ok $st "no include or call circle spans two folders of src/, the layers hold (scripts/deps $BUILD)"
 done_testing
