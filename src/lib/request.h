@@ -222,6 +222,8 @@ int cf_run_protect_aliases(confine_run *run, const struct cf_matches *globs,
  * `.git` matches (taken out of `globs`), added to the policy; and explain's view of them for
  * one path (*guard: the guard that covers it, or NULL). */
 int cf_run_nested_repos(confine_run *run, struct cf_matches *globs, struct confine_error *err);
+/* What of a git directory the policy guards, for host/git.c's search. */
+void cf_run_git_entries(struct cf_git_entries *out);
 int cf_run_explain_git(const confine_run *run, const char *path, char **guard,
 		       struct confine_error *err);
 int cf_run_explain_alias(const confine_run *run, const char *path, enum confine_access access,

@@ -467,8 +467,10 @@ static int host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	run->state_dir = cf_host_state_dir(env, run->home);
 	if (!run->config_dir || !run->cache_dir || !run->state_dir)
 		return cf_nomem(err);
+	struct cf_git_entries names;
+	cf_run_git_entries(&names);
 	int r = cf_host_git_guards(run->workspace, run->home, env_get(env, "XDG_CONFIG_HOME"),
-				   &run->git_guards, &run->git_launch, err);
+				   &names, &run->git_guards, &run->git_launch, err);
 	if (r < 0)
 		return r;
 

@@ -9,12 +9,19 @@
 #include <sys/stat.h>
 
 #include "host/git.h"
+#include "policy/policy.h"
 #include "request.h"
 #include "util/util.h"
 
 /* Nested repositories beyond this many get their whole `.git` guarded (one mount each) instead
  * of what git reads in it: the mounts stay bounded. */
 #define MAX_NESTED_REPOS 256
+
+void cf_run_git_entries(struct cf_git_entries *out)
+{
+	out->v = cf_git_dir_entries(true, &out->n);
+	(void)cf_git_dir_entries(false, &out->n_common);
+}
 
 /*
  * The scan's `.git` matches (run.c's expand_globs) are taken out of `globs`: they protect
@@ -32,7 +39,9 @@ int cf_run_nested_repos(confine_run *run, struct cf_matches *globs, struct confi
 				  .n_pub = globs->n_pub,
 				  .cap_pub = globs->cap_pub};
 	size_t from = run->git_guards.n, n_repos = 0;
+	struct cf_git_entries names;
 	int r = 0;
+	cf_run_git_entries(&names);
 	cf_matches_release(&run->git_nested);
 	for (size_t i = 0; i < globs->n; i++) {
 		struct cf_match *m = &globs->v[i];
@@ -63,7 +72,7 @@ int cf_run_nested_repos(confine_run *run, struct cf_matches *globs, struct confi
 				? 0
 				: cf_nomem(err);
 		} else if (strcmp(dir, run->workspace)) {
-			r = cf_host_git_guards(dir, run->home, NULL, &run->git_guards,
+			r = cf_host_git_guards(dir, run->home, NULL, &names, &run->git_guards,
 					       &run->git_launch, err);
 		}
 		free(dir);
@@ -82,8 +91,10 @@ int cf_run_explain_git(const confine_run *run, const char *path, char **guard,
 		       struct confine_error *err)
 {
 	char *a = cf_path_dirname(path);
+	struct cf_git_entries names;
 	int r = 0;
 	*guard = NULL;
+	cf_run_git_entries(&names);
 	while (r == 0 && a && !*guard && cf_path_within(a, run->workspace) &&
 	       strcmp(a, run->workspace)) {
 		char *dotgit = cf_path_join(a, ".git");
@@ -91,7 +102,7 @@ int cf_run_explain_git(const confine_run *run, const char *path, char **guard,
 		if (dotgit && lstat(dotgit, &st) == 0) {
 			struct cf_strv g = {0};
 			struct cf_git_launch l = {0};
-			r = cf_host_git_guards(a, run->home, NULL, &g, &l, err);
+			r = cf_host_git_guards(a, run->home, NULL, &names, &g, &l, err);
 			for (size_t i = 0; r == 0 && i < g.n && !*guard; i++)
 				if (cf_path_within(path, g.v[i]) && !(*guard = cf_strdup(g.v[i])))
 					r = cf_nomem(err);

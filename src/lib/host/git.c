@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "host/git.h"
-#include "policy/policy.h"
 
 /* ---- the configuration syntax (pure) ---- */
 
@@ -271,6 +270,7 @@ struct gather {
 	const char *ws, *home;
 	struct cf_strv *out;
 	struct cf_git_launch *launch;
+	const struct cf_git_entries *names;
 	struct cf_strv read; /* configuration files already read */
 	const char *file;    /* the file being parsed */
 	int depth;
@@ -457,9 +457,8 @@ static bool open_worktrees(struct gather *g, const char *path)
 	}
 	ok = ok && !errno;
 	closedir(d);
-	size_t n, common;
-	const char *const *ent = cf_git_dir_entries(true, &n);
-	(void)cf_git_dir_entries(false, &common);
+	size_t n = g->names->n, common = g->names->n_common;
+	const char *const *ent = g->names->v;
 	for (size_t i = 0; ok && i < names.n && !g->error; i++) {
 		char *w = cf_path_join(path, names.v[i]);
 		struct cf_git_launch *l = g->launch;
@@ -502,8 +501,8 @@ static bool open_worktrees(struct gather *g, const char *path)
 /* What git reads in one git directory: config and hooks, and where it may be told to look. */
 static void add_gitdir(struct gather *g, const char *dir, bool worktree_parts)
 {
-	size_t n;
-	const char *const *e = cf_git_dir_entries(worktree_parts, &n);
+	size_t n = worktree_parts ? g->names->n : g->names->n_common;
+	const char *const *e = g->names->v;
 	for (size_t i = 0; i < n && !g->error; i++) {
 		char *p = cf_path_join(dir, e[i]);
 		if (p && !strcmp(e[i], "worktrees") && open_worktrees(g, p)) {
@@ -524,9 +523,11 @@ void cf_git_launch_release(struct cf_git_launch *l)
 }
 
 int cf_host_git_guards(const char *workspace, const char *home, const char *xdg_config_home,
-		       struct cf_strv *out, struct cf_git_launch *launch, struct confine_error *err)
+		       const struct cf_git_entries *names, struct cf_strv *out,
+		       struct cf_git_launch *launch, struct confine_error *err)
 {
-	struct gather g = {.ws = workspace, .home = home, .out = out, .launch = launch};
+	struct gather g = {
+	    .ws = workspace, .home = home, .out = out, .launch = launch, .names = names};
 	char *dotgit = cf_path_join(workspace, ".git"), *gitdir = NULL, *common = NULL;
 	char *xdg = NULL;
 	struct stat st;

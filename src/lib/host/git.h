@@ -85,8 +85,16 @@ void cf_git_launch_release(struct cf_git_launch *l);
  * works; without, it is guarded whole.  Touches the OS: reads at most a few small files and
  * one directory, follows no symlink when reading.
  */
+/* The entries of a git directory that the policy guards (policy/guards.c, cf_git_dir_entries):
+ * v[0..n) in a git directory, v[0..n_common) in the common directory that commondir names.
+ * Handed in by the run: what is guarded is the policy's to say, finding it is host/'s. */
+struct cf_git_entries {
+	const char *const *v;
+	size_t n, n_common;
+};
+
 int cf_host_git_guards(const char *workspace, const char *home, const char *xdg_config_home,
-		       struct cf_strv *out, struct cf_git_launch *launch,
-		       struct confine_error *err);
+		       const struct cf_git_entries *names, struct cf_strv *out,
+		       struct cf_git_launch *launch, struct confine_error *err);
 
 #endif
