@@ -178,7 +178,7 @@ struct confine_run {
 	/* secrets the command can use but never read (R44, R45) */
 	struct cf_run_agent agent;     /* the ssh-agent filter (agent/agent_run.c) */
 	struct cf_run_secrets secrets; /* credential placeholders (net/secrets_run.c) */
-	/* write allows of missing paths (host/mkallow.h): created before the plan, or, in a dry
+	/* write allows of missing paths (run_mkallow.h): created before the plan, or, in a dry
 	 * run, to be created */
 	struct cf_strv made_allows;
 	bool made_allows_dry;

@@ -30,7 +30,7 @@
 #include "exec/linux/supervise_rules.h"
 #include "exec/linux/supervisor.h"
 #include "ll_notes.h"
-#include "host/mkallow.h"
+#include "run_mkallow.h"
 #include "host/toolcache.h"
 #include "net/netrun.h"
 #include "record/secrets_record.h"
@@ -680,7 +680,7 @@ out:
 	return r;
 }
 
-/* Write allows of missing paths (host/mkallow.h): created now, before the plan, inside the
+/* Write allows of missing paths (run_mkallow.h): created now, before the plan, inside the
  * homes and the workspace only; in a dry run only checked, and the plan says so.  A run
  * without the sandbox needs none of it: the command writes where it likes. */
 static int make_allowed(confine_run *run, const confine_request *req, struct confine_error *err)

@@ -28,7 +28,7 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 	/* A receipt means once: spent before anything runs (record/receipts.c). */
 	int r = cf_record_spend(run, &mine);
 	if (r == 0)
-		r = cf_launch_start(run, &mine);
+		r = cf_launch_start(run, cf_run_caches_start, &mine);
 	if (r < 0 && !run->started) {
 		cf_run_stdio_release(run); /* a host reading the command's pipe sees its end */
 		cf_audit_attempt(run, 125, &mine); /* the attempt ends here (R24) */
@@ -73,7 +73,7 @@ static int wait_command(confine_run *run, int *status, struct confine_error *err
 			if ((r = cf_run_plan(run, err)) < 0)
 				break;
 		}
-		if ((r = cf_launch_bwrap(run, err)) < 0)
+		if ((r = cf_launch_bwrap(run, cf_run_caches_start, err)) < 0)
 			break;
 	}
 	/* What the limits did, for the post-run events (a kill by the memory limit says so). */

@@ -415,7 +415,7 @@ static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, struct fdlist *ke
 	return 0;
 }
 
-int cf_launch_bwrap(confine_run *run, struct confine_error *err)
+int cf_launch_bwrap(confine_run *run, cf_launch_hook before, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
 	struct fdlist keep = {0}; /* handed to bwrap */
@@ -427,8 +427,9 @@ int cf_launch_bwrap(confine_run *run, struct confine_error *err)
 	struct cf_strv args = {0};
 	int r = 0;
 
-	/* R39: the overlays' upper layers and this run's work directories. */
-	if ((r = cf_run_caches_start(run, err)) < 0)
+	/* The run's own step before bwrap (run_launch.c: R39, the overlays' upper layers and this
+	 * run's work directories). */
+	if (before && (r = before(run, err)) < 0)
 		return r;
 	raise_fd_limit(plan->n_mounts + plan->n_injects + 16);
 	source = malloc(plan->n_mounts * sizeof(int));
@@ -736,7 +737,7 @@ static int start_keeper(confine_run *run, struct confine_error *err)
 	return r;
 }
 
-int cf_launch_start(confine_run *run, struct confine_error *err)
+int cf_launch_start(confine_run *run, cf_launch_hook before, struct confine_error *err)
 {
 	int r;
 	if (run->started)
@@ -807,7 +808,7 @@ int cf_launch_start(confine_run *run, struct confine_error *err)
 	}
 	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err)
 	    : landlock			      ? cf_ll_spawn(run, err)
-					      : cf_launch_bwrap(run, err);
+					      : cf_launch_bwrap(run, before, err);
 	if (r < 0) {
 		cf_keeper_done(&run->keeper);
 		cf_cgroup_destroy(&run->cgroup);

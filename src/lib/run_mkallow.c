@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/mkallow.h"
+#include "run_mkallow.h"
 #include "util/nofollow.h"
 #include "util/util.h"
 

@@ -7,8 +7,8 @@
  * 0700, one missing component at a time, never through a symlink, and only inside the home
  * directory or the workspace; anywhere else the run is refused with the remedy.  Touches the OS.
  */
-#ifndef CONFINE_HOST_MKALLOW_H
-#define CONFINE_HOST_MKALLOW_H
+#ifndef CONFINE_RUN_MKALLOW_H
+#define CONFINE_RUN_MKALLOW_H
 
 #include "policy/policy.h"
 
