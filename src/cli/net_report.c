@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What `confine run` says about the network-by-domain proxy's decisions (SPEC 12): a summary
  * of what was refused, on stderr after the run (the report and the audit line hold every
- * decision: record/facts.c). */
+ * decision: record/run_facts.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tool caches in helper mode (R39, plan/caches.h): the mask maker (exec/linux/masks.c, in the
+ * Tool caches in helper mode (R39, plan/caches.h): the mask maker (exec/linux/bwrap/masks.c, in the
  * sandbox's namespaces) mounts an overlay at each cache's path, with the host's directory (as the
  * sandbox sees it) as the lower layer and this workspace's store as the upper one, then detaches
  * the store.
@@ -16,7 +16,7 @@
  * Every path is opened without following a symlink (openat2 RESOLVE_NO_SYMLINKS) and handed to
  * the overlay as /proc/self/fd/N: the layers are the objects opened, whatever a name says.
  *
- * These run in the child of confine that makes the masks (exec/linux/masks.c), forked from a
+ * These run in the child of confine that makes the masks (exec/linux/bwrap/masks.c), forked from a
  * process that may have threads: async-signal-safe calls only, no allocation, no stdio.
  */
 #include <errno.h>
@@ -30,7 +30,7 @@
 
 #include "helper/caches.h"
 #include "plan/caches.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/mountapi.h"
 #include "util/nofollow.h"
 

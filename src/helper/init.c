@@ -16,7 +16,7 @@
  * hands each connection over to confine's proxy (relay.c), in the same loop.
  *
  * bwrap executes it once, in the nested user namespace, without capabilities and under the
- * seccomp filter.  (Helper mode's masks are made by confine from outside, exec/linux/masks.c,
+ * seccomp filter.  (Helper mode's masks are made by confine from outside, exec/linux/bwrap/masks.c,
  * which says why not here: once pid 1 made them itself and had to be executed a second time.)
  *
  * R35: confine-init itself runs with confine's fixed environment, whatever the

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helper mode (plan/bwrap_args.c, cf_plan_helper_split): the masks of the plan, made with the
+ * Helper mode (plan/bwrap/args.c, cf_plan_helper_split): the masks of the plan, made with the
  * mount API instead of bwrap's mount-and-reread-the-table, by a child of confine joined to the
- * sandbox's first user namespace and its mount namespace (exec/linux/masks.c) once bwrap has
+ * sandbox's first user namespace and its mount namespace (exec/linux/bwrap/masks.c) once bwrap has
  * set the sandbox up.  Also the reading of the descriptors confine-init is given.
  *
  * Every target is opened without following a symlink anywhere (openat2 RESOLVE_NO_SYMLINKS)
@@ -25,7 +25,7 @@
 #include "helper/caches.h"
 #include "util/nofollow.h"
 #include "helper/mounts.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/mountapi.h"
 
 static int fail(struct cf_helper_err *e, int err, const char *call, const char *path)

@@ -21,7 +21,7 @@ struct cf_helper_err {
  * buffer.  0, or -1 with errno. */
 int cf_helper_slurp(int fd, size_t max, char **out, size_t *len);
 struct cf_helper_caches;
-/* Makes every mount of the list (plan/bwrap_args.c, cf_plan_helper_list), read from list_fd;
+/* Makes every mount of the list (plan/bwrap/args.c, cf_plan_helper_list), read from list_fd;
  * a transient endpoint that is gone is marked CF_HELPER_LEFT_OUT there.  caches: the tool
  * caches' work area (helper/caches.h), zeroed but for its proc_dir, allocated by the caller
  * (this function allocates nothing).  0 or -1. */

@@ -234,7 +234,7 @@ int confine_request_set_tty(confine_request *r, enum confine_tty tty, struct con
 }
 
 /* The numbers only: a duplicate held by the request would keep a host's pipe open for as long
- * as the request lives; confine_run_start takes the run's own (exec/linux/spawn.c). */
+ * as the request lives; confine_run_start takes the run's own (exec/linux/bwrap/spawn.c). */
 int confine_request_set_stdio(confine_request *r, int in_fd, int out_fd, int err_fd,
 			      struct confine_error *err)
 {

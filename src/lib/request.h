@@ -17,14 +17,14 @@
 #include <time.h>
 #include <sys/types.h>
 
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "net/decide.h"
 #include "plan/landlock/ll_plan.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/keeper.h"
-#include "exec/linux/settle.h"
+#include "exec/linux/bwrap/settle.h"
 #include "host/kind_memo.h"
 #include "host/scan.h"
 #include "agent/agent_run.h"
@@ -112,7 +112,7 @@ struct confine_run {
 	bool *skip;   /* per plan mount: left out of this launch (a vanished host endpoint) */
 	int attempts; /* launches tried again because an endpoint vanished */
 	bool helper_mode_used; /* this launch: confine-init makes the masks (helper mode) */
-	bool *by_helper;       /* this launch, per plan mount: made by exec/linux/masks.c */
+	bool *by_helper;       /* this launch, per plan mount: made by exec/linux/bwrap/masks.c */
 	int mounts_r;	       /* this launch: the helper mode's list, made at READY, read back */
 	bool helper_mode_off;  /* bwrap makes every mount (helper mode failed once) */
 	char *helper_failed;   /* the target helper mode last failed on (changed, or unreachable) */
@@ -229,7 +229,7 @@ int cf_run_explain_git(const confine_run *run, const char *path, char **guard,
 int cf_run_explain_alias(const confine_run *run, const char *path, enum confine_access access,
 			 struct confine_decision *out, struct confine_error *err);
 /* Removes the landlock backend's per-run TMPDIR and everything in it, without following a
- * symlink (landlock_exec.c).  Touches the OS. */
+ * symlink (landlock/spawn.c).  Touches the OS. */
 void cf_ll_remove_run_tmp(confine_run *run);
 
 /* Before the run: the allows a guard or an override outranks, into run->notices
@@ -237,7 +237,7 @@ void cf_ll_remove_run_tmp(confine_run *run);
 int cf_run_notices(confine_run *run);
 
 /* Spends the receipt of an approved, not reusable escalation or grant before its run starts
- * (record/receipts.c): CONFINE_E_APPROVAL when it was spent before, or when confine cannot
+ * (approve/receipts.c): CONFINE_E_APPROVAL when it was spent before, or when confine cannot
  * keep the record of spent receipts.  Touches the OS. */
 int cf_record_spend(confine_run *run, struct confine_error *err);
 /* At prepare: makes sure the record of spent receipts can be kept (the cache directory exists,

@@ -37,9 +37,9 @@
 #include "net/remedy.h"
 #include "run_net.h"
 #include "exec/linux/cgroup.h"
-#include "exec/linux/connguard.h"
+#include "exec/linux/landlock/connguard.h"
 #include "exec/linux/ipcguard.h"
-#include "exec/linux/landlock_exec.h"
+#include "exec/linux/landlock/spawn.h"
 #include "exec/linux/opener.h"
 #include "inject/run_inject.h"
 #include "request.h"
@@ -338,7 +338,7 @@ int cf_run_plan(confine_run *run, struct confine_error *err)
 			r = cf_run_protect_aliases(run, &globs, err);
 		if (r < 0)
 			goto out;
-		/* R39: overlays in helper mode (exec/linux/masks.c), redirects elsewhere. */
+		/* R39: overlays in helper mode (exec/linux/bwrap/masks.c), redirects elsewhere. */
 		run->cache_facts.overlay = run->backend == CONFINE_BACKEND_BWRAP &&
 					   !run->cache_overlay_off && cf_run_helper_mode(run);
 		struct cf_plan_opts po = {

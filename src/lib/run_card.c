@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * confine_card_new: the card of a command (R32), prepared as a run prepares it (the workspace,
- * the rule layers, the grants, the environment, the program), then made by record/card.c from
+ * the rule layers, the grants, the environment, the program), then made by approve/card.c from
  * those facts.  It lives beside the run, not in record/, so that record/ never calls the run.
  */
 #include <stdlib.h>
 
-#include "record/card.h"
+#include "approve/card.h"
 #include "request.h"
 #include "util/util.h"
 

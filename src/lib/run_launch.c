@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A run's start and wait on Linux: the receipt spent and the audit line of the attempt
- * (record/), the launches of the executor (exec/linux/spawn.h) and, when the workspace changed
+ * (record/), the launches of the executor (exec/linux/bwrap/spawn.h) and, when the workspace changed
  * while bwrap set the sandbox up, the plan made anew and the sandbox launched again (R34), then
  * the proxy's decisions and what was not protected.  The executor asks for the new plan by
  * returning `again` with run->unsettled set; it never calls back into the run.
@@ -10,11 +10,11 @@
 
 #include "agent/agent_run.h"
 #include "exec/linux/cgroup.h"
-#include "exec/linux/connguard.h"
+#include "exec/linux/landlock/connguard.h"
 #include "exec/linux/keeper.h"
 #include "exec/linux/runstdio.h"
-#include "exec/linux/settle.h"
-#include "exec/linux/spawn.h"
+#include "exec/linux/bwrap/settle.h"
+#include "exec/linux/bwrap/spawn.h"
 #include "exec/linux/supervisor.h"
 #include "net/netrun.h"
 #include "request.h"
@@ -25,7 +25,7 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 	/* This call's failure is made in a struct of its own: the audit line records it, and the
 	 * caller's struct gets it only when still empty (cf_err_publish). */
 	struct confine_error mine = {0};
-	/* A receipt means once: spent before anything runs (record/receipts.c). */
+	/* A receipt means once: spent before anything runs (approve/receipts.c). */
 	int r = cf_record_spend(run, &mine);
 	if (r == 0)
 		r = cf_launch_start(run, cf_run_caches_start, &mine);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Network by domain of a prepared run, what R43 adds to it: the request's asker, and the
- * caller's upstream proxy (net/upstream.h): network.upstream of a session rule file or of the
+ * caller's upstream proxy (rules/upstream.h): network.upstream of a session rule file or of the
  * user rule file (in that order), else https_proxy or HTTPS_PROXY of the caller's environment
  * (the request's base environment); NO_PROXY (no_proxy first) of the same environment.  The
  * command never sees the upstream's password: its proxy variables name confine's proxy, and
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/upstream.h"
+#include "rules/upstream.h"
 #include "request.h"
 #include "run_net.h"
 #include "util/util.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 #include "policy/policy.h"
 #include "util/util.h"
 

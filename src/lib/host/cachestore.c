@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "host/toolcache.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/util.h"
 
 #define MAX_DEPTH 64

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 
 /* At most this much of a file is read; a larger one is not classified (hidden). */
 #define CF_CERT_MAX_BYTES (4u << 20)

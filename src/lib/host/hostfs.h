@@ -2,7 +2,7 @@
 #ifndef CONFINE_HOSTFS_H
 #define CONFINE_HOSTFS_H
 
-#include "plan/host.h"
+#include "host/facts.h"
 
 /* The struct cf_host kind callback backed by the real file system (the canonicalize callback
  * is cf_host_canonicalize of host/canon.h).  Touches the OS. */

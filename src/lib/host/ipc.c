@@ -33,7 +33,7 @@
 #include "host/ipc.h"
 #include "host/scan.h"
 #include "host/scan_cache.h"
-#include "plan/host.h"
+#include "host/facts.h"
 #include "util/util.h"
 
 /* The walk of /run is bounded: a hostile or huge tree cannot make every launch slow. */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 
 struct cf_kind_memo {
 	struct cf_kind_memo_ent {

@@ -6,7 +6,7 @@
 #ifndef CONFINE_SCAN_H
 #define CONFINE_SCAN_H
 
-#include "plan/host.h"
+#include "host/facts.h"
 
 struct cf_scan_budget {
 	double seconds;	     /* 30 */

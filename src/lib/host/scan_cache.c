@@ -15,7 +15,7 @@
 
 #include "host/scan.h"
 #include "host/scan_cache.h"
-#include "plan/host.h"
+#include "host/facts.h"
 #include "util/sha256.h"
 #include "util/util.h"
 

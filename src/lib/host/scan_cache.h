@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 #include "rules/rules.h"
 
 #define CF_SCAN_NONE UINT32_MAX

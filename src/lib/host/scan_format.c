@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "host/scan_cache.h"
-#include "plan/host.h"
+#include "host/facts.h"
 
 #define MAGIC "CFSCAN\r\n"
 /* 2: entries carry their flags (1 had none: such a file would say nothing matched) */

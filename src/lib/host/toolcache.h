@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "plan/caches.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/util.h"
 
 /* The default bound of all stores together. */

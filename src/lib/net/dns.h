@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 #define CF_DNS_HEADER 12
 /* What a UDP answer may hold without EDNS; every answer of this resolver fits. */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 #include "util/util.h"
 
 /* Bounds of a head: a request line (or any one line), the whole head, the header lines. */

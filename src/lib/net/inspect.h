@@ -12,7 +12,7 @@
 #ifndef CONFINE_NET_INSPECT_H
 #define CONFINE_NET_INSPECT_H
 
-#include "net/addr.h"
+#include "util/addr.h"
 #include "net/secrets.h"
 #include "net/tls.h"
 

@@ -34,7 +34,7 @@
 #include "net/proxy.h"
 #include "net/resolvconf.h"
 #include "net/resolver.h"
-#include "net/upstream.h"
+#include "rules/upstream.h"
 #include "util/owntmp.h"
 #include "util/util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Through the caller's upstream proxy (R43, net/upstream.h).  The decision is made exactly as
+ * Through the caller's upstream proxy (R43, rules/upstream.h).  The decision is made exactly as
  * without one: on the name first, then the name is resolved on the host and its addresses are
  * checked (the special-address refusal); only then, instead of connecting to the checked
  * address, confine's proxy connects to the upstream proxy and asks it, with CONNECT and the
@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 
 #include "net/proxy_int.h"
-#include "net/upstream.h"
+#include "rules/upstream.h"
 
 uint16_t cf_upstream_port(const struct cf_upstream *u)
 {

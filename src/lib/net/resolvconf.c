@@ -2,7 +2,7 @@
 /* The sandbox's resolver configuration (see resolvconf.h).  Pure. */
 #include <string.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 #include "net/resolvconf.h"
 
 /* Calls fn on each line of text (without its newline) that holds only printable ASCII and

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 #define CF_RESOLVE_MAX_ADDRS 16
 

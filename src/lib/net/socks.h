@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 /* Reply codes (RFC 1928, section 6). */
 enum {

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 #define CF_SYNTH_NET "198.18.0.0"
 #define CF_SYNTH_BITS 15

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 /* The largest ClientHello read (its handshake body); one with post-quantum key shares is about
  * 2 KiB. */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "plan/caches.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/utf8.h"
 #include "util/util.h"
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "confine.h"
-#include "plan/host.h"
+#include "host/facts.h"
 
 /* At most this many targets per request; a ninth is refused before any path is touched. */
 #define CF_GRANTS_MAX 8

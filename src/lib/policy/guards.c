@@ -298,7 +298,7 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 	 * next run (R30): the whole .confine directory of the workspace, the user rule files and
 	 * the directories that hold them (a rule file that does not exist yet cannot be
 	 * created), the cache (probe, scan).  The report and the audit log are added by
-	 * record/approve.c. */
+	 * approve/approve.c. */
 	r = add_defused(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_DENY, err);
 	if (r < 0)
 		return r;

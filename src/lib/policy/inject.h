@@ -2,7 +2,7 @@
 /*
  * Read-only file injection (SPEC 6, R21): the list a request carries and its validation.  Pure:
  * every limit, name and target is checked here, before anything touches a file system; where
- * an injection lands on a given system is the planner's (plan/inject.c) and the bytes are
+ * an injection lands on a given system is the planner's (plan/bwrap/inject.c) and the bytes are
  * sealed and hashed by the executor.
  */
 #ifndef CONFINE_POLICY_INJECT_H

@@ -6,7 +6,7 @@
 #ifndef CONFINE_POLICY_H
 #define CONFINE_POLICY_H
 
-#include "plan/host.h"
+#include "host/facts.h"
 #include "rules/rules.h"
 #include "util/util.h"
 

@@ -25,8 +25,8 @@
 
 #include "abi.h"
 #include "exec/linux/cgroup.h"
-#include "plan/plan.h"
-#include "probe/capture.h"
+#include "plan/bwrap/plan.h"
+#include "util/capture.h"
 #include "probe/hints.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/ipcguard.h"

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/facts.h"
+#include "record/run_facts.h"
 #include "record/outfile.h"
 #include "request.h"
 #include "util/util.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The post-run report (SPEC 7.3, R23): how the run ended and who said so, the facts of the run
- * (record/facts.c), what was not protected while it ran, the paths its denial messages named,
+ * (record/run_facts.c), what was not protected while it ran, the paths its denial messages named,
  * and for every one of those that an `ask` rule refused, the rule and the card a host would
  * show to approve it.
  */
@@ -14,8 +14,8 @@
 
 #include "host/canon.h"
 #include "host/hostfs.h"
-#include "record/card.h"
-#include "record/facts.h"
+#include "approve/card.h"
+#include "record/run_facts.h"
 #include "request.h"
 #include "util/util.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "agent/agent_const.h"
-#include "record/facts.h"
+#include "record/run_facts.h"
 #include "record/secrets_record.h"
 
 static void agent(struct cf_jobj *j, const confine_run *run)

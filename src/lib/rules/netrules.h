@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 #include "rules/rules.h"
 
 /* Longest pattern: a name of 253 characters, "*." and ":65535". */
@@ -44,7 +44,7 @@ struct cf_net_rule {
 struct cf_net_rules {
 	struct cf_net_rule *v;
 	size_t n, cap;
-	/* R43: "upstream" of the section: the upstream proxy's URL (net/upstream.h), checked; NULL
+	/* R43: "upstream" of the section: the upstream proxy's URL (rules/upstream.h), checked; NULL
 	 * when the file names none.  Not in a workspace file. */
 	char *upstream;
 };

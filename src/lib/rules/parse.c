@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "rules/jsonpos.h"
-#include "net/upstream.h"
+#include "rules/upstream.h"
 #include "rules/netrules.h"
 #include "rules/rules.h"
 #include "util/util.h"
@@ -361,7 +361,7 @@ static void check_net_list(struct parser *p, json_t *list, const char *name, enu
 	}
 }
 
-/* R43: "upstream": the URL of the proxy confine's proxy goes through (net/upstream.h).  A
+/* R43: "upstream": the URL of the proxy confine's proxy goes through (rules/upstream.h).  A
  * repository cannot name one: it would see every request the user allows. */
 static void check_upstream(struct parser *p, json_t *v)
 {

@@ -62,7 +62,7 @@ for who in $RUN_USERS; do
 		fi
 	done
 	# One execution of confine-init per spawn, in helper mode and without it: confine, bwrap,
-	# confine-init, the command (exec/linux/masks.c: why no second one).  Who made the mask of
+	# confine-init, the command (exec/linux/bwrap/masks.c: why no second one).  Who made the mask of
 	# /etc/shadow tells the modes apart: helper mode's hidden files are clones of its file 'e'
 	# (/e), bwrap's its 'bindfile's.
 	# (LeakSanitizer cannot run under ptrace: in a sanitizer build it is off for confine, and

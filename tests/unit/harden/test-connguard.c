@@ -33,9 +33,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec/linux/connguard.h"
+#include "exec/linux/landlock/connguard.h"
 #include "exec/linux/harden.h"
-#include "exec/linux/landlock_exec.h"
+#include "exec/linux/landlock/spawn.h"
 #include "tap.h"
 
 #ifndef __NR_landlock_restrict_self

@@ -32,7 +32,7 @@
 #include "../tap.h"
 #include "helper/caches.h"
 #include "helper/mounts.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 
 struct outcome {
 	int rc, err;

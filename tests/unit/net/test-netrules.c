@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 #include "net/decide.h"
 #include "policy/policy.h"
 #include "rules/netrules.h"

@@ -27,7 +27,7 @@
 #include "net/dns.h"
 #include "net/proxy.h"
 #include "net/resolver.h"
-#include "net/upstream.h"
+#include "rules/upstream.h"
 #include "policy/policy.h"
 #include "rules/netrules.h"
 #include "../tap.h"

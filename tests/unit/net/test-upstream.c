@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "net/resolvconf.h"
-#include "net/upstream.h"
+#include "rules/upstream.h"
 #include "../tap.h"
 
 static void test_url(void)

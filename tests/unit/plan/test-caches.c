@@ -3,13 +3,13 @@
  * Tool caches in the plan (R39, plan/caches.c), pure, on a fake host: which cache gets an
  * overlay, a redirect or nothing; the order of the mounts (the store in the sandbox's /dev, each
  * protection below a cache after its overlay); the redirects in the environment; and the list
- * the mask maker (exec/linux/masks.c) gets in helper mode: bwrap's mounts below an overlay
+ * the mask maker (exec/linux/bwrap/masks.c) gets in helper mode: bwrap's mounts below an overlay
  * cloned first and attached after it, the helper's own after it, the store detached last.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/util.h"
 #include "../fakefs.h"
 #include "../tap.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/util.h"
 #include "../fakefs.h"
 #include "../tap.h"
@@ -745,7 +745,7 @@ static void helper_split(void)
 	TAP_OK(
 	    drop && nest && bwrap_filter,
 	    "helper mode: bwrap drops the capabilities, nests the namespace and loads the filter, "
-	    "as without it (the masks are made from outside, exec/linux/masks.c)");
+	    "as without it (the masks are made from outside, exec/linux/bwrap/masks.c)");
 	TAP_OK(!moved, "helper mode: no moved mount reaches bwrap");
 	TAP_OK(kept, "helper mode: every kept mount reaches bwrap");
 	char joined[512] = "";

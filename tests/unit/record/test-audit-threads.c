@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/facts.h"
+#include "record/run_facts.h"
 #include "request.h"
 #include "../tap.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/card.h"
+#include "approve/card.h"
 #include "record/denials.h"
-#include "record/encoding.h"
+#include "approve/encoding.h"
 #include "record/json.h"
 #include "util/utf8.h"
 #include "../tap.h"

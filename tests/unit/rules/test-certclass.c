@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/linux/settle.h"
+#include "exec/linux/bwrap/settle.h"
 #include "host/certclass.h"
 #include "host/scan.h"
 #include "host/scan_cache.h"

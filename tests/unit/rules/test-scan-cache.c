@@ -24,7 +24,7 @@
 #include "host/canon.h"
 #include "host/scan.h"
 #include "host/scan_cache.h"
-#include "plan/host.h"
+#include "host/facts.h"
 #include "util/util.h"
 #include "../tap.h"
 

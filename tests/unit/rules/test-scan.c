@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 #include "host/canon.h"
 #include "host/scan.h"
 #include "util/util.h"

@@ -12,7 +12,7 @@ enum {
 	CF_HELPER_READY = 'R',	    /* sandbox set up; value: landlock ABI applied (0: none) */
 	CF_HELPER_EXEC_FAIL = 'E',  /* execvp of the command failed; value: errno */
 	CF_HELPER_FAIL = 'H',	    /* the helper could not harden the sandbox; value: errno */
-	CF_HELPER_MODE_FAIL = 'M',  /* helper mode (its mounts, made by exec/linux/masks.c)
+	CF_HELPER_MODE_FAIL = 'M',  /* helper mode (its mounts, made by exec/linux/bwrap/masks.c)
 				     * failed; value: errno; message: "CALL\tPATH" */
 	CF_HELPER_CHANGED = 'C',    /* helper mode: a target is not what the plan saw (gone, a
 				     * symlink on the way, another kind); value: errno; message:
@@ -35,7 +35,7 @@ enum {
 			  * a rename on the host does to its path meanwhile */
 #define CF_IPC_ALLOW 'a' /* an allow: a FIFO or socket it names, or directly in it */
 /* A tool cache's overlay (R39): a writable area too, but mounted with the masks, after READY
- * (exec/linux/masks.c): pid 1 adds its rule once confine says go.  Landlock does not look at
+ * (exec/linux/bwrap/masks.c): pid 1 adds its rule once confine says go.  Landlock does not look at
  * the directory an overlay hides (it steps over a mount point), so a rule made before would
  * be on the wrong inode. */
 #define CF_IPC_OVERLAY 'o'

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "confine.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 
 /* NULL when this kernel has what the guard needs, else what it lacks: seccomp user
  * notification, answered with SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9) from a wait that only a

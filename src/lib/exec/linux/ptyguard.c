@@ -2,7 +2,7 @@
 /*
  * The terminal side of a pseudo-terminal the command made (R42), opened by the supervisor.
  *
- * Only the terminals the command was given are granted by path (landlock_exec.c), so that no
+ * Only the terminals the command was given are granted by path (landlock/spawn.c), so that no
  * other node of the host's devpts is reachable.  A pty the command makes itself (script, tmux,
  * python's pty module, node-pty: glibc's openpty opens /dev/ptmx, then asks the master for its
  * peer with TIOCGPTPEER) has its terminal side at a new /dev/pts/N, and Landlock checks the

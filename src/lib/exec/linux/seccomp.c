@@ -275,7 +275,7 @@ static int new_memfd(struct confine_error *err)
  * AF_INET, above AF_INET6 or between them; a type other than SOCK_STREAM (under its mask); a
  * protocol other than 0 and 6.
  *
- * connect(2) is handed to confine (SECCOMP_RET_USER_NOTIF, exec/linux/connguard.c), which
+ * connect(2) is handed to confine (SECCOMP_RET_USER_NOTIF, exec/linux/landlock/connguard.c), which
  * connects the socket itself to the proxy, and only when the address asked for is the proxy's:
  * Landlock matches ports, not addresses, so without it any server of any host would be
  * reachable on the proxy's port number.  listen(2) is refused: a TCP socket that listens

@@ -19,7 +19,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "exec/linux/connguard.h"
+#include "exec/linux/landlock/connguard.h"
 #include "exec/linux/metaguard.h"
 #include "exec/linux/opener.h"
 #include "exec/linux/pathguard.h"
@@ -272,7 +272,7 @@ static void forward(struct cf_supervisor *s, const struct seccomp_notif *req, in
 	}
 }
 
-/* Restricted, then the command forked from it (landlock_exec.c's spawn), then every
+/* Restricted, then the command forked from it (landlock/spawn.c's spawn), then every
  * notification of the command: the opens that could read a FIFO answered here, the rest handed
  * to the supervisor's thread.  The command's parent-death signal is tied to this thread: it
  * lives until cf_supervisor_free. */

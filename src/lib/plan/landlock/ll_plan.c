@@ -101,7 +101,7 @@ static int cand_cmp(const void *a, const void *b)
 
 /* Not /dev/pts: a directory rule there gave the command every terminal of the host's devpts
  * (the user's other shells, a root caller's every root pty).  The terminals it was given (its
- * standard descriptors) get a rule each when it starts (landlock_exec.c). */
+ * standard descriptors) get a rule each when it starts (landlock/spawn.c). */
 static const char *const devices[] = {"/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
 				      "/dev/urandom", "/dev/tty",  "/dev/ptmx"};
 /* What bwrap masks in /sys (plan.c); /proc stays the host's and is only made read-only. */

@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
-#include "plan/host.h"
-#include "plan/plan.h"
+#include "host/facts.h"
+#include "plan/bwrap/plan.h"
 #include "policy/policy.h"
 
 /* The access rights of the Landlock UAPI (include/uapi/linux/landlock.h).  Defined here: the

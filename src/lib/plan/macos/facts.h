@@ -28,7 +28,7 @@
 
 #include <stdbool.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 #include "plan/macos/mpath.h"
 
 /* What the compiler asks a Mac.  Every path is canonical. */

@@ -24,7 +24,7 @@
 
 #include <stdbool.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 #include "plan/windows/winpath.h"
 
 /* What the planner asks a Windows host.  Every path is internal. */

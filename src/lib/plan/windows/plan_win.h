@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 #include "plan/windows/facts.h"
 #include "policy/grants.h"
 #include "rules/rules.h"

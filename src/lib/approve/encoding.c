@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/encoding.h"
+#include "approve/encoding.h"
 #include "util/utf8.h"
 
 static void item(struct cf_buf *b, const char *tag, const char *data)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "net/netconst.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/util.h"
 
 #define STR2(x) #x

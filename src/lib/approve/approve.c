@@ -19,8 +19,8 @@
 
 #include "host/canon.h"
 #include "host/hostfs.h"
-#include "record/card.h"
-#include "record/encoding.h"
+#include "approve/card.h"
+#include "approve/encoding.h"
 #include "request.h"
 #include "util/util.h"
 

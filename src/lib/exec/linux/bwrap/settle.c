@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "util/nofollow.h"
-#include "exec/linux/settle.h"
+#include "exec/linux/bwrap/settle.h"
 #include "host/hostfs.h"
 #include "util/util.h"
 

@@ -8,7 +8,7 @@
 #include "exec/linux/helper_proto.h"
 
 /*
- * Makes the mounts of the list on list_fd (plan/bwrap_args.c, cf_plan_helper_list) in the
+ * Makes the mounts of the list on list_fd (plan/bwrap/args.c, cf_plan_helper_list) in the
  * sandbox whose pid 1 is `pid1` (its number on the host), from a child of this process joined
  * to the sandbox's first user namespace and to its mount namespace.  A transient endpoint that
  * is gone is marked CF_HELPER_LEFT_OUT in the list.  0; or -1 with *rec filled as confine-init

@@ -29,16 +29,16 @@
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/hostside.h"
 #include "exec/linux/ipcguard.h"
-#include "exec/linux/connguard.h"
+#include "exec/linux/landlock/connguard.h"
 #include "exec/linux/netns.h"
 #include "exec/linux/supervisor.h"
 #include "exec/linux/keeper.h"
 #include "net/netrun.h"
-#include "exec/linux/landlock_exec.h"
-#include "exec/linux/masks.h"
+#include "exec/linux/landlock/spawn.h"
+#include "exec/linux/bwrap/masks.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
-#include "exec/linux/spawn.h"
+#include "exec/linux/bwrap/spawn.h"
 #include "exec/linux/tee.h"
 #include "inject/run_inject.h"
 #include "request.h"
@@ -329,7 +329,7 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 
 /*
  * Helper mode (cf_plan_helper_split): confine makes the masks with the mount API from inside
- * the sandbox's namespaces once bwrap is done (exec/linux/masks.c).  It needs open_tree,
+ * the sandbox's namespaces once bwrap is done (exec/linux/bwrap/masks.c).  It needs open_tree,
  * move_mount, fsopen, fsconfig, fsmount, mount_setattr (Linux 5.12) and openat2, and a bwrap that
  * is not setuid (the namespaces a setuid one makes are root's, not confine's to join).  Each call
  * is made here with arguments that fail before doing anything; ENOSYS says no (an old kernel, or a
@@ -1048,7 +1048,7 @@ static void helper_left_out(confine_run *run)
 }
 
 /*
- * Helper mode, at READY: the masks (exec/linux/masks.c).  A failure becomes the record
+ * Helper mode, at READY: the masks (exec/linux/bwrap/masks.c).  A failure becomes the record
  * confine-init sent when it made them itself (CF_HELPER_CHANGED: plan again; otherwise launch
  * again without helper mode), and the sandbox ends before the command ever ran.  Returns
  * whether the masks are made.
@@ -1481,7 +1481,7 @@ int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_er
 			if (rec[i].value)
 				cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", who,
 				       "%s: %s", rec[i].message, strerror(rec[i].value));
-			else /* landlock_exec.c: killed during its setup */
+			else /* landlock/spawn.c: killed during its setup */
 				cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", who,
 				       "the process that sets up the sandbox was killed by signal "
 				       "%d before the command started",

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 
 /* An identity: the device, the inode and the file type (an inode number is reused at once by
  * the next file created, so a symlink replaced by a file can keep it); a symlink's target too. */

@@ -14,7 +14,7 @@
 
 #include "agent/agent_const.h"
 #include "net/netconst.h"
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/util.h"
 
 enum state {
@@ -308,7 +308,7 @@ static int add_resolver_mounts(struct cf_plan *out, const struct cf_host *h,
 }
 
 /* R39: the overlay data of the store, bound inside the sandbox's own /dev for the mask
- * maker (exec/linux/masks.c). */
+ * maker (exec/linux/bwrap/masks.c). */
 static int add_cache_store(struct cf_plan *out, struct confine_error *err)
 {
 	if (!out->cache_overlay)

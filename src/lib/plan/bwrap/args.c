@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "util/util.h"
 
 const char *const cf_bwrap_process_flags[] = {
@@ -19,7 +19,7 @@ const char *const cf_bwrap_process_flags[] = {
     "--as-pid-1",     NULL,
 };
 
-/* What helper mode can make (exec/linux/masks.c): a kernel interface made read-only, a hidden
+/* What helper mode can make (exec/linux/bwrap/masks.c): a kernel interface made read-only, a hidden
  * file or directory, and a pin (R33: a directory bound onto itself, which needs no source from the
  * host: the sandbox's own view of it is the same directory). */
 static bool helper_op(const struct cf_mount *m)
@@ -49,7 +49,7 @@ static void overlay_of(const struct cf_plan *plan, size_t *ov)
 }
 
 /* A mount of bwrap's below an overlay: an overlay does not show the mounts of its lower layer,
- * so the mask maker (exec/linux/masks.c) clones it before it mounts the overlay and attaches the
+ * so the mask maker (exec/linux/bwrap/masks.c) clones it before it mounts the overlay and attaches the
  * clone on top after (R39).  Only the topmost of such mounts: a clone takes what is mounted below
  * it. */
 static bool captured(const struct cf_plan *plan, const bool *by_helper, const size_t *ov, size_t i)

@@ -2,7 +2,7 @@
 /*
  * The plan: the rule set compiled for one target, as plain data (SPEC 3).  For Linux, an
  * ordered list of mounts, parent before child, plus the process flags; the bwrap argument
- * vector is generated from it (bwrap_args.c).  Pure.
+ * vector is generated from it (plan/bwrap/args.c).  Pure.
  */
 #ifndef CONFINE_PLAN_H
 #define CONFINE_PLAN_H
@@ -163,7 +163,7 @@ struct cf_plan_inject_in {
 };
 
 /*
- * Places the injections in a compiled Linux plan (plan/inject.c): each file is mounted after
+ * Places the injections in a compiled Linux plan (plan/bwrap/inject.c): each file is mounted after
  * every other mount, so nothing shadows it; env-pointer files go under CF_INJECT_ENV_DIR, a
  * read-only tmpfs of its own.  A fixed-path target must be an existing regular file of the
  * host (mounted over, never changed) or lie in a private tmpfs, where missing parents become
@@ -200,7 +200,7 @@ struct cf_bwrap_fds {
 	const bool *skip; /* per mount index: leave this mount out (a transient path that is
 			   * gone); NULL: none */
 	/* Helper mode (cf_plan_helper_split): per mount index, made by confine once bwrap is done
-	 * (exec/linux/masks.c) instead of by bwrap; NULL: bwrap makes every mount. */
+	 * (exec/linux/bwrap/masks.c) instead of by bwrap; NULL: bwrap makes every mount. */
 	const bool *by_helper;
 	/* R35: the command's environment (a sealed memfd of NAME=VALUE\0 ...), applied by the
 	 * helper at the command's execve alone; bwrap and the helper run with confine's fixed
@@ -216,7 +216,7 @@ struct cf_bwrap_fds {
  * of the 20 to 50 masks of a plan costs it about a quarter of a millisecond, and more with
  * every pin and glob match; confine makes the same mounts with the mount API (open_tree,
  * move_mount, fsmount) in a few microseconds each, from the sandbox's first user namespace
- * once bwrap is done (exec/linux/masks.c).  Marks
+ * once bwrap is done (exec/linux/bwrap/masks.c).  Marks
  * in by_helper[] (n_mounts entries) the mounts it can make without changing what the sandbox
  * looks like: a kernel interface made read-only, a hidden file, a hidden directory (and its
  * read-only remount), a pin (R33), when every later mount at, above or below the path is the

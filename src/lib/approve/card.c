@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "host/canon.h"
-#include "record/card.h"
+#include "approve/card.h"
 #include "request.h"
 #include "util/sha256.h"
 #include "util/utf8.h"

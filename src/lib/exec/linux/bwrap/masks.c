@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helper mode (plan/bwrap_args.c, cf_plan_helper_split): the masks bwrap would make slowly (it
+ * Helper mode (plan/bwrap/args.c, cf_plan_helper_split): the masks bwrap would make slowly (it
  * reads its whole mount table again after each mount) are made here with the mount API
  * (src/helper/mounts.c), once bwrap has set the sandbox up and pid 1 waits for go (R34): by a
  * child of confine that joins the sandbox's first user namespace, the one bwrap made (its
@@ -32,7 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec/linux/masks.h"
+#include "exec/linux/bwrap/masks.h"
 #include "helper/caches.h"
 #include "helper/mounts.h"
 

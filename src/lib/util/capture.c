@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probe/capture.h"
+#include "util/capture.h"
 #include "util/util.h"
 
 static int64_t monotonic_ms(void)

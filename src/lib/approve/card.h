@@ -3,7 +3,7 @@
 #ifndef CONFINE_RECORD_CARD_H
 #define CONFINE_RECORD_CARD_H
 
-#include "record/encoding.h"
+#include "approve/encoding.h"
 #include "record/json.h"
 
 /* Builds the card: title, texts, copies of every string, and the digest of the canonical

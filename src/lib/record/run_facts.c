@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/facts.h"
+#include "record/run_facts.h"
 #include "record/secrets_record.h"
 
 /* The backend and what it guarantees; without a sandbox, nothing. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/upstream.h"
+#include "rules/upstream.h"
 
 static bool ieq_prefix(const char *s, const char *p)
 {

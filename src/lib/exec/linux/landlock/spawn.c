@@ -36,12 +36,12 @@
 #include <unistd.h>
 
 #include "util/nofollow.h"
-#include "exec/linux/connguard.h"
+#include "exec/linux/landlock/connguard.h"
 #include "exec/linux/supervisor.h"
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/keeper.h"
-#include "exec/linux/landlock_exec.h"
+#include "exec/linux/landlock/spawn.h"
 #include "exec/linux/opener.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"

@@ -43,7 +43,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "exec/linux/connguard.h"
+#include "exec/linux/landlock/connguard.h"
 #include "util/fdpass.h"
 #include "util/util.h"
 

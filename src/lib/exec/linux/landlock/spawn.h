@@ -20,7 +20,7 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const 
  * metadata calls always. */
 int cf_ll_supervise_level(const struct cf_ll_plan *pl);
 
-/* Starts run->plan's command under run->ll (see landlock_exec.c). */
+/* Starts run->plan's command under run->ll (see landlock/spawn.c). */
 int cf_ll_spawn(confine_run *run, struct confine_error *err);
 
 #endif

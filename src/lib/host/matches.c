@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/host.h"
+#include "host/facts.h"
 #include "util/util.h"
 
 void cf_matches_release(struct cf_matches *m)

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 #define CF_UPSTREAM_MAX_ADDRS 8
 

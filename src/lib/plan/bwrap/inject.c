@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/plan.h"
+#include "plan/bwrap/plan.h"
 #include "policy/inject.h"
 #include "util/util.h"
 

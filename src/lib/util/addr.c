@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 #include "util/util.h"
 
 static bool is_digit(char c)
