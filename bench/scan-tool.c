@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/matches.h"
 #include "host/scan.h"
 #include "util/util.h"
 

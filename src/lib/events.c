@@ -22,6 +22,7 @@
 #include "host/scan.h"
 #include "request.h"
 #include "util/util.h"
+#include "host/matches.h"
 
 static int add_event(confine_run *run, const char *kind, const char *path, const char *rule,
 		     const char *detail)

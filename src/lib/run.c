@@ -46,6 +46,7 @@
 #include "util/mountapi.h"
 #include "util/owntmp.h"
 #include "util/util.h"
+#include "host/matches.h"
 
 extern char **environ;
 

@@ -13,6 +13,7 @@
 #include "abi.h"
 #include "host/canon.h"
 #include "host/certclass.h"
+#include "host/matches.h"
 #include "request.h"
 #include "util/util.h"
 

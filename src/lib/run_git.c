@@ -12,6 +12,7 @@
 #include "policy/policy.h"
 #include "request.h"
 #include "util/util.h"
+#include "host/matches.h"
 
 /* Nested repositories beyond this many get their whole `.git` guarded (one mount each) instead
  * of what git reads in it: the mounts stay bounded. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A run's start and wait on Linux: the receipt spent and the audit line of the attempt
- * (record/), the launches of the executor (exec/linux/bwrap/spawn.h) and, when the workspace changed
- * while bwrap set the sandbox up, the plan made anew and the sandbox launched again (R34), then
- * the proxy's decisions and what was not protected.  The executor asks for the new plan by
+ * (record/), the launches of the executor (exec/linux/bwrap/spawn.h) and, when the workspace
+ * changed while bwrap set the sandbox up, the plan made anew and the sandbox launched again (R34),
+ * then the proxy's decisions and what was not protected.  The executor asks for the new plan by
  * returning `again` with run->unsettled set; it never calls back into the run.
  */
 #include <stdlib.h>

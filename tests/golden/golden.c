@@ -33,6 +33,7 @@
 #include "net/decide.h"
 #include "plan/bwrap/plan.h"
 #include "util/util.h"
+#include "host/matches.h"
 
 #ifndef GOLDEN_DIR
 #define GOLDEN_DIR "tests/golden/cases"
@@ -364,7 +365,8 @@ static char *compile_case(const char *dir)
 				   .ipc = 18,
 				   .ipc_filter = 19};
 	/* Helper mode, as a run on a kernel with the mount API makes it: the masks confine makes
-	 * in the sandbox once bwrap is done (exec/linux/bwrap/masks.c) are listed after the vector. */
+	 * in the sandbox once bwrap is done (exec/linux/bwrap/masks.c) are listed after the vector.
+	 */
 	bool by_helper[512] = {0};
 	if (plan.n_mounts <= 512) {
 		cf_plan_helper_split(&plan, NULL, by_helper);

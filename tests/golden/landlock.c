@@ -15,6 +15,7 @@
 #include "golden.c"
 
 #include "plan/landlock/ll_plan.h"
+#include "host/matches.h"
 
 #ifndef GOLDEN_LANDLOCK_DIR
 #define GOLDEN_LANDLOCK_DIR "tests/golden/landlock"

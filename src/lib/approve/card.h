@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Approval cards (SPEC 7): the struct of confine.h built from a canonical request. */
-#ifndef CONFINE_RECORD_CARD_H
-#define CONFINE_RECORD_CARD_H
+#ifndef CONFINE_APPROVE_CARD_H
+#define CONFINE_APPROVE_CARD_H
 
 #include "approve/encoding.h"
 #include "record/json.h"

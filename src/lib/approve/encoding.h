@@ -5,8 +5,8 @@
  * version string, never a silent change of what an old receipt meant.  doc/approvals.md
  * describes it byte by byte.  Pure.
  */
-#ifndef CONFINE_RECORD_ENCODING_H
-#define CONFINE_RECORD_ENCODING_H
+#ifndef CONFINE_APPROVE_ENCODING_H
+#define CONFINE_APPROVE_ENCODING_H
 
 #include <stdbool.h>
 

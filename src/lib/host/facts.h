@@ -4,8 +4,8 @@
  * gathered before planning and passed in.  The planner never probes the system itself; file
  * system questions go through the callbacks so that golden tests can answer them from a table.
  */
-#ifndef CONFINE_HOST_H
-#define CONFINE_HOST_H
+#ifndef CONFINE_HOST_FACTS_H
+#define CONFINE_HOST_FACTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,10 +61,6 @@ struct cf_matches {
 	struct cf_public_match *pub;
 	size_t n_pub, cap_pub;
 };
-void cf_matches_release(struct cf_matches *m);
-int cf_matches_add(struct cf_matches *m, const char *path, enum cf_kind kind, size_t rule);
-/* The public match of `path` (R40), or NULL.  Pure. */
-const struct cf_public_match *cf_matches_public(const struct cf_matches *m, const char *path);
 
 struct cf_host {
 	const char *home;		/* canonical home directory ($HOME) */

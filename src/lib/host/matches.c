@@ -4,6 +4,7 @@
 
 #include "host/facts.h"
 #include "util/util.h"
+#include "host/matches.h"
 
 void cf_matches_release(struct cf_matches *m)
 {

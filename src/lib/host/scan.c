@@ -36,6 +36,7 @@
 #include "host/scan_walker.h"
 #include "rules/pattern.h"
 #include "util/util.h"
+#include "host/matches.h"
 
 static bool push(struct walker *w, struct u32v *a, uint32_t x)
 {

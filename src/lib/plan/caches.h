@@ -5,8 +5,8 @@
  * read-only: `npm install` failed with EROFS, and the workaround people found (`--allow
  * ~:write`) lets the command write what the host's own tools later read and run.  Instead:
  *
- *  - overlay (the bwrap backend in helper mode, exec/linux/bwrap/masks.c): the host's cache is the lower
- *    layer of an overlay mounted at the same path inside the sandbox, and confine's store for
+ *  - overlay (the bwrap backend in helper mode, exec/linux/bwrap/masks.c): the host's cache is the
+ * lower layer of an overlay mounted at the same path inside the sandbox, and confine's store for
  *    this workspace the upper one, so the tool reads the user's warm cache and every write goes
  *    to the store.  The host's cache is never written.  Protections below the path (guards such
  *    as ~/.cargo/credentials.toml, rules, confine's own directories) are made again on top of
@@ -32,9 +32,9 @@
 
 #include "policy/policy.h"
 
-/* Where the mask maker (exec/linux/bwrap/masks.c) finds the overlay store of the run: bound there (inside
- * the sandbox's own /dev, a tmpfs of bwrap's, so that no mount point is made on the host) and
- * detached once the overlays are mounted. */
+/* Where the mask maker (exec/linux/bwrap/masks.c) finds the overlay store of the run: bound there
+ * (inside the sandbox's own /dev, a tmpfs of bwrap's, so that no mount point is made on the host)
+ * and detached once the overlays are mounted. */
 #define CF_CACHE_MNT "/dev/.confine-cache"
 
 enum cf_cache_how {

@@ -4,8 +4,8 @@
  * Work that adds a fact of its own (injections, the network proxy's decisions, another
  * backend's guarantees) adds one cf_jput_* line in cf_record_facts, and both records have it.
  */
-#ifndef CONFINE_RECORD_FACTS_H
-#define CONFINE_RECORD_FACTS_H
+#ifndef CONFINE_RECORD_RUN_FACTS_H
+#define CONFINE_RECORD_RUN_FACTS_H
 
 #include "record/json.h"
 #include "request.h"

@@ -44,8 +44,8 @@ struct cf_net_rule {
 struct cf_net_rules {
 	struct cf_net_rule *v;
 	size_t n, cap;
-	/* R43: "upstream" of the section: the upstream proxy's URL (rules/upstream.h), checked; NULL
-	 * when the file names none.  Not in a workspace file. */
+	/* R43: "upstream" of the section: the upstream proxy's URL (rules/upstream.h), checked;
+	 * NULL when the file names none.  Not in a workspace file. */
 	char *upstream;
 };
 

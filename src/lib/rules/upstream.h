@@ -9,8 +9,8 @@
  * names with the names below them (a leading dot is the same), address literals and ranges,
  * each with an optional ":PORT".  Pure.
  */
-#ifndef CONFINE_NET_UPSTREAM_H
-#define CONFINE_NET_UPSTREAM_H
+#ifndef CONFINE_RULES_UPSTREAM_H
+#define CONFINE_RULES_UPSTREAM_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * address classes the proxy refuses, and domain-name validation.  Pure: no OS headers, so the
  * rule model that uses it compiles on every OS.
  */
-#ifndef CONFINE_NET_ADDR_H
-#define CONFINE_NET_ADDR_H
+#ifndef CONFINE_UTIL_ADDR_H
+#define CONFINE_UTIL_ADDR_H
 
 #include <stdbool.h>
 #include <stddef.h>

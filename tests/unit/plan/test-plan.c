@@ -12,6 +12,7 @@
 #include "util/util.h"
 #include "../fakefs.h"
 #include "../tap.h"
+#include "host/matches.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

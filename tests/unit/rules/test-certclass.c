@@ -19,6 +19,7 @@
 #include "host/scan.h"
 #include "host/scan_cache.h"
 #include "rules/rules.h"
+#include "host/matches.h"
 #include "util/util.h"
 #include "../tap.h"
 

@@ -27,6 +27,7 @@
 #include "host/facts.h"
 #include "util/util.h"
 #include "../tap.h"
+#include "host/matches.h"
 
 static char top[256], cdir[300], elsewhere[300];
 static struct cf_ruleset rules;

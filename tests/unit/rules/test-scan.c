@@ -14,6 +14,7 @@
 #include "host/scan.h"
 #include "util/util.h"
 #include "../tap.h"
+#include "host/matches.h"
 
 static char top[256];
 

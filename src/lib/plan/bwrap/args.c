@@ -49,9 +49,9 @@ static void overlay_of(const struct cf_plan *plan, size_t *ov)
 }
 
 /* A mount of bwrap's below an overlay: an overlay does not show the mounts of its lower layer,
- * so the mask maker (exec/linux/bwrap/masks.c) clones it before it mounts the overlay and attaches the
- * clone on top after (R39).  Only the topmost of such mounts: a clone takes what is mounted below
- * it. */
+ * so the mask maker (exec/linux/bwrap/masks.c) clones it before it mounts the overlay and attaches
+ * the clone on top after (R39).  Only the topmost of such mounts: a clone takes what is mounted
+ * below it. */
 static bool captured(const struct cf_plan *plan, const bool *by_helper, const size_t *ov, size_t i)
 {
 	const struct cf_mount *m = &plan->mounts[i];

@@ -3,8 +3,8 @@
  * The bwrap executor's launches (spawn.c), for the run's start and wait (run_launch.c).  Linux
  * only; touches the OS.  Each returns 0 or a negative CONFINE_E_* code.
  */
-#ifndef CONFINE_SPAWN_H
-#define CONFINE_SPAWN_H
+#ifndef CONFINE_BWRAP_SPAWN_H
+#define CONFINE_BWRAP_SPAWN_H
 
 #include <stdbool.h>
 

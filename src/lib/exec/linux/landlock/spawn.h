@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The landlock executor (SPEC 3.3).  Linux only; touches the OS. */
-#ifndef CONFINE_LANDLOCK_EXEC_H
-#define CONFINE_LANDLOCK_EXEC_H
+#ifndef CONFINE_LL_SPAWN_H
+#define CONFINE_LL_SPAWN_H
 
 #include "confine.h"
 #include "plan/landlock/ll_plan.h"
