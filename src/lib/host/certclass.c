@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "host/certclass.h"
+#include "util/base64.h"
 #include "util/nofollow.h"
 #include "util/util.h"
 
@@ -92,48 +93,21 @@ static bool key_shape(const unsigned char *buf, size_t len)
 
 /* ---- PEM ------------------------------------------------------------------------------- */
 
-static int b64_value(unsigned char c)
+/* A character of the standard base64 alphabet (RFC 4648), padding aside. */
+static bool b64_char(unsigned char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '+' || c == '/';
 }
 
-/* Strict base64 of a whole block (its lines joined): groups of four, '=' only at the end.
- * Decodes into out (at least len / 4 * 3 bytes); the decoded length, or -1. */
+/* Strict base64 of a whole block (its lines joined): groups of four, '=' only at the end, the
+ * bits left over zero (util/base64.c, the house's one decoder).  Decodes into out (at least
+ * len / 4 * 3 bytes); the decoded length, or -1. */
 static long b64_decode(const unsigned char *in, size_t len, unsigned char *out)
 {
 	if (len == 0 || len % 4)
 		return -1;
-	size_t o = 0;
-	for (size_t i = 0; i < len; i += 4) {
-		int v[4], pad = 0;
-		for (int k = 0; k < 4; k++) {
-			if (in[i + k] == '=' && i + 4 == len && k >= 2) {
-				v[k] = 0;
-				pad++;
-				continue;
-			}
-			if (pad || (v[k] = b64_value(in[i + k])) < 0)
-				return -1;
-		}
-		unsigned long w = ((unsigned long)v[0] << 18) | ((unsigned long)v[1] << 12) |
-				  ((unsigned long)v[2] << 6) | (unsigned long)v[3];
-		out[o++] = (unsigned char)(w >> 16);
-		if (pad < 2)
-			out[o++] = (unsigned char)(w >> 8);
-		if (pad < 1)
-			out[o++] = (unsigned char)w;
-	}
-	return (long)o;
+	return cf_base64_decode((const char *)in, len, out);
 }
 
 static bool starts(const unsigned char *l, size_t n, const char *s)
@@ -267,7 +241,7 @@ static enum cf_content pem_line(struct pem *s, const unsigned char *l, size_t n)
 		return end_block(s);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (b64_value(l[i]) < 0 && l[i] != '=') {
+		if (!b64_char(l[i]) && l[i] != '=') {
 			s->why = "a certificate block with a line that is not base64";
 			return CF_CONTENT_UNKNOWN;
 		}
