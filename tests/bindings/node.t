@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The Node binding (bindings/node, issue 27): `npm test` against the build tree's confine, on
 # both backends, as root and as uid 65534 (real sandboxed commands: denied reads with their
-# errno, a workspace write, kill, the report), its types checked by tsc, and the `npm pack`
-# tarball installed into a new project and used from there.  Without node and npm: a loud skip.
+# errno, a workspace write, kill, the report; the README's example, an MCP host, run as
+# written), its types checked by tsc, and the `npm pack` tarball installed into a new project
+# and used from there.  Without node and npm: a loud skip.
 source "$(dirname "$0")/../lib.sh"
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
@@ -17,7 +18,8 @@ if ! "$CONFINE" probe >/dev/null 2>&1; then
 	exit
 fi
 
-# The package as it is in the repository (no node_modules of a developer's), reachable by 65534.
+# The package as it is in the repository (no node_modules of a developer's), reachable by 65534,
+# and the MCP server its README's example runs (test/readme.test.js).
 pkg=$T/node
 if git -C "$TOP" ls-files --error-unmatch bindings/node/package.json >/dev/null 2>&1; then
 	mkdir -p "$T/src"
@@ -27,6 +29,8 @@ else
 	cp -r "$TOP/bindings/node" "$pkg"
 	rm -rf "$pkg/node_modules" "$pkg/package-lock.json"
 fi
+cp "$TOP/tests/enforce/mcp.py" "$T/mcp.py" && chmod 0644 "$T/mcp.py"
+export CONFINE_TEST_MCP=$T/mcp.py
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 npmhome=$T/npmhome
 mkdir -p "$npmhome" && chmod 0777 "$npmhome"
@@ -54,7 +58,7 @@ for be in bwrap landlock; do
 		rc=$?
 		pass=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log")
 		fail=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$log")
-		is "$rc/${pass:-none}/${fail:-none}" "0/13/0" "npm test [$be] as $who: 13 real sandboxed checks pass, none fails"
+		is "$rc/${pass:-none}/${fail:-none}" "0/15/0" "npm test [$be] as $who: 15 real sandboxed checks (the README's example among them) pass, none fails"
 		[ "$rc" -eq 0 ] || grep -E -B2 -A12 '^not ok' "$log" | head -n 60 | sed 's/^/#   /'
 		if [ "$typed" = 1 ]; then
 			grep -q '^typecheck: ok' "$log"
@@ -63,7 +67,8 @@ for be in bwrap landlock; do
 	done
 done
 
-# npm pack: the tarball holds the package and nothing of the tests or the tools.
+# npm pack: the tarball holds the package and nothing of the tests, the tools or examples/ (the
+# README holds the example, which needs the repository's mcp.py).
 mkdir -p "$T/pack"
 tgz=$(cd "$pkg" && HOME=$npmhome npm_config_cache=$npmhome/root-cache npm pack --silent --pack-destination "$T/pack" 2>"$T/pack.log" | tail -n 1)
 is "$(tar -tzf "$T/pack/$tgz" 2>/dev/null | sort | tr '\n' ' ')" \
