@@ -11,6 +11,7 @@ const server = confine.spawn('python3', ['mcp.py', 'server'], {
   network: false,
   stdio: ['pipe', 'pipe', 'inherit'],
 });
+server.stdin.on('error', () => {}); // EPIPE when the server has ended: call() says why
 const replies = readline.createInterface({ input: server.stdout })[Symbol.asyncIterator]();
 
 async function call(id, method, params) {

@@ -18,6 +18,8 @@ const example = path.join(pkg, 'examples', 'mcp-host.js');
 const mcp = process.env.CONFINE_TEST_MCP ||
 	path.join(pkg, '..', '..', 'tests', 'enforce', 'mcp.py');
 
+const noMcp = !fs.existsSync(mcp) && `no ${mcp} (set CONFINE_TEST_MCP)`;
+
 function readmeBlock() {
 	const text = fs.readFileSync(path.join(pkg, 'README.md'), 'utf8');
 	const start = text.indexOf('```js\n');
@@ -64,8 +66,15 @@ const requests = (key) => [
 		params: { name: 'read_file', arguments: { path: key } } },
 ].map((m) => JSON.stringify(m) + '\n').join('');
 
+function runExample(cwd, env) {
+	return new Promise((resolve) => {
+		childProcess.execFile(process.execPath, [example], { cwd, env, timeout: 60000 },
+			(e, stdout, stderr) => resolve({ code: e ? e.code : 0, signal: e && e.signal, stdout, stderr }));
+	});
+}
+
 test('the example runs as written: notes.txt read, the SSH key refused EACCES, the report',
-	{ timeout: 120000, skip: !fs.existsSync(mcp) && `no ${mcp} (set CONFINE_TEST_MCP)` },
+	{ timeout: 120000, skip: noMcp },
 	async (t) => {
 		const { ws, key, env } = scratch(t);
 		// The control: the same server, unconfined, reads the key.
@@ -75,10 +84,7 @@ test('the example runs as written: notes.txt read, the SSH key refused EACCES, t
 		const reply = JSON.parse(host.stdout.trim().split('\n').pop());
 		assert.deepEqual(reply.result.content[0].text, 'ssh-secret\n');
 
-		const r = await new Promise((resolve) => {
-			childProcess.execFile(process.execPath, [example], { cwd: ws, env, timeout: 60000 },
-				(e, stdout, stderr) => resolve({ code: e ? e.code : 0, signal: e && e.signal, stdout, stderr }));
-		});
+		const r = await runExample(ws, env);
 		assert.deepEqual([r.code, r.signal], [0, null], r.stderr);
 		assert.deepEqual(r.stdout.split('\n'), [
 			'notes.txt read: hello',
@@ -88,4 +94,14 @@ test('the example runs as written: notes.txt read, the SSH key refused EACCES, t
 				'enforced (Landlock path rules; hidden names stay visible)'}`,
 			'',
 		]);
+	});
+
+test('the example when confine refuses the workspace (/): confine\'s message, status 1',
+	{ timeout: 60000, skip: noMcp }, async (t) => {
+		const { env } = scratch(t);
+		const r = await runExample('/', env);
+		const msg = "confine: workspace refused: '.': it is the root directory '/'";
+		assert.deepEqual([r.code, r.signal, r.stdout], [1, null, '']);
+		// confine's own line (stderr inherited), then the host's: the ConfineError's message.
+		assert.deepEqual(r.stderr.split('\n'), [msg, msg, '']);
 	});
