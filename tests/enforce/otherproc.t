@@ -27,6 +27,18 @@ for who in $RUN_USERS; do
 	mkdir -p /run/svc /run/user
 	echo 1 >/run/svc/pid # beside other files: the endpoints of /run/svc are hidden one by one
 	rm -rf "/run/user/$uid" /run/svc/late.sock "$w/out/go" "$w/out/started" "$w/out/new.pem"
+	# A socket bound at the path and unlinked before the run, still listening: /proc/net/unix
+	# names it (as it names one bound in another mount namespace, such as the other backend's
+	# pass of this file running in parallel), yet nothing is there at launch.
+	"$TRYK" unix-listen /run/svc/late.sock >/dev/null &
+	bg_pids+=($!)
+	for ((i = 0; i < 1500; i++)); do
+		[ -S /run/svc/late.sock ] && break
+		sleep 0.02
+	done
+	rm -f /run/svc/late.sock
+	[ ! -e /run/svc/late.sock ] && grep -q " /run/svc/late.sock\$" /proc/net/unix
+	ok $? "$who: control: an unlinked socket at /run/svc/late.sock is still in /proc/net/unix"
 
 	# The command waits until the host has made its things, then makes one of its own.
 	cx_bg "$who" --report "$h/other.json" -- sh -c "touch out/started; while [ ! -e out/go ]; do '$TRYOP' sleep 0.02 >/dev/null; done; echo k >out/new.pem; echo ran"

@@ -7,7 +7,7 @@
  * host has bound instead of a list of known names:
  *  - every pathname socket of /proc/net/unix (the caller's network namespace: the sockets
  *    bound by the processes that share it, wherever they live in the file system; the
- *    directory resolved, the file not looked at: the planner lstats every candidate);
+ *    directory resolved, and only where a socket is there in this mount namespace);
  *  - every socket and FIFO below /run and /var/run (a socket bound in another network
  *    namespace, a FIFO such as /run/initctl).
  * Outside the workspace only (the command's own area), never below /tmp (private in the
@@ -124,14 +124,18 @@ static void add_bound(struct sweep *s, const char *path)
 		s->oom = true;
 	if (!real)
 		return; /* gone, or in another mount namespace: nothing to hide here */
-	/* No lstat here: the planner asks for the kind of every candidate anyway, and a socket
-	 * whose file was unlinked after bind (still listed) is simply not mounted then. */
+	/* Only a socket that is there: /proc/net/unix also lists one unlinked after bind, and
+	 * one bound in another mount namespace that shares this network namespace (a container,
+	 * a parallel run): a path that names nothing here.  Counted as there at launch, it would
+	 * hide from the post-run sweep the socket another process binds at that path meanwhile. */
 	char *full = cf_path_join(real, slash + 1);
 	if (!full) {
 		s->oom = true;
 		return;
 	}
-	add(s, full);
+	struct stat st;
+	if (!excluded(s, full) && lstat(full, &st) == 0 && S_ISSOCK(st.st_mode))
+		add(s, full);
 	free(full);
 }
 

@@ -10,8 +10,8 @@
 
 /*
  * Appends to `out`, sorted (cf_path_cmp) and without duplicates, the canonical path of every
- * pathname socket of /proc/net/unix whose directory exists in this mount namespace (the file
- * itself is not looked at: a socket unlinked after bind is still listed) and of every socket
+ * pathname socket of /proc/net/unix that is a socket in this mount namespace (one unlinked
+ * after bind, or bound in another mount namespace, is listed there but is not) and of every socket
  * and FIFO below /run and /var/run, except those within `workspace`, /tmp, /proc, /sys, /dev and
  * `skip` (may be NULL).  0 or a negative CONFINE_E_* code.
  */
