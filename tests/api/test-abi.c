@@ -380,8 +380,17 @@ static void test_lists(const char *ws, const char *home)
 		rc = confine_run_wait(run, &status, &err);
 	TAP_OK(rc == 0 && status == 0, "started and waited for after its request was freed (%s)",
 	       err.reason);
-	TAP_INTEQ(confine_run_event_count(run), 0, "no events");
-	TAP_OK(confine_run_event(run, 0) == NULL, "confine_run_event(0) is NULL");
+	/* Other processes of the machine (the suite's other files run in parallel) may bind
+	 * sockets meanwhile: those are *_appeared, never this run's doing. */
+	size_t own = 0, nev = confine_run_event_count(run);
+	for (size_t i = 0; i < nev; i++) {
+		const struct confine_event *e = confine_run_event(run, i);
+		size_t kl = e ? strlen(e->kind) : 0;
+		if (!e || kl < 9 || strcmp(e->kind + kl - 9, "_appeared"))
+			own++;
+	}
+	TAP_INTEQ((long)own, 0, "no events of the run's own (other processes' *_appeared aside)");
+	TAP_OK(confine_run_event(run, nev) == NULL, "confine_run_event(count) is NULL");
 	TAP_INTEQ(confine_run_injection_count(run), 0, "no injections");
 	TAP_INTEQ(confine_run_net_event_count(run), 0, "no network events");
 	TAP_INTEQ(confine_run_net_events_dropped(run), 0, "none dropped");
