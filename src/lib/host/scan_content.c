@@ -282,9 +282,12 @@ int cf_scan_classify(struct cf_scan_state *s, const char *cache_dir, const struc
 		cf_cert_cache_free(next);
 		return cf_nomem(err);
 	}
-	qsort(m->pub, m->n_pub, sizeof(*m->pub), pub_cmp);
+	/* qsort of nothing may not be given NULL (C17 7.22.5): an empty list has no array yet. */
+	if (m->n_pub)
+		qsort(m->pub, m->n_pub, sizeof(*m->pub), pub_cmp);
 	/* Sorted and unique (two names of one file), for the lookups of the next scan. */
-	qsort(next->v, next->n, sizeof(*next->v), rec_cmp);
+	if (next->n)
+		qsort(next->v, next->n, sizeof(*next->v), rec_cmp);
 	size_t u = 0;
 	for (size_t i = 0; i < next->n; i++)
 		if (!u || rec_cmp(&next->v[u - 1], &next->v[i]))
