@@ -109,7 +109,8 @@ static struct cf_cert_cache *parse(void *buf, size_t len, const char key[65])
 		c = NULL;
 		goto out;
 	}
-	memcpy(c->v, (char *)buf + sizeof(h), h.n * sizeof(*c->v));
+	if (h.n) /* memcpy may not be given NULL, not even for nothing */
+		memcpy(c->v, (char *)buf + sizeof(h), h.n * sizeof(*c->v));
 	c->n = c->cap = h.n;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].content < CF_CONTENT_CERTS || c->v[i].content > CF_CONTENT_UNKNOWN ||
