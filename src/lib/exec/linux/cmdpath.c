@@ -35,19 +35,13 @@
 #include <unistd.h>
 
 #include "exec/linux/cmdpath.h"
+#include "exec/linux/pidfd.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
 #endif
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
-#endif
-/* pidfd_open(2) of one thread (Linux 6.9); older kernels answer EINVAL. */
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
 #endif
 #define MAX_LINKS 40
 
@@ -78,18 +72,7 @@ int cf_guard_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap)
 
 pid_t cf_guard_tgid(const struct cf_guard *g, pid_t tid)
 {
-	char path[32], buf[512];
-	snprintf(path, sizeof(path), "%d/status", (int)tid);
-	int fd = openat(g->proc_fd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *t = strstr(buf, "\nTgid:");
-	return t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
+	return cf_proc_tgid(g->proc_fd, tid);
 }
 
 pid_t cf_guard_tgid_of(const struct cf_guard *g, struct cf_guard_ask *a)
@@ -101,11 +84,7 @@ pid_t cf_guard_tgid_of(const struct cf_guard *g, struct cf_guard_ask *a)
 
 int cf_guard_pidfd(const struct cf_guard *g, struct cf_guard_ask *a)
 {
-	int fd = (int)syscall(__NR_pidfd_open, a->tid, PIDFD_THREAD);
-	if (fd >= 0 || errno != EINVAL)
-		return fd;
-	pid_t tgid = cf_guard_tgid_of(g, a);
-	return tgid > 0 ? (int)syscall(__NR_pidfd_open, tgid, 0) : -1;
+	return cf_pidfd_of_thread(g->proc_fd, a->tid, &a->tgid);
 }
 
 static bool on_procfs(int fd)

@@ -29,16 +29,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "exec/linux/pidfd.h"
 #include "exec/linux/ptyguard.h"
 
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
-#endif
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
 #endif
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41)
@@ -54,18 +49,7 @@ static int take(pid_t tid, uint64_t fd)
 {
 	if ((int64_t)(int)fd != (int64_t)fd || (int)fd < 0)
 		return -1;
-	int pfd = (int)syscall(__NR_pidfd_open, tid, PIDFD_THREAD);
-	if (pfd < 0 && errno == EINVAL) {
-		char path[64], buf[512];
-		snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-		int s = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = s >= 0 ? read(s, buf, sizeof(buf) - 1) : -1;
-		if (s >= 0)
-			close(s);
-		const char *t = n > 0 ? (buf[n] = '\0', strstr(buf, "\nTgid:")) : NULL;
-		pid_t tgid = t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
-		pfd = tgid > 0 ? (int)syscall(__NR_pidfd_open, tgid, 0) : -1;
-	}
+	int pfd = cf_pidfd_of_thread(AT_FDCWD, tid, NULL);
 	if (pfd < 0)
 		return -1;
 	int f = (int)syscall(__NR_pidfd_getfd, pfd, (int)fd, 0U);

@@ -14,46 +14,19 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "exec/linux/pidfd.h"
 #include "exec/linux/sv_common.h"
 
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
 #endif
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-
-/* A pidfd whose descriptor table is the calling thread's (connguard.c says why the thread
- * group is the fallback). */
-static int pidfd_of(pid_t tid)
-{
-	int fd = (int)syscall(__NR_pidfd_open, tid, PIDFD_THREAD);
-	if (fd >= 0 || errno != EINVAL)
-		return fd;
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	int s = open(path, O_RDONLY | O_CLOEXEC);
-	if (s < 0)
-		return -1;
-	ssize_t n = read(s, buf, sizeof(buf) - 1);
-	close(s);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *t = strstr(buf, "\nTgid:");
-	pid_t tgid = t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
-	return tgid > 0 ? (int)syscall(__NR_pidfd_open, tgid, 0) : -1;
-}
 
 /* The command's descriptor `fd` as our own (close-on-exec), or minus an errno. */
 int cf_sv_take_fd(struct cf_sv_ctx *c, uint64_t fd)
 {
 	if ((int64_t)(int)fd != (int64_t)fd || (int)fd < 0)
 		return -EBADF;
-	if (c->pidfd < 0 && (c->pidfd = pidfd_of(c->req->pid)) < 0)
+	if (c->pidfd < 0 && (c->pidfd = cf_pidfd_of_thread(AT_FDCWD, (pid_t)c->req->pid, NULL)) < 0)
 		return -EACCES;
 	int f = (int)syscall(__NR_pidfd_getfd, c->pidfd, (int)fd, 0U);
 	if (f < 0)

@@ -44,18 +44,12 @@
 #include <unistd.h>
 
 #include "exec/linux/landlock/connguard.h"
+#include "exec/linux/pidfd.h"
 #include "util/fdpass.h"
 #include "util/util.h"
 
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
-#endif
-/* pidfd_open(2) of one thread (Linux 6.9); older kernels answer EINVAL. */
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
 #endif
 
 struct cf_connguard {
@@ -92,36 +86,6 @@ int cf_connguard_send(int handoff_fd, int listener)
 		k = cf_fd_send(handoff_fd, 'L', listener, 0);
 	while (k < 0 && errno == EINTR);
 	return k == 1 ? 0 : -1;
-}
-
-/* The thread group of a thread, from /proc/TID/status; -1 when it is gone. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *t = strstr(buf, "\nTgid:");
-	return t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
-}
-
-/* A pidfd whose descriptor table is the calling thread's: the thread itself where the kernel
- * allows it, else its thread group (the same table but for a thread made without
- * CLONE_FILES, which can only make the guard connect the wrong socket of the command's to the
- * proxy, never a socket anywhere else). */
-static int pidfd_of(pid_t tid)
-{
-	int fd = (int)syscall(__NR_pidfd_open, tid, PIDFD_THREAD);
-	if (fd >= 0 || errno != EINVAL)
-		return fd;
-	pid_t tgid = tgid_of(tid);
-	return tgid > 0 ? (int)syscall(__NR_pidfd_open, tgid, 0) : -1;
 }
 
 /* Whether the command's thread still waits for this answer. */
@@ -195,7 +159,7 @@ static int on_connect(struct cf_connguard *g, const struct seccomp_notif *req, b
 		return -EACCES;
 	int want_domain = to == (const struct sockaddr *)&g->agent ? AF_UNIX : 0;
 
-	int pfd = pidfd_of(req->pid);
+	int pfd = cf_pidfd_of_thread(AT_FDCWD, req->pid, NULL);
 	if (pfd < 0)
 		return -EACCES;
 	int sock = (int)syscall(__NR_pidfd_getfd, pfd, sfd, 0U);
