@@ -9,7 +9,7 @@
 source "$(dirname "$0")/../lib.sh"
 SRC=$TOP/bindings/rust
 if ! command -v cargo >/dev/null 2>&1; then
-	skip "cargo is not installed: the Rust binding is not tested (scripts/install-deps ci installs it)"
+	skip "cargo is not installed: the Rust binding is not tested (scripts/install-deps test installs it)"
 	done_testing
 fi
 export CARGO_TARGET_DIR=$BUILD/bindings-rust CONFINE_BUILD=$BUILD
