@@ -35,11 +35,16 @@ static int refuse(struct confine_error *err, const char *path, const char *why, 
  */
 static int make_below(const char *have, const char *path, struct confine_error *err)
 {
+	/* The path itself exists by now (another process made it since the caller's lstat):
+	 * nothing to create; the mount opens it without following a symlink like any other. */
+	size_t hl = strlen(have);
+	if (path[hl] == '\0')
+		return 0;
 	int fd = cf_open_nofollow(AT_FDCWD, have, O_PATH | O_DIRECTORY, 0, NULL);
 	if (fd < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot create an allowed path", have,
 				 "openat2", errno);
-	char *rest = cf_strdup(path + strlen(have) + (strcmp(have, "/") ? 1 : 0));
+	char *rest = cf_strdup(path + hl + (strcmp(have, "/") ? 1 : 0));
 	if (!rest) {
 		close(fd);
 		return cf_nomem(err);
@@ -71,9 +76,8 @@ static int make_below(const char *have, const char *path, struct confine_error *
 	return r;
 }
 
-/* One missing allowed path: checked, then created when asked. */
-static int one(const char *path, const char *const *roots, size_t n_roots, bool create,
-	       struct confine_error *err)
+int cf_host_make_missing(const char *path, const char *const *roots, size_t n_roots, bool create,
+			 struct confine_error *err)
 {
 	const char *root = root_of(path, roots, n_roots);
 	if (!root)
@@ -151,7 +155,7 @@ int cf_host_missing_allows(const struct cf_policy *p, const char *const *roots, 
 			if (d.action != CF_ALLOW || names_endpoint(p, rule->path))
 				continue; /* outranked (a guard or an override keeps it closed; the
 					   * run says so, notices.c), or a socket */
-			int r = one(rule->path, roots, n_roots, create, err);
+			int r = cf_host_make_missing(rule->path, roots, n_roots, create, err);
 			if (r < 0)
 				return r;
 			if (cf_strv_add(out, rule->path) < 0)

@@ -21,10 +21,18 @@
  * be created (the homes and the workspace, canonical); the nearest existing ancestor of the
  * path must lie at or below one of them, be a directory reached without a symlink, and belong
  * to the caller.  Each path created (or, without `create`, to be created) is appended to `out`.
- * Returns 0, CONFINE_E_WORKSPACE naming the path and the reason when one cannot be created,
+ * Returns 0, CONFINE_E_PLAN naming the path and the reason when one cannot be created,
  * CONFINE_E_OS when mkdir fails, or CONFINE_E_NOMEM.
  */
 int cf_host_missing_allows(const struct cf_policy *p, const char *const *roots, size_t n_roots,
 			   bool create, struct cf_strv *out, struct confine_error *err);
+
+/*
+ * One path of the above, which the caller found missing: checked, then created when `create`.
+ * Another process may have made it (or a part of its way) meanwhile: what exists is used as it
+ * is, checked the same way, and never followed through a symlink.  Returns as above.
+ */
+int cf_host_make_missing(const char *path, const char *const *roots, size_t n_roots, bool create,
+			 struct confine_error *err);
 
 #endif
