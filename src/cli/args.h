@@ -5,6 +5,7 @@
 #define CONFINE_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "confine.h"
 
@@ -41,6 +42,26 @@ struct cli_opts {
 	const char *ssh_keys[32];
 	size_t n_ssh_keys;
 };
+
+/* One option of the table cli_parse reads (args.c). */
+enum {
+	CLI_OPT_VALUE = 1, /* takes a value: "--name V", "--name=V" or "-n V" */
+	CLI_OPT_STOP = 2   /* ends the parse (--help) */
+};
+struct cli_option {
+	const char *name;  /* "--workspace" */
+	const char *alias; /* "-w", or NULL */
+	unsigned flags;	   /* CLI_OPT_* */
+	unsigned cmds;	   /* bit 1 << CLI_x of each subcommand that takes it */
+	size_t field;	   /* without a handler: offset in cli_opts of the bool it sets (a flag)
+			    * or of the const char * that keeps the value */
+	int arg;	   /* for the handler: the action, the tty mode, allow or deny... */
+	int (*set)(struct cli_opts *o, const struct cli_option *opt, const char *given,
+		   const char *v, struct confine_error *err);
+};
+
+/* The option table and its length (for the test of the help texts). */
+const struct cli_option *cli_options(size_t *n);
 
 /* Parses argv (argv[0] is the subcommand name).  Fills opts->req (created here; the caller
  * frees it).  Returns 0, or a negative code with err filled. */
