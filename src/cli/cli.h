@@ -44,6 +44,10 @@ bool cli_apply_backend_env(struct cli_opts *o, const char *cmd, int *status);
 /* Applies CONFINE_SANDBOX_POLICY unless --policy was given; warns about a bad value (R19). */
 void cli_apply_policy_env(struct cli_opts *o);
 
+/* The --help texts of run, plan, explain and card (cmd_*.c), written by hand: the unit test
+ * tests/unit/cli/test-help checks them against the option table of args.c. */
+extern const char cli_help_run[], cli_help_plan[], cli_help_explain[], cli_help_card[];
+
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

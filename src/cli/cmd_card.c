@@ -7,7 +7,7 @@
 #include "args.h"
 #include "cli.h"
 
-static const char help[] =
+const char cli_help_card[] =
     "usage: confine card [--json] [RUN OPTIONS] [--] COMMAND [ARG...]\n"
     "\n"
     "Print the approval card of a request, its request id and digest: by default an\n"
@@ -18,7 +18,12 @@ static const char help[] =
     "when that run starts, and a second run with it is refused.  Each card has a new id\n"
     "(unless --request-id names one), so a new approval of the same request is a new card.\n"
     "\n"
-    "options (besides every option of 'confine run'):\n"
+    "Options as for 'confine run': -w/--workspace, --allow/--ask/--deny, --session-rules,\n"
+    "--net-allow/--net-deny, --no-network, --policy, --backend, --env, --pass-env,\n"
+    "--unset-env, --clearenv, --tmp-size, --limit, --timeout, --report, --audit, --escalate\n"
+    "(the default), --inject-env, --inject-path.\n"
+    "\n"
+    "options:\n"
     "  --json                       the card as one JSON object\n"
     "  --grant-write PATH:file|subtree   a write target (at most 8; repeat the option)\n"
     "  --reason TEXT                why the command needs them (at most 240 characters)\n"
@@ -104,7 +109,7 @@ int cmd_card(int argc, char **argv)
 	struct confine_card *card = NULL;
 	int status = CLI_EXIT_CONFINE;
 
-	if (!cli_begin(CLI_CARD, argc, argv, help, "no command given", &o, &status))
+	if (!cli_begin(CLI_CARD, argc, argv, cli_help_card, "no command given", &o, &status))
 		goto out;
 	cli_apply_policy_env(&o);
 	if (confine_card_new(o.req, &card, &err) < 0) {

@@ -7,7 +7,7 @@
 #include "args.h"
 #include "cli.h"
 
-static const char help[] =
+const char cli_help_explain[] =
     "usage: confine explain [OPTIONS] [--json] [--access read|write] PATH...\n"
     "       confine explain [OPTIONS] [--json] --net HOST[:PORT] [--net ...] [PATH...]\n"
     "\n"
@@ -20,8 +20,8 @@ static const char help[] =
     "an IPv6 address with a port in brackets): allow, deny, or ask (no rule: enforced as\n"
     "deny), its layer and the rule, and the network mode the rules give a run.\n"
     "\n"
-    "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
-    "--net-allow/--net-deny, --no-network.\n";
+    "Options as for 'confine run': -w/--workspace, --allow/--ask/--deny, --session-rules,\n"
+    "--net-allow/--net-deny, --no-network, --policy, --backend.\n";
 
 static const char *action_name(enum confine_action a)
 {
@@ -115,7 +115,7 @@ int cmd_explain(int argc, char **argv)
 	confine_rules *pol = NULL;
 	int status = CLI_EXIT_CONFINE;
 
-	if (!cli_begin(CLI_EXPLAIN, argc, argv, help, NULL, &o, &status))
+	if (!cli_begin(CLI_EXPLAIN, argc, argv, cli_help_explain, NULL, &o, &status))
 		goto out;
 	status = CLI_EXIT_CONFINE;
 	if (o.first_operand >= argc && !o.n_net_explain) {

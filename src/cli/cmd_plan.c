@@ -10,11 +10,11 @@
 #include "plan_macos.h"
 #include "plan_windows.h"
 
-static const char help[] =
+const char cli_help_plan[] =
     "usage: confine plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
     "\n"
     "Print the plan compiled from the rules for a target system; run nothing.\n"
-    "Options as for 'confine run': --workspace, --allow/--ask/--deny, --session-rules,\n"
+    "Options as for 'confine run': -w/--workspace, --allow/--ask/--deny, --session-rules,\n"
     "--no-network, --net-allow/--net-deny, --policy, --backend, --inject-env, --inject-path\n"
     "(linux).\n"
     "For --target windows, on any OS: --host-facts FILE describes the Windows host (see\n"
@@ -34,7 +34,7 @@ int cmd_plan(int argc, char **argv)
 
 	if (cli_win_host_options(&argc, argv, &win) < 0)
 		return CLI_EXIT_CONFINE;
-	if (!cli_begin(CLI_PLAN, argc, argv, help, NULL, &o, &status))
+	if (!cli_begin(CLI_PLAN, argc, argv, cli_help_plan, NULL, &o, &status))
 		goto out;
 	status = CLI_EXIT_CONFINE;
 	if (!o.target) {

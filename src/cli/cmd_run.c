@@ -16,7 +16,7 @@
 #include "net_report.h"
 #include "secrets.h"
 
-static const char help[] =
+const char cli_help_run[] =
     "usage: confine run [OPTIONS] [--] COMMAND [ARG...]\n"
     "\n"
     "Run COMMAND inside the sandbox: the host is visible read-only, the workspace is\n"
@@ -101,6 +101,7 @@ static const char help[] =
     "SIGTERM, SIGHUP, SIGQUIT or a second SIGINT the command has 5 seconds to end; then the\n"
     "whole sandbox is killed (status 137).\n"
     "  --print-plan               print the plan and exit without running\n"
+    "  --json                     with --print-plan: the plan as JSON\n"
     "\n"
     "exit status: the command's own; 128+N when it died by signal N; 125 when confine\n"
     "failed before the command started; 126 not executable; 127 not found.\n";
@@ -385,7 +386,7 @@ int cmd_run(int argc, char **argv)
 
 	r = cli_parse(CLI_RUN, argc, argv, &o, &err);
 	if (r == 0 && o.help) {
-		fputs(help, stdout);
+		fputs(cli_help_run, stdout);
 		status = 0;
 		goto out;
 	}
