@@ -410,18 +410,11 @@ static int plan_ipc(const struct cf_policy *p, struct cf_plan *out, struct confi
 	return !note || cf_strv_take(&out->notes, note) < 0 ? cf_nomem(err) : 0;
 }
 
-static int compile_once(const struct cf_policy *p, const struct cf_matches *globs,
-			const struct cf_plan_opts *o, const struct cf_strv *pins_in,
-			struct cf_strv *pins_out, struct cf_plan *out, struct confine_error *err)
+/* The fields of the plan that come from the options and the host, and the IPC guard. */
+static int plan_header(const struct cf_policy *p, const struct cf_plan_opts *o, struct cf_plan *out,
+		       struct confine_error *err)
 {
 	const struct cf_host *h = p->host;
-	struct cand *cands = NULL;
-	size_t n = 0, cap = 0;
-	struct stack_entry *stack = NULL;
-	size_t depth = 0;
-	size_t *hides = NULL, n_hides = 0;
-	int r = 0;
-
 	memset(out, 0, sizeof(*out));
 	out->target = o->target;
 	out->network = o->network && o->net_mode == CONFINE_NET_ON;
@@ -435,73 +428,103 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 	out->workspace = cf_strdup(h->workspace);
 	out->cwd = cf_strdup(o->cwd ? o->cwd : h->workspace);
 	if (!out->workspace || !out->cwd)
-		goto oom;
-	if ((r = plan_ipc(p, out, err)) < 0)
-		goto out;
+		return cf_nomem(err);
+	return plan_ipc(p, out, err);
+}
 
-	/* Candidates: every wildcard-free rule path, every glob match, the workspace and the
-	 * temp roots. */
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+static void cands_release(struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+}
+
+/* Candidates: every wildcard-free rule path, every glob match, the workspace and the temp
+ * roots. */
+static int rule_cands(const struct cf_policy *p, const struct cf_matches *globs, struct cands *c)
+{
 	for (int l = 0; l < CF_LAYER_FALLBACK; l++) {
 		const struct cf_ruleset *rs = &p->layers[l];
 		bool user = l >= CF_LAYER_SESSION;
 		for (size_t i = 0; i < rs->n; i++)
-			if (!rs->v[i].glob && add_cand(&cands, &n, &cap, rs->v[i].path,
+			if (!rs->v[i].glob && add_cand(&c->v, &c->n, &c->cap, rs->v[i].path,
 						       KIND_UNKNOWN, false, user) < 0)
-				goto oom;
+				return CONFINE_E_NOMEM;
 	}
 	for (size_t i = 0; i < p->endpoints.n; i++)
-		if (add_cand_ex(&cands, &n, &cap, p->endpoints.v[i].path, KIND_UNKNOWN, false,
+		if (add_cand_ex(&c->v, &c->n, &c->cap, p->endpoints.v[i].path, KIND_UNKNOWN, false,
 				false, true) < 0)
-			goto oom;
+			return CONFINE_E_NOMEM;
 	for (size_t i = 0; globs && i < globs->n; i++)
-		if (add_cand(&cands, &n, &cap, globs->v[i].path, globs->v[i].kind, false, false) <
-		    0)
-			goto oom;
-	if (add_cand(&cands, &n, &cap, h->workspace, KIND_UNKNOWN, false, false) < 0)
-		goto oom;
+		if (add_cand(&c->v, &c->n, &c->cap, globs->v[i].path, globs->v[i].kind, false,
+			     false) < 0)
+			return CONFINE_E_NOMEM;
+	if (add_cand(&c->v, &c->n, &c->cap, p->host->workspace, KIND_UNKNOWN, false, false) < 0)
+		return CONFINE_E_NOMEM;
 	for (size_t i = 0; i < p->temp_roots.n; i++)
-		if (add_cand(&cands, &n, &cap, p->temp_roots.v[i], CF_KIND_DIR, true, false) < 0)
-			goto oom;
+		if (add_cand(&c->v, &c->n, &c->cap, p->temp_roots.v[i], CF_KIND_DIR, true, false) <
+		    0)
+			return CONFINE_E_NOMEM;
+	return 0;
+}
+
+/* Every candidate, sorted, the pin, cache and store marks of duplicates merged into the first;
+ * the tool caches are decided here (into out->caches). */
+static int collect_cands(const struct cf_policy *p, const struct cf_matches *globs,
+			 const struct cf_plan_opts *o, const struct cf_strv *pins_in,
+			 struct cf_plan *out, struct cands *c, struct confine_error *err)
+{
+	int r;
+	if (rule_cands(p, globs, c) < 0)
+		return cf_nomem(err);
 	/* Tool caches (R39): an overlay on top of whatever the path gets; the redirect targets of
 	 * this workspace's store, writable. */
 	if ((r = cf_plan_caches_decide(p, o->caches, o->cache_work, out, err)) < 0)
-		goto out;
+		return r;
 	for (size_t i = 0; i < out->n_caches; i++)
 		if (out->caches[i].how == CF_CACHE_OVERLAY) {
-			if (add_cand(&cands, &n, &cap, out->caches[i].path, KIND_UNKNOWN, false,
-				     false) < 0)
-				goto oom;
-			cands[n - 1].cache = i + 1;
+			if (add_cand(&c->v, &c->n, &c->cap, out->caches[i].path, KIND_UNKNOWN,
+				     false, false) < 0)
+				return cf_nomem(err);
+			c->v[c->n - 1].cache = i + 1;
 		}
 	if (out->cache_redirect) {
 		char *rd = cf_cache_store_redirect(out->cache_store);
-		int k = rd ? add_cand(&cands, &n, &cap, rd, CF_KIND_DIR, false, false) : -1;
+		int k = rd ? add_cand(&c->v, &c->n, &c->cap, rd, CF_KIND_DIR, false, false) : -1;
 		free(rd);
 		if (k < 0)
-			goto oom;
-		cands[n - 1].store = true;
+			return cf_nomem(err);
+		c->v[c->n - 1].store = true;
 	}
 	for (size_t i = 0; pins_in && i < pins_in->n; i++) {
-		if (add_cand(&cands, &n, &cap, pins_in->v[i], KIND_UNKNOWN, false, false) < 0)
-			goto oom;
-		cands[n - 1].pin = true;
+		if (add_cand(&c->v, &c->n, &c->cap, pins_in->v[i], KIND_UNKNOWN, false, false) < 0)
+			return cf_nomem(err);
+		c->v[c->n - 1].pin = true;
 	}
-	qsort(cands, n, sizeof(*cands), cand_cmp);
+	qsort(c->v, c->n, sizeof(*c->v), cand_cmp);
 	/* Duplicates sort next to each other and the first is kept: it carries the pin, the
 	 * cache and the store marks. */
-	for (size_t i = n; i-- > 1;)
-		if (!strcmp(cands[i].path, cands[i - 1].path)) {
-			cands[i - 1].pin |= cands[i].pin;
-			cands[i - 1].store |= cands[i].store;
-			if (!cands[i - 1].cache)
-				cands[i - 1].cache = cands[i].cache;
+	for (size_t i = c->n; i-- > 1;)
+		if (!strcmp(c->v[i].path, c->v[i - 1].path)) {
+			c->v[i - 1].pin |= c->v[i].pin;
+			c->v[i - 1].store |= c->v[i].store;
+			if (!c->v[i - 1].cache)
+				c->v[i - 1].cache = c->v[i].cache;
 		}
+	return 0;
+}
 
-	stack = calloc(n + 1, sizeof(*stack));
-	hides = calloc(n + 1 + N_KERNEL_MASKS, sizeof(*hides));
-	if (!stack || !hides)
-		goto oom;
-
+/* The mounts every plan starts with: the read-only root, /dev, /proc and the kernel's files. */
+static int add_base_mounts(struct cf_plan *out, const struct cf_plan_opts *o,
+			   const struct cf_host *h, size_t *hides, size_t *n_hides,
+			   struct confine_error *err)
+{
+	int r;
 	/* /dev/shm is writable RAM like /tmp: the same size cap, or a command could fill memory
 	 * through it (bwrap's /dev leaves it uncapped).  /dev itself is a tmpfs without a size
 	 * that the sandbox owns: read-only once its mount points exist, so it cannot be filled
@@ -514,179 +537,257 @@ static int compile_once(const struct cf_policy *p, const struct cf_matches *glob
 	    (r = add_net_mounts(out, err)) < 0 || (r = add_cache_store(out, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_REMOUNT_RO, "/dev", CF_KIND_DIR, 0, NULL, err)) < 0 ||
 	    (r = add_mount(out, CF_MNT_PROC, "/proc", CF_KIND_DIR, 0, NULL, err)) < 0 ||
-	    (r = add_kernel_mounts(out, h, hides, &n_hides, err)) < 0)
-		goto out;
+	    (r = add_kernel_mounts(out, h, hides, n_hides, err)) < 0)
+		return r;
+	return 0;
+}
 
-	for (size_t i = 0; i < n; i++) {
-		struct cand *c = &cands[i];
-		if (i > 0 && !strcmp(c->path, cands[i - 1].path))
-			continue; /* duplicates sort next to each other */
+/* The walk over the sorted candidates: the stack of mounted ancestors and their states. */
+struct walk {
+	const struct cf_policy *p;
+	const struct cf_plan_opts *o;
+	struct cf_plan *out;
+	struct cf_strv *pins_out;
+	struct stack_entry *stack;
+	size_t depth;
+	size_t *hides, n_hides;
+};
 
-		while (depth > 0 && !cf_path_within(c->path, stack[depth - 1].path))
-			depth--;
-		enum state inherited = depth ? stack[depth - 1].state : S_RO;
+/* `path` shows `state` below it, set by the last mount. */
+static void push(struct walk *w, const char *path, enum state state)
+{
+	w->stack[w->depth++] = (struct stack_entry){path, state, w->out->n_mounts - 1};
+}
 
-		if (cf_path_within(c->path, "/proc") || cf_path_within(c->path, "/dev")) {
-			if (c->from_rule) {
-				char *note = cf_asprintf("not mounted: '%s' lies in the sandbox's "
-							 "own /proc or /dev",
-							 c->path);
-				if (!note || cf_strv_take(&out->notes, note) < 0)
-					goto oom;
-			}
-			continue;
-		}
-		if (c->temp_root) {
-			if (inherited == S_HIDDEN || inherited == S_HIDDEN_FILE)
-				continue;
-			if ((r = add_mount(out, CF_MNT_TMPFS, c->path, CF_KIND_DIR, o->tmp_size,
-					   NULL, err)) < 0)
-				goto out;
-			stack[depth++] =
-			    (struct stack_entry){c->path, S_PRIVATE, out->n_mounts - 1};
-			continue;
-		}
-		if (inherited == S_HIDDEN_FILE)
-			continue;
-		if (inherited == S_PRIVATE && !cf_path_within(c->path, h->workspace))
-			continue; /* host content under a private temp root is not visible */
-		if (c->store) {
-			/* R39: the redirect targets of this workspace's store, confine's own
-			 * directory made for the run (the rest of confine's state stays hidden). */
-			char *why = cf_strdup("tool caches: this workspace's store, where the "
-					      "redirected tools write (R39)");
-			if (!why || (r = add_mount(out, CF_MNT_RW_BIND, c->path, CF_KIND_DIR, 0,
-						   why, err)) < 0) {
-				r = why ? r : cf_nomem(err);
-				goto out;
-			}
-			stack[depth++] = (struct stack_entry){c->path, S_RW, out->n_mounts - 1};
-			continue;
-		}
-
-		struct cf_decision rd, wr;
-		cf_policy_decide_both(p, c->path, &rd, &wr);
-		bool can_read = rd.action == CF_ALLOW, can_write = wr.action == CF_ALLOW;
-
-		if (!can_read && can_write) {
-			/* Only an explicit rule gets here (cf_policy_decide_both). */
-			char a[512], b[512];
-			r = cf_err(err, CONFINE_E_PLAN, "rules contradict each other", c->path,
-				   "%s allows write beneath the read-deny of %s; a path "
-				   "cannot be writable and unreadable",
-				   rule_where(wr.rule, a, sizeof(a)),
-				   rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
-			cf_err_hint(err, "allow read as well, or remove the write allow");
-			goto out;
-		}
-
-		if (!can_read && !strcmp(c->path, "/")) {
-			char a[512];
-			r = cf_err(err, CONFINE_E_PLAN, "cannot hide the root directory", "/",
-				   "%s denies reading '/': nothing would be left to run, not even "
-				   "the command",
-				   rd.rule ? rule_where(rd.rule, a, sizeof(a)) : "a rule");
-			cf_err_hint(err, "deny the directories that matter (for example '~:read' "
-					 "with allows for what the command needs)");
-			goto out;
-		}
-		enum cf_kind kind = c->kind == KIND_UNKNOWN ? h->kind(h->ctx, c->path) : c->kind;
-		if (kind == CF_KIND_MISSING) {
-			/* Never create a mount point on the host; re-checked after the run (an
-			 * endpoint that vanished: by the post-run sweep of endpoints). */
-			if ((!can_read || !can_write) && inherited != S_HIDDEN && !c->endpoint &&
-			    !cf_strv_contains(&out->missing, c->path) &&
-			    cf_strv_add(&out->missing, c->path) < 0)
-				goto oom;
-			continue;
-		}
-		if (kind == CF_KIND_SYMLINK) {
-			char *note = cf_asprintf("not mounted: '%s' is a symlink; its target is "
-						 "governed by the rules for the target",
-						 c->path);
-			if (!note || cf_strv_take(&out->notes, note) < 0)
-				goto oom;
-			continue;
-		}
-
-		enum state want;
-		if (!can_read)
-			want = kind == CF_KIND_DIR ? S_HIDDEN : S_HIDDEN_FILE;
-		else
-			want = can_write ? S_RW : S_RO;
-		bool hidden_already =
-		    inherited == S_HIDDEN && (want == S_HIDDEN || want == S_HIDDEN_FILE);
-		bool pin = c->pin && want == S_RW && inherited == S_RW && kind == CF_KIND_DIR;
-		/* Inside a tool cache's overlay a write deny holds already: writes go to the
-		 * store, never to the host's file.  An allow of the caller's is the host's own
-		 * object, bound on top: a FIFO or socket below the overlay is another inode there,
-		 * with no pipe or listener of the host's behind it (R36). */
-		bool cached = inherited == S_CACHE && want == S_RO &&
-			      !cf_strv_contains(&out->ipc_allow, c->path);
-		if (c->cache && want == S_RO && kind == CF_KIND_DIR) {
-			if (want != inherited && (r = add_mount(out, CF_MNT_RO_BIND, c->path, kind,
-								0, why_text(&rd, &wr), err)) < 0)
-				goto out;
-			if ((r = add_cache_overlay(out, c, err)) < 0)
-				goto out;
-			stack[depth++] = (struct stack_entry){c->path, S_CACHE, out->n_mounts - 1};
-			continue;
-		}
-		if ((want == inherited || hidden_already || cached) && !pin)
-			continue;
-
-		enum cf_mount_op op = want == S_HIDDEN	      ? CF_MNT_HIDE_DIR
-				      : want == S_HIDDEN_FILE ? CF_MNT_HIDE_FILE
-				      : want == S_RO	      ? CF_MNT_RO_BIND
-							      : CF_MNT_RW_BIND;
-		char *why = pin ? cf_strdup("pinned: an ancestor of a protected path cannot be "
-					    "renamed (R33)")
-				: why_text(&rd, &wr);
-		if (!why)
-			goto oom;
-		if ((r = add_mount(out, op, c->path, kind, 0, why, err)) < 0)
-			goto out;
-		out->mounts[out->n_mounts - 1].transient = c->endpoint;
-		out->mounts[out->n_mounts - 1].pin = pin;
-		/* A protection inside writable host content: pinned ancestors (R33), checked
-		 * again before the command starts (R34). */
-		if (!pin && want != S_RW && inherited == S_RW) {
-			out->mounts[out->n_mounts - 1].guarded = true;
-			if (pins_out && note_pins(c->path, stack, depth, pins_out) < 0)
-				goto oom;
-		}
-		if (op == CF_MNT_HIDE_DIR)
-			hides[n_hides++] = out->n_mounts - 1;
-		if (kind == CF_KIND_DIR || want == S_HIDDEN_FILE)
-			stack[depth++] = (struct stack_entry){c->path, want, out->n_mounts - 1};
+/* The candidates no rule decides: in the sandbox's /proc or /dev, a temp root, below a hidden
+ * file or a private temp root, the cache store.  *done when `c` was one of them. */
+static int place_fixed(struct walk *w, const struct cand *c, enum state inherited, bool *done,
+		       struct confine_error *err)
+{
+	int r;
+	*done = true;
+	if (cf_path_within(c->path, "/proc") || cf_path_within(c->path, "/dev")) {
+		if (!c->from_rule)
+			return 0;
+		char *note = cf_asprintf(
+		    "not mounted: '%s' lies in the sandbox's own /proc or /dev", c->path);
+		return !note || cf_strv_take(&w->out->notes, note) < 0 ? cf_nomem(err) : 0;
 	}
+	if (c->temp_root) {
+		if (inherited == S_HIDDEN || inherited == S_HIDDEN_FILE)
+			return 0;
+		if ((r = add_mount(w->out, CF_MNT_TMPFS, c->path, CF_KIND_DIR, w->o->tmp_size, NULL,
+				   err)) < 0)
+			return r;
+		push(w, c->path, S_PRIVATE);
+		return 0;
+	}
+	if (inherited == S_HIDDEN_FILE)
+		return 0;
+	if (inherited == S_PRIVATE && !cf_path_within(c->path, w->p->host->workspace))
+		return 0; /* host content under a private temp root is not visible */
+	if (c->store) {
+		/* R39: the redirect targets of this workspace's store, confine's own directory made
+		 * for the run (the rest of confine's state stays hidden). */
+		char *why = cf_strdup("tool caches: this workspace's store, where the "
+				      "redirected tools write (R39)");
+		if (!why)
+			return cf_nomem(err);
+		if ((r = add_mount(w->out, CF_MNT_RW_BIND, c->path, CF_KIND_DIR, 0, why, err)) < 0)
+			return r;
+		push(w, c->path, S_RW);
+		return 0;
+	}
+	*done = false;
+	return 0;
+}
 
-	if ((r = add_resolver_mounts(out, h, err)) < 0)
-		goto out;
-	/* Hidden directories become read-only only after every mount beneath them exists: bwrap
-	 * creates those mount points inside the tmpfs. */
+/* The decisions no plan can carry out: a writable path that cannot be read, a hidden root. */
+static int refuse_decisions(const struct cand *c, const struct cf_decision *rd,
+			    const struct cf_decision *wr, struct confine_error *err)
+{
+	bool can_read = rd->action == CF_ALLOW, can_write = wr->action == CF_ALLOW;
+	char a[512], b[512];
+	int r = 0;
+	if (!can_read && can_write) {
+		/* Only an explicit rule gets here (cf_policy_decide_both). */
+		r = cf_err(err, CONFINE_E_PLAN, "rules contradict each other", c->path,
+			   "%s allows write beneath the read-deny of %s; a path "
+			   "cannot be writable and unreadable",
+			   rule_where(wr->rule, a, sizeof(a)),
+			   rd->rule ? rule_where(rd->rule, b, sizeof(b)) : "the fallback");
+		cf_err_hint(err, "allow read as well, or remove the write allow");
+	} else if (!can_read && !strcmp(c->path, "/")) {
+		r = cf_err(err, CONFINE_E_PLAN, "cannot hide the root directory", "/",
+			   "%s denies reading '/': nothing would be left to run, not even "
+			   "the command",
+			   rd->rule ? rule_where(rd->rule, a, sizeof(a)) : "a rule");
+		cf_err_hint(err, "deny the directories that matter (for example '~:read' "
+				 "with allows for what the command needs)");
+	}
+	return r;
+}
+
+/* A candidate with nothing to mount: missing (*done; re-checked after the run when a rule
+ * restricts it) or a symlink (*done; its target is governed by its own rules). */
+static int place_absent(struct walk *w, const struct cand *c, enum cf_kind kind, bool restricted,
+			enum state inherited, bool *done, struct confine_error *err)
+{
+	*done = kind == CF_KIND_MISSING || kind == CF_KIND_SYMLINK;
+	if (kind == CF_KIND_MISSING) {
+		/* Never create a mount point on the host; re-checked after the run (an endpoint
+		 * that vanished: by the post-run sweep of endpoints). */
+		if (restricted && inherited != S_HIDDEN && !c->endpoint &&
+		    !cf_strv_contains(&w->out->missing, c->path) &&
+		    cf_strv_add(&w->out->missing, c->path) < 0)
+			return cf_nomem(err);
+	} else if (kind == CF_KIND_SYMLINK) {
+		char *note = cf_asprintf("not mounted: '%s' is a symlink; its target is "
+					 "governed by the rules for the target",
+					 c->path);
+		if (!note || cf_strv_take(&w->out->notes, note) < 0)
+			return cf_nomem(err);
+	}
+	return 0;
+}
+
+/* The mount of a decided candidate that exists, when it shows something other than its
+ * nearest mounted ancestor. */
+static int mount_decided(struct walk *w, const struct cand *c, enum cf_kind kind,
+			 enum state inherited, const struct cf_decision *rd,
+			 const struct cf_decision *wr, struct confine_error *err)
+{
+	struct cf_plan *out = w->out;
+	int r;
+	enum state want;
+	if (rd->action != CF_ALLOW)
+		want = kind == CF_KIND_DIR ? S_HIDDEN : S_HIDDEN_FILE;
+	else
+		want = wr->action == CF_ALLOW ? S_RW : S_RO;
+	bool hidden_already = inherited == S_HIDDEN && (want == S_HIDDEN || want == S_HIDDEN_FILE);
+	bool pin = c->pin && want == S_RW && inherited == S_RW && kind == CF_KIND_DIR;
+	/* Inside a tool cache's overlay a write deny holds already: writes go to the
+	 * store, never to the host's file.  An allow of the caller's is the host's own
+	 * object, bound on top: a FIFO or socket below the overlay is another inode there,
+	 * with no pipe or listener of the host's behind it (R36). */
+	bool cached =
+	    inherited == S_CACHE && want == S_RO && !cf_strv_contains(&out->ipc_allow, c->path);
+	if (c->cache && want == S_RO && kind == CF_KIND_DIR) {
+		if (want != inherited && (r = add_mount(out, CF_MNT_RO_BIND, c->path, kind, 0,
+							why_text(rd, wr), err)) < 0)
+			return r;
+		if ((r = add_cache_overlay(out, c, err)) < 0)
+			return r;
+		push(w, c->path, S_CACHE);
+		return 0;
+	}
+	if ((want == inherited || hidden_already || cached) && !pin)
+		return 0;
+
+	enum cf_mount_op op = want == S_HIDDEN	      ? CF_MNT_HIDE_DIR
+			      : want == S_HIDDEN_FILE ? CF_MNT_HIDE_FILE
+			      : want == S_RO	      ? CF_MNT_RO_BIND
+						      : CF_MNT_RW_BIND;
+	char *why = pin ? cf_strdup("pinned: an ancestor of a protected path cannot be "
+				    "renamed (R33)")
+			: why_text(rd, wr);
+	if (!why)
+		return cf_nomem(err);
+	if ((r = add_mount(out, op, c->path, kind, 0, why, err)) < 0)
+		return r;
+	out->mounts[out->n_mounts - 1].transient = c->endpoint;
+	out->mounts[out->n_mounts - 1].pin = pin;
+	/* A protection inside writable host content: pinned ancestors (R33), checked
+	 * again before the command starts (R34). */
+	if (!pin && want != S_RW && inherited == S_RW) {
+		out->mounts[out->n_mounts - 1].guarded = true;
+		if (w->pins_out && note_pins(c->path, w->stack, w->depth, w->pins_out) < 0)
+			return cf_nomem(err);
+	}
+	if (op == CF_MNT_HIDE_DIR)
+		w->hides[w->n_hides++] = out->n_mounts - 1;
+	if (kind == CF_KIND_DIR || want == S_HIDDEN_FILE)
+		push(w, c->path, want);
+	return 0;
+}
+
+/* One candidate, in order: a mount when its decision differs from what the nearest mounted
+ * ancestor shows. */
+static int place(struct walk *w, const struct cand *c, struct confine_error *err)
+{
+	while (w->depth > 0 && !cf_path_within(c->path, w->stack[w->depth - 1].path))
+		w->depth--;
+	enum state inherited = w->depth ? w->stack[w->depth - 1].state : S_RO;
+	bool done;
+	int r = place_fixed(w, c, inherited, &done, err);
+	if (r < 0 || done)
+		return r;
+
+	struct cf_decision rd, wr;
+	cf_policy_decide_both(w->p, c->path, &rd, &wr);
+	if ((r = refuse_decisions(c, &rd, &wr, err)) < 0)
+		return r;
+	const struct cf_host *h = w->p->host;
+	enum cf_kind kind = c->kind == KIND_UNKNOWN ? h->kind(h->ctx, c->path) : c->kind;
+	bool restricted = rd.action != CF_ALLOW || wr.action != CF_ALLOW;
+	r = place_absent(w, c, kind, restricted, inherited, &done, err);
+	if (r < 0 || done)
+		return r;
+	return mount_decided(w, c, kind, inherited, &rd, &wr, err);
+}
+
+/* Hidden directories become read-only only after every mount beneath them exists: bwrap
+ * creates those mount points inside the tmpfs. */
+static int remount_hides(struct cf_plan *out, const size_t *hides, size_t n_hides,
+			 struct confine_error *err)
+{
 	for (size_t i = n_hides; i-- > 0;) {
 		struct cf_mount *m = &out->mounts[hides[i]];
 		for (size_t j = hides[i] + 1; j < out->n_mounts && !m->traverse; j++)
 			m->traverse = cf_path_within(out->mounts[j].path, m->path);
 		char *path = cf_strdup(m->path);
 		if (!path)
-			goto oom;
-		r = add_mount(out, CF_MNT_REMOUNT_RO, path, CF_KIND_DIR, 0, NULL, err);
+			return cf_nomem(err);
+		int r = add_mount(out, CF_MNT_REMOUNT_RO, path, CF_KIND_DIR, 0, NULL, err);
 		free(path);
 		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int compile_once(const struct cf_policy *p, const struct cf_matches *globs,
+			const struct cf_plan_opts *o, const struct cf_strv *pins_in,
+			struct cf_strv *pins_out, struct cf_plan *out, struct confine_error *err)
+{
+	struct cands c = {0};
+	struct walk w = {.p = p, .o = o, .out = out, .pins_out = pins_out};
+	int r;
+
+	if ((r = plan_header(p, o, out, err)) < 0 ||
+	    (r = collect_cands(p, globs, o, pins_in, out, &c, err)) < 0)
+		goto out;
+	w.stack = calloc(c.n + 1, sizeof(*w.stack));
+	w.hides = calloc(c.n + 1 + N_KERNEL_MASKS, sizeof(*w.hides));
+	if (!w.stack || !w.hides) {
+		r = cf_nomem(err);
+		goto out;
+	}
+	if ((r = add_base_mounts(out, o, p->host, w.hides, &w.n_hides, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < c.n; i++) {
+		if (i > 0 && !strcmp(c.v[i].path, c.v[i - 1].path))
+			continue; /* duplicates sort next to each other */
+		if ((r = place(&w, &c.v[i], err)) < 0)
 			goto out;
 	}
-	r = 0;
-	goto out;
-oom:
-	r = cf_nomem(err);
+	if ((r = add_resolver_mounts(out, p->host, err)) < 0)
+		goto out;
+	r = remount_hides(out, w.hides, w.n_hides, err);
 out:
-	for (size_t i = 0; i < n; i++)
-		free(cands[i].path);
-	free(cands);
-	free(stack);
-	free(hides);
+	cands_release(&c);
+	free(w.stack);
+	free(w.hides);
 	if (r < 0)
 		cf_plan_release(out);
 	return r;
