@@ -218,101 +218,90 @@ static int addfd(struct cf_strv *out, int fd)
 	return cf_strv_add(out, buf);
 }
 
-int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, struct cf_strv *out,
-		  struct confine_error *err)
+/* The bwrap options of the plan's mount i (none for a mount the helper makes). */
+static int mount_args(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, size_t i,
+		      struct cf_strv *out)
 {
+	const struct cf_mount *m = &plan->mounts[i];
+	char size[32];
 	int bad = 0;
-	for (size_t i = 0; cf_bwrap_process_flags[i]; i++)
-		bad |= add(out, cf_bwrap_process_flags[i]);
-	if (!plan->network)
-		bad |= add(out, "--unshare-net");
-
-	for (size_t i = 0; i < plan->n_mounts; i++) {
-		const struct cf_mount *m = &plan->mounts[i];
-		char size[32];
-		if ((fds->skip && fds->skip[i]) || (fds->by_helper && fds->by_helper[i]))
-			continue;
-		switch (m->op) {
-		case CF_MNT_RO_ROOT:
-			bad |= add(out, "--ro-bind") | add(out, "/") | add(out, "/");
-			break;
-		case CF_MNT_DEV:
-			bad |= add(out, "--dev") | add(out, m->path);
-			break;
-		case CF_MNT_PROC:
-			bad |= add(out, "--proc") | add(out, m->path);
-			break;
-		case CF_MNT_TMPFS:
-			snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
-			bad |= add(out, "--size") | add(out, size) | add(out, "--tmpfs") |
-			       add(out, m->path);
-			break;
-		case CF_MNT_HIDE_DIR:
-			bad |= add(out, "--perms") | add(out, m->traverse ? "0111" : "0000") |
-			       add(out, "--tmpfs") | add(out, m->path);
-			break;
-		case CF_MNT_HIDE_FILE:
-			bad |= add(out, "--perms") | add(out, "0000") | add(out, "--ro-bind-data") |
-			       addfd(out, fds->empty[i]) | add(out, m->path);
-			break;
-		case CF_MNT_RO_BIND:
-			bad |= add(out, "--ro-bind-fd") | addfd(out, fds->source[i]) |
-			       add(out, m->path);
-			break;
-		case CF_MNT_RW_BIND:
+	switch (m->op) {
+	case CF_MNT_RO_ROOT:
+		bad |= add(out, "--ro-bind") | add(out, "/") | add(out, "/");
+		break;
+	case CF_MNT_DEV:
+		bad |= add(out, "--dev") | add(out, m->path);
+		break;
+	case CF_MNT_PROC:
+		bad |= add(out, "--proc") | add(out, m->path);
+		break;
+	case CF_MNT_TMPFS:
+		snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
+		bad |=
+		    add(out, "--size") | add(out, size) | add(out, "--tmpfs") | add(out, m->path);
+		break;
+	case CF_MNT_HIDE_DIR:
+		bad |= add(out, "--perms") | add(out, m->traverse ? "0111" : "0000") |
+		       add(out, "--tmpfs") | add(out, m->path);
+		break;
+	case CF_MNT_HIDE_FILE:
+		bad |= add(out, "--perms") | add(out, "0000") | add(out, "--ro-bind-data") |
+		       addfd(out, fds->empty[i]) | add(out, m->path);
+		break;
+	case CF_MNT_RO_BIND:
+		bad |= add(out, "--ro-bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+		break;
+	case CF_MNT_RW_BIND:
+		bad |= add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+		break;
+	case CF_MNT_REMOUNT_RO:
+		bad |= add(out, "--remount-ro") | add(out, m->path);
+		break;
+	case CF_MNT_RO_KERNEL:
+		/* The source is the host's own view of the same kernel interface (bwrap
+		 * resolves sources outside the new root); what a sysctl shows depends on
+		 * the namespaces of the process that opens it, not on the mount. */
+		bad |= add(out, "--ro-bind") | add(out, m->path) | add(out, m->path);
+		break;
+	case CF_MNT_INJECT:
+		/* bwrap copies the sealed memfd into its own tmpfs and binds the copy
+		 * read-only: no file of it on the host. */
+		bad |= add(out, "--perms") | add(out, "0444") | add(out, "--ro-bind-data") |
+		       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+		break;
+	case CF_MNT_INJECT_FILE:
+		bad |= add(out, "--perms") | add(out, "0444") | add(out, "--file") |
+		       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+		break;
+	case CF_MNT_CACHE_STORE:
+		/* Only for confine-init, which detaches it: never without helper mode. */
+		if (fds->by_helper)
 			bad |=
 			    add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
-			break;
-		case CF_MNT_REMOUNT_RO:
-			bad |= add(out, "--remount-ro") | add(out, m->path);
-			break;
-		case CF_MNT_RO_KERNEL:
-			/* The source is the host's own view of the same kernel interface (bwrap
-			 * resolves sources outside the new root); what a sysctl shows depends on
-			 * the namespaces of the process that opens it, not on the mount. */
-			bad |= add(out, "--ro-bind") | add(out, m->path) | add(out, m->path);
-			break;
-		case CF_MNT_INJECT:
-			/* bwrap copies the sealed memfd into its own tmpfs and binds the copy
-			 * read-only: no file of it on the host. */
-			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--ro-bind-data") |
-			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
-			break;
-		case CF_MNT_INJECT_FILE:
-			bad |= add(out, "--perms") | add(out, "0444") | add(out, "--file") |
-			       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
-			break;
-		case CF_MNT_CACHE_STORE:
-			/* Only for confine-init, which detaches it: never without helper mode. */
-			if (fds->by_helper)
-				bad |= add(out, "--bind-fd") | addfd(out, fds->source[i]) |
-				       add(out, m->path);
-			break;
-		case CF_MNT_CACHE_OVERLAY:
-			/* the mask maker's (helper mode); a plan is made with overlays only when it
-			 * runs in that mode. */
-			break;
-		case CF_MNT_INJECT_DIR:
-			snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
-			bad |= add(out, "--perms") | add(out, "0755") | add(out, "--size") |
-			       add(out, size) | add(out, "--tmpfs") | add(out, m->path);
-			break;
-		}
+		break;
+	case CF_MNT_CACHE_OVERLAY:
+		/* the mask maker's (helper mode); a plan is made with overlays only when it
+		 * runs in that mode. */
+		break;
+	case CF_MNT_INJECT_DIR:
+		snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
+		bad |= add(out, "--perms") | add(out, "0755") | add(out, "--size") |
+		       add(out, size) | add(out, "--tmpfs") | add(out, m->path);
+		break;
 	}
-	if (fds->seccomp >= 0)
-		bad |= add(out, "--add-seccomp-fd") | addfd(out, fds->seccomp);
-	if (fds->info >= 0)
-		bad |= add(out, "--info-fd") | addfd(out, fds->info);
-	bad |= add(out, "--chdir") | add(out, plan->cwd);
-	/* bwrap reads options only from --args; the command follows on its real argv. */
-	bad |= add(out, CF_BWRAP_ARGS_END);
+	return bad;
+}
 
+/* The options of confine-init (src/helper), after bwrap's "--": its descriptors and modes. */
+static int helper_args(const struct cf_plan *plan, const struct cf_bwrap_fds *fds,
+		       struct cf_strv *out)
+{
 	/* The helper runs as pid 1 from an inherited descriptor, so it needs no mount point and
 	 * stays reachable even when its installation directory is hidden. */
 	char helper[64];
 	snprintf(helper, sizeof(helper), "/proc/self/fd/%d", fds->helper);
-	bad |= add(out, "--") | add(out, helper) | add(out, "--status-fd") |
-	       addfd(out, fds->status) | add(out, "--stderr-fd") | addfd(out, fds->stderr_fd);
+	int bad = add(out, "--") | add(out, helper) | add(out, "--status-fd") |
+		  addfd(out, fds->status) | add(out, "--stderr-fd") | addfd(out, fds->stderr_fd);
 	if (fds->go >= 0)
 		bad |= add(out, "--go-fd") | addfd(out, fds->go);
 	if (fds->env >= 0)
@@ -331,6 +320,28 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 	/* SPEC 12: confine-init relays 127.0.0.1 of the sandbox to the proxy's sockets. */
 	if (plan->net_mode == CONFINE_NET_DOMAINS)
 		bad |= add(out, "--net-relay");
+	return bad;
+}
+
+int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, struct cf_strv *out,
+		  struct confine_error *err)
+{
+	int bad = 0;
+	for (size_t i = 0; cf_bwrap_process_flags[i]; i++)
+		bad |= add(out, cf_bwrap_process_flags[i]);
+	if (!plan->network)
+		bad |= add(out, "--unshare-net");
+	for (size_t i = 0; i < plan->n_mounts; i++)
+		if (!(fds->skip && fds->skip[i]) && !(fds->by_helper && fds->by_helper[i]))
+			bad |= mount_args(plan, fds, i, out);
+	if (fds->seccomp >= 0)
+		bad |= add(out, "--add-seccomp-fd") | addfd(out, fds->seccomp);
+	if (fds->info >= 0)
+		bad |= add(out, "--info-fd") | addfd(out, fds->info);
+	bad |= add(out, "--chdir") | add(out, plan->cwd);
+	/* bwrap reads options only from --args; the command follows on its real argv. */
+	bad |= add(out, CF_BWRAP_ARGS_END);
+	bad |= helper_args(plan, fds, out);
 	bad |= add(out, "--");
 	for (size_t i = 0; i < plan->argv.n; i++)
 		bad |= add(out, plan->argv.v[i]);
