@@ -124,104 +124,120 @@ static void ipc_text(struct cf_buf *b, const struct cf_plan *plan)
 	}
 }
 
+/* Each string of `sv` on a line of its own, indented, as a person should read it (R38: the
+ * request and the workspace chose them). */
+static void lines_text(struct cf_buf *b, const struct cf_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++) {
+		cf_buf_add(b, "  ");
+		add_shown(b, sv->v[i], 0);
+		cf_buf_addc(b, '\n');
+	}
+}
+
+/* Where the plan runs and what the process gets: target, workspace, network, seccomp,
+ * Landlock and the IPC guard. */
+static void header_text(struct cf_buf *b, const struct cf_plan *plan)
+{
+	cf_buf_addf(b, "target: %s\n", target_name(plan->target));
+	cf_buf_add(b, "workspace: ");
+	add_shown(b, plan->workspace, 0);
+	cf_buf_add(b, "\ncwd: ");
+	add_shown(b, plan->cwd, 0);
+	cf_buf_addc(b, '\n');
+	cf_buf_add(b, "network: ");
+	network_text(b, plan);
+	cf_buf_addc(b, '\n');
+	cf_buf_add(b, "process: new-session die-with-parent unshare-user disable-userns "
+		      "unshare-pid unshare-ipc unshare-uts unshare-cgroup-try cap-drop-all "
+		      "as-pid-1\n");
+	cf_buf_addf(b, "seccomp: %s\n",
+		    plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
+	cf_buf_add(b, "landlock: ");
+	landlock_text(b, plan);
+	cf_buf_addc(b, '\n');
+	ipc_text(b, plan);
+}
+
+static void mounts_text(struct cf_buf *b, const struct cf_plan *plan)
+{
+	cf_buf_add(b, "mounts:\n");
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct cf_mount *m = &plan->mounts[i];
+		cf_buf_addf(b, "  %-10s ", op_name(m->op));
+		add_shown(b, m->path, 0);
+		if (m->op == CF_MNT_TMPFS || m->op == CF_MNT_INJECT_DIR)
+			cf_buf_addf(b, " size=%llu", (unsigned long long)m->size);
+		if (m->op == CF_MNT_HIDE_DIR)
+			cf_buf_addf(b, " mode=%s", m->traverse ? "0111" : "0000");
+		if (m->op == CF_MNT_INJECT || m->op == CF_MNT_INJECT_FILE)
+			cf_buf_add(b, " mode=0444");
+		if (m->why) {
+			cf_buf_add(b, "  # ");
+			add_shown(b, m->why, 0);
+		}
+		cf_buf_addc(b, '\n');
+	}
+}
+
+static void injects_text(struct cf_buf *b, const struct cf_plan *plan)
+{
+	if (!plan->n_injects)
+		return;
+	cf_buf_add(b, "injections (read-only, sealed; BLAKE3):\n");
+	for (size_t i = 0; i < plan->n_injects; i++) {
+		const struct cf_plan_inject *in = &plan->injects[i];
+		cf_buf_addf(b, "  %s  (%llu bytes", in->record, (unsigned long long)in->size);
+		if (in->placement == CONFINE_INJECT_ENV)
+			cf_buf_addf(b, "; %s=%s, set last", in->where, in->path);
+		cf_buf_add(b, ")\n");
+	}
+}
+
+/* What the run starts with: the environment it lost, the notes, the command. */
+static void run_text(struct cf_buf *b, const struct cf_plan *plan)
+{
+	if (plan->env_removed.n) {
+		cf_buf_add(b, "environment removed:");
+		for (size_t i = 0; i < plan->env_removed.n; i++) {
+			cf_buf_addc(b, ' ');
+			add_shown(b, plan->env_removed.v[i], 0);
+		}
+		cf_buf_addc(b, '\n');
+	}
+	if (plan->notes.n || plan->run_notes.n) {
+		cf_buf_add(b, "notes:\n");
+		lines_text(b, &plan->notes);
+		lines_text(b, &plan->run_notes);
+	}
+	if (plan->argv.n) {
+		cf_buf_add(b, "command:");
+		for (size_t i = 0; i < plan->argv.n; i++) {
+			cf_buf_add(b, " \"");
+			add_shown(b, plan->argv.v[i], CONFINE_DISPLAY_QUOTES);
+			cf_buf_addc(b, '"');
+		}
+		cf_buf_addc(b, '\n');
+	}
+}
+
 char *cf_plan_text(const struct cf_plan *plan)
 {
 	struct cf_buf b;
 	cf_buf_init(&b);
-	cf_buf_addf(&b, "target: %s\n", target_name(plan->target));
-	cf_buf_add(&b, "workspace: ");
-	add_shown(&b, plan->workspace, 0);
-	cf_buf_add(&b, "\ncwd: ");
-	add_shown(&b, plan->cwd, 0);
-	cf_buf_addc(&b, '\n');
-	cf_buf_add(&b, "network: ");
-	network_text(&b, plan);
-	cf_buf_addc(&b, '\n');
-	cf_buf_add(&b, "process: new-session die-with-parent unshare-user disable-userns "
-		       "unshare-pid unshare-ipc unshare-uts unshare-cgroup-try cap-drop-all "
-		       "as-pid-1\n");
-	cf_buf_addf(&b, "seccomp: %s\n",
-		    plan->seccomp ? "on" : "not applied: the kernel refuses seccomp filters");
-	cf_buf_add(&b, "landlock: ");
-	landlock_text(&b, plan);
-	cf_buf_addc(&b, '\n');
-	ipc_text(&b, plan);
-	cf_buf_add(&b, "mounts:\n");
-	for (size_t i = 0; i < plan->n_mounts; i++) {
-		const struct cf_mount *m = &plan->mounts[i];
-		cf_buf_addf(&b, "  %-10s ", op_name(m->op));
-		add_shown(&b, m->path, 0);
-		if (m->op == CF_MNT_TMPFS || m->op == CF_MNT_INJECT_DIR)
-			cf_buf_addf(&b, " size=%llu", (unsigned long long)m->size);
-		if (m->op == CF_MNT_HIDE_DIR)
-			cf_buf_addf(&b, " mode=%s", m->traverse ? "0111" : "0000");
-		if (m->op == CF_MNT_INJECT || m->op == CF_MNT_INJECT_FILE)
-			cf_buf_add(&b, " mode=0444");
-		if (m->why) {
-			cf_buf_add(&b, "  # ");
-			add_shown(&b, m->why, 0);
-		}
-		cf_buf_addc(&b, '\n');
-	}
+	header_text(&b, plan);
+	mounts_text(&b, plan);
 	if (plan->missing.n) {
 		cf_buf_add(&b, "missing at launch (not mounted, re-checked after the run):\n");
-		for (size_t i = 0; i < plan->missing.n; i++) {
-			cf_buf_add(&b, "  ");
-			add_shown(&b, plan->missing.v[i], 0);
-			cf_buf_addc(&b, '\n');
-		}
+		lines_text(&b, &plan->missing);
 	}
 	cf_plan_caches_text(&b, plan);
 	if (plan->public_files.n) {
 		cf_buf_add(&b, "public by content (certificates only, R40):\n");
-		for (size_t i = 0; i < plan->public_files.n; i++) {
-			cf_buf_add(&b, "  ");
-			add_shown(&b, plan->public_files.v[i],
-				  0); /* the workspace named it (R38) */
-			cf_buf_addc(&b, '\n');
-		}
+		lines_text(&b, &plan->public_files);
 	}
-	if (plan->n_injects) {
-		cf_buf_add(&b, "injections (read-only, sealed; BLAKE3):\n");
-		for (size_t i = 0; i < plan->n_injects; i++) {
-			const struct cf_plan_inject *in = &plan->injects[i];
-			cf_buf_addf(&b, "  %s  (%llu bytes", in->record,
-				    (unsigned long long)in->size);
-			if (in->placement == CONFINE_INJECT_ENV)
-				cf_buf_addf(&b, "; %s=%s, set last", in->where, in->path);
-			cf_buf_add(&b, ")\n");
-		}
-	}
-	if (plan->env_removed.n) {
-		cf_buf_add(&b, "environment removed:");
-		for (size_t i = 0; i < plan->env_removed.n; i++) {
-			cf_buf_addc(&b, ' ');
-			add_shown(&b, plan->env_removed.v[i], 0);
-		}
-		cf_buf_addc(&b, '\n');
-	}
-	if (plan->notes.n || plan->run_notes.n) {
-		cf_buf_add(&b, "notes:\n");
-		for (size_t i = 0; i < plan->notes.n; i++) {
-			cf_buf_add(&b, "  ");
-			add_shown(&b, plan->notes.v[i], 0);
-			cf_buf_addc(&b, '\n');
-		}
-		for (size_t i = 0; i < plan->run_notes.n; i++) {
-			cf_buf_add(&b, "  ");
-			add_shown(&b, plan->run_notes.v[i], 0);
-			cf_buf_addc(&b, '\n');
-		}
-	}
-	if (plan->argv.n) {
-		cf_buf_add(&b, "command:");
-		for (size_t i = 0; i < plan->argv.n; i++) {
-			cf_buf_add(&b, " \"");
-			add_shown(&b, plan->argv.v[i], CONFINE_DISPLAY_QUOTES);
-			cf_buf_addc(&b, '"');
-		}
-		cf_buf_addc(&b, '\n');
-	}
+	injects_text(&b, plan);
+	run_text(&b, plan);
 	return cf_buf_take(&b);
 }
 
