@@ -195,6 +195,139 @@ static void terminal_signals(void)
 		sigaction(fatal_signals[i], &sa, NULL);
 }
 
+/* The command ran into a limit of --limit. */
+static bool say_limit_event(const struct confine_event *e, const char *cmd)
+{
+	if (!strcmp(e->kind, "memory_limit_killed")) {
+		fprintf(stderr,
+			"confine: command killed by its memory limit: '%s': %s\nhint: "
+			"raise the limit (--limit mem=SIZE, such as 2G), or let the command "
+			"use less memory\n",
+			cli_q(cmd), cli_esc(e->detail, 0));
+		return true;
+	}
+	if (!strcmp(e->kind, "pids_limit_reached")) {
+		fprintf(stderr,
+			"confine: warning: process limit reached: '%s': %s\nhint: raise "
+			"the limit (--limit pids=N; N counts confine's own two processes)\n",
+			cli_q(cmd), cli_esc(e->detail, 0));
+		return true;
+	}
+	return false;
+}
+
+/* A protected path made during the run (R23): kept, renamed, or unprotected while it ran. */
+static bool say_protected_event(const struct confine_event *e)
+{
+	if (!strcmp(e->kind, "missing_protected_created")) {
+		fprintf(stderr,
+			"confine: warning: protected path created during the run: '%s': it "
+			"did not exist at launch, so rule '%s' could not protect it while the "
+			"command ran\nhint: inspect it; from the next run on it is protected\n",
+			cli_q(e->path), cli_q(e->rule));
+		return true;
+	}
+	if (!strcmp(e->kind, "protected_created_disabled")) {
+		fprintf(stderr,
+			"confine: warning: protected path created during the run: '%s': "
+			"it did not exist at launch, and the host would act on it later "
+			"(rule '%s'), so it was renamed to '%s'\nhint: inspect it; if you "
+			"asked the command to create it, move it back yourself\n",
+			cli_q(e->path), cli_q(e->rule), cli_q(e->detail));
+		return true;
+	}
+	if (!strcmp(e->kind, "protected_created_kept")) {
+		fprintf(stderr,
+			"confine: warning: protected path created during the run: '%s': "
+			"the host would act on it later (rule '%s'), and %s\nhint: inspect "
+			"it and remove it before you run git or confine here again\n",
+			cli_q(e->path), cli_q(e->rule), cli_esc(e->detail, 0));
+		return true;
+	}
+	if (!strcmp(e->kind, "protected_link_disabled")) {
+		fprintf(stderr,
+			"confine: warning: protected name made as a link during the run: "
+			"'%s': it is a symlink or a hard link of another file, so what is "
+			"written to it later would land where rule '%s' protects nothing; "
+			"it was renamed to '%s'\nhint: inspect it; if you made the link "
+			"yourself, move it back\n",
+			cli_q(e->path), cli_q(e->rule), cli_q(e->detail));
+		return true;
+	}
+	if (!strcmp(e->kind, "protected_link_kept")) {
+		fprintf(stderr,
+			"confine: warning: protected name made as a link during the run: "
+			"'%s': it is a symlink or a hard link of another file (rule '%s'), "
+			"and %s\nhint: remove it before you store a secret under that "
+			"name\n",
+			cli_q(e->path), cli_q(e->rule), cli_esc(e->detail, 0));
+		return true;
+	}
+	return false;
+}
+
+/* A new repository the host's git would act on. */
+static bool say_git_event(const struct confine_event *e)
+{
+	if (!strcmp(e->kind, "git_moved_aside")) {
+		fprintf(stderr,
+			"confine: warning: new repository: '%s': the host's git would run "
+			"or follow it, so it was moved to '%s'\nhint: inspect it; move it "
+			"back only if you wrote it yourself\n",
+			cli_q(e->path), cli_q(e->detail));
+		return true;
+	}
+	if (!strcmp(e->kind, "git_config_filtered")) {
+		fprintf(stderr,
+			"confine: warning: new repository: '%s': keys the host's git would "
+			"act on were taken out: %s\nhint: inspect the original; set again "
+			"with 'git config' only what you trust\n",
+			cli_q(e->path), cli_esc(e->detail, 0));
+		return true;
+	}
+	if (!strcmp(e->kind, "git_moved_aside_more")) {
+		fprintf(stderr,
+			"confine: warning: new repository: '%s': %s were moved aside as "
+			"well\nhint: look for names ending in .confine-disabled\n",
+			cli_q(e->path), cli_esc(e->detail, 0));
+		return true;
+	}
+	return false;
+}
+
+/* What the launch-time scans could not cover: an unreadable directory, a glob match or a host
+IPC endpoint made during the run. */
+static bool say_scan_event(const struct confine_event *e)
+{
+	if (!strcmp(e->kind, "unreadable_directory_skipped")) {
+		fprintf(stderr,
+			"confine: warning: directory skipped by the glob scan: '%s': %s\n"
+			"hint: make it readable again (chmod u+rx) if the command should see "
+			"it\n",
+			cli_q(e->path), cli_esc(e->detail, 0));
+		return true;
+	}
+	if (!strcmp(e->kind, "dynamic_glob_created")) {
+		fprintf(stderr,
+			"confine: warning: file matching a glob rule created during the run: "
+			"'%s': rule '%s' protects only what exists at launch\nhint: inspect "
+			"it; "
+			"from the next run on it is protected\n",
+			cli_q(e->path), cli_q(e->rule));
+		return true;
+	}
+	if (!strcmp(e->kind, "ipc_endpoint_created")) {
+		fprintf(stderr,
+			"confine: warning: host socket or FIFO created during the run: '%s': "
+			"it is in an area the command could write, and confine hides only the "
+			"host's IPC endpoints that exist at launch\nhint: inspect it before a "
+			"program of yours connects to it; from the next run on it is hidden\n",
+			cli_q(e->path));
+		return true;
+	}
+	return false;
+}
+
 /* What was not protected while the command ran (R23): said on stderr, after the command's own
  * output. */
 static void report_events(const confine_run *run, const char *cmd)
@@ -204,95 +337,8 @@ static void report_events(const confine_run *run, const char *cmd)
 		size_t kl = strlen(e->kind);
 		if (kl > 9 && !strcmp(e->kind + kl - 9, "_appeared"))
 			continue; /* another process's doing: in the report, not this run's */
-		if (!strcmp(e->kind, "memory_limit_killed"))
-			fprintf(
-			    stderr,
-			    "confine: command killed by its memory limit: '%s': %s\nhint: "
-			    "raise the limit (--limit mem=SIZE, such as 2G), or let the command "
-			    "use less memory\n",
-			    cli_q(cmd), cli_esc(e->detail, 0));
-		else if (!strcmp(e->kind, "pids_limit_reached"))
-			fprintf(
-			    stderr,
-			    "confine: warning: process limit reached: '%s': %s\nhint: raise "
-			    "the limit (--limit pids=N; N counts confine's own two processes)\n",
-			    cli_q(cmd), cli_esc(e->detail, 0));
-		else if (!strcmp(e->kind, "missing_protected_created"))
-			fprintf(
-			    stderr,
-			    "confine: warning: protected path created during the run: '%s': it "
-			    "did not exist at launch, so rule '%s' could not protect it while the "
-			    "command ran\nhint: inspect it; from the next run on it is protected\n",
-			    cli_q(e->path), cli_q(e->rule));
-		else if (!strcmp(e->kind, "protected_created_disabled"))
-			fprintf(stderr,
-				"confine: warning: protected path created during the run: '%s': "
-				"it did not exist at launch, and the host would act on it later "
-				"(rule '%s'), so it was renamed to '%s'\nhint: inspect it; if you "
-				"asked the command to create it, move it back yourself\n",
-				cli_q(e->path), cli_q(e->rule), cli_q(e->detail));
-		else if (!strcmp(e->kind, "git_moved_aside"))
-			fprintf(stderr,
-				"confine: warning: new repository: '%s': the host's git would run "
-				"or follow it, so it was moved to '%s'\nhint: inspect it; move it "
-				"back only if you wrote it yourself\n",
-				cli_q(e->path), cli_q(e->detail));
-		else if (!strcmp(e->kind, "git_config_filtered"))
-			fprintf(stderr,
-				"confine: warning: new repository: '%s': keys the host's git would "
-				"act on were taken out: %s\nhint: inspect the original; set again "
-				"with 'git config' only what you trust\n",
-				cli_q(e->path), cli_esc(e->detail, 0));
-		else if (!strcmp(e->kind, "git_moved_aside_more"))
-			fprintf(stderr,
-				"confine: warning: new repository: '%s': %s were moved aside as "
-				"well\nhint: look for names ending in .confine-disabled\n",
-				cli_q(e->path), cli_esc(e->detail, 0));
-		else if (!strcmp(e->kind, "protected_created_kept"))
-			fprintf(stderr,
-				"confine: warning: protected path created during the run: '%s': "
-				"the host would act on it later (rule '%s'), and %s\nhint: inspect "
-				"it and remove it before you run git or confine here again\n",
-				cli_q(e->path), cli_q(e->rule), cli_esc(e->detail, 0));
-		else if (!strcmp(e->kind, "protected_link_disabled"))
-			fprintf(stderr,
-				"confine: warning: protected name made as a link during the run: "
-				"'%s': it is a symlink or a hard link of another file, so what is "
-				"written to it later would land where rule '%s' protects nothing; "
-				"it was renamed to '%s'\nhint: inspect it; if you made the link "
-				"yourself, move it back\n",
-				cli_q(e->path), cli_q(e->rule), cli_q(e->detail));
-		else if (!strcmp(e->kind, "protected_link_kept"))
-			fprintf(stderr,
-				"confine: warning: protected name made as a link during the run: "
-				"'%s': it is a symlink or a hard link of another file (rule '%s'), "
-				"and %s\nhint: remove it before you store a secret under that "
-				"name\n",
-				cli_q(e->path), cli_q(e->rule), cli_esc(e->detail, 0));
-		else if (!strcmp(e->kind, "unreadable_directory_skipped"))
-			fprintf(
-			    stderr,
-			    "confine: warning: directory skipped by the glob scan: '%s': %s\n"
-			    "hint: make it readable again (chmod u+rx) if the command should see "
-			    "it\n",
-			    cli_q(e->path), cli_esc(e->detail, 0));
-		else if (!strcmp(e->kind, "dynamic_glob_created"))
-			fprintf(
-			    stderr,
-			    "confine: warning: file matching a glob rule created during the run: "
-			    "'%s': rule '%s' protects only what exists at launch\nhint: inspect "
-			    "it; "
-			    "from the next run on it is protected\n",
-			    cli_q(e->path), cli_q(e->rule));
-		else if (!strcmp(e->kind, "ipc_endpoint_created"))
-			fprintf(
-			    stderr,
-			    "confine: warning: host socket or FIFO created during the run: '%s': "
-			    "it is in an area the command could write, and confine hides only the "
-			    "host's IPC endpoints that exist at launch\nhint: inspect it before a "
-			    "program of yours connects to it; from the next run on it is hidden\n",
-			    cli_q(e->path));
-		else
+		if (!say_limit_event(e, cmd) && !say_protected_event(e) && !say_git_event(e) &&
+		    !say_scan_event(e))
 			fprintf(
 			    stderr,
 			    "confine: warning: post-run check failed (%s): %s\nhint: files created "
@@ -376,9 +422,150 @@ static int open_records(struct cli_opts *o, int argc, char **argv, bool parsed,
 	return 0;
 }
 
+/* The checks of a parsed request before it is prepared: a command, --json only with
+ * --print-plan, the policy and backend from the environment, the injected files and keys read,
+ * an escalation or write grant approved.  False when the attempt is refused (said; *status
+ * set when it is not CLI_EXIT_CONFINE). */
+static bool accept_request(struct cli_opts *o, int argc, char **argv, int *status,
+			   struct confine_error *err)
+{
+	if (o->first_operand >= argc) {
+		confine_error_set(err, CONFINE_E_INVALID, "invalid arguments", "run",
+				  "no command given");
+		*status = cli_usage_error("run", "no command given");
+		return false;
+	}
+	if (o->json && !o->print_plan) {
+		confine_error_set(err, CONFINE_E_INVALID, "invalid arguments", "run",
+				  "--json goes with --print-plan");
+		*status = cli_usage_error("run", "--json goes with --print-plan");
+		return false;
+	}
+	cli_apply_policy_env(o);
+	if (!cli_apply_backend_env(o, "run", status)) {
+		confine_error_set(err, CONFINE_E_INVALID, "invalid arguments", "CONFINE_BACKEND",
+				  "not a backend");
+		return false;
+	}
+	if (cli_load_injections(o, true, err) < 0 || cli_load_ssh_keys(o, err) < 0) {
+		cli_report(err);
+		return false;
+	}
+	if ((o->escalate || o->grants) && !o->receipt && !o->print_plan && isatty(0) && isatty(2) &&
+	    approve_on_terminal(o, argv[o->first_operand], err) < 0) {
+		cli_report(err);
+		return false;
+	}
+	return true;
+}
+
+/* What the prepared run says before anything runs: the backend's degradation (SPEC 3.3),
+ * allows that do nothing, the landlock backend's limits. */
+static void say_before_run(const confine_run *run, const char *cmd)
+{
+	if (confine_run_fallback_note(run))
+		fprintf(stderr, "confine: warning: %s\n",
+			cli_esc(confine_run_fallback_note(run), 0));
+	report_notices(run, cmd);
+	if (confine_run_landlock_note(run))
+		fprintf(
+		    stderr,
+		    "confine: warning: %s\nhint: entries that exist when a run starts get their "
+		    "own rule: make what the command needs there before the run (mkdir "
+		    "node_modules build), or use the bwrap backend\n",
+		    cli_esc(confine_run_landlock_note(run), 0));
+}
+
+/* --print-plan: the plan as text or JSON on stdout; the exit status. */
+static int print_plan(confine_run *run, bool json, struct confine_error *err)
+{
+	char *text = NULL;
+	if (confine_run_plan_text(run, json, &text, err) < 0) {
+		cli_report(err);
+		return CLI_EXIT_CONFINE;
+	}
+	fputs(text, stdout);
+	confine_free(text);
+	return 0;
+}
+
+/* Signals received while the command runs are forwarded to it (R4). */
+static void forward_signals(confine_run *run)
+{
+	struct sigaction sa = {.sa_handler = forward};
+	sigemptyset(&sa.sa_mask);
+	current = run;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	terminal_signals();
+}
+
+/* What the run leaves to say after the command's own output: a timeout, a kill after the
+ * grace period, the post-run events, the network, the landlock denials, the secrets, the
+ * tool caches trimmed. */
+static void say_after_run(confine_run *run, const struct cli_opts *o, const char *cmd)
+{
+	if (confine_run_timed_out(run)) {
+		size_t tl = strlen(o->timeout);
+		bool unit = tl && !(o->timeout[tl - 1] >= '0' && o->timeout[tl - 1] <= '9');
+		fprintf(stderr,
+			"confine: command timed out: '%s': the sandbox was killed after %s%s\n",
+			cli_q(cmd), cli_esc(o->timeout, 0), unit ? "" : " seconds");
+	}
+	if (confine_run_killed_after_grace(run))
+		fprintf(stderr,
+			"confine: command did not end: '%s': it was asked to end by a signal and "
+			"was still running after the grace period; the whole sandbox was killed\n",
+			cli_q(cmd));
+	report_events(run, cmd);
+	cli_net_warnings(run);
+	explain_denials(run);
+	cli_secret_warnings(run);
+	if (confine_run_cache_trimmed(run))
+		fprintf(stderr,
+			"confine: tool caches over their bound: '%s': emptied after the run, to "
+			"keep all stores within --cache-size (the least recently used first)\n"
+			"hint: raise --cache-size, or see 'confine cache list'\n",
+			cli_q(confine_run_cache_trimmed(run)));
+}
+
+/* Starts the prepared command, waits for it and says what the run left to say; *status is
+ * the command's (left as it is when the start failed). */
+static void run_command(confine_run *run, const struct cli_opts *o, const char *cmd, int *status,
+			struct confine_error *err)
+{
+	forward_signals(run);
+	int r = confine_run_start(run, err);
+	if (r < 0) {
+		cli_report(err);
+		return;
+	}
+	r = confine_run_wait(run, status, err);
+	if (r == CONFINE_E_RECORD)
+		*err = (struct confine_error){0}; /* the audit line's: said below, once */
+	else if (r < 0)
+		report_after_run(err, confine_run_status_from_command(run), *status);
+	say_after_run(run, o, cmd);
+}
+
+/* The audit line's failure and the report (SPEC 7.3, 8), after the run or its refusal. */
+static void close_records(const struct cli_opts *o, const confine_run *run, int status,
+			  const struct confine_error *err)
+{
+	bool ran = run && confine_run_status_from_command(run);
+	struct confine_error werr = {0};
+	if (confine_request_audit_error(o->req, &werr) < 0)
+		report_after_run(&werr, ran, status);
+	werr = (struct confine_error){0};
+	if (confine_request_write_report(o->req, run, status, err, &werr) < 0)
+		report_after_run(&werr, ran, status);
+}
+
 int cmd_run(int argc, char **argv)
 {
-	struct confine_error err = {0};
+	struct confine_error err = {0}, rec_err = {0};
 	struct cli_opts o;
 	confine_run *run = NULL;
 	int status = CLI_EXIT_CONFINE, r;
@@ -390,7 +577,6 @@ int cmd_run(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	struct confine_error rec_err = {0};
 	if (open_records(&o, argc, argv, r == 0, &rec_err) < 0) {
 		cli_report(&rec_err);
 		if (r == 0)
@@ -402,33 +588,8 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "hint: see 'confine run --help'\n");
 		goto refused;
 	}
-	if (o.first_operand >= argc) {
-		confine_error_set(&err, CONFINE_E_INVALID, "invalid arguments", "run",
-				  "no command given");
-		status = cli_usage_error("run", "no command given");
+	if (!accept_request(&o, argc, argv, &status, &err))
 		goto refused;
-	}
-	if (o.json && !o.print_plan) {
-		confine_error_set(&err, CONFINE_E_INVALID, "invalid arguments", "run",
-				  "--json goes with --print-plan");
-		status = cli_usage_error("run", "--json goes with --print-plan");
-		goto refused;
-	}
-	cli_apply_policy_env(&o);
-	if (!cli_apply_backend_env(&o, "run", &status)) {
-		confine_error_set(&err, CONFINE_E_INVALID, "invalid arguments", "CONFINE_BACKEND",
-				  "not a backend");
-		goto refused;
-	}
-	if (cli_load_injections(&o, true, &err) < 0 || cli_load_ssh_keys(&o, &err) < 0) {
-		cli_report(&err);
-		goto refused;
-	}
-	if ((o.escalate || o.grants) && !o.receipt && !o.print_plan && isatty(0) && isatty(2) &&
-	    approve_on_terminal(&o, argv[o.first_operand], &err) < 0) {
-		cli_report(&err);
-		goto refused;
-	}
 
 	if (!o.print_plan)
 		cli_net_ask_setup(o.req, o.no_net_ask, &ask); /* R43 */
@@ -443,86 +604,19 @@ int cmd_run(int argc, char **argv)
 						 : CLI_EXIT_CONFINE;
 		goto out;
 	}
-	/* SPEC 3.3: the degradation is said, once, before anything runs. */
-	if (confine_run_fallback_note(run))
-		fprintf(stderr, "confine: warning: %s\n",
-			cli_esc(confine_run_fallback_note(run), 0));
-	report_notices(run, argv[o.first_operand]);
-	if (confine_run_landlock_note(run))
-		fprintf(
-		    stderr,
-		    "confine: warning: %s\nhint: entries that exist when a run starts get their "
-		    "own rule: make what the command needs there before the run (mkdir "
-		    "node_modules build), or use the bwrap backend\n",
-		    cli_esc(confine_run_landlock_note(run), 0));
-	if (o.print_plan) {
-		char *text = NULL;
-		if (confine_run_plan_text(run, o.json, &text, &err) < 0) {
-			cli_report(&err);
-			goto out;
-		}
-		fputs(text, stdout);
-		confine_free(text);
-		status = 0;
-		goto out;
-	}
-
-	/* Signals received while the command runs are forwarded to it (R4). */
-	struct sigaction sa = {.sa_handler = forward};
-	sigemptyset(&sa.sa_mask);
-	current = run;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	terminal_signals();
-	r = confine_run_start(run, &err);
-	if (r < 0) {
-		cli_report(&err);
-		goto out;
-	}
-	r = confine_run_wait(run, &status, &err);
-	if (r == CONFINE_E_RECORD)
-		err = (struct confine_error){0}; /* the audit line's: said below, once */
-	else if (r < 0)
-		report_after_run(&err, confine_run_status_from_command(run), status);
-	if (confine_run_timed_out(run)) {
-		size_t tl = strlen(o.timeout);
-		bool unit = tl && !(o.timeout[tl - 1] >= '0' && o.timeout[tl - 1] <= '9');
-		fprintf(
-		    stderr, "confine: command timed out: '%s': the sandbox was killed after %s%s\n",
-		    cli_q(argv[o.first_operand]), cli_esc(o.timeout, 0), unit ? "" : " seconds");
-	}
-	if (confine_run_killed_after_grace(run))
-		fprintf(stderr,
-			"confine: command did not end: '%s': it was asked to end by a signal and "
-			"was still running after the grace period; the whole sandbox was killed\n",
-			cli_q(argv[o.first_operand]));
-	report_events(run, argv[o.first_operand]);
-	cli_net_warnings(run);
-	explain_denials(run);
-	cli_secret_warnings(run);
-	if (confine_run_cache_trimmed(run))
-		fprintf(stderr,
-			"confine: tool caches over their bound: '%s': emptied after the run, to "
-			"keep all stores within --cache-size (the least recently used first)\n"
-			"hint: raise --cache-size, or see 'confine cache list'\n",
-			cli_q(confine_run_cache_trimmed(run)));
+	say_before_run(run, argv[o.first_operand]);
+	if (o.print_plan)
+		status = print_plan(run, o.json, &err);
+	else
+		run_command(run, &o, argv[o.first_operand], &status, &err);
 	goto out;
 refused:
 	/* An attempt that never reached the library's prepare is recorded all the same (R24). */
 	if (o.req)
 		confine_request_audit_refusal(o.req, status, &err, NULL);
 out:
-	if (o.req) {
-		bool ran = run && confine_run_status_from_command(run);
-		struct confine_error werr = {0};
-		if (confine_request_audit_error(o.req, &werr) < 0)
-			report_after_run(&werr, ran, status);
-		werr = (struct confine_error){0};
-		if (confine_request_write_report(o.req, run, status, &err, &werr) < 0)
-			report_after_run(&werr, ran, status);
-	}
+	if (o.req)
+		close_records(&o, run, status, &err);
 	current = NULL;
 	confine_run_free(run);
 	confine_request_free(o.req);
