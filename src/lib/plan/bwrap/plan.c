@@ -15,6 +15,7 @@
 #include "agent/agent_const.h"
 #include "net/netconst.h"
 #include "plan/bwrap/plan.h"
+#include "plan/verdict.h"
 #include "util/util.h"
 
 enum state {
@@ -93,33 +94,6 @@ static int add_mount(struct cf_plan *plan, enum cf_mount_op op, const char *path
 	plan->mounts[plan->n_mounts++] =
 	    (struct cf_mount){.op = op, .path = p, .kind = kind, .size = size, .why = why};
 	return 0;
-}
-
-static void describe(struct cf_buf *b, const char *access, const struct cf_decision *d)
-{
-	cf_buf_addf(b, "%s: %s (%s", access, cf_action_name(d->action), cf_layer_name(d->layer));
-	if (d->rule)
-		cf_buf_addf(b, " %s", d->rule->pattern);
-	cf_buf_addc(b, ')');
-}
-
-static char *why_text(const struct cf_decision *rd, const struct cf_decision *wr)
-{
-	struct cf_buf b;
-	cf_buf_init(&b);
-	describe(&b, "read", rd);
-	cf_buf_add(&b, "; ");
-	describe(&b, "write", wr);
-	return cf_buf_take(&b);
-}
-
-static const char *rule_where(const struct cf_rule *r, char *buf, size_t n)
-{
-	if (r->line > 0)
-		snprintf(buf, n, "'%s' (%s:%d:%d)", r->pattern, r->source, r->line, r->column);
-	else
-		snprintf(buf, n, "'%s' (%s rule %d)", r->pattern, r->source, r->index);
-	return buf;
 }
 
 static int add_cand_ex(struct cand **v, size_t *n, size_t *cap, const char *path, enum cf_kind kind,
@@ -602,32 +576,6 @@ static int place_fixed(struct walk *w, const struct cand *c, enum state inherite
 	return 0;
 }
 
-/* The decisions no plan can carry out: a writable path that cannot be read, a hidden root. */
-static int refuse_decisions(const struct cand *c, const struct cf_decision *rd,
-			    const struct cf_decision *wr, struct confine_error *err)
-{
-	bool can_read = rd->action == CF_ALLOW, can_write = wr->action == CF_ALLOW;
-	char a[512], b[512];
-	int r = 0;
-	if (!can_read && can_write) {
-		/* Only an explicit rule gets here (cf_policy_decide_both). */
-		r = cf_err(err, CONFINE_E_PLAN, "rules contradict each other", c->path,
-			   "%s allows write beneath the read-deny of %s; a path "
-			   "cannot be writable and unreadable",
-			   rule_where(wr->rule, a, sizeof(a)),
-			   rd->rule ? rule_where(rd->rule, b, sizeof(b)) : "the fallback");
-		cf_err_hint(err, "allow read as well, or remove the write allow");
-	} else if (!can_read && !strcmp(c->path, "/")) {
-		r = cf_err(err, CONFINE_E_PLAN, "cannot hide the root directory", "/",
-			   "%s denies reading '/': nothing would be left to run, not even "
-			   "the command",
-			   rd->rule ? rule_where(rd->rule, a, sizeof(a)) : "a rule");
-		cf_err_hint(err, "deny the directories that matter (for example '~:read' "
-				 "with allows for what the command needs)");
-	}
-	return r;
-}
-
 /* A candidate with nothing to mount: missing (*done; re-checked after the run when a rule
  * restricts it) or a symlink (*done; its target is governed by its own rules). */
 static int place_absent(struct walk *w, const struct cand *c, enum cf_kind kind, bool restricted,
@@ -674,7 +622,7 @@ static int mount_decided(struct walk *w, const struct cand *c, enum cf_kind kind
 	    inherited == S_CACHE && want == S_RO && !cf_strv_contains(&out->ipc_allow, c->path);
 	if (c->cache && want == S_RO && kind == CF_KIND_DIR) {
 		if (want != inherited && (r = add_mount(out, CF_MNT_RO_BIND, c->path, kind, 0,
-							why_text(rd, wr), err)) < 0)
+							cf_plan_why(rd, wr), err)) < 0)
 			return r;
 		if ((r = add_cache_overlay(out, c, err)) < 0)
 			return r;
@@ -690,7 +638,7 @@ static int mount_decided(struct walk *w, const struct cand *c, enum cf_kind kind
 						      : CF_MNT_RW_BIND;
 	char *why = pin ? cf_strdup("pinned: an ancestor of a protected path cannot be "
 				    "renamed (R33)")
-			: why_text(rd, wr);
+			: cf_plan_why(rd, wr);
 	if (!why)
 		return cf_nomem(err);
 	if ((r = add_mount(out, op, c->path, kind, 0, why, err)) < 0)
@@ -725,7 +673,7 @@ static int place(struct walk *w, const struct cand *c, struct confine_error *err
 
 	struct cf_decision rd, wr;
 	cf_policy_decide_both(w->p, c->path, &rd, &wr);
-	if ((r = refuse_decisions(c, &rd, &wr, err)) < 0)
+	if ((r = cf_plan_refuse(c->path, &rd, &wr, err)) < 0)
 		return r;
 	const struct cf_host *h = w->p->host;
 	enum cf_kind kind = c->kind == KIND_UNKNOWN ? h->kind(h->ctx, c->path) : c->kind;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "plan/landlock/ll_plan.h"
+#include "plan/verdict.h"
 #include "util/util.h"
 
 #define R_SET (CF_LL_FS_EXECUTE | CF_LL_FS_READ_FILE | CF_LL_FS_READ_DIR)
@@ -117,23 +118,6 @@ struct walk {
 	struct cf_strv *dirs; /* discovery: the directories to list; NULL when compiling */
 	struct confine_error *err;
 };
-
-static void describe(struct cf_buf *b, const char *access, const struct cf_decision *d)
-{
-	cf_buf_addf(b, "%s: %s (%s", access, cf_action_name(d->action), cf_layer_name(d->layer));
-	if (d->rule)
-		cf_buf_addf(b, " %s", d->rule->pattern);
-	cf_buf_addc(b, ')');
-}
-
-static const char *rule_where(const struct cf_rule *r, char *buf, size_t n)
-{
-	if (r->line > 0)
-		snprintf(buf, n, "'%s' (%s:%d:%d)", r->pattern, r->source, r->line, r->column);
-	else
-		snprintf(buf, n, "'%s' (%s rule %d)", r->pattern, r->source, r->index);
-	return buf;
-}
 
 static int note(struct cf_strv *sv, char *s, struct confine_error *err)
 {
@@ -256,34 +240,11 @@ static int decide(struct walk *w)
 		}
 		struct cf_decision rd, wr;
 		cf_policy_decide_both(p, x->path, &rd, &wr);
+		if ((r = cf_plan_refuse(x->path, &rd, &wr, w->err)) < 0)
+			return r;
 		bool can_read = rd.action == CF_ALLOW, can_write = wr.action == CF_ALLOW;
-		if (!can_read && can_write) {
-			char a[512], b[512];
-			r = cf_err(w->err, CONFINE_E_PLAN, "rules contradict each other", x->path,
-				   "%s allows write beneath the read-deny of %s; a path "
-				   "cannot be writable and unreadable",
-				   rule_where(wr.rule, a, sizeof(a)),
-				   rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
-			cf_err_hint(w->err, "allow read as well, or remove the write allow");
-			return r;
-		}
-		if (!can_read && !strcmp(x->path, "/")) {
-			char a[512];
-			r = cf_err(w->err, CONFINE_E_PLAN, "cannot hide the root directory", "/",
-				   "%s denies reading '/': nothing would be left to run, not even "
-				   "the command",
-				   rd.rule ? rule_where(rd.rule, a, sizeof(a)) : "a rule");
-			cf_err_hint(w->err, "deny the directories that matter (for example "
-					    "'~:read' with allows for what the command needs)");
-			return r;
-		}
 		x->want = ((can_read ? R_SET : 0) | (can_write ? W_SET : 0)) & w->all;
-		struct cf_buf b;
-		cf_buf_init(&b);
-		describe(&b, "read", &rd);
-		cf_buf_add(&b, "; ");
-		describe(&b, "write", &wr);
-		if (!(x->why_text = cf_buf_take(&b)))
+		if (!(x->why_text = cf_plan_why(&rd, &wr)))
 			return cf_nomem(w->err);
 	}
 	return 0;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plan/macos/sbpl_int.h"
+#include "plan/verdict.h"
 #include "policy/policy.h"
 #include "util/util.h"
 
@@ -538,15 +539,6 @@ static void emit_injections(struct sb_ctx *c)
 
 /* ---- checks before writing ---- */
 
-static const char *rule_where(const struct cf_rule *r, char *buf, size_t n)
-{
-	if (r->line > 0)
-		snprintf(buf, n, "'%s' (%s:%d:%d)", r->pattern, r->source, r->line, r->column);
-	else
-		snprintf(buf, n, "'%s' (%s rule %d)", r->pattern, r->source, r->index);
-	return buf;
-}
-
 /* The contradictions the Linux plan refuses are refused here too, so that a rule set means
  * the same on both: a write allow beneath a read deny, and hiding "/". */
 static int contradictions(struct sb_ctx *c)
@@ -560,30 +552,11 @@ static int contradictions(struct sb_ctx *c)
 			struct cf_decision rd, wr;
 			cf_policy_decide(&c->p, x->path, CF_ACC_READ, &rd);
 			cf_policy_decide(&c->p, x->path, CF_ACC_WRITE, &wr);
-			char a[512], b[512];
-			if (rd.action != CF_ALLOW && !strcmp(x->path, "/")) {
-				cf_err(c->err, CONFINE_E_PLAN, "cannot hide the root directory",
-				       "/",
-				       "%s denies reading '/': nothing would be left to run, not "
-				       "even the command",
-				       rd.rule ? rule_where(rd.rule, a, sizeof(a)) : "a rule");
-				cf_err_hint(c->err,
-					    "deny the directories that matter (for example "
-					    "'~:read' with allows for what the command needs)");
+			if (cf_plan_refuse_root(x->path, &rd, c->err) < 0)
 				return CONFINE_E_PLAN;
-			}
-			if (rd.action != CF_ALLOW && wr.action == CF_ALLOW &&
-			    wr.layer != CF_LAYER_FALLBACK) {
-				cf_err(
-				    c->err, CONFINE_E_PLAN, "rules contradict each other", x->path,
-				    "%s allows write beneath the read-deny of %s; a path cannot "
-				    "be writable and unreadable",
-				    rule_where(wr.rule, a, sizeof(a)),
-				    rd.rule ? rule_where(rd.rule, b, sizeof(b)) : "the fallback");
-				cf_err_hint(c->err,
-					    "allow read as well, or remove the write allow");
+			if (wr.layer != CF_LAYER_FALLBACK &&
+			    cf_plan_refuse_contradiction(x->path, &rd, &wr, c->err) < 0)
 				return CONFINE_E_PLAN;
-			}
 		}
 	}
 	return 0;
