@@ -567,94 +567,118 @@ static int rule_cmp(const void *a, const void *b)
 			   ((const struct cf_ll_rule *)b)->path);
 }
 
-/* What the backend cannot give, said plainly (SPEC 3.3). */
-static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct confine_error *err)
+/* What the backend never gives, on any host (SPEC 3.3): before and after the private /tmp. */
+static const char *const limits_before_tmp[] = {
+    "name hiding: the names and metadata of hidden paths stay visible (stat, the listing of a "
+    "listable parent); their content is EACCES",
+    "EROFS: a denied write fails with EACCES, not EROFS",
+};
+static const char *const limits_after_tmp[] = {
+    "private /dev/shm: the host's /dev/shm is neither readable nor writable",
+    "pid namespace: the command sees the host's processes (pids, command lines); Landlock "
+    "refuses ptrace of them and, with scoping, signals",
+    "masked kernel files: /proc is the host's, read-only; what bwrap masks there "
+    "(/proc/timer_list, /proc/slabinfo, ...) stays readable where its mode allows",
+    "SysV IPC: there is no IPC namespace, so every shm*, msg* and sem* call is refused with "
+    "EPERM (the host's segments, queues and semaphores are out of reach; a program that needs "
+    "SysV IPC fails); POSIX message queues stay as they are, POSIX shared memory in /dev/shm "
+    "is neither readable nor writable",
+    "terminals by name: only the terminals the command was given (its standard descriptors) "
+    "and /dev/ptmx are reachable; the terminal side of a pty the command makes is opened "
+    "through TIOCGPTPEER by confine (glibc's openpty: script, python's pty module, tmux, "
+    "node-pty), never by its name (/dev/pts/N: expect and programs that open ptsname() fail "
+    "with EACCES)",
+};
+
+static int limits_always(struct cf_ll_plan *pl, const struct cf_ll_opts *o,
+			 struct confine_error *err)
 {
 	int r;
 	const char *tmp = o->run_tmp ? o->run_tmp : "/tmp/confine-run.*";
-	char *items[] = {
-	    cf_strdup("name hiding: the names and metadata of hidden paths stay visible (stat, "
-		      "the listing of a listable parent); their content is EACCES"),
-	    cf_strdup("EROFS: a denied write fails with EACCES, not EROFS"),
-	    cf_asprintf("private /tmp: the command's TMPDIR is %s, a fresh directory under the "
-			"host's /tmp removed after the run, not capped by --tmp-size; the rest of "
-			"/tmp (and of $TMPDIR) is neither readable nor writable",
-			tmp),
-	    cf_strdup("private /dev/shm: the host's /dev/shm is neither readable nor writable"),
-	    cf_strdup("pid namespace: the command sees the host's processes (pids, command "
-		      "lines); Landlock refuses ptrace of them and, with scoping, signals"),
-	    cf_strdup("masked kernel files: /proc is the host's, read-only; what bwrap masks "
-		      "there (/proc/timer_list, /proc/slabinfo, ...) stays readable where its "
-		      "mode allows"),
-	    cf_strdup("SysV IPC: there is no IPC namespace, so every shm*, msg* and sem* call is "
-		      "refused with EPERM (the host's segments, queues and semaphores are out of "
-		      "reach; a program that needs SysV IPC fails); POSIX message queues stay as "
-		      "they are, POSIX shared memory in /dev/shm is neither readable nor writable"),
-	    cf_strdup("terminals by name: only the terminals the command was given (its standard "
-		      "descriptors) and /dev/ptmx are reachable; the terminal side of a pty the "
-		      "command makes is opened through TIOCGPTPEER by confine (glibc's openpty: "
-		      "script, python's pty module, tmux, node-pty), never by its name "
-		      "(/dev/pts/N: expect and programs that open ptsname() fail with EACCES)"),
-	    o->cgroup ? NULL
-		      : cf_strdup("daemon reaping: a process that leaves the command's session "
-				  "can outlive the run (no cgroup confine could create)"),
-	    pl->unix_sockets ? NULL
-	    : pl->net_proxy && pl->abi >= 9
-		? cf_strdup("unix sockets: with network by domain socket(AF_UNIX) is refused "
-			    "with EPERM, and so is socketpair(2) of datagram sockets: confine "
-			    "makes the command's connect(2) calls itself, outside its Landlock "
-			    "domain, where LANDLOCK_ACCESS_FS_RESOLVE_UNIX would not apply; "
-			    "stream socketpairs work")
-		: cf_asprintf(
-		      "unix sockets: Landlock ABI %d does not govern connect(2) or "
-		      "sendmsg(2) to pathname sockets (LANDLOCK_ACCESS_FS_RESOLVE_UNIX "
-		      "needs ABI 9), so socket(AF_UNIX) is refused with EPERM to keep the "
-		      "host's IPC endpoints out, and so is socketpair(2) of datagram sockets "
-		      "(an end can sendto(2) any pathname socket); stream socketpairs work",
-		      pl->abi),
-	    /* What network by domain gives up here against the bwrap backend's own network
-	     * namespace (SPEC 12). */
-	    pl->net_proxy
-		? cf_strdup(
-		      "own network namespace (network by domain): the command shares the host's "
-		      "network; TCP to the proxy on 127.0.0.1 is all it can open: Landlock "
-		      "limits TCP connects to the proxy's port number (on any address) and "
-		      "confine makes each connect(2) itself, only to 127.0.0.1 on that port "
-		      "(EACCES for every other address and port, the host's loopback services "
-		      "included); the proxy's port is reachable from every process of the host, "
-		      "so each request must carry the run's secret, which is in the command's "
-		      "environment (readable by the same user's processes outside the sandbox "
-		      "and by root, in /proc/PID/environ); no listening socket (listen(2) is "
-		      "EPERM, so no server on loopback either), no UDP; the host's interfaces "
-		      "and connections stay visible in /proc/net; no resolver inside (R43: "
-		      "there is no namespace to answer names in, UDP is refused and the host's "
-		      "resolver configuration cannot be replaced without a mount namespace), so "
-		      "names resolve only through the proxy and a client that ignores the proxy "
-		      "variables (Node's fetch, ssh, a raw connect) reaches nothing")
-		: NULL,
-	    /* R36: where confine's opener cannot act (opener.c), Landlock alone decides, and its
-	     * read right covers FIFOs and files alike. */
-	    pl->opener
-		? NULL
-		: cf_asprintf("FIFOs opened for reading: confine's opener cannot act for the "
-			      "command here (it needs %s), and Landlock's read right covers FIFOs "
-			      "and files alike, so a FIFO outside the writable areas that the "
-			      "command may read (one a host process made under /var/tmp or a home) "
-			      "opens for reading; opening it for writing is EACCES (write_file is "
-			      "granted in the writable areas only)",
-			      o->opener_missing ? o->opener_missing : "seccomp filters"),
-	};
-	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
-		bool wanted = i < 8 || (i == 8 && !o->cgroup) || (i == 9 && !pl->unix_sockets) ||
-			      (i == 10 && pl->net_proxy) || (i == 11 && !pl->opener);
-		if (!wanted)
-			continue;
-		if ((r = note(&pl->not_provided, items[i], err)) < 0) {
-			for (size_t j = i + 1; j < sizeof(items) / sizeof(items[0]); j++)
-				free(items[j]);
+	for (size_t i = 0; i < sizeof(limits_before_tmp) / sizeof(limits_before_tmp[0]); i++)
+		if ((r = note(&pl->not_provided, cf_strdup(limits_before_tmp[i]), err)) < 0)
 			return r;
-		}
-	}
+	if ((r = note(
+		 &pl->not_provided,
+		 cf_asprintf("private /tmp: the command's TMPDIR is %s, a fresh directory "
+			     "under the host's /tmp removed after the run, not capped by "
+			     "--tmp-size; the rest of /tmp (and of $TMPDIR) is neither readable "
+			     "nor writable",
+			     tmp),
+		 err)) < 0)
+		return r;
+	for (size_t i = 0; i < sizeof(limits_after_tmp) / sizeof(limits_after_tmp[0]); i++)
+		if ((r = note(&pl->not_provided, cf_strdup(limits_after_tmp[i]), err)) < 0)
+			return r;
+	return 0;
+}
+
+/* Unix sockets: governed from ABI 9 only, and never with network by domain. */
+static char *limit_unix_sockets(const struct cf_ll_plan *pl)
+{
+	if (pl->net_proxy && pl->abi >= 9)
+		return cf_strdup(
+		    "unix sockets: with network by domain socket(AF_UNIX) is refused "
+		    "with EPERM, and so is socketpair(2) of datagram sockets: confine "
+		    "makes the command's connect(2) calls itself, outside its Landlock "
+		    "domain, where LANDLOCK_ACCESS_FS_RESOLVE_UNIX would not apply; "
+		    "stream socketpairs work");
+	return cf_asprintf("unix sockets: Landlock ABI %d does not govern connect(2) or "
+			   "sendmsg(2) to pathname sockets (LANDLOCK_ACCESS_FS_RESOLVE_UNIX "
+			   "needs ABI 9), so socket(AF_UNIX) is refused with EPERM to keep the "
+			   "host's IPC endpoints out, and so is socketpair(2) of datagram sockets "
+			   "(an end can sendto(2) any pathname socket); stream socketpairs work",
+			   pl->abi);
+}
+
+/* What network by domain gives up here against the bwrap backend's own network namespace
+ * (SPEC 12). */
+static const char limit_net_proxy[] =
+    "own network namespace (network by domain): the command shares the host's network; TCP "
+    "to the proxy on 127.0.0.1 is all it can open: Landlock limits TCP connects to the "
+    "proxy's port number (on any address) and confine makes each connect(2) itself, only to "
+    "127.0.0.1 on that port (EACCES for every other address and port, the host's loopback "
+    "services included); the proxy's port is reachable from every process of the host, so "
+    "each request must carry the run's secret, which is in the command's environment "
+    "(readable by the same user's processes outside the sandbox and by root, in "
+    "/proc/PID/environ); no listening socket (listen(2) is EPERM, so no server on loopback "
+    "either), no UDP; the host's interfaces and connections stay visible in /proc/net; no "
+    "resolver inside (R43: there is no namespace to answer names in, UDP is refused and the "
+    "host's resolver configuration cannot be replaced without a mount namespace), so names "
+    "resolve only through the proxy and a client that ignores the proxy variables (Node's "
+    "fetch, ssh, a raw connect) reaches nothing";
+
+/* What the backend cannot give, said plainly (SPEC 3.3): always, then what this host and
+ * these options take away. */
+static int limits(struct cf_ll_plan *pl, const struct cf_ll_opts *o, struct confine_error *err)
+{
+	int r;
+	if ((r = limits_always(pl, o, err)) < 0)
+		return r;
+	if (!o->cgroup &&
+	    (r = note(&pl->not_provided,
+		      cf_strdup("daemon reaping: a process that leaves the command's session can "
+				"outlive the run (no cgroup confine could create)"),
+		      err)) < 0)
+		return r;
+	if (!pl->unix_sockets && (r = note(&pl->not_provided, limit_unix_sockets(pl), err)) < 0)
+		return r;
+	if (pl->net_proxy && (r = note(&pl->not_provided, cf_strdup(limit_net_proxy), err)) < 0)
+		return r;
+	/* R36: where confine's opener cannot act (opener.c), Landlock alone decides, and its
+	 * read right covers FIFOs and files alike. */
+	if (!pl->opener &&
+	    (r = note(
+		 &pl->not_provided,
+		 cf_asprintf("FIFOs opened for reading: confine's opener cannot act for the "
+			     "command here (it needs %s), and Landlock's read right covers "
+			     "FIFOs and files alike, so a FIFO outside the writable areas that "
+			     "the command may read (one a host process made under /var/tmp or "
+			     "a home) opens for reading; opening it for writing is EACCES "
+			     "(write_file is granted in the writable areas only)",
+			     o->opener_missing ? o->opener_missing : "seccomp filters"),
+		 err)) < 0)
+		return r;
 	return 0;
 }
 
