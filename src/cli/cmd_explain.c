@@ -108,12 +108,84 @@ static void net_text(const struct confine_net_decision *d, enum confine_net_mode
 	putchar('\n');
 }
 
+/* --access read|write: the accesses to explain (both without it); false on another value. */
+static bool accesses_of(const char *access, int accesses[2], int *n)
+{
+	accesses[0] = CONFINE_ACCESS_READ, accesses[1] = CONFINE_ACCESS_WRITE, *n = 2;
+	if (!access)
+		return true;
+	*n = 1;
+	if (!strcmp(access, "read"))
+		accesses[0] = CONFINE_ACCESS_READ;
+	else if (!strcmp(access, "write"))
+		accesses[0] = CONFINE_ACCESS_WRITE;
+	else
+		return false;
+	return true;
+}
+
+/* --net HOST...: the network rule that decides each host, in the order given. */
+static int explain_hosts(const confine_rules *pol, const struct cli_opts *o, bool *first,
+			 struct confine_error *err)
+{
+	enum confine_net_mode mode = confine_rules_net_mode(pol);
+	for (int i = 0; i < o->n_net_explain; i++) {
+		struct confine_net_decision d = {.size = sizeof(d)};
+		char *obj = NULL;
+		int r = confine_rules_explain_net(pol, o->net_explain[i], &d, err);
+		if (r == 0 && o->json)
+			r = confine_net_decision_json(&d, mode, &obj, err);
+		if (r < 0)
+			return r;
+		if (o->json)
+			print_json(obj, NULL, *first);
+		else
+			net_text(&d, mode);
+		*first = false;
+	}
+	return 0;
+}
+
+/* The rule that decides each access to `path`, and whether its content makes it public. */
+static int explain_path(const confine_rules *pol, const char *path, bool json, const int *accesses,
+			int n_acc, bool *first, struct confine_error *err)
+{
+	struct confine_content_decision cd = {.size = sizeof(cd)};
+	char *content = NULL;
+	int r = confine_rules_explain_content(pol, path, &cd, err);
+	if (r == 0 && json && cd.content != CONFINE_CONTENT_NONE)
+		r = confine_content_decision_json(&cd, &content, err);
+	if (r < 0)
+		return r;
+	for (int a = 0; a < n_acc; a++) {
+		struct confine_decision d = {.size = sizeof(d)};
+		char *obj = NULL;
+		r = confine_rules_explain(pol, path, (enum confine_access)accesses[a], &d, err);
+		if (r == 0 && json)
+			r = confine_decision_json(&d, &obj, err);
+		if (r < 0) {
+			confine_free(content);
+			return r;
+		}
+		if (json)
+			print_json(obj, content, *first);
+		else
+			print_text(&d);
+		*first = false;
+	}
+	if (!json)
+		content_text(&cd);
+	confine_free(content);
+	return 0;
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	struct confine_error err = {0};
 	struct cli_opts o;
 	confine_rules *pol = NULL;
-	int status = CLI_EXIT_CONFINE;
+	int status = CLI_EXIT_CONFINE, accesses[2], n_acc;
+	bool first = true;
 
 	if (!cli_begin(CLI_EXPLAIN, argc, argv, cli_help_explain, NULL, &o, &status))
 		goto out;
@@ -122,18 +194,10 @@ int cmd_explain(int argc, char **argv)
 		status = cli_usage_error("explain", "no PATH given (or --net HOST)");
 		goto out;
 	}
-	int accesses[2] = {CONFINE_ACCESS_READ, CONFINE_ACCESS_WRITE}, n_acc = 2;
-	if (o.access) {
-		n_acc = 1;
-		if (!strcmp(o.access, "read"))
-			accesses[0] = CONFINE_ACCESS_READ;
-		else if (!strcmp(o.access, "write"))
-			accesses[0] = CONFINE_ACCESS_WRITE;
-		else {
-			status = cli_usage_error(
-			    "explain", "--access takes 'read' or 'write', not '%s'", o.access);
-			goto out;
-		}
+	if (!accesses_of(o.access, accesses, &n_acc)) {
+		status = cli_usage_error("explain", "--access takes 'read' or 'write', not '%s'",
+					 o.access);
+		goto out;
 	}
 	if (confine_rules_load(o.req, &pol, &err) < 0) {
 		cli_report(&err);
@@ -141,51 +205,15 @@ int cmd_explain(int argc, char **argv)
 	}
 	if (o.json)
 		fputs("[\n", stdout);
-	bool first = true;
-	enum confine_net_mode mode = confine_rules_net_mode(pol);
-	for (int i = 0; i < o.n_net_explain; i++) {
-		struct confine_net_decision d = {.size = sizeof(d)};
-		char *obj = NULL;
-		if (confine_rules_explain_net(pol, o.net_explain[i], &d, &err) < 0 ||
-		    (o.json && confine_net_decision_json(&d, mode, &obj, &err) < 0)) {
+	if (explain_hosts(pol, &o, &first, &err) < 0) {
+		cli_report(&err);
+		goto out;
+	}
+	for (int i = o.first_operand; i < argc; i++)
+		if (explain_path(pol, argv[i], o.json, accesses, n_acc, &first, &err) < 0) {
 			cli_report(&err);
 			goto out;
 		}
-		if (o.json)
-			print_json(obj, NULL, first);
-		else
-			net_text(&d, mode);
-		first = false;
-	}
-	for (int i = o.first_operand; i < argc; i++) {
-		struct confine_content_decision cd = {.size = sizeof(cd)};
-		char *content = NULL;
-		if (confine_rules_explain_content(pol, argv[i], &cd, &err) < 0 ||
-		    (o.json && cd.content != CONFINE_CONTENT_NONE &&
-		     confine_content_decision_json(&cd, &content, &err) < 0)) {
-			cli_report(&err);
-			goto out;
-		}
-		for (int a = 0; a < n_acc; a++) {
-			struct confine_decision d = {.size = sizeof(d)};
-			char *obj = NULL;
-			if (confine_rules_explain(pol, argv[i], (enum confine_access)accesses[a],
-						  &d, &err) < 0 ||
-			    (o.json && confine_decision_json(&d, &obj, &err) < 0)) {
-				confine_free(content);
-				cli_report(&err);
-				goto out;
-			}
-			if (o.json)
-				print_json(obj, content, first);
-			else
-				print_text(&d);
-			first = false;
-		}
-		if (!o.json)
-			content_text(&cd);
-		confine_free(content);
-	}
 	if (o.json)
 		fputs("\n]\n", stdout);
 	status = 0;
