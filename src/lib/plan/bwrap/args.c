@@ -206,17 +206,27 @@ void cf_plan_helper_list(const struct cf_plan *plan, const bool *by_helper, stru
 	free(ov);
 }
 
-static int add(struct cf_strv *out, const char *s)
+/* Appends the NULL-terminated strings of v in their order: 0, or CONFINE_E_NOMEM.  One call
+ * per group of options, because the operands of "add(a) | add(b)" may be evaluated in either
+ * order and the vector's order is bwrap's syntax. */
+static int add_all(struct cf_strv *out, const char *const *v)
 {
-	return cf_strv_add(out, s);
+	int bad = 0;
+	for (; *v; v++)
+		bad |= cf_strv_add(out, *v);
+	return bad;
 }
 
-static int addfd(struct cf_strv *out, int fd)
+/* A descriptor number as text, in buf (16 bytes). */
+static const char *fd_text(char *buf, int fd)
 {
-	char buf[16];
-	snprintf(buf, sizeof(buf), "%d", fd);
-	return cf_strv_add(out, buf);
+	snprintf(buf, 16, "%d", fd);
+	return buf;
 }
+
+/* Each FD() has a buffer of its own (a compound literal, alive for the enclosing block). */
+#define FD(fd) fd_text((char[16]){0}, (fd))
+#define ARGS(...) add_all(out, (const char *const[]){__VA_ARGS__, NULL})
 
 /* The bwrap options of the plan's mount i (none for a mount the helper makes). */
 static int mount_args(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, size_t i,
@@ -227,57 +237,53 @@ static int mount_args(const struct cf_plan *plan, const struct cf_bwrap_fds *fds
 	int bad = 0;
 	switch (m->op) {
 	case CF_MNT_RO_ROOT:
-		bad |= add(out, "--ro-bind") | add(out, "/") | add(out, "/");
+		bad |= ARGS("--ro-bind", "/", "/");
 		break;
 	case CF_MNT_DEV:
-		bad |= add(out, "--dev") | add(out, m->path);
+		bad |= ARGS("--dev", m->path);
 		break;
 	case CF_MNT_PROC:
-		bad |= add(out, "--proc") | add(out, m->path);
+		bad |= ARGS("--proc", m->path);
 		break;
 	case CF_MNT_TMPFS:
 		snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
-		bad |=
-		    add(out, "--size") | add(out, size) | add(out, "--tmpfs") | add(out, m->path);
+		bad |= ARGS("--size", size, "--tmpfs", m->path);
 		break;
 	case CF_MNT_HIDE_DIR:
-		bad |= add(out, "--perms") | add(out, m->traverse ? "0111" : "0000") |
-		       add(out, "--tmpfs") | add(out, m->path);
+		bad |= ARGS("--perms", m->traverse ? "0111" : "0000", "--tmpfs", m->path);
 		break;
 	case CF_MNT_HIDE_FILE:
-		bad |= add(out, "--perms") | add(out, "0000") | add(out, "--ro-bind-data") |
-		       addfd(out, fds->empty[i]) | add(out, m->path);
+		bad |= ARGS("--perms", "0000", "--ro-bind-data", FD(fds->empty[i]), m->path);
 		break;
 	case CF_MNT_RO_BIND:
-		bad |= add(out, "--ro-bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+		bad |= ARGS("--ro-bind-fd", FD(fds->source[i]), m->path);
 		break;
 	case CF_MNT_RW_BIND:
-		bad |= add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+		bad |= ARGS("--bind-fd", FD(fds->source[i]), m->path);
 		break;
 	case CF_MNT_REMOUNT_RO:
-		bad |= add(out, "--remount-ro") | add(out, m->path);
+		bad |= ARGS("--remount-ro", m->path);
 		break;
 	case CF_MNT_RO_KERNEL:
 		/* The source is the host's own view of the same kernel interface (bwrap
 		 * resolves sources outside the new root); what a sysctl shows depends on
 		 * the namespaces of the process that opens it, not on the mount. */
-		bad |= add(out, "--ro-bind") | add(out, m->path) | add(out, m->path);
+		bad |= ARGS("--ro-bind", m->path, m->path);
 		break;
 	case CF_MNT_INJECT:
 		/* bwrap copies the sealed memfd into its own tmpfs and binds the copy
 		 * read-only: no file of it on the host. */
-		bad |= add(out, "--perms") | add(out, "0444") | add(out, "--ro-bind-data") |
-		       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+		bad |= ARGS("--perms", "0444", "--ro-bind-data", FD(fds->data ? fds->data[i] : -1),
+			    m->path);
 		break;
 	case CF_MNT_INJECT_FILE:
-		bad |= add(out, "--perms") | add(out, "0444") | add(out, "--file") |
-		       addfd(out, fds->data ? fds->data[i] : -1) | add(out, m->path);
+		bad |=
+		    ARGS("--perms", "0444", "--file", FD(fds->data ? fds->data[i] : -1), m->path);
 		break;
 	case CF_MNT_CACHE_STORE:
 		/* Only for confine-init, which detaches it: never without helper mode. */
 		if (fds->by_helper)
-			bad |=
-			    add(out, "--bind-fd") | addfd(out, fds->source[i]) | add(out, m->path);
+			bad |= ARGS("--bind-fd", FD(fds->source[i]), m->path);
 		break;
 	case CF_MNT_CACHE_OVERLAY:
 		/* the mask maker's (helper mode); a plan is made with overlays only when it
@@ -285,8 +291,7 @@ static int mount_args(const struct cf_plan *plan, const struct cf_bwrap_fds *fds
 		break;
 	case CF_MNT_INJECT_DIR:
 		snprintf(size, sizeof(size), "%llu", (unsigned long long)m->size);
-		bad |= add(out, "--perms") | add(out, "0755") | add(out, "--size") |
-		       add(out, size) | add(out, "--tmpfs") | add(out, m->path);
+		bad |= ARGS("--perms", "0755", "--size", size, "--tmpfs", m->path);
 		break;
 	}
 	return bad;
@@ -300,26 +305,24 @@ static int helper_args(const struct cf_plan *plan, const struct cf_bwrap_fds *fd
 	 * stays reachable even when its installation directory is hidden. */
 	char helper[64];
 	snprintf(helper, sizeof(helper), "/proc/self/fd/%d", fds->helper);
-	int bad = add(out, "--") | add(out, helper) | add(out, "--status-fd") |
-		  addfd(out, fds->status) | add(out, "--stderr-fd") | addfd(out, fds->stderr_fd);
+	int bad =
+	    ARGS("--", helper, "--status-fd", FD(fds->status), "--stderr-fd", FD(fds->stderr_fd));
 	if (fds->go >= 0)
-		bad |= add(out, "--go-fd") | addfd(out, fds->go);
+		bad |= ARGS("--go-fd", FD(fds->go));
 	if (fds->env >= 0)
-		bad |= add(out, "--env-fd") | addfd(out, fds->env);
+		bad |= ARGS("--env-fd", FD(fds->env));
 	if (plan->ipc_guard && fds->ipc >= 0 && fds->ipc_filter >= 0)
-		bad |= add(out, "--ipc-fd") | addfd(out, fds->ipc) | add(out, "--ipc-filter-fd") |
-		       addfd(out, fds->ipc_filter);
+		bad |= ARGS("--ipc-fd", FD(fds->ipc), "--ipc-filter-fd", FD(fds->ipc_filter));
 	if (fds->pty_mask) {
 		char mask[16];
 		snprintf(mask, sizeof(mask), "%u", fds->pty_mask);
-		bad |= add(out, "--pty-fd") | addfd(out, fds->pty) | add(out, "--pty-mask") |
-		       add(out, mask);
+		bad |= ARGS("--pty-fd", FD(fds->pty), "--pty-mask", mask);
 	}
 	if (plan->landlock_abi >= 6)
-		bad |= add(out, "--landlock");
+		bad |= ARGS("--landlock");
 	/* SPEC 12: confine-init relays 127.0.0.1 of the sandbox to the proxy's sockets. */
 	if (plan->net_mode == CONFINE_NET_DOMAINS)
-		bad |= add(out, "--net-relay");
+		bad |= ARGS("--net-relay");
 	return bad;
 }
 
@@ -328,22 +331,22 @@ int cf_bwrap_argv(const struct cf_plan *plan, const struct cf_bwrap_fds *fds, st
 {
 	int bad = 0;
 	for (size_t i = 0; cf_bwrap_process_flags[i]; i++)
-		bad |= add(out, cf_bwrap_process_flags[i]);
+		bad |= ARGS(cf_bwrap_process_flags[i]);
 	if (!plan->network)
-		bad |= add(out, "--unshare-net");
+		bad |= ARGS("--unshare-net");
 	for (size_t i = 0; i < plan->n_mounts; i++)
 		if (!(fds->skip && fds->skip[i]) && !(fds->by_helper && fds->by_helper[i]))
 			bad |= mount_args(plan, fds, i, out);
 	if (fds->seccomp >= 0)
-		bad |= add(out, "--add-seccomp-fd") | addfd(out, fds->seccomp);
+		bad |= ARGS("--add-seccomp-fd", FD(fds->seccomp));
 	if (fds->info >= 0)
-		bad |= add(out, "--info-fd") | addfd(out, fds->info);
-	bad |= add(out, "--chdir") | add(out, plan->cwd);
+		bad |= ARGS("--info-fd", FD(fds->info));
+	bad |= ARGS("--chdir", plan->cwd);
 	/* bwrap reads options only from --args; the command follows on its real argv. */
-	bad |= add(out, CF_BWRAP_ARGS_END);
+	bad |= ARGS(CF_BWRAP_ARGS_END);
 	bad |= helper_args(plan, fds, out);
-	bad |= add(out, "--");
+	bad |= ARGS("--");
 	for (size_t i = 0; i < plan->argv.n; i++)
-		bad |= add(out, plan->argv.v[i]);
+		bad |= ARGS(plan->argv.v[i]);
 	return bad ? cf_nomem(err) : 0;
 }
