@@ -41,6 +41,10 @@ bool cli_begin(enum cli_cmd cmd, int argc, char **argv, const char *help,
  * *status set).  cli_begin does it. */
 bool cli_apply_backend_env(struct cli_opts *o, const char *cmd, int *status);
 
+/* run --print-plan: the prepared run's plan as text or JSON on stdout (a failure said).
+ * Returns the exit status: 0, or CLI_EXIT_CONFINE. */
+int cli_print_plan(confine_run *run, bool json, struct confine_error *err);
+
 /* Applies CONFINE_SANDBOX_POLICY unless --policy was given; warns about a bad value (R19). */
 void cli_apply_policy_env(struct cli_opts *o);
 

@@ -476,19 +476,6 @@ static void say_before_run(const confine_run *run, const char *cmd)
 		    cli_esc(confine_run_landlock_note(run), 0));
 }
 
-/* --print-plan: the plan as text or JSON on stdout; the exit status. */
-static int print_plan(confine_run *run, bool json, struct confine_error *err)
-{
-	char *text = NULL;
-	if (confine_run_plan_text(run, json, &text, err) < 0) {
-		cli_report(err);
-		return CLI_EXIT_CONFINE;
-	}
-	fputs(text, stdout);
-	confine_free(text);
-	return 0;
-}
-
 /* Signals received while the command runs are forwarded to it (R4). */
 static void forward_signals(confine_run *run)
 {
@@ -606,7 +593,7 @@ int cmd_run(int argc, char **argv)
 	}
 	say_before_run(run, argv[o.first_operand]);
 	if (o.print_plan)
-		status = print_plan(run, o.json, &err);
+		status = cli_print_plan(run, o.json, &err);
 	else
 		run_command(run, &o, argv[o.first_operand], &status, &err);
 	goto out;

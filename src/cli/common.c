@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What run, plan and explain share: the policy from the environment. */
+/* What run, plan and explain share: the policy from the environment, the printed plan. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -62,4 +62,16 @@ bool cli_apply_backend_env(struct cli_opts *o, const char *cmd, int *status)
 		confine_request_set_backend(o->req, b, NULL);
 	}
 	return true;
+}
+
+int cli_print_plan(confine_run *run, bool json, struct confine_error *err)
+{
+	char *text = NULL;
+	if (confine_run_plan_text(run, json, &text, err) < 0) {
+		cli_report(err);
+		return CLI_EXIT_CONFINE;
+	}
+	fputs(text, stdout);
+	confine_free(text);
+	return 0;
 }

@@ -84,14 +84,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (o.print_plan) {
-		char *text = NULL;
-		if (confine_run_plan_text(run, o.json, &text, &err) < 0) {
-			cli_report(&err);
-			goto out;
-		}
-		fputs(text, stdout);
-		confine_free(text);
-		status = 0;
+		status = cli_print_plan(run, o.json, &err);
 		goto out;
 	}
 	done_event = CreateEventW(NULL, TRUE, FALSE, NULL);
