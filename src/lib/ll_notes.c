@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/linux/supervisor.h"
+#include "host/kernel.h"
 #include "ll_notes.h"
 #include "request.h"
 #include "util/util.h"
@@ -21,7 +21,7 @@ bool cf_ll_can_broker(void)
 	const char *v = getenv("CONFINE_LANDLOCK_BROKER");
 	if (v && !strcmp(v, "off"))
 		return false;
-	return cf_supervisor_can_broker();
+	return cf_yama_allows_ptrace();
 }
 
 /* Why the supervisor does not act here, for the messages. */

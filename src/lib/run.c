@@ -21,6 +21,7 @@
 #include "host/certclass.h"
 #include "host/git.h"
 #include "host/hostfs.h"
+#include "host/kernel.h"
 #include "host/ipc.h"
 #include "host/kind_memo.h"
 #include "host/rulefile.h"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The layout of src/ (STYLE.md): no include or call circle spans two folders, and the layers
-# point one way (the records and the executors never call the run).  scripts/deps draws the
+# point one way (the records and the executors never call the run; probe/ asks the kernel
+# through host/kernel.h, not an executor).  scripts/deps draws the
 # graph (a file depends on the headers it includes and on the files that define what its object
 # uses) and fails on either; it is checked here on small trees with a circle or a wrong-way
 # dependency planted, and on this tree.
@@ -61,6 +62,22 @@ printf 'int cf_run_thing(void);\nint cf_rec(void);\nint cf_rec(void) { return cf
 out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
 is "$?" 1 "a record that calls the run fails"
 is "$out" "layer: src/lib/record/rec.c -[cf_run_thing]-> src/lib/run.c: executors and records never call back into the run (they take facts, return facts)
+confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the dependency is printed"
+
+# A probe that asks the kernel through an executor's file: the wrong way too.
+d=$T/probe
+mkdir -p "$d/src/lib/probe" "$d/src/lib/exec/linux" "$d/build"
+printf 'int cf_kernel_thing(void);\nint cf_kernel_thing(void) { return 1; }\n' >"$d/src/lib/exec/linux/harden.c"
+printf 'int cf_kernel_thing(void);\nint cf_probe(void);\nint cf_probe(void) { return cf_kernel_thing(); }\n' >"$d/src/lib/probe/p.c"
+{
+	echo '['
+	cc -c -o "$d/build/harden.o" "$d/src/lib/exec/linux/harden.c" && cc -c -o "$d/build/p.o" "$d/src/lib/probe/p.c" || exit 1
+	printf '{"directory": "%s", "file": "src/lib/exec/linux/harden.c", "output": "build/harden.o"},\n' "$d"
+	printf '{"directory": "%s", "file": "src/lib/probe/p.c", "output": "build/p.o"}\n]\n' "$d"
+} >"$d/build/compile_commands.json"
+out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
+is "$?" 1 "a probe that uses an executor's file fails"
+is "$out" "layer: src/lib/probe/p.c -[cf_kernel_thing]-> src/lib/exec/linux/harden.c: probe/ asks the kernel through host/kernel.h, never through an executor
 confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the dependency is printed"
 
 out=$("$TOP/scripts/deps" --top "$T/circle" "$T/nowhere" 2>&1)

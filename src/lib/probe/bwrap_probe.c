@@ -24,12 +24,10 @@
 #include <unistd.h>
 
 #include "abi.h"
-#include "exec/linux/cgroup.h"
+#include "host/kernel.h"
 #include "plan/bwrap/plan.h"
 #include "util/capture.h"
 #include "probe/hints.h"
-#include "exec/linux/harden.h"
-#include "exec/linux/ipcguard.h"
 #include "util/util.h"
 
 #define CACHE_TTL_SECONDS 300

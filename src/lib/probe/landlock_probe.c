@@ -7,10 +7,7 @@
 #include <string.h>
 
 #include "abi.h"
-#include "exec/linux/cgroup.h"
-#include "exec/linux/harden.h"
-#include "exec/linux/ipcguard.h"
-#include "exec/linux/opener.h"
+#include "host/kernel.h"
 #include "plan/landlock/ll_plan.h"
 
 #define SET(field, ...) snprintf((field), sizeof(field), __VA_ARGS__)

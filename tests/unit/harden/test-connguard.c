@@ -35,6 +35,7 @@
 
 #include "exec/linux/landlock/connguard.h"
 #include "exec/linux/harden.h"
+#include "host/kernel.h"
 #include "exec/linux/landlock/spawn.h"
 #include "tap.h"
 

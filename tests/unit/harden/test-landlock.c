@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "exec/linux/harden.h"
+#include "host/kernel.h"
 #include "tap.h"
 
 static char abstract_name[64];

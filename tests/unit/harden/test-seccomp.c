@@ -27,6 +27,7 @@
 #include <linux/seccomp.h>
 
 #include "exec/linux/harden.h"
+#include "host/kernel.h"
 #include "tap.h"
 
 #ifndef CLONE_NEWUSER

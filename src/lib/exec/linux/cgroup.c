@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "exec/linux/cgroup.h"
+#include "host/kernel.h"
 #include "util/util.h"
 
 static int read_file(const char *path, char *buf, size_t cap)
@@ -47,34 +48,6 @@ static int write_file(const char *dir, const char *name, const char *value)
 	int e = errno;
 	close(fd);
 	return n < 0 ? -e : 0;
-}
-
-/* The caller's cgroup path in the hierarchy whose /proc/self/cgroup line ends in ":NAME:"
- * (v1 controller list containing name) or "0::" (v2, name NULL). */
-static char *own_path(const char *controller)
-{
-	char buf[4096];
-	if (read_file("/proc/self/cgroup", buf, sizeof(buf)) < 0)
-		return NULL;
-	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *c1 = strchr(line, ':');
-		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		const char *ctrls = c1 + 1;
-		if (!controller ? (*ctrls == '\0' && !strncmp(line, "0", 1))
-				: (strstr(ctrls, controller) != NULL))
-			return cf_strdup(c2 + 1);
-	}
-	return NULL;
-}
-
-static bool is_v2(void)
-{
-	struct stat st;
-	return stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0;
 }
 
 /* Cgroups left by a confine that was killed before it could remove them (SIGKILL): confine-PID-N
@@ -143,23 +116,6 @@ static int set_limit(const struct cf_cgroup *cg, int i, const char *file, uint64
 	return 0;
 }
 
-/* Whether the cgroup at dir holds no process but this one. */
-static bool alone_in(const char *dir)
-{
-	char path[4200], buf[4096];
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	int n = read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return false;
-	char self[32];
-	snprintf(self, sizeof(self), "%d", (int)getpid());
-	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (strcmp(line, self))
-			return false;
-	return true;
-}
-
 /* The controllers of `want` ("pids", "memory") missing from dir's subtree_control, enabled;
  * what was enabled goes to cg->enabled so that destroy can disable it again. */
 static int enable_controllers(struct cf_cgroup *cg, const char *dir, const char *const *want,
@@ -196,7 +152,7 @@ static int create_v2(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 		     struct confine_error *err)
 {
 	int r = 0;
-	char *own = own_path(NULL), *base = NULL;
+	char *own = cf_cgroup_own_path(NULL), *base = NULL;
 	if (!own) {
 		r = cf_err(err, CONFINE_E_LIMIT, "cannot enforce --limit", "/proc/self/cgroup",
 			   "this process's cgroup is unknown");
@@ -229,7 +185,7 @@ static int create_v2(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 	}
 	/* The root cgroup may hold processes and children with controllers at once. */
 	if (strcmp(own, "/")) {
-		if (!alone_in(base)) {
+		if (!cf_cgroup_alone_in(base)) {
 			r = cf_err(
 			    err, CONFINE_E_LIMIT, "cannot enforce --limit", base,
 			    "other processes share confine's cgroup, and cgroup v2 gives "
@@ -284,7 +240,7 @@ int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 	char *own = NULL, *base = NULL;
 	*cg = (struct cf_cgroup)CF_CGROUP_INIT;
 
-	if (is_v2()) {
+	if (cf_cgroup_v2()) {
 		r = create_v2(pids_max, mem_max, cg, err);
 		goto out;
 	}
@@ -298,7 +254,7 @@ int cf_cgroup_create(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 			continue;
 		free(own);
 		free(base);
-		own = own_path(ctrl[i]);
+		own = cf_cgroup_own_path(ctrl[i]);
 		base =
 		    own ? cf_asprintf("/sys/fs/cgroup/%s%s", ctrl[i], strcmp(own, "/") ? own : "")
 			: NULL;
@@ -362,34 +318,12 @@ void cf_cgroup_destroy(struct cf_cgroup *cg)
 	*cg = (struct cf_cgroup)CF_CGROUP_INIT;
 }
 
-bool cf_cgroup_available(void)
-{
-	bool v2 = is_v2();
-	char *own = own_path(v2 ? NULL : "pids");
-	if (!own)
-		return false;
-	char *base =
-	    cf_asprintf("/sys/fs/cgroup%s%s", v2 ? "" : "/pids", strcmp(own, "/") ? own : "");
-	bool ok = base && access(base, W_OK) == 0;
-	if (ok && v2) {
-		/* The controllers must reach confine's cgroup, and confine must be able to leave
-		 * it for a leaf (create_v2). */
-		char path[4200], ctl[512];
-		snprintf(path, sizeof(path), "%s/cgroup.controllers", base);
-		ok = read_file(path, ctl, sizeof(ctl)) >= 0 && strstr(ctl, "pids") &&
-		     strstr(ctl, "memory") && (!strcmp(own, "/") || alone_in(base));
-	}
-	free(own);
-	free(base);
-	return ok;
-}
-
 int cf_cgroup_create_tracking(struct cf_cgroup *cg, struct confine_error *err)
 {
 	*cg = (struct cf_cgroup)CF_CGROUP_INIT;
-	if (is_v2())
+	if (cf_cgroup_v2())
 		return create_v2(0, 0, cg, err);
-	char *own = own_path("pids");
+	char *own = cf_cgroup_own_path("pids");
 	char *base = own ? cf_asprintf("/sys/fs/cgroup/pids%s", strcmp(own, "/") ? own : "") : NULL;
 	int r = base ? make_dir(cg, base, err)
 		     : cf_err(err, CONFINE_E_LIMIT, "cannot create a cgroup", "pids",

@@ -66,7 +66,4 @@ void cf_cgroup_destroy(struct cf_cgroup *cg);
  * for it) since it was made: memory.events on v2, memory.failcnt on v1. */
 bool cf_cgroup_memory_hit(const struct cf_cgroup *cg);
 
-/* Whether this process could create a limiting cgroup here (for probe). */
-bool cf_cgroup_available(void);
-
 #endif

@@ -10,16 +10,10 @@
 
 #include "confine.h"
 
-/* The Landlock ABI version the running kernel offers; 0 when Landlock is unavailable. */
-int cf_landlock_abi(void);
-
 /* Restricts the calling process and its future children with Landlock scoping of abstract
  * unix sockets and signals (ABI >= 6).  Returns the ABI that was applied, 0 when the kernel is
  * too old (nothing applied: the caller records the downgrade), or a negative code. */
 int cf_landlock_scope_self(struct confine_error *err);
-
-/* True when the kernel accepts seccomp filters (SECCOMP_MODE_FILTER). */
-bool cf_seccomp_available(void);
 
 /* Builds the filter of SPEC 3.1 for the native architecture with libseccomp and writes its BPF
  * program into a new sealed memfd, positioned at offset 0 (the form bwrap's --add-seccomp-fd

@@ -39,44 +39,6 @@ static int fds_add(struct cf_ipc_fds *f, int fd)
 	return 0;
 }
 
-/* A call refused by the kernel or by a seccomp filter around confine (a container's profile
- * answers EPERM or ENOSYS): the sandbox inherits that filter, so the guard could not use it. */
-static bool refused(long rc)
-{
-	return rc < 0 && (errno == ENOSYS || errno == EPERM);
-}
-
-const char *cf_ipc_guard_missing(int landlock_abi, bool seccomp)
-{
-	if (!seccomp)
-		return "seccomp filters";
-	if (landlock_abi < 2)
-		return "Landlock ABI 2 (Linux 5.19)";
-	uint32_t action = SECCOMP_RET_USER_NOTIF;
-	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) < 0)
-		return "seccomp user notification (SECCOMP_RET_USER_NOTIF)";
-	/* Each call with arguments that fail before anything is done, but for the last two,
-	 * which read this process's own memory and descriptor. */
-	struct open_how how = {.flags = O_PATH};
-	if (refused(syscall(SYS_openat2, -1, ".", &how, sizeof(how))))
-		return "openat2 (refused by a seccomp filter around confine)";
-	int probe = 1, copy = 0;
-	struct iovec l = {.iov_base = &copy, .iov_len = sizeof(copy)};
-	struct iovec r = {.iov_base = &probe, .iov_len = sizeof(probe)};
-	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != sizeof(copy) || copy != probe)
-		return "process_vm_readv (refused by a seccomp filter around confine)";
-	int pfd = (int)syscall(__NR_pidfd_open, getpid(), 0);
-	int fd = pfd < 0 ? -1 : (int)syscall(__NR_pidfd_getfd, pfd, pfd, 0U);
-	if (fd >= 0)
-		close(fd);
-	if (pfd >= 0)
-		close(pfd);
-	if (fd < 0)
-		return "pidfd_open and pidfd_getfd (Linux 5.6, refused by a seccomp filter around "
-		       "confine?)";
-	return NULL;
-}
-
 int cf_ipc_list_fd(const struct cf_plan *plan, const int *source, struct cf_ipc_fds *fds,
 		   struct confine_error *err)
 {

@@ -11,14 +11,6 @@
 #include "confine.h"
 #include "plan/bwrap/plan.h"
 
-/* NULL when this kernel has what the guard needs, else what it lacks: seccomp user
- * notification, answered with SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9) from a wait that only a
- * fatal signal ends (5.19), pidfd_getfd and openat2 (5.6), process_vm_readv, and
- * Landlock for the write direction: Landlock ABI 2 (Linux 5.19) stands for the kernel's
- * version; each call is also tried, in case a seccomp filter around confine (a container's
- * profile) refuses it.  `landlock_abi` and `seccomp` as the host facts. */
-const char *cf_ipc_guard_missing(int landlock_abi, bool seccomp);
-
 /* Descriptors made for confine-init, each to be handed on and closed by the caller, who
  * frees v. */
 struct cf_ipc_fds {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "exec/linux/harden.h"
+#include "host/kernel.h"
 
 /* The Landlock system calls have the same number on every architecture but alpha. */
 #ifndef __NR_landlock_create_ruleset
@@ -66,13 +67,6 @@ static int os_error(struct confine_error *err, const char *what, const char *sys
 	fill(err->subject, sizeof(err->subject), "landlock");
 	fill(err->reason, sizeof(err->reason), strerror(os_errno));
 	return CONFINE_E_OS;
-}
-
-int cf_landlock_abi(void)
-{
-	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	/* ENOSYS: not built in; EOPNOTSUPP: built in but disabled at boot (lsm=). */
-	return abi < 0 ? 0 : (int)abi;
 }
 
 int cf_landlock_scope_self(struct confine_error *err)

@@ -69,16 +69,6 @@ struct cf_opener {
 	struct job *jobs;
 };
 
-const char *cf_opener_missing(const char *ipc_guard_missing)
-{
-	if (ipc_guard_missing)
-		return ipc_guard_missing;
-	if (!cf_supervisor_can_broker())
-		return "ptrace access to the command's memory and descriptors, which Yama's "
-		       "ptrace_scope 2 or 3 refuses";
-	return NULL;
-}
-
 static int add_ident(struct cf_guard_ident **v, size_t *n, const struct stat *st)
 {
 	struct cf_guard_ident *w = realloc(*v, (*n + 1) * sizeof(**v));

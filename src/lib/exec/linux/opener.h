@@ -44,11 +44,6 @@ struct seccomp_notif;
 struct cf_sv_policy;
 struct cf_opener;
 
-/* NULL when the opener can act for the command here, else what it lacks: what the bwrap
- * backend's IPC guard lacks (`ipc_guard_missing`, exec/linux/ipcguard.h), or ptrace access to
- * the command (Yama's ptrace_scope 2 or 3).  Touches the OS (reads the Yama setting). */
-const char *cf_opener_missing(const char *ipc_guard_missing);
-
 /* The identities the opener allows FIFOs by: each path of `allow` (the plan's ipc_allow,
  * opened without following a symlink; a path that is gone is left out) and each named FIFO
  * among the descriptors `stdio` (the command's 0, 1, 2; -1: none).  0 or -1 (out of memory). */

@@ -105,17 +105,6 @@ const char *cf_seccomp_describe(void)
 	return describe_text;
 }
 
-bool cf_seccomp_available(void)
-{
-	/* With a NULL program the kernel copies the program header first and fails with EFAULT
-	 * when filter mode exists; EINVAL means it does not.  Nothing is installed either way. */
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0 || errno != EFAULT)
-		return false;
-	/* The filter kills foreign architectures with KILL_PROCESS (Linux 4.14). */
-	uint32_t action = SECCOMP_RET_KILL_PROCESS;
-	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
-}
-
 static int rule_error(struct confine_error *err, const char *what, int rc)
 {
 	/* libseccomp returns negative errno values. */
@@ -515,7 +504,7 @@ static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd
  * probing of a fresh process and the BPF generation), for a program that never changes.
  * tests/unit/harden/test-seccomp-blob checks that they are what libseccomp makes now, byte for
  * byte; KILL_PROCESS, the one action a kernel may lack, is checked by cf_seccomp_available
- * before any run.
+ * (host/kernel.c) before any run.
  */
 #include "seccomp_blob.h"
 

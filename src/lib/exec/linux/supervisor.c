@@ -463,14 +463,3 @@ void cf_supervisor_free(struct cf_supervisor *s)
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
-
-bool cf_supervisor_can_broker(void)
-{
-	char v[16] = {0};
-	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true; /* no Yama */
-	ssize_t n = read(fd, v, sizeof(v) - 1);
-	close(fd);
-	return n > 0 && v[0] < '2';
-}

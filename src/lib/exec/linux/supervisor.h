@@ -47,12 +47,6 @@ int cf_supervisor_spawn(struct cf_supervisor *s, int ruleset, struct cf_guard_id
 			size_t n_allow, pid_t (*spawn)(void *), void *arg, pid_t *pid,
 			struct confine_error *err);
 
-/* Whether the supervisor can act for the command here: it reads the command's memory and
- * takes its descriptors, which Yama's ptrace_scope 2 and 3 refuse to a thread without
- * capabilities.  Then the split directories of the writable areas take no new entry, and the
- * run says so.  Touches the OS. */
-bool cf_supervisor_can_broker(void);
-
 /* What it did: changes made, changes refused (the metadata calls). */
 void cf_supervisor_counts(struct cf_supervisor *s, unsigned long *made, unsigned long *refused);
 

@@ -31,6 +31,7 @@
 #include "exec/linux/ipcguard.h"
 #include "exec/linux/landlock/connguard.h"
 #include "exec/linux/netns.h"
+#include "host/kernel.h"
 #include "exec/linux/supervisor.h"
 #include "exec/linux/keeper.h"
 #include "net/netrun.h"
