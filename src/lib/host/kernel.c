@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "host/kernel.h"
+#include "util/procfs.h"
 
 /* The Landlock system calls have the same number on every architecture but alpha. */
 #ifndef __NR_landlock_create_ruleset
@@ -84,7 +85,7 @@ bool cf_cgroup_v2(void)
 char *cf_cgroup_own_path(const char *controller)
 {
 	char buf[4096];
-	if (read_small("/proc/self/cgroup", buf, sizeof(buf)) < 0)
+	if (cf_proc_read(AT_FDCWD, CF_PROC_SELF, "cgroup", buf, sizeof(buf)) < 0)
 		return NULL;
 	/* Lines "ID:CONTROLLERS:PATH"; the unified hierarchy's is "0::PATH". */
 	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;

@@ -26,6 +26,7 @@
 #include "net/netrun.h"
 #include "net/proxy.h"
 #include "request.h"
+#include "util/procfs.h"
 #include "util/util.h"
 
 enum { F_UDP4, F_UDP6, F_TCP4, F_TCP6, F_T4, F_T6, N_FDS };
@@ -251,9 +252,7 @@ static int receive(int sock, struct answer *a, struct cf_netns_fds *out)
 /* The namespaces of pid, opened while pidfd shows it is still the process meant. */
 static int open_ns(pid_t pid, int pidfd, int *netns, int *userns)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	*netns = open(path, O_RDONLY | O_CLOEXEC);
+	*netns = cf_proc_open(AT_FDCWD, pid, "ns/net", O_RDONLY);
 	if (*netns < 0)
 		return -errno;
 	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {

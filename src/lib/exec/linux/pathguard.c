@@ -46,6 +46,7 @@
 
 #include "exec/linux/pathguard.h"
 #include "exec/linux/sv_common.h"
+#include "util/procfs.h"
 
 #ifndef O_TMPFILE_MASK
 #define O_TMPFILE_MASK (020000000 | O_DIRECTORY)
@@ -217,20 +218,10 @@ static bool entry_free(const struct cf_ll_plan *pl, const struct where *w)
  * /proc/PID/status). */
 static bool take_umask(pid_t tid)
 {
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	long mask;
+	if (cf_proc_status_long(AT_FDCWD, tid, "Umask", 8, &mask) < 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	const char *u = strstr(buf, "\nUmask:");
-	if (!u)
-		return false;
-	umask((mode_t)strtol(u + 7, NULL, 8) & 0777);
+	umask((mode_t)mask & 0777);
 	return true;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "exec/linux/pidfd.h"
+#include "util/procfs.h"
 
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
@@ -20,18 +21,8 @@
 
 pid_t cf_proc_tgid(int proc_fd, pid_t tid)
 {
-	char path[40], buf[512];
-	snprintf(path, sizeof(path), "%s%d/status", proc_fd == AT_FDCWD ? "/proc/" : "", (int)tid);
-	int fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *t = strstr(buf, "\nTgid:");
-	return t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
+	long tgid;
+	return cf_proc_status_long(proc_fd, tid, "Tgid", 10, &tgid) < 0 ? -1 : (pid_t)tgid;
 }
 
 int cf_pidfd_of_thread(int proc_fd, pid_t tid, pid_t *tgid)

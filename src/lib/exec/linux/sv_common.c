@@ -16,6 +16,7 @@
 
 #include "exec/linux/pidfd.h"
 #include "exec/linux/sv_common.h"
+#include "util/procfs.h"
 
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
@@ -75,9 +76,7 @@ int cf_sv_read_str(struct cf_sv_ctx *c, uint64_t addr, char *buf, size_t max, in
 int cf_sv_base_dir(struct cf_sv_ctx *c, int64_t dirfd)
 {
 	if ((int)dirfd == AT_FDCWD) {
-		char cwd[64];
-		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)c->req->pid);
-		int f = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int f = cf_proc_open(AT_FDCWD, (pid_t)c->req->pid, "cwd", O_PATH | O_DIRECTORY);
 		return f >= 0 ? f : (errno == ENOENT ? -ENOENT : -EACCES);
 	}
 	return cf_sv_take_fd(c, (uint64_t)dirfd);
