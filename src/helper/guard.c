@@ -46,6 +46,7 @@
 #include "helper/mounts.h"
 #include "util/fdpass.h"
 #include "util/nofollow.h"
+#include "util/thread.h"
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
@@ -324,15 +325,7 @@ static void *run_job(void *arg)
 /* Hands j (and j->fd) to a detached thread; answers ENOMEM or EAGAIN when there is none. */
 static void later(struct job *j)
 {
-	pthread_attr_t at;
-	pthread_t t;
-	int e = pthread_attr_init(&at);
-	if (e == 0) {
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&at, 256 * 1024);
-		e = pthread_create(&t, &at, run_job, j);
-		pthread_attr_destroy(&at);
-	}
+	int e = cf_thread_start(NULL, 256 * 1024, true, run_job, j);
 	if (e) {
 		send_error(j->id, -e);
 		job_free(j);
@@ -592,12 +585,8 @@ int cf_guard_start(struct cf_guard_prep *p)
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0)
 		return -1;
-	sigset_t all, old;
-	sigfillset(&all);
 	pthread_t t;
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&t, NULL, loop, (void *)(intptr_t)ready[1]);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = cf_thread_start(&t, 0, false, loop, (void *)(intptr_t)ready[1]);
 	char own = 0;
 	ssize_t k2 = e ? -1 : read(ready[0], &own, 1);
 	close(ready[0]);

@@ -32,6 +32,7 @@
 #include "agent/agent.h"
 #include "agent/agent_policy.h"
 #include "util/owntmp.h"
+#include "util/thread.h"
 
 struct cf_agent {
 	char *dir, *path, *upstream;
@@ -327,8 +328,6 @@ static void *client_loop(void *arg)
 static void start_client(struct cf_agent *a, int fd)
 {
 	struct client *c = calloc(1, sizeof(*c));
-	pthread_attr_t attr;
-	pthread_t t;
 	pthread_mutex_lock(&a->lock);
 	bool room = a->clients < CF_AGENT_MAX_CLIENTS;
 	if (room && c)
@@ -342,10 +341,7 @@ static void start_client(struct cf_agent *a, int fd)
 	c->a = a;
 	c->fd = fd;
 	c->up = -1;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	if (pthread_create(&t, &attr, client_loop, c) != 0) {
+	if (cf_thread_start(NULL, 256 * 1024, true, client_loop, c) != 0) {
 		close(fd);
 		free(c);
 		pthread_mutex_lock(&a->lock);
@@ -353,7 +349,6 @@ static void start_client(struct cf_agent *a, int fd)
 			pthread_cond_broadcast(&a->idle);
 		pthread_mutex_unlock(&a->lock);
 	}
-	pthread_attr_destroy(&attr);
 }
 
 static void *accept_loop(void *arg)
@@ -427,11 +422,7 @@ int cf_agent_start(const struct cf_agent_config *cfg, struct cf_agent **out,
 	}
 	if ((r = listen_at(a, err)) < 0)
 		goto out;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&a->accept_thread, NULL, accept_loop, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = cf_thread_start(&a->accept_thread, 0, false, accept_loop, a);
 	if (e) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the ssh-agent filter", "thread",
 			      "pthread_create", e);

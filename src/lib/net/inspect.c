@@ -24,6 +24,7 @@
 
 #include "net/inspect.h"
 #include "net/reqfilter.h"
+#include "util/thread.h"
 
 #define BUF_HIGH (256u * 1024)
 #define HANDSHAKE_MS 30000
@@ -607,17 +608,7 @@ bool cf_inspector_take(struct cf_inspector *in, const struct cf_inspect_conn *c)
 	if (!room)
 		return false;
 	struct ic *x = ic_new(in, c);
-	pthread_attr_t attr;
-	pthread_t t;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 512 * 1024);
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	bool ok = x && pthread_create(&t, &attr, thread, x) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	bool ok = x && cf_thread_start(NULL, 512 * 1024, true, thread, x) == 0;
 	if (!ok) {
 		if (x) {
 			/* The descriptors stay the caller's. */

@@ -23,6 +23,7 @@
 #include "policy/policy.h"
 #include "util/fdpass.h"
 #include "util/util.h"
+#include "util/thread.h"
 
 uint64_t cf_proxy_now(void)
 {
@@ -696,11 +697,7 @@ int cf_proxy_new_auth(const struct cf_proxy_config *cfg, const struct cf_net_pol
 
 int cf_proxy_start(struct cf_proxy *p, struct confine_error *err)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&p->thread, NULL, loop, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = cf_thread_start(&p->thread, 0, false, loop, p);
 	if (e)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the network proxy", "thread",
 				 "pthread_create", e);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "net/proxy_int.h"
+#include "util/thread.h"
 
 struct question {
 	uint64_t id;
@@ -120,11 +121,7 @@ static struct question *ask(struct cf_ask_state *a, const struct conn *c)
 	snprintf(q->q.protocol, sizeof(q->q.protocol), "%s", c->proto);
 	pthread_mutex_lock(&a->lock);
 	if (!a->started) {
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		a->started = pthread_create(&a->thread, NULL, asker, a) == 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		a->started = cf_thread_start(&a->thread, 0, false, asker, a) == 0;
 	}
 	if (!a->started) {
 		pthread_mutex_unlock(&a->lock);

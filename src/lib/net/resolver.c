@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "net/resolver.h"
+#include "util/thread.h"
 
 struct cf_resolver {
 	pthread_mutex_t lock;
@@ -116,21 +117,11 @@ static void maybe_spawn(struct cf_resolver *r)
 {
 	if (r->idle || r->threads >= r->max_threads)
 		return;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	/* getaddrinfo needs little stack; 256 KiB leaves room for NSS modules. */
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_t t;
-	if (pthread_create(&t, &attr, worker, r) == 0) {
+	if (cf_thread_start(NULL, 256 * 1024, true, worker, r) == 0) {
 		r->threads++;
 		r->refs++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
 }
 
 int cf_resolver_submit(struct cf_resolver *r, struct cf_resolve_job *job)

@@ -35,6 +35,7 @@
 #include "exec/linux/supervisor.h"
 #include "exec/linux/sv_common.h"
 #include "util/nofollow.h"
+#include "util/thread.h"
 
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
@@ -303,19 +304,13 @@ static void start_job(struct cf_opener *o, uint64_t id, int obj, int flags)
 	int e = ENOMEM;
 	if (j) {
 		*j = (struct job){.o = o, .id = id, .obj = obj, .flags = flags};
-		pthread_attr_t at;
-		e = pthread_attr_init(&at);
+		pthread_mutex_lock(&o->lock);
+		e = cf_thread_start(&j->thread, 256 * 1024, false, run_job, j);
 		if (e == 0) {
-			pthread_attr_setstacksize(&at, 256 * 1024);
-			pthread_mutex_lock(&o->lock);
-			e = pthread_create(&j->thread, &at, run_job, j);
-			if (e == 0) {
-				j->next = o->jobs;
-				o->jobs = j;
-			}
-			pthread_mutex_unlock(&o->lock);
-			pthread_attr_destroy(&at);
+			j->next = o->jobs;
+			o->jobs = j;
 		}
+		pthread_mutex_unlock(&o->lock);
 	}
 	if (e) {
 		close(obj);

@@ -28,6 +28,7 @@
 #include "exec/linux/sv_common.h"
 #include "util/fdpass.h"
 #include "util/util.h"
+#include "util/thread.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, uint64_t)
@@ -343,11 +344,7 @@ int cf_supervisor_spawn(struct cf_supervisor *s, int ruleset, struct cf_guard_id
 	s->ruleset = ruleset;
 	s->spawn = spawn;
 	s->spawn_arg = arg;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&s->othread, NULL, oloop, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = cf_thread_start(&s->othread, 0, false, oloop, s);
 	if (e)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "confine's opener",
 				 "pthread_create", e);
@@ -409,11 +406,7 @@ int cf_supervisor_start(int handoff_fd, const struct cf_ll_plan *plan, struct cf
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the supervisor", "eventfd",
 				 "eventfd, pipe2", e);
 	}
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&s->thread, NULL, loop, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = cf_thread_start(&s->thread, 0, false, loop, s);
 	if (e) {
 		cf_supervisor_free(s);
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the supervisor", "thread",

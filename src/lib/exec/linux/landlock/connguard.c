@@ -47,6 +47,7 @@
 #include "exec/linux/pidfd.h"
 #include "util/fdpass.h"
 #include "util/util.h"
+#include "util/thread.h"
 
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
@@ -297,11 +298,7 @@ int cf_connguard_start(int handoff_fd, unsigned port, const char *agent, struct 
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the connect guard", "eventfd",
 				 "eventfd", e);
 	}
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&g->thread, NULL, loop, g);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = cf_thread_start(&g->thread, 0, false, loop, g);
 	if (e) {
 		cf_connguard_free(g);
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the connect guard", "thread",
