@@ -172,86 +172,78 @@ static bool binary_ok(const char *bin, struct stat *st, char *why, size_t cap)
 	return ok;
 }
 
-/* Searches PATH.  Returns 1 and fills r->path and id when an acceptable bwrap was found, 0 when
- * none was (r->code set), negative on out-of-memory. */
-static int find_bwrap(const char *path_env, struct search *s, struct confine_probe_result *r,
-		      struct bin_id *id, struct confine_error *err)
+/* Notes the first candidate turned down for where it lies (path_rejected). */
+static void reject(struct search *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reject(struct search *s, const char *fmt, ...)
 {
-	int ret = 0;
-	char *list = cf_strdup(path_env);
-	if (!list)
-		return cf_nomem(err);
-	/* strtok_r would drop empty entries, which mean the current directory: split by hand. */
-	for (char *e = list, *next; e; e = next) {
-		next = strchr(e, ':');
-		if (next)
-			*next++ = '\0';
-		const char *entry = e[0] ? e : ".";
-		char cand[PATH_MAX + 8], canon[PATH_MAX], why[512];
-		struct stat st;
-		if (snprintf(cand, sizeof(cand), "%s/bwrap", entry) >= (int)sizeof(cand))
-			continue;
-		if (entry[0] != '/') {
-			/* Relative entries name a different place in every directory. */
-			if (!s->rejected && stat(cand, &st) == 0) {
-				s->rejected = true;
-				snprintf(s->rejected_reason, sizeof(s->rejected_reason),
-					 "bwrap found only through the relative PATH entry '%s'",
-					 entry);
-			}
-			continue;
-		}
-		if (stat(cand, &st) != 0 || !realpath(entry, canon))
-			continue;
-		if (!location_ok(s, canon, why, sizeof(why))) {
-			if (!s->rejected) {
-				s->rejected = true;
-				snprintf(s->rejected_reason, sizeof(s->rejected_reason),
-					 "bwrap found only at '%s', %s", cand, why);
-			}
-			continue;
-		}
-		if (!realpath(cand, canon))
-			continue;
-		/* A symlink from a trusted directory into the workspace is still the workspace. */
-		char *bindir = cf_path_dirname(canon);
-		if (!bindir) {
-			ret = cf_nomem(err);
-			goto out;
-		}
-		bool loc = location_ok(s, bindir, why, sizeof(why));
-		free(bindir);
-		if (!loc) {
-			if (!s->rejected) {
-				s->rejected = true;
-				snprintf(s->rejected_reason, sizeof(s->rejected_reason),
-					 "bwrap found only at '%s' (resolves to '%s'), %s", cand,
-					 canon, why);
-			}
-			continue;
-		}
-		if (!binary_ok(canon, &st, why, sizeof(why))) {
-			if (!s->invalid) {
-				s->invalid = true;
-				SET(s->invalid_path, canon);
-				SET(s->invalid_reason, why);
-			}
-			continue;
-		}
-		if (strlen(canon) >= sizeof(r->path)) {
-			if (!s->invalid) {
-				s->invalid = true;
-				SET(s->invalid_path, cand);
-				SET(s->invalid_reason, "its canonical path is too long");
-			}
-			continue;
-		}
-		SET(r->path, canon);
-		id_from_stat(id, &st);
-		ret = 1;
-		goto out;
+	if (s->rejected)
+		return;
+	s->rejected = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->rejected_reason, sizeof(s->rejected_reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Notes the first candidate turned down for what it is (binary_invalid). */
+static void invalid(struct search *s, const char *path, const char *why)
+{
+	if (s->invalid)
+		return;
+	s->invalid = true;
+	SET(s->invalid_path, path);
+	SET(s->invalid_reason, why);
+}
+
+/* One PATH entry: 1 and r->path and id filled when its bwrap is acceptable, 0 when it is not
+ * (the search notes why), negative on out-of-memory. */
+static int try_entry(const char *entry, struct search *s, struct confine_probe_result *r,
+		     struct bin_id *id, struct confine_error *err)
+{
+	char cand[PATH_MAX + 8], canon[PATH_MAX], why[512];
+	struct stat st;
+	if (snprintf(cand, sizeof(cand), "%s/bwrap", entry) >= (int)sizeof(cand))
+		return 0;
+	if (entry[0] != '/') {
+		/* Relative entries name a different place in every directory. */
+		if (stat(cand, &st) == 0)
+			reject(s, "bwrap found only through the relative PATH entry '%s'", entry);
+		return 0;
 	}
-	/* Nothing acceptable: report the problem a user is most likely to fix first. */
+	if (stat(cand, &st) != 0 || !realpath(entry, canon))
+		return 0;
+	if (!location_ok(s, canon, why, sizeof(why))) {
+		reject(s, "bwrap found only at '%s', %s", cand, why);
+		return 0;
+	}
+	if (!realpath(cand, canon))
+		return 0;
+	/* A symlink from a trusted directory into the workspace is still the workspace. */
+	char *bindir = cf_path_dirname(canon);
+	if (!bindir)
+		return cf_nomem(err);
+	bool loc = location_ok(s, bindir, why, sizeof(why));
+	free(bindir);
+	if (!loc) {
+		reject(s, "bwrap found only at '%s' (resolves to '%s'), %s", cand, canon, why);
+		return 0;
+	}
+	if (!binary_ok(canon, &st, why, sizeof(why))) {
+		invalid(s, canon, why);
+		return 0;
+	}
+	if (strlen(canon) >= sizeof(r->path)) {
+		invalid(s, cand, "its canonical path is too long");
+		return 0;
+	}
+	SET(r->path, canon);
+	id_from_stat(id, &st);
+	return 1;
+}
+
+/* Nothing acceptable in PATH: r says the problem a user is most likely to fix first. */
+static void none_found(const struct search *s, const char *path_env, struct confine_probe_result *r)
+{
 	if (s->invalid) {
 		SET(r->path, s->invalid_path);
 		fail(r, "binary_invalid", "'%s': %s", s->invalid_path, s->invalid_reason);
@@ -274,7 +266,26 @@ static int find_bwrap(const char *path_env, struct search *s, struct confine_pro
 		fail(r, "binary_missing", "bwrap was not found in PATH '%s'", path_env);
 		cf_hint_install(r->hint, sizeof(r->hint), min_version);
 	}
-out:
+}
+
+/* Searches PATH.  Returns 1 and fills r->path and id when an acceptable bwrap was found, 0 when
+ * none was (r->code set), negative on out-of-memory. */
+static int find_bwrap(const char *path_env, struct search *s, struct confine_probe_result *r,
+		      struct bin_id *id, struct confine_error *err)
+{
+	int ret = 0;
+	char *list = cf_strdup(path_env);
+	if (!list)
+		return cf_nomem(err);
+	/* strtok_r would drop empty entries, which mean the current directory: split by hand. */
+	for (char *e = list, *next; e && ret == 0; e = next) {
+		next = strchr(e, ':');
+		if (next)
+			*next++ = '\0';
+		ret = try_entry(e[0] ? e : ".", s, r, id, err);
+	}
+	if (ret == 0)
+		none_found(s, path_env, r);
 	free(list);
 	return ret;
 }
@@ -620,6 +631,50 @@ static char *canonical_or_null(const char *p)
 	return cf_strdup(buf);
 }
 
+/* What the bwrap backend enforces here, from the host facts in r; "not provided" throughout when
+ * it is unavailable. */
+static void guarantees(struct confine_probe_result *r)
+{
+	if (r->available) {
+		SET(r->read_protection, "enforced (mount namespace)");
+		SET(r->write_protection, "enforced (read-only binds)");
+		SET(r->network_isolation, "enforced with --no-network (network namespace)");
+		SET(r->syscall_filter, r->seccomp
+					   ? "enforced (seccomp)"
+					   : "not provided: the kernel refuses seccomp filters");
+		if (r->landlock_abi >= 6)
+			SET(r->process_scoping, "enforced (Landlock scoping)");
+		else
+			SET(r->process_scoping,
+			    "not provided: needs Landlock ABI 6 (abstract unix sockets and signals "
+			    "reach the host when the network is on)");
+		SET(r->resource_limits,
+		    r->cgroup ? "enforced with --limit (cgroup)"
+			      : "not provided: confine cannot create a cgroup here (--limit "
+				"is refused)");
+		/* R43: the resolver inside and the routing of TCP need nf_tables NAT, which only a
+		 * run sets up (it says so when the kernel refuses). */
+		SET(r->network_by_domain,
+		    "enforced with --net-allow (own network namespace; proxy 127.0.0.1:3128 and "
+		    ":1080 inside; names and TCP of every client via confine, with nf_tables)");
+		/* R36: what a kernel without the IPC guard gets (exec/linux/ipcguard.h). */
+		const char *lacks = cf_ipc_guard_missing(r->landlock_abi, r->seccomp);
+		if (lacks)
+			snprintf(r->not_provided, sizeof(r->not_provided),
+				 "host FIFOs and pathname sockets outside the writable areas (R36: "
+				 "needs %s; only the endpoints the sweep finds are hidden)",
+				 lacks);
+	} else {
+		SET(r->read_protection, "not provided");
+		SET(r->write_protection, "not provided");
+		SET(r->network_isolation, "not provided");
+		SET(r->syscall_filter, "not provided");
+		SET(r->process_scoping, "not provided");
+		SET(r->resource_limits, "not provided");
+		SET(r->network_by_domain, "not provided");
+	}
+}
+
 int cf_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
 		   struct confine_probe_result *result, struct confine_error *err)
 {
@@ -683,44 +738,7 @@ out:
 	 */
 	printable(result->reason);
 	printable(result->hint);
-	if (result->available) {
-		SET(result->read_protection, "enforced (mount namespace)");
-		SET(result->write_protection, "enforced (read-only binds)");
-		SET(result->network_isolation, "enforced with --no-network (network namespace)");
-		SET(result->syscall_filter,
-		    result->seccomp ? "enforced (seccomp)"
-				    : "not provided: the kernel refuses seccomp filters");
-		if (result->landlock_abi >= 6)
-			SET(result->process_scoping, "enforced (Landlock scoping)");
-		else
-			SET(result->process_scoping,
-			    "not provided: needs Landlock ABI 6 (abstract unix sockets and signals "
-			    "reach the host when the network is on)");
-		SET(result->resource_limits,
-		    result->cgroup ? "enforced with --limit (cgroup)"
-				   : "not provided: confine cannot create a cgroup here (--limit "
-				     "is refused)");
-		/* R43: the resolver inside and the routing of TCP need nf_tables NAT, which only a
-		 * run sets up (it says so when the kernel refuses). */
-		SET(result->network_by_domain,
-		    "enforced with --net-allow (own network namespace; proxy 127.0.0.1:3128 and "
-		    ":1080 inside; names and TCP of every client via confine, with nf_tables)");
-		/* R36: what a kernel without the IPC guard gets (exec/linux/ipcguard.h). */
-		const char *lacks = cf_ipc_guard_missing(result->landlock_abi, result->seccomp);
-		if (lacks)
-			snprintf(result->not_provided, sizeof(result->not_provided),
-				 "host FIFOs and pathname sockets outside the writable areas (R36: "
-				 "needs %s; only the endpoints the sweep finds are hidden)",
-				 lacks);
-	} else {
-		SET(result->read_protection, "not provided");
-		SET(result->write_protection, "not provided");
-		SET(result->network_isolation, "not provided");
-		SET(result->syscall_filter, "not provided");
-		SET(result->process_scoping, "not provided");
-		SET(result->resource_limits, "not provided");
-		SET(result->network_by_domain, "not provided");
-	}
+	guarantees(result);
 	free(ws);
 	free(cwd);
 	return ret;

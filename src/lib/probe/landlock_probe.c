@@ -12,17 +12,10 @@
 
 #define SET(field, ...) snprintf((field), sizeof(field), __VA_ARGS__)
 
-int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
+/* Whether the landlock backend works here, from the host facts in r: r->available, or the code,
+ * reason and hint of what it lacks. */
+static void verdict(struct confine_probe_result *r)
 {
-	(void)err;
-	memset(r, 0, sizeof(*r));
-	r->size = sizeof(*r);
-	SET(r->backend, "landlock");
-	r->landlock_abi = cf_landlock_abi();
-	r->seccomp = cf_seccomp_available();
-	r->cgroup = cf_cgroup_available();
-	if (r->landlock_abi > 0)
-		SET(r->version, "abi %d (minimum %d)", r->landlock_abi, CONFINE_LANDLOCK_MIN_ABI);
 	size_t n;
 	const struct cf_ll_abi_entry *t = cf_ll_abi_table(&n);
 	if (r->landlock_abi <= 0) {
@@ -58,6 +51,12 @@ int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
 		r->available = true;
 		SET(r->code, "available");
 	}
+}
+
+/* What the landlock backend enforces here, and what it does not; "not provided" throughout when
+ * it is unavailable. */
+static void guarantees(struct confine_probe_result *r)
+{
 	if (r->available) {
 		const char *opener_missing =
 		    cf_opener_missing(cf_ipc_guard_missing(r->landlock_abi, r->seccomp));
@@ -121,5 +120,20 @@ int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
 		SET(r->resource_limits, "not provided");
 		SET(r->network_by_domain, "not provided");
 	}
+}
+
+int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
+{
+	(void)err;
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	SET(r->backend, "landlock");
+	r->landlock_abi = cf_landlock_abi();
+	r->seccomp = cf_seccomp_available();
+	r->cgroup = cf_cgroup_available();
+	if (r->landlock_abi > 0)
+		SET(r->version, "abi %d (minimum %d)", r->landlock_abi, CONFINE_LANDLOCK_MIN_ABI);
+	verdict(r);
+	guarantees(r);
 	return 0;
 }
