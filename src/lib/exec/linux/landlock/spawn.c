@@ -522,23 +522,11 @@ static int drop_capabilities(void)
 
 static const int reset_signals[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
 
-static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
+/* The child (start_child, after vfork, on confine's memory: async-signal-safe calls only, a
+ * failure is a record in c->shared and _exit): its session, terminal and descriptors 0-2, and
+ * its ties to confine (R4: death signal, keeper, cgroup). */
+static void child_attach(const struct ll_child *c)
 {
-	sigset_t all, old, none;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid_t pid = vfork();
-	if (pid != 0) {
-		int e = errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		errno = e;
-		return pid;
-	}
-	for (size_t i = 0; i < sizeof(reset_signals) / sizeof(reset_signals[0]); i++)
-		signal(reset_signals[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-
 	/* TIOCSTI and kill(0, ...) stay inside: a session and process group of its own. */
 	if (setsid() < 0)
 		CHILD_FAIL(c, "setsid");
@@ -564,6 +552,11 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 		CHILD_FAIL(c, "pidfd_open and sendmsg to confine-keeper");
 	if (cf_cgroup_enter(c->cgroup) < 0)
 		CHILD_FAIL(c, "cgroup.procs");
+}
+
+/* The child: R16's session keyring, no core dumps, nothing inherited but 0-2; its directory. */
+static void child_isolate(const struct ll_child *c)
+{
 	/* R16: a fresh session keyring (see spawn.c for the EPERM/ENOSYS case), no core dumps,
 	 * nothing inherited but 0, 1 and 2. */
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != EPERM &&
@@ -584,6 +577,12 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	}
 	if (c->cwd && chdir(c->cwd) < 0)
 		CHILD_FAIL(c, "chdir");
+}
+
+/* The child: no capabilities, no_new_privs, the Landlock ruleset, the seccomp filter (its
+ * listener to the supervisor). */
+static void child_restrict(const struct ll_child *c)
+{
 	if (drop_capabilities() < 0)
 		CHILD_FAIL(c, "cannot drop capabilities");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -609,8 +608,11 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	} else if (c->prog && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, c->prog, 0, 0) < 0) {
 		CHILD_FAIL(c, "prctl(PR_SET_SECCOMP)");
 	}
+}
 
-	/* execvp's search, on the candidates prepared from the command's own PATH. */
+/* The child: the command, by execvp's search on the candidates prepared from its own PATH. */
+static _Noreturn void child_exec(const struct ll_child *c)
+{
 	c->shared->type = LL_EXEC;
 	__asm__ volatile("" ::: "memory");
 	int err = ENOENT;
@@ -631,7 +633,29 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 	}
 	fail_rec(c, CF_HELPER_EXEC_FAIL, err, NULL);
 	_exit(err == ENOENT ? 127 : 126);
-	return -1;
+}
+
+static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
+{
+	sigset_t all, old, none;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid = vfork();
+	if (pid != 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		return pid;
+	}
+	for (size_t i = 0; i < sizeof(reset_signals) / sizeof(reset_signals[0]); i++)
+		signal(reset_signals[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	child_attach(c);
+	child_isolate(c);
+	child_restrict(c);
+	child_exec(c);
 }
 
 static pid_t spawn_child(void *arg)
@@ -730,6 +754,62 @@ static int start_supervisor(confine_run *run, int guard[2], struct confine_error
 	return r;
 }
 
+/* What the child execs: the candidates of execvp's search for the plan's argv[0] from the
+ * command's own PATH (envp), and the argv of /bin/sh for a script without #! ("sh", the
+ * candidate, the arguments).  -1: out of memory (the caller frees both). */
+static int exec_argv(const struct cf_plan *plan, char **envp, struct cf_strv *cands,
+		     char ***sh_argv)
+{
+	if (exec_candidates(plan->argv.v[0], envp, cands) < 0)
+		return -1;
+	*sh_argv = calloc(plan->argv.n + 2, sizeof(**sh_argv));
+	if (!*sh_argv)
+		return -1;
+	(*sh_argv)[0] = "sh";
+	for (size_t i = 1; i < plan->argv.n; i++)
+		(*sh_argv)[i + 1] = plan->argv.v[i];
+	return 0;
+}
+
+/* vfork returned: the child exec'd the command, failed, or was killed before it could (the
+ * memory limit's OOM kill, a signal).  What it left in `shared` goes to the status pipe, where
+ * the wait reads it; the run takes the child and the pipe's read end (status[0] -1 then), and
+ * the write ends of the status pipe and of the guard's socket are closed. */
+static int adopt(confine_run *run, pid_t pid, struct cf_helper_record *shared, int status[2],
+		 int guard[2], struct confine_error *err)
+{
+	if (shared->type == LL_SETUP)
+		*shared = (struct cf_helper_record){.type = CF_HELPER_FAIL, .value = 0};
+	if (shared->type != LL_EXEC && write(status[1], shared, sizeof(*shared)) < 0) {
+		int r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock",
+				  "write", errno);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
+	close(status[1]);
+	status[1] = -1;
+	/* The child has sent the listener (or failed): the guard sees the end of the handoff
+	 * once this copy of its write end is gone too. */
+	if (guard[1] >= 0)
+		close(guard[1]);
+	guard[1] = -1;
+	run->pid = pid;
+	run->target_pid = pid;
+	/* Our own child: its number cannot be reused before we reap it. */
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd >= 0) {
+		fcntl(pfd, F_SETFD, FD_CLOEXEC);
+		run->target_pidfd = pfd;
+	}
+	run->status_fd = status[0];
+	status[0] = -1;
+	/* vfork returned: the child has exec'd the command or failed (its record is in the
+	 * pipe).  Nothing is in between, so signals go straight to the command. */
+	run->ready = true;
+	run->started = true;
+	return 0;
+}
+
 int cf_ll_spawn(confine_run *run, struct confine_error *err)
 {
 	struct cf_plan *plan = &run->plan;
@@ -763,14 +843,8 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	    (r = load_program(&run->ll, cf_run_agent_sock(run) != NULL, &prog, err)) < 0)
 		goto out;
 	char **envp = plan->env.v ? plan->env.v : (char *[]){NULL};
-	if (exec_candidates(plan->argv.v[0], envp, &cands) < 0)
+	if (exec_argv(plan, envp, &cands, &sh_argv) < 0)
 		goto oom;
-	sh_argv = calloc(plan->argv.n + 2, sizeof(*sh_argv));
-	if (!sh_argv)
-		goto oom;
-	sh_argv[0] = "sh";
-	for (size_t i = 1; i < plan->argv.n; i++)
-		sh_argv[i + 1] = plan->argv.v[i];
 	if (pipe2(status, O_CLOEXEC) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "pipe2",
 			      errno);
@@ -796,39 +870,7 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	pid_t pid;
 	if ((r = spawn(run, &c, rs, stdio, &pid, err)) < 0)
 		goto out;
-	/* vfork returned: the child exec'd the command, failed, or was killed before it could
-	 * (the memory limit's OOM kill, a signal): what it left in `shared` goes to the status
-	 * pipe, where the wait reads it. */
-	if (shared.type == LL_SETUP)
-		shared = (struct cf_helper_record){.type = CF_HELPER_FAIL, .value = 0};
-	if (shared.type != LL_EXEC && write(status[1], &shared, sizeof(shared)) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "write",
-			      errno);
-		waitpid(pid, NULL, 0);
-		goto out;
-	}
-	close(status[1]);
-	status[1] = -1;
-	/* The child has sent the listener (or failed): the guard sees the end of the handoff
-	 * once this copy of its write end is gone too. */
-	if (guard[1] >= 0)
-		close(guard[1]);
-	guard[1] = -1;
-	run->pid = pid;
-	run->target_pid = pid;
-	/* Our own child: its number cannot be reused before we reap it. */
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pfd >= 0) {
-		fcntl(pfd, F_SETFD, FD_CLOEXEC);
-		run->target_pidfd = pfd;
-	}
-	run->status_fd = status[0];
-	status[0] = -1;
-	/* vfork returned: the child has exec'd the command or failed (its record is in the
-	 * pipe).  Nothing is in between, so signals go straight to the command. */
-	run->ready = true;
-	run->started = true;
-	r = 0;
+	r = adopt(run, pid, &shared, status, guard, err);
 	goto out;
 oom:
 	r = cf_nomem(err);
