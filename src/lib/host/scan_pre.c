@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -33,6 +32,7 @@
 
 #include "util/nofollow.h"
 #include "host/scan_pre.h"
+#include "util/thread.h"
 
 enum { CF_PRE_BUSY = 3, CF_PRE_MAX_THREADS = 4, CF_PRE_TASKS_PER_THREAD = 8 };
 
@@ -275,22 +275,10 @@ struct cf_scan_pre *cf_scan_pre_run(const struct cf_scan_cache *prev, uint32_t r
 	pthread_t tid[CF_PRE_MAX_THREADS - 1];
 	int started = 0;
 	size_t left = p->ntasks - p->first;
-	if (left > 1) {
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_attr_t attr;
-		bool attr_ok = pthread_attr_init(&attr) == 0;
-		if (attr_ok)
-			pthread_attr_setstacksize(&attr, 256 * 1024);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		for (int i = 0; i < threads - 1 && (size_t)i + 1 < left; i++) {
-			if (pthread_create(&tid[started], attr_ok ? &attr : NULL, work, p) != 0)
-				break;
-			started++;
-		}
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (attr_ok)
-			pthread_attr_destroy(&attr);
+	for (int i = 0; left > 1 && i < threads - 1 && (size_t)i + 1 < left; i++) {
+		if (cf_thread_start(&tid[started], 256 * 1024, false, work, p) != 0)
+			break;
+		started++;
 	}
 	work(p);
 	for (int i = 0; i < started; i++)
