@@ -416,308 +416,359 @@ static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, struct fdlist *ke
 	return 0;
 }
 
-int cf_launch_bwrap(confine_run *run, cf_launch_hook before, struct confine_error *err)
-{
-	struct cf_plan *plan = &run->plan;
-	struct fdlist keep = {0}; /* handed to bwrap */
-	int *source = NULL, *empty = NULL, *data = NULL;
-	bool *by_helper = NULL;
-	int info[2] = {-1, -1}, status[2] = {-1, -1}, errp[2] = {-1, -1}, go[2] = {-1, -1};
-	int args_fd = -1, null_fd = -1;
-	char *helper = NULL, *args_arg = NULL, **bargv = NULL;
-	struct cf_strv args = {0};
-	int r = 0;
+/* One launch of bwrap while it is being prepared: the descriptors bwrap is given (keep, which
+ * owns them), the tables of each mount's descriptors, the pipes, the vector.  Released by
+ * launch_release whatever happened. */
+struct launch {
+	confine_run *run;
+	struct cf_plan *plan;
+	struct fdlist keep;
+	int *source, *empty, *data;
+	bool *by_helper;
+	int info[2], status[2], errp[2], go[2];
+	int null_fd;
+	struct cf_bwrap_fds fds;
+	char *helper, *args_arg, **bargv;
+	struct cf_strv args;
+};
 
-	/* The run's own step before bwrap (run_launch.c: R39, the overlays' upper layers and this
-	 * run's work directories). */
-	if (before && (r = before(run, err)) < 0)
-		return r;
-	raise_fd_limit(plan->n_mounts + plan->n_injects + 16);
-	source = malloc(plan->n_mounts * sizeof(int));
-	empty = malloc(plan->n_mounts * sizeof(int));
-	data = plan->n_injects ? malloc(plan->n_mounts * sizeof(int)) : NULL;
+/* The tables of each mount's descriptors, the mounts skipped, and in helper mode which of them
+ * the helper makes. */
+static int alloc_tables(struct launch *l, struct confine_error *err)
+{
+	struct cf_plan *plan = l->plan;
+	confine_run *run = l->run;
+	l->source = malloc(plan->n_mounts * sizeof(int));
+	l->empty = malloc(plan->n_mounts * sizeof(int));
+	l->data = plan->n_injects ? malloc(plan->n_mounts * sizeof(int)) : NULL;
 	if (!run->skip)
 		run->skip = calloc(plan->n_mounts + 1, sizeof(bool));
-	if (!source || !empty || !run->skip || (plan->n_injects && !data))
-		goto oom;
+	if (!l->source || !l->empty || !run->skip || (plan->n_injects && !l->data))
+		return cf_nomem(err);
 	run->helper_mode_used = helper_mode_ok(run);
 	if (run->helper_mode_used) {
-		if (!(by_helper = malloc(plan->n_mounts + 1)))
-			goto oom;
-		cf_plan_helper_split(plan, run->skip, by_helper);
+		if (!(l->by_helper = malloc(plan->n_mounts + 1)))
+			return cf_nomem(err);
+		cf_plan_helper_split(plan, run->skip, l->by_helper);
 	}
-	if (data) {
-		/* A fresh descriptor of each sealed memfd: bwrap reads it to the end and closes
-		 * it; another launch (skip_vanished) gets its own. */
-		r = cf_run_inject_fds(run, data, err);
-		for (size_t i = 0; i < plan->n_mounts; i++)
-			if (data[i] >= 0 && fdlist_add(&keep, data[i]) < 0) {
-				for (size_t j = i; j < plan->n_mounts; j++)
-					if (data[j] >= 0)
-						close(data[j]);
-				goto oom;
-			}
-		if (r < 0)
-			goto out;
-	}
-	for (size_t i = 0; i < plan->n_mounts; i++) {
-		const struct cf_mount *m = &plan->mounts[i];
-		source[i] = empty[i] = -1;
-		if (m->op == CF_MNT_RO_BIND && (m->net_dir || m->agent_dir)) {
-			/* SPEC 12: the proxy's private socket directory, by descriptor; R44: the
-			 * ssh-agent filter's the same way. */
-			int dfd = m->agent_dir	? cf_run_agent_dir_fd(run)
-				  : run->netrun ? cf_netrun_dir_fd(run->netrun)
-						: -1;
-			source[i] = dfd >= 0 ? fcntl(dfd, F_DUPFD_CLOEXEC, 3) : -1;
-			if (source[i] < 0) {
-				r = cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox",
-					   m->agent_dir ? "ssh-agent filter" : "network proxy",
-					   "the socket directory is not open");
-				goto out;
-			}
-			if (fdlist_add(&keep, source[i]) < 0)
-				goto oom;
-		} else if (m->op == CF_MNT_RO_BIND && m->net_file) {
-			/* R43: the sandbox's resolver configuration, from the proxy's directory. */
-			source[i] = run->netrun ? openat(cf_netrun_dir_fd(run->netrun), m->net_file,
-							 O_PATH | O_NOFOLLOW | O_CLOEXEC)
-						: -1;
-			if (source[i] < 0) {
-				r = cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox",
-					   m->net_file,
-					   "the resolver's configuration is not there");
-				goto out;
-			}
-			if (fdlist_add(&keep, source[i]) < 0)
-				goto oom;
-		} else if ((m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND ||
-			    m->op == CF_MNT_CACHE_STORE) &&
-			   !(by_helper && by_helper[i])) {
-			/* R39: the store's overlay data, bound by descriptor for the masks. */
-			char *store = m->op == CF_MNT_CACHE_STORE
-					  ? cf_cache_store_overlay(plan->cache_store)
-					  : NULL;
-			if (m->op == CF_MNT_CACHE_STORE && !store)
-				goto oom;
-			source[i] = open_source(store ? store : m->path, m->kind, err);
-			free(store);
-			if (source[i] < 0) {
-				r = CONFINE_E_SPAWN;
-				goto out;
-			}
-			if (fdlist_add(&keep, source[i]) < 0)
-				goto oom;
-		} else if (m->op == CF_MNT_INJECT) {
-			if ((r = check_inject_target(m, err)) < 0)
-				goto out;
-		} else if ((m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR) &&
-			   m->transient && !(by_helper && by_helper[i]) &&
-			   (run->skip[i] || !still_there(m->path, m->op == CF_MNT_HIDE_DIR))) {
-			/* A host socket or FIFO that went away since the sweep: nothing to hide,
-			 * and bwrap must not create it on the host.  One that comes back in the
-			 * moment before bwrap mounts simply gets mounted over; one that goes in
-			 * that moment makes bwrap fail, and the launch is tried again
-			 * (skip_vanished). */
-			run->skip[i] = true;
-			/* A hidden directory's later remount goes with it. */
-			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < plan->n_mounts; j++)
-				if (plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
-				    !strcmp(plan->mounts[j].path, m->path))
-					run->skip[j] = true;
-		} else if (m->op == CF_MNT_HIDE_FILE && !(by_helper && by_helper[i])) {
-			/* bwrap copies this (empty) descriptor into the file it binds. */
-			if ((empty[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-				r = cf_err_os(err, CONFINE_E_OS, "cannot open", "/dev/null", "open",
-					      errno);
-				goto out;
-			}
-			if (fdlist_add(&keep, empty[i]) < 0)
-				goto oom;
-		}
-	}
+	return 0;
+}
 
-	struct cf_bwrap_fds fds = {.source = source,
-				   .empty = empty,
-				   .data = data,
-				   .seccomp = -1,
-				   .skip = run->skip,
-				   .by_helper = by_helper,
-				   .env = -1,
-				   .ipc = -1,
-				   .ipc_filter = -1};
-	if (by_helper) {
+/* A fresh descriptor of each sealed memfd: bwrap reads it to the end and closes it; another
+ * launch (skip_vanished) gets its own. */
+static int inject_fds(struct launch *l, struct confine_error *err)
+{
+	if (!l->data)
+		return 0;
+	int r = cf_run_inject_fds(l->run, l->data, err);
+	for (size_t i = 0; i < l->plan->n_mounts; i++)
+		if (l->data[i] >= 0 && fdlist_add(&l->keep, l->data[i]) < 0) {
+			for (size_t j = i; j < l->plan->n_mounts; j++)
+				if (l->data[j] >= 0)
+					close(l->data[j]);
+			return cf_nomem(err);
+		}
+	return r < 0 ? r : 0;
+}
+
+/* SPEC 12: the proxy's private socket directory, by descriptor; R44: the ssh-agent filter's
+ * the same way; R43: the sandbox's resolver configuration, from the proxy's directory. */
+static int net_source(struct launch *l, const struct cf_mount *m, size_t i,
+		      struct confine_error *err)
+{
+	confine_run *run = l->run;
+	if (m->net_dir || m->agent_dir) {
+		int dfd = m->agent_dir	? cf_run_agent_dir_fd(run)
+			  : run->netrun ? cf_netrun_dir_fd(run->netrun)
+					: -1;
+		l->source[i] = dfd >= 0 ? fcntl(dfd, F_DUPFD_CLOEXEC, 3) : -1;
+		if (l->source[i] < 0)
+			return cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox",
+				      m->agent_dir ? "ssh-agent filter" : "network proxy",
+				      "the socket directory is not open");
+	} else {
+		l->source[i] = run->netrun ? openat(cf_netrun_dir_fd(run->netrun), m->net_file,
+						    O_PATH | O_NOFOLLOW | O_CLOEXEC)
+					   : -1;
+		if (l->source[i] < 0)
+			return cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox", m->net_file,
+				      "the resolver's configuration is not there");
+	}
+	return fdlist_add(&l->keep, l->source[i]) < 0 ? cf_nomem(err) : 0;
+}
+
+/* A bind's source opened now, bwrap binds the descriptor.  R39: the store's overlay data,
+ * bound by descriptor for the masks. */
+static int bind_source(struct launch *l, const struct cf_mount *m, size_t i,
+		       struct confine_error *err)
+{
+	char *store =
+	    m->op == CF_MNT_CACHE_STORE ? cf_cache_store_overlay(l->plan->cache_store) : NULL;
+	if (m->op == CF_MNT_CACHE_STORE && !store)
+		return cf_nomem(err);
+	l->source[i] = open_source(store ? store : m->path, m->kind, err);
+	free(store);
+	if (l->source[i] < 0)
+		return CONFINE_E_SPAWN;
+	return fdlist_add(&l->keep, l->source[i]) < 0 ? cf_nomem(err) : 0;
+}
+
+/* A host socket or FIFO that went away since the sweep: nothing to hide, and bwrap must not
+ * create it on the host.  One that comes back in the moment before bwrap mounts simply gets
+ * mounted over; one that goes in that moment makes bwrap fail, and the launch is tried again
+ * (skip_vanished).  A hidden directory's later remount goes with it. */
+static void skip_gone(struct launch *l, const struct cf_mount *m, size_t i)
+{
+	l->run->skip[i] = true;
+	for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < l->plan->n_mounts; j++)
+		if (l->plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
+		    !strcmp(l->plan->mounts[j].path, m->path))
+			l->run->skip[j] = true;
+}
+
+/* What mount i needs before bwrap starts: a source descriptor, an empty file's, a check. */
+static int mount_fds(struct launch *l, size_t i, struct confine_error *err)
+{
+	const struct cf_mount *m = &l->plan->mounts[i];
+	bool helpers = l->by_helper && l->by_helper[i];
+	l->source[i] = l->empty[i] = -1;
+	if (m->op == CF_MNT_RO_BIND && (m->net_dir || m->agent_dir || m->net_file))
+		return net_source(l, m, i, err);
+	if ((m->op == CF_MNT_RO_BIND || m->op == CF_MNT_RW_BIND || m->op == CF_MNT_CACHE_STORE) &&
+	    !helpers)
+		return bind_source(l, m, i, err);
+	if (m->op == CF_MNT_INJECT)
+		return check_inject_target(m, err);
+	if ((m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR) && m->transient && !helpers &&
+	    (l->run->skip[i] || !still_there(m->path, m->op == CF_MNT_HIDE_DIR))) {
+		skip_gone(l, m, i);
+		return 0;
+	}
+	if (m->op == CF_MNT_HIDE_FILE && !helpers) {
+		/* bwrap copies this (empty) descriptor into the file it binds. */
+		if ((l->empty[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+			return cf_err_os(err, CONFINE_E_OS, "cannot open", "/dev/null", "open",
+					 errno);
+		if (fdlist_add(&l->keep, l->empty[i]) < 0)
+			return cf_nomem(err);
+	}
+	return 0;
+}
+
+/* The helper's mount list (helper mode), the seccomp filter and confine-init itself. */
+static int helper_fds(struct launch *l, struct confine_error *err)
+{
+	confine_run *run = l->run;
+	int r;
+	if (l->by_helper) {
 		/* Made at READY (helper_masks), then read back: which transient endpoints were
 		 * left out. */
-		if ((run->mounts_r = helper_list_fd(plan, by_helper, err)) < 0) {
-			r = run->mounts_r;
-			goto out;
-		}
+		if ((run->mounts_r = helper_list_fd(l->plan, l->by_helper, err)) < 0)
+			return run->mounts_r;
 		free(run->by_helper);
-		run->by_helper = by_helper;
-		by_helper = NULL;
+		run->by_helper = l->by_helper;
+		l->by_helper = NULL;
 	}
-	if (plan->seccomp) {
+	if (l->plan->seccomp) {
 		/* R36: under the IPC guard, openat2 is refused to the command by the guard's
 		 * filter, not to pid 1 by this one. */
-		struct cf_seccomp_opts so = {.sockets = plan->ipc_guard ? CF_SOCKETS_GUARDED
-									: CF_SOCKETS_ANY};
-		if ((r = cf_seccomp_build_fd_opts(&so, &fds.seccomp, err)) < 0)
-			goto out;
-		if (fdlist_add(&keep, fds.seccomp) < 0)
-			goto oom;
+		struct cf_seccomp_opts so = {.sockets = l->plan->ipc_guard ? CF_SOCKETS_GUARDED
+									   : CF_SOCKETS_ANY};
+		if ((r = cf_seccomp_build_fd_opts(&so, &l->fds.seccomp, err)) < 0)
+			return r;
+		if (fdlist_add(&l->keep, l->fds.seccomp) < 0)
+			return cf_nomem(err);
 	}
-	helper = run->helper ? cf_strdup(run->helper) : find_helper();
-	if (!helper)
-		goto oom;
-	if ((fds.helper = open(helper, O_PATH | O_CLOEXEC)) < 0) {
+	l->helper = run->helper ? cf_strdup(run->helper) : find_helper();
+	if (!l->helper)
+		return cf_nomem(err);
+	if ((l->fds.helper = open(l->helper, O_PATH | O_CLOEXEC)) < 0) {
 		int e = errno;
-		r = cf_err_os(err, CONFINE_E_SPAWN, "cannot open the sandbox helper", helper,
+		r = cf_err_os(err, CONFINE_E_SPAWN, "cannot open the sandbox helper", l->helper,
 			      "open", e);
 		if (e == ENOENT || e == EACCES || e == ENOTDIR || e == ELOOP)
 			cf_err_hint(err, "reinstall confine: confine-init belongs beside the "
 					 "confine binary or in " CONFINE_LIBEXECDIR);
-		goto out;
+		return r;
 	}
-	if (fdlist_add(&keep, fds.helper) < 0)
-		goto oom;
-	if (pipe2(info, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
-	    pipe2(errp, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "pipe2",
-			      errno);
-		goto out;
-	}
-	fds.info = info[1];
-	fds.status = status[1];
-	fds.go = go[0];
-	if ((r = pty_fds(run, &fds, &keep, &null_fd, err)) < 0)
-		goto out;
-	if (run->record.tee_wanted && !(fds.pty_mask & CF_PTY_FD(2))) {
+	return fdlist_add(&l->keep, l->fds.helper) < 0 ? cf_nomem(err) : 0;
+}
+
+/* The pipes between confine, bwrap and confine-init, the pty's channel, the command's stderr
+ * (R41: /dev/null under a pty; confine's tee when it is recorded), and R35, R36: the command's
+ * environment, the IPC guard's list and filter (ipcguard.h). */
+static int channel_fds(struct launch *l, struct confine_error *err)
+{
+	confine_run *run = l->run;
+	struct cf_bwrap_fds *fds = &l->fds;
+	int r;
+	if (pipe2(l->info, O_CLOEXEC) < 0 || pipe2(l->status, O_CLOEXEC) < 0 ||
+	    pipe2(l->errp, O_CLOEXEC) < 0 || pipe2(l->go, O_CLOEXEC) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "pipe2",
+				 errno);
+	fds->info = l->info[1];
+	fds->status = l->status[1];
+	fds->go = l->go[0];
+	if ((r = pty_fds(run, fds, &l->keep, &l->null_fd, err)) < 0)
+		return r;
+	if (run->record.tee_wanted && !(fds->pty_mask & CF_PTY_FD(2))) {
 		/* The command's stderr through confine's tee (exec/linux/tee.c): the helper
 		 * restores this pipe as fd 2 instead of the real stderr. */
-		if ((r = cf_open_tee(run, &fds.stderr_fd, err)) < 0)
-			goto out;
-	} else if ((fds.stderr_fd = fcntl(fds.pty_mask & CF_PTY_FD(2) ? null_fd : run->stdio[2],
-					  F_DUPFD_CLOEXEC, 3)) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
-			      errno);
-		goto out;
-	}
-	if (fdlist_add(&keep, info[1]) < 0 || fdlist_add(&keep, status[1]) < 0 ||
-	    fdlist_add(&keep, fds.stderr_fd) < 0 || fdlist_add(&keep, go[0]) < 0)
-		goto oom;
-	info[1] = status[1] = go[0] = -1; /* owned by keep now */
-	/* R35, R36: the command's environment, the IPC guard's list and filter (ipcguard.h). */
+		if ((r = cf_open_tee(run, &fds->stderr_fd, err)) < 0)
+			return r;
+	} else if ((fds->stderr_fd =
+			fcntl(fds->pty_mask & CF_PTY_FD(2) ? l->null_fd : run->stdio[2],
+			      F_DUPFD_CLOEXEC, 3)) < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
+				 errno);
+	if (fdlist_add(&l->keep, l->info[1]) < 0 || fdlist_add(&l->keep, l->status[1]) < 0 ||
+	    fdlist_add(&l->keep, fds->stderr_fd) < 0 || fdlist_add(&l->keep, l->go[0]) < 0)
+		return cf_nomem(err);
+	l->info[1] = l->status[1] = l->go[0] = -1; /* owned by keep now */
 	struct cf_ipc_fds made;
-	r = cf_helper_fds(plan, source, &fds, &made, err);
+	r = cf_helper_fds(l->plan, l->source, fds, &made, err);
 	for (size_t i = 0; i < made.n; i++)
-		if (fdlist_add(&keep, made.v[i]) < 0) {
+		if (fdlist_add(&l->keep, made.v[i]) < 0) {
 			for (size_t j = i; j < made.n; j++)
 				close(made.v[j]);
 			free(made.v);
-			goto oom;
+			return cf_nomem(err);
 		}
 	free(made.v);
-	if (r < 0)
-		goto out;
+	return r < 0 ? r : 0;
+}
 
-	if ((r = cf_bwrap_argv(plan, &fds, &args, err)) < 0)
-		goto out;
-	/* Options travel through a memfd: nothing of the policy appears in /proc/PID/cmdline. */
-	if ((args_fd = memfd_create("confine-args", MFD_CLOEXEC)) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap",
-			      "memfd_create", errno);
-		goto out;
+/* bwrap's options, through a memfd (nothing of the policy appears in /proc/PID/cmdline), and
+ * its vector: bwrap --args FD, then the rest of the options after the end marker. */
+static int bwrap_vector(struct launch *l, struct confine_error *err)
+{
+	int r;
+	if ((r = cf_bwrap_argv(l->plan, &l->fds, &l->args, err)) < 0)
+		return r;
+	int args_fd = memfd_create("confine-args", MFD_CLOEXEC);
+	if (args_fd < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap",
+				 "memfd_create", errno);
+	if (fdlist_add(&l->keep, args_fd) < 0) {
+		close(args_fd);
+		return cf_nomem(err);
 	}
 	size_t split = 0;
-	while (split < args.n && strcmp(args.v[split], CF_BWRAP_ARGS_END))
+	while (split < l->args.n && strcmp(l->args.v[split], CF_BWRAP_ARGS_END))
 		split++;
 	struct cf_buf packed;
 	cf_buf_init(&packed);
 	for (size_t i = 0; i < split; i++)
-		cf_buf_addn(&packed, args.v[i], strlen(args.v[i]) + 1);
+		cf_buf_addn(&packed, l->args.v[i], strlen(l->args.v[i]) + 1);
 	if (packed.oom) {
 		cf_buf_release(&packed);
-		goto oom;
+		return cf_nomem(err);
 	}
 	ssize_t wrote = write(args_fd, packed.s, packed.len);
 	int werr = errno;
 	bool whole = wrote == (ssize_t)packed.len;
 	cf_buf_release(&packed);
-	if (!whole) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "write",
-			      wrote < 0 ? werr : EIO);
-		goto out;
-	}
-	if (lseek(args_fd, 0, SEEK_SET) < 0 || fdlist_add(&keep, args_fd) < 0)
-		goto oom;
-	args_arg = cf_asprintf("%d", args_fd);
-	args_fd = -1;
-	if (!args_arg)
-		goto oom;
+	if (!whole)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "write",
+				 wrote < 0 ? werr : EIO);
+	if (lseek(args_fd, 0, SEEK_SET) < 0 || !(l->args_arg = cf_asprintf("%d", args_fd)))
+		return cf_nomem(err);
+	if (!(l->bargv = calloc(l->args.n + 4, sizeof(*l->bargv))))
+		return cf_nomem(err);
+	l->bargv[0] = "bwrap";
+	l->bargv[1] = "--args";
+	l->bargv[2] = l->args_arg;
+	for (size_t i = split + 1, j = 3; i < l->args.n; i++, j++)
+		l->bargv[j] = l->args.v[i];
+	return 0;
+}
 
-	/* bwrap --args FD, then the rest of the vector after the end marker. */
-	bargv = calloc(args.n + 4, sizeof(*bargv));
-	if (!bargv)
-		goto oom;
-	bargv[0] = "bwrap";
-	bargv[1] = "--args";
-	bargv[2] = args_arg;
-	for (size_t i = split + 1, j = 3; i < args.n; i++, j++)
-		bargv[j] = args.v[i];
+/* bwrap started; the run takes over the parent's ends of the pipes. */
+static int exec_bwrap(struct launch *l, struct confine_error *err)
+{
+	confine_run *run = l->run;
 	struct bwrap_child c = {.bwrap = run->bwrap,
 				.pgid = run->keeper.pid,
-				.argv = bargv,
+				.argv = l->bargv,
 				.envp = cf_host_env,
-				.err_w = errp[1],
+				.err_w = l->errp[1],
 				.cgroup = &run->cgroup,
-				.keep = keep.v,
-				.n_keep = keep.n,
-				.null_fd = null_fd,
-				.null_mask = fds.pty_mask,
+				.keep = l->keep.v,
+				.n_keep = l->keep.n,
+				.null_fd = l->null_fd,
+				.null_mask = l->fds.pty_mask,
 				.stdio = run->stdio};
 	run->launch_time = time(NULL);
 	pid_t pid = start_bwrap(&c);
-	if (pid < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "vfork",
-			      errno);
-		goto out;
-	}
+	if (pid < 0)
+		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "vfork",
+				 errno);
 	run->pid = pid;
 	run->target_pid = pid;
 	run->ready = false;
-	run->info_fd = info[0];
-	run->status_fd = status[0];
-	run->err_fd = errp[0];
-	run->go_w = go[1];
-	info[0] = status[0] = errp[0] = go[1] = -1;
+	run->info_fd = l->info[0];
+	run->status_fd = l->status[0];
+	run->err_fd = l->errp[0];
+	run->go_w = l->go[1];
+	l->info[0] = l->status[0] = l->errp[0] = l->go[1] = -1;
 	run->started = true;
-	r = 0;
-	goto out;
-oom:
-	r = cf_nomem(err);
-out:
-	fdlist_close(&keep);
+	return 0;
+}
+
+static void launch_release(struct launch *l)
+{
+	fdlist_close(&l->keep);
 	for (int i = 0; i < 2; i++) {
-		if (info[i] >= 0)
-			close(info[i]);
-		if (status[i] >= 0)
-			close(status[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-		if (go[i] >= 0)
-			close(go[i]);
+		int fds[] = {l->info[i], l->status[i], l->errp[i], l->go[i]};
+		for (size_t k = 0; k < sizeof(fds) / sizeof(fds[0]); k++)
+			if (fds[k] >= 0)
+				close(fds[k]);
 	}
-	if (args_fd >= 0)
-		close(args_fd);
-	free(source);
-	free(empty);
-	free(data);
-	free(by_helper);
-	free(helper);
-	free(args_arg);
-	free(bargv);
-	cf_strv_release(&args);
+	free(l->source);
+	free(l->empty);
+	free(l->data);
+	free(l->by_helper);
+	free(l->helper);
+	free(l->args_arg);
+	free(l->bargv);
+	cf_strv_release(&l->args);
+}
+
+int cf_launch_bwrap(confine_run *run, cf_launch_hook before, struct confine_error *err)
+{
+	struct launch l = {.run = run,
+			   .plan = &run->plan,
+			   .info = {-1, -1},
+			   .status = {-1, -1},
+			   .errp = {-1, -1},
+			   .go = {-1, -1},
+			   .null_fd = -1};
+	int r = 0;
+	/* The run's own step before bwrap (run_launch.c: R39, the overlays' upper layers and this
+	 * run's work directories). */
+	if (before && (r = before(run, err)) < 0)
+		return r;
+	raise_fd_limit(l.plan->n_mounts + l.plan->n_injects + 16);
+	if ((r = alloc_tables(&l, err)) < 0 || (r = inject_fds(&l, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < l.plan->n_mounts; i++)
+		if ((r = mount_fds(&l, i, err)) < 0)
+			goto out;
+	l.fds = (struct cf_bwrap_fds){.source = l.source,
+				      .empty = l.empty,
+				      .data = l.data,
+				      .seccomp = -1,
+				      .skip = run->skip,
+				      .by_helper = l.by_helper,
+				      .env = -1,
+				      .ipc = -1,
+				      .ipc_filter = -1};
+	if ((r = helper_fds(&l, err)) < 0 || (r = channel_fds(&l, err)) < 0 ||
+	    (r = bwrap_vector(&l, err)) < 0)
+		goto out;
+	r = exec_bwrap(&l, err);
+out:
+	launch_release(&l);
 	return r;
 }
 
