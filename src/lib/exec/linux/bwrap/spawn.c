@@ -1433,11 +1433,10 @@ static int command_status(confine_run *run, int *status, struct confine_error *e
 
 /* One launch: waits for bwrap (or the command) and turns the outcome into *status.  Sets
  * *again when the launch failed only because a hidden host endpoint vanished. */
-int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_error *err)
+/* The command is gone: what it left running goes with it, and what the sandbox wrote is
+ * collected before bwrap is reaped. */
+static void finish_sandbox(confine_run *run)
 {
-	int st = 0;
-	*status = 125;
-	*again = false;
 	if (run->info_fd >= 0)
 		read_child_pid(run);
 	watch(run);
@@ -1460,10 +1459,15 @@ int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_er
 		run->record.tee_out = run->record.tee->out = -1;
 	}
 	cf_pty_finish(run->pty);
+}
+
+/* bwrap (or the landlock child) reaped, its wait status in *st. */
+static int reap_child(confine_run *run, int *st, struct confine_error *err)
+{
 	if (run->reaped)
-		st = run->reaped_status;
+		*st = run->reaped_status;
 	while (!run->reaped) {
-		pid_t p = waitpid(run->pid, &st, 0);
+		pid_t p = waitpid(run->pid, st, 0);
 		if (p == run->pid)
 			break;
 		if (p < 0 && errno != EINTR)
@@ -1476,44 +1480,75 @@ int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_er
 		run->target_pidfd = -1;
 	}
 	run->started = false;
-	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
 
-	if (run->policy == CONFINE_POLICY_OFF) {
-		int e = 0;
-		if (read_all(run->status_fd, (char *)&e, sizeof(e)) == sizeof(e)) {
-			*status = e == ENOENT ? 127 : 126;
-			return cf_err_os(err, e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC,
-					 "cannot run command", run->plan.argv.v[0], "execvp", e);
-		}
-		run->from_command = true;
-		*status = code;
-		return 0;
+/* --policy off: the only record is execvp's errno. */
+static int policy_off_status(confine_run *run, int code, int *status, struct confine_error *err)
+{
+	int e = 0;
+	if (read_all(run->status_fd, (char *)&e, sizeof(e)) == sizeof(e)) {
+		*status = e == ENOENT ? 127 : 126;
+		return cf_err_os(err, e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC,
+				 "cannot run command", run->plan.argv.v[0], "execvp", e);
 	}
+	run->from_command = true;
+	*status = code;
+	return 0;
+}
 
+static int exec_failed(confine_run *run, const struct cf_helper_record *rec, int *status,
+		       struct confine_error *err)
+{
+	int e = rec->value;
+	/* The code is this failure's, never read back from err (a caller's struct may still hold
+	 * an earlier failure). */
+	int failed = e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC;
+	*status = e == ENOENT ? 127 : 126;
+	cf_err_os(err, failed, "cannot run command", run->plan.argv.v[0], "execvp", e);
+	if (e == ENOENT)
+		cf_err_hint(err, "the command is looked up in PATH inside the sandbox; check that "
+				 "it exists and is not hidden");
+	else if (e == EACCES)
+		cf_err_hint(err, "a rule may hide the command or a directory it lives in; see "
+				 "'confine explain PATH'");
+	return failed;
+}
+
+static int hardening_failed(confine_run *run, const struct cf_helper_record *rec, int st,
+			    struct confine_error *err)
+{
+	const char *who = run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock" : "confine-init";
+	if (rec->value)
+		cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", who, "%s: %s",
+		       rec->message, strerror(rec->value));
+	else /* landlock/spawn.c: killed during its setup */
+		cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", who,
+		       "the process that sets up the sandbox was killed by signal %d before the "
+		       "command started",
+		       WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	cf_err_os_cause(err, rec->value);
+	int m = memory_cause(run, err);
+	return m ? m : CONFINE_E_SPAWN;
+}
+
+/* The helper's records: *decided when one of them ends the wait (its return value is then the
+ * wait's), *ready when the command was started. */
+static int read_outcome(confine_run *run, int st, int *status, bool *again, bool *ready,
+			bool *decided, struct confine_error *err)
+{
 	fcntl(run->status_fd, F_SETFL, O_NONBLOCK);
 	read_records(run);
 	struct cf_helper_record *rec = run->rec;
 	/* The landlock child reports only failures: no record means the command was exec'd. */
-	bool ready = run->backend == CONFINE_BACKEND_LANDLOCK;
+	*ready = run->backend == CONFINE_BACKEND_LANDLOCK;
+	*decided = true;
 	for (size_t i = 0; i < run->n_rec; i++) {
 		rec[i].message[sizeof(rec[i].message) - 1] = '\0';
 		if (rec[i].type == CF_HELPER_READY) {
-			ready = true;
+			*ready = true;
 		} else if (rec[i].type == CF_HELPER_EXEC_FAIL) {
-			int e = rec[i].value;
-			/* The code is this failure's, never read back from err (a caller's struct
-			 * may still hold an earlier failure). */
-			int failed = e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC;
-			*status = e == ENOENT ? 127 : 126;
-			cf_err_os(err, failed, "cannot run command", run->plan.argv.v[0], "execvp",
-				  e);
-			if (e == ENOENT)
-				cf_err_hint(err, "the command is looked up in PATH inside the "
-						 "sandbox; check that it exists and is not hidden");
-			else if (e == EACCES)
-				cf_err_hint(err, "a rule may hide the command or a directory it "
-						 "lives in; see 'confine explain PATH'");
-			return failed;
+			return exec_failed(run, &rec[i], status, err);
 		} else if (rec[i].type == CF_HELPER_CHANGED) {
 			return helper_changed(run, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_MODE_FAIL) {
@@ -1528,21 +1563,49 @@ int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_er
 			*again = true;
 			return 0;
 		} else if (rec[i].type == CF_HELPER_FAIL) {
-			const char *who =
-			    run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock" : "confine-init";
-			if (rec[i].value)
-				cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", who,
-				       "%s: %s", rec[i].message, strerror(rec[i].value));
-			else /* landlock/spawn.c: killed during its setup */
-				cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", who,
-				       "the process that sets up the sandbox was killed by signal "
-				       "%d before the command started",
-				       WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-			cf_err_os_cause(err, rec[i].value);
-			int m = memory_cause(run, err);
-			return m ? m : CONFINE_E_SPAWN;
+			return hardening_failed(run, &rec[i], st, err);
 		}
 	}
+	*decided = false;
+	return 0;
+}
+
+/* The sandbox never reported ready: why, or a launch again without what vanished. */
+static int never_ready(confine_run *run, int st, int code, int *status, bool *again,
+		       struct confine_error *err)
+{
+	int m = memory_cause(run, err);
+	if (m)
+		return m;
+	if (WIFSIGNALED(st)) {
+		/* bwrap itself was killed from outside before the sandbox was up. */
+		*status = code;
+		cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", "bwrap",
+		       "bwrap was killed by signal %d before the command started", WTERMSIG(st));
+		return CONFINE_E_SPAWN;
+	}
+	char msg[2048];
+	setup_message(run, msg, sizeof(msg));
+	if ((*again = skip_vanished(run, msg)))
+		return 0;
+	return setup_failure(msg, err);
+}
+
+int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_error *err)
+{
+	int st = 0, r;
+	*status = 125;
+	*again = false;
+	finish_sandbox(run);
+	if ((r = reap_child(run, &st, err)) < 0)
+		return r;
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (run->policy == CONFINE_POLICY_OFF)
+		return policy_off_status(run, code, status, err);
+	bool ready, decided;
+	r = read_outcome(run, st, status, again, &ready, &decided, err);
+	if (decided)
+		return r;
 	if (run->pty_err.code) {
 		*err = run->pty_err;
 		return CONFINE_E_SPAWN;
@@ -1558,24 +1621,8 @@ int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_er
 		*again = true;
 		return 0;
 	}
-	if (!ready) {
-		int m = memory_cause(run, err);
-		if (m)
-			return m;
-		if (WIFSIGNALED(st)) {
-			/* bwrap itself was killed from outside before the sandbox was up. */
-			*status = code;
-			cf_err(err, CONFINE_E_SPAWN, "sandbox setup failed", "bwrap",
-			       "bwrap was killed by signal %d before the command started",
-			       WTERMSIG(st));
-			return CONFINE_E_SPAWN;
-		}
-		char msg[2048];
-		setup_message(run, msg, sizeof(msg));
-		if ((*again = skip_vanished(run, msg)))
-			return 0;
-		return setup_failure(msg, err);
-	}
+	if (!ready)
+		return never_ready(run, st, code, status, again, err);
 	*status = code;
 	return command_status(run, status, err);
 }
