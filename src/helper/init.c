@@ -183,211 +183,221 @@ static int usage(void)
 	return 125;
 }
 
-int main(int argc, char **argv)
-{
-	int status_fd = -1, stderr_fd = -1, go_fd = -1, i;
-	int env_fd = -1, ipc_fd = -1, ipc_filter_fd = -1;
-	int pty_fd = -1, slave = -1;
-	unsigned pty_mask = 0;
-	int landlock = 0, relay = 0;
+struct init_opts {
+	int status_fd, stderr_fd, go_fd, env_fd, ipc_fd, ipc_filter_fd, pty_fd;
+	unsigned pty_mask;
+	bool landlock, relay;
+	char **cmd;
+};
 
+/* The command line confine gives; -1 for anything else. */
+static int parse_args(int argc, char **argv, struct init_opts *o)
+{
+	*o = (struct init_opts){.status_fd = -1,
+				.stderr_fd = -1,
+				.go_fd = -1,
+				.env_fd = -1,
+				.ipc_fd = -1,
+				.ipc_filter_fd = -1,
+				.pty_fd = -1};
+	int i;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--status-fd") && i + 1 < argc)
-			status_fd = atoi(argv[++i]);
+			o->status_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--stderr-fd") && i + 1 < argc)
-			stderr_fd = atoi(argv[++i]);
+			o->stderr_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--go-fd") && i + 1 < argc)
-			go_fd = atoi(argv[++i]);
+			o->go_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--env-fd") && i + 1 < argc)
-			env_fd = atoi(argv[++i]);
+			o->env_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ipc-fd") && i + 1 < argc)
-			ipc_fd = atoi(argv[++i]);
+			o->ipc_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ipc-filter-fd") && i + 1 < argc)
-			ipc_filter_fd = atoi(argv[++i]);
+			o->ipc_filter_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pty-fd") && i + 1 < argc)
-			pty_fd = atoi(argv[++i]);
+			o->pty_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pty-mask") && i + 1 < argc)
-			pty_mask = (unsigned)atoi(argv[++i]) & 7U;
+			o->pty_mask = (unsigned)atoi(argv[++i]) & 7U;
 		else if (!strcmp(argv[i], "--landlock"))
-			landlock = 1;
+			o->landlock = true;
 		else if (!strcmp(argv[i], "--net-relay"))
-			relay = 1;
+			o->relay = true;
 		else if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
 		} else
-			return usage();
+			return -1;
 	}
-	if (status_fd < 3 || stderr_fd < 3 || i >= argc || (env_fd >= 0 && env_fd < 3) ||
-	    (ipc_fd >= 0) != (ipc_filter_fd >= 0) ||
-	    (ipc_fd >= 0 && (ipc_fd < 3 || ipc_filter_fd < 3)) || (pty_mask && pty_fd < 3))
-		return usage();
-	char **cmd = argv + i;
+	if (o->status_fd < 3 || o->stderr_fd < 3 || i >= argc ||
+	    (o->env_fd >= 0 && o->env_fd < 3) || (o->ipc_fd >= 0) != (o->ipc_filter_fd >= 0) ||
+	    (o->ipc_fd >= 0 && (o->ipc_fd < 3 || o->ipc_filter_fd < 3)) ||
+	    (o->pty_mask && o->pty_fd < 3))
+		return -1;
+	o->cmd = argv + i;
+	return 0;
+}
 
+/* Static, as the guard's setup below: reachable until pid 1 ends (a sanitizer build's leak
+ * check at exit would otherwise change pid 1's exit status). */
+static char *no_env[] = {NULL};
+static char **cmd_env = no_env;
+/* R36: the guard's list and program. */
+static struct cf_guard_prep guard;
+
+/* What pid 1 takes from its descriptors before it closes every other: the real stderr, the
+ * command's environment, the guard's list and program, the command's pty (its slave, or -1). */
+static int take_inputs(const struct init_opts *o)
+{
+	int status_fd = o->status_fd, slave = -1;
+	const char *what = NULL;
 	prctl(PR_SET_NAME, "confine-init", 0, 0, 0);
 	/* pid 1 is a program of the host's (run from a descriptor on its installed file): not
 	 * dumpable, so that the command cannot reach it through /proc/1/exe, /proc/1/fd,
 	 * /proc/1/mem or ptrace — the kernel then asks for CAP_SYS_PTRACE, which nothing in the
 	 * sandbox holds.  The command's own exec makes it dumpable again (it is its own program).
 	 */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot make the helper undumpable");
-	}
-	if (dup2(stderr_fd, 2) < 0) {
+	if (dup2(o->stderr_fd, 2) < 0)
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot restore stderr");
-	}
 	/* R35: read now, applied only in the command's process (see the top of this file). */
-	/* Static, as the guard's setup below: reachable until pid 1 ends (a sanitizer build's
-	 * leak check at exit would otherwise change pid 1's exit status). */
-	static char *no_env[] = {NULL};
-	static char **cmd_env = no_env;
-	if (env_fd >= 0 && !(cmd_env = read_env(env_fd))) {
+	if (o->env_fd >= 0 && !(cmd_env = read_env(o->env_fd)))
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot read the command's environment");
-	}
 	/* R36: the guard's list and program, read before the descriptors go. */
-	static struct cf_guard_prep guard;
-	const char *what = NULL;
-	bool guarded = ipc_fd >= 0;
-	if (guarded && cf_guard_read(ipc_fd, ipc_filter_fd, &guard, &what) < 0) {
+	if (o->ipc_fd >= 0 && cf_guard_read(o->ipc_fd, o->ipc_filter_fd, &guard, &what) < 0)
 		fail(status_fd, CF_HELPER_FAIL, errno, what);
-	}
+	/* R41: the command's own terminal, from the sandbox's devpts; its master goes to confine
+	 * now, while nothing of the command runs. */
+	if (o->pty_mask && (slave = cf_helper_pty_open(o->pty_fd)) < 0)
+		fail(status_fd, CF_HELPER_FAIL, errno,
+		     "cannot open a pseudo-terminal in the sandbox");
 	/* Nothing of the host stays open in pid 1: the descriptor it was executed from (an
 	 * O_PATH of the installed confine-init), whatever bwrap left.  Only 0-2 and the status
 	 * pipe remain. */
-	/* R41: the command's own terminal, from the sandbox's devpts; its master goes to confine
-	 * now, while nothing of the command runs. */
-	if (pty_mask && (slave = cf_helper_pty_open(pty_fd)) < 0) {
-		fail(status_fd, CF_HELPER_FAIL, errno,
-		     "cannot open a pseudo-terminal in the sandbox");
-	}
-	if (close_from((int[KEEP]){status_fd, go_fd, guarded ? guard.ruleset : -1, slave}, false) <
-	    0) {
+	if (close_from((int[KEEP]){status_fd, o->go_fd, o->ipc_fd >= 0 ? guard.ruleset : -1, slave},
+		       false) < 0)
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot close inherited descriptors");
-	}
+	return slave;
+}
 
-	/* Checked, not assumed: bwrap --cap-drop ALL leaves nothing. */
+/* No capability (checked, not assumed: bwrap --cap-drop ALL leaves nothing), no_new_privs,
+ * Landlock scoping where asked, then the guard's layer below it.  Returns the Landlock ABI
+ * (0 without). */
+static int harden_self(const struct init_opts *o)
+{
+	int status_fd = o->status_fd;
 	int caps = holds_capabilities();
-	if (caps != 0) {
+	if (caps != 0)
 		fail(status_fd, CF_HELPER_FAIL, caps < 0 ? errno : EPERM,
 		     caps < 0 ? "cannot read its own capabilities"
 			      : "the sandbox still holds capabilities");
-	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		fail(status_fd, CF_HELPER_FAIL, errno, "cannot set no_new_privs");
-	}
 	int abi = 0;
-	if (landlock) {
+	if (o->landlock) {
 		struct confine_error e = {0};
 		abi = cf_landlock_scope_self(&e);
-		if (abi < 0) {
+		if (abi < 0)
 			fail(status_fd, CF_HELPER_FAIL, e.os_errno,
 			     e.reason[0] ? e.reason : "cannot apply Landlock scoping");
-		}
 	}
-
 	/* After pid 1's own Landlock layer: the guard's is the command's, below it. */
-	if (guarded && cf_guard_prepare(&guard, &what) < 0) {
+	const char *what = NULL;
+	if (o->ipc_fd >= 0 && cf_guard_prepare(&guard, &what) < 0)
 		fail(status_fd, CF_HELPER_FAIL, errno, what);
-	}
+	return abi;
+}
 
-	/* The relay's listeners exist before READY, so the command can connect at once.  They
-	 * are close-on-exec: the command gets none of them. */
-	int http_l = -1, socks_l = -1, handoff = -1;
-	if (relay && ((http_l = cf_relay_listen(CF_NET_HTTP_PORT)) < 0 ||
-		      (socks_l = cf_relay_listen(CF_NET_SOCKS_PORT)) < 0)) {
-		fail(status_fd, CF_HELPER_FAIL, errno,
+/* The relay's listeners exist before READY, so the command can connect at once.  They are
+ * close-on-exec: the command gets none of them. */
+static void open_relay(const struct init_opts *o, int *http_l, int *socks_l, int *handoff)
+{
+	*http_l = *socks_l = *handoff = -1;
+	if (!o->relay)
+		return;
+	if ((*http_l = cf_relay_listen(CF_NET_HTTP_PORT)) < 0 ||
+	    (*socks_l = cf_relay_listen(CF_NET_SOCKS_PORT)) < 0)
+		fail(o->status_fd, CF_HELPER_FAIL, errno,
 		     "cannot listen on 127.0.0.1 for the network proxy");
-	}
-	if (relay && (handoff = cf_relay_connect()) < 0) {
-		fail(status_fd, CF_HELPER_FAIL, errno,
+	if ((*handoff = cf_relay_connect()) < 0)
+		fail(o->status_fd, CF_HELPER_FAIL, errno,
 		     "cannot reach confine's network proxy at " CF_NET_DIR);
-	}
+}
 
-	sigset_t set, old;
-	sigemptyset(&set);
+/* pid 1 only receives signals it has a handler for: one for each forwarded signal and
+ * SIGCHLD, all blocked (sigwaitinfo takes them); the old mask in *old. */
+static void block_signals(sigset_t *set, sigset_t *old)
+{
+	sigemptyset(set);
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
-	/* pid 1 only receives signals it has a handler for; install one for each. */
 	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++) {
 		sigaction(forwarded[k], &sa, NULL);
-		sigaddset(&set, forwarded[k]);
+		sigaddset(set, forwarded[k]);
 	}
 	sigaction(SIGCHLD, &sa, NULL);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	sigaddset(set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, set, old);
+}
 
-	report(status_fd, CF_HELPER_READY, abi, NULL);
-	if (go_fd >= 0) {
-		/* confine checks that every protection landed where the plan put it (R34) and
-		 * says go; anything else (EOF: it killed the sandbox) ends here. */
-		char go = 0;
-		ssize_t k;
-		do
-			k = read(go_fd, &go, 1);
-		while (k < 0 && errno == EINTR);
-		if (k != 1 || go != 'g')
-			_exit(125);
-		close(go_fd);
-		/* R39: the tool caches' overlays exist now (confine made them before go). */
-		if (guarded && cf_guard_overlays(&guard, &what) < 0) {
-			fail(status_fd, CF_HELPER_FAIL, errno, what);
-		}
-	}
-	pid_t child = fork();
-	if (child < 0) {
-		fail(status_fd, CF_HELPER_EXEC_FAIL, errno, "fork");
-	}
-	if (child == 0) {
-		struct sigaction dfl = {.sa_handler = SIG_DFL};
-		sigemptyset(&dfl.sa_mask);
-		for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
-			sigaction(forwarded[k], &dfl, NULL);
-		sigaction(SIGCHLD, &dfl, NULL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		/* Nothing but 0, 1 and 2 reaches the command; the status pipe stays open only
-		 * until exec succeeds. */
-		if (slave >= 0 && cf_helper_pty_attach(slave, pty_mask) < 0) {
-			report(status_fd, CF_HELPER_FAIL, errno,
-			       "cannot make the pseudo-terminal the command's own");
-			_exit(125);
-		}
-		if (close_from((int[KEEP]){-1, -1, -1, -1}, true) < 0) {
-			report(status_fd, CF_HELPER_EXEC_FAIL, errno, "close_range");
-			_exit(126);
-		}
-		if (guarded && cf_guard_child(&guard, &what) < 0) {
-			report(status_fd, CF_HELPER_FAIL, errno, what);
-			_exit(125);
-		}
-		environ = cmd_env;
-		execvp(cmd[0], cmd);
-		int e = errno;
-		report(status_fd, CF_HELPER_EXEC_FAIL, e, cmd[0]);
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	if (guarded && cf_guard_start(&guard) < 0) {
-		int e = errno;
-		kill(child, SIGKILL);
-		fail(status_fd, CF_HELPER_FAIL, e, "cannot start the IPC guard");
-	}
-	/* The status pipe stays open to say how the command ended (CF_HELPER_EXIT): a pid 1
-	 * killed from outside leaves no such record, and confine does not take its 137 for the
-	 * command's.  It is all pid 1 keeps beside 0-2, at 3 when that is free (the relay's
-	 * listeners may hold it), close-on-exec. */
-	if (status_fd != 3 && fcntl(3, F_GETFD) < 0 && errno == EBADF &&
-	    dup3(status_fd, 3, O_CLOEXEC) == 3) {
-		close(status_fd);
-		status_fd = 3;
-	}
-	/* The command's alone now: the pty hangs up when it and its own are gone. */
-	if (slave >= 0)
-		close(slave);
-	if (relay)
-		return exited(status_fd, cf_relay_run(http_l, socks_l, handoff, &set, child));
+/* confine checks that every protection landed where the plan put it (R34) and says go;
+ * anything else (EOF: it killed the sandbox) ends here. */
+static void wait_for_go(const struct init_opts *o)
+{
+	if (o->go_fd < 0)
+		return;
+	char go = 0;
+	ssize_t k;
+	do
+		k = read(o->go_fd, &go, 1);
+	while (k < 0 && errno == EINTR);
+	if (k != 1 || go != 'g')
+		_exit(125);
+	close(o->go_fd);
+	/* R39: the tool caches' overlays exist now (confine made them before go). */
+	const char *what = NULL;
+	if (o->ipc_fd >= 0 && cf_guard_overlays(&guard, &what) < 0)
+		fail(o->status_fd, CF_HELPER_FAIL, errno, what);
+}
 
+/* The command's process: default signals, its terminal, nothing but 0, 1 and 2 (the status
+ * pipe stays open only until exec succeeds), the guard's layer and filter, its environment. */
+static _Noreturn void exec_command(const struct init_opts *o, int slave, const sigset_t *old)
+{
+	const char *what = NULL;
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigemptyset(&dfl.sa_mask);
+	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+		sigaction(forwarded[k], &dfl, NULL);
+	sigaction(SIGCHLD, &dfl, NULL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	if (slave >= 0 && cf_helper_pty_attach(slave, o->pty_mask) < 0) {
+		report(o->status_fd, CF_HELPER_FAIL, errno,
+		       "cannot make the pseudo-terminal the command's own");
+		_exit(125);
+	}
+	if (close_from((int[KEEP]){-1, -1, -1, -1}, true) < 0) {
+		report(o->status_fd, CF_HELPER_EXEC_FAIL, errno, "close_range");
+		_exit(126);
+	}
+	if (o->ipc_fd >= 0 && cf_guard_child(&guard, &what) < 0) {
+		report(o->status_fd, CF_HELPER_FAIL, errno, what);
+		_exit(125);
+	}
+	environ = cmd_env;
+	execvp(o->cmd[0], o->cmd);
+	int e = errno;
+	report(o->status_fd, CF_HELPER_EXEC_FAIL, e, o->cmd[0]);
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+/* pid 1's loop: forwards the signals to the command, reaps every orphan, and ends with the
+ * command's status. */
+static int reap_until_command_exits(int status_fd, const sigset_t *set, pid_t child)
+{
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
+		int sig = sigwaitinfo(set, &si);
 		if (sig < 0)
 			continue;
 		if (sig != SIGCHLD) {
@@ -405,4 +415,46 @@ int main(int argc, char **argv)
 				return exited(status_fd, 128 + WTERMSIG(st));
 		}
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct init_opts o;
+	if (parse_args(argc, argv, &o) < 0)
+		return usage();
+	int slave = take_inputs(&o);
+	int abi = harden_self(&o);
+	int http_l, socks_l, handoff;
+	open_relay(&o, &http_l, &socks_l, &handoff);
+	sigset_t set, old;
+	block_signals(&set, &old);
+
+	report(o.status_fd, CF_HELPER_READY, abi, NULL);
+	wait_for_go(&o);
+	pid_t child = fork();
+	if (child < 0)
+		fail(o.status_fd, CF_HELPER_EXEC_FAIL, errno, "fork");
+	if (child == 0)
+		exec_command(&o, slave, &old);
+	if (o.ipc_fd >= 0 && cf_guard_start(&guard) < 0) {
+		int e = errno;
+		kill(child, SIGKILL);
+		fail(o.status_fd, CF_HELPER_FAIL, e, "cannot start the IPC guard");
+	}
+	/* The status pipe stays open to say how the command ended (CF_HELPER_EXIT): a pid 1
+	 * killed from outside leaves no such record, and confine does not take its 137 for the
+	 * command's.  It is all pid 1 keeps beside 0-2, at 3 when that is free (the relay's
+	 * listeners may hold it), close-on-exec. */
+	int status_fd = o.status_fd;
+	if (status_fd != 3 && fcntl(3, F_GETFD) < 0 && errno == EBADF &&
+	    dup3(status_fd, 3, O_CLOEXEC) == 3) {
+		close(status_fd);
+		status_fd = 3;
+	}
+	/* The command's alone now: the pty hangs up when it and its own are gone. */
+	if (slave >= 0)
+		close(slave);
+	if (o.relay)
+		return exited(status_fd, cf_relay_run(http_l, socks_l, handoff, &set, child));
+	return reap_until_command_exits(status_fd, &set, child);
 }
