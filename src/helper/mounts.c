@@ -149,102 +149,121 @@ out:
 	return mnt;
 }
 
+/* One record of the mount list at *at: its op and path, *at moved past it.  A record ends in
+ * its NUL; every path is absolute but the store's own ('U', 'W': relative to CF_CACHE_MNT,
+ * checked in caches.c). */
+static int read_record(const char *list, size_t len, size_t *at, char *op, const char **path,
+		       struct cf_helper_err *e)
+{
+	*op = list[*at];
+	*path = list + *at + 1;
+	size_t pl = strnlen(*path, len - *at - 1);
+	bool store_rel = *op == CF_HELPER_UPPER || *op == CF_HELPER_WORK;
+	if (pl == len - *at - 1 || pl == 0 || ((*path)[0] != '/' && !store_rel) ||
+	    ((*path)[0] == '/' && store_rel))
+		return fail(e, EINVAL, "read", "the mount list");
+	*at += pl + 2;
+	return 0;
+}
+
+/* The detached mount that goes onto the target (op: see cf_helper_mount_all), in *src;
+ * src_of holds the tmpfs each kind of hide is cloned from, made at its first use. */
+static int mount_source(char op, int tfd, const char *path, int src_of[3], int *src,
+			struct cf_helper_err *e)
+{
+	if (op == 'k' || op == 'r') {
+		/* The kernel interface itself (a directory with everything mounted below it, or
+		 * a file), read-only, without touching its other flags, which a user namespace
+		 * may not clear. */
+		*src = (int)syscall(SYS_open_tree, tfd, "",
+				    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+					AT_RECURSIVE);
+		struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+		if (*src < 0)
+			return fail(e, errno, "open_tree", path);
+		if (syscall(SYS_mount_setattr, *src, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro,
+			    sizeof(ro)) < 0)
+			return fail(e, errno, "mount_setattr", path);
+		return 0;
+	}
+	if (op == 'p') {
+		/* A pin (R33): the directory bound onto itself, with what is mounted below it,
+		 * its flags as they are (the workspace's, writable), so that it cannot be renamed
+		 * (EBUSY). */
+		*src = (int)syscall(SYS_open_tree, tfd, "",
+				    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+					AT_RECURSIVE);
+		return *src < 0 ? fail(e, errno, "open_tree", path) : 0;
+	}
+	int *from = &src_of[op == 'f' ? 0 : op == 'd' ? 1 : 2];
+	if (*from < 0)
+		*from = detached_tmpfs(op == 'f'   ? "0755"
+				       : op == 'd' ? "0000"
+						   : "0111",
+				       op == 'f', e);
+	if (*from < 0)
+		return -1;
+	if ((*src = (int)syscall(SYS_open_tree, *from, op == 'f' ? "e" : "",
+				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				     (op == 'f' ? 0 : AT_EMPTY_PATH))) < 0)
+		return fail(e, errno, "open_tree", path);
+	return 0;
+}
+
+/* One mask, hide or pin (the record at offset rec of the list): its target opened, its source
+ * made and moved onto it. */
+static int mount_one(char op, const char *path, size_t rec, int list_fd,
+		     struct cf_helper_caches *caches, int src_of[3], struct cf_helper_err *e)
+{
+	/* Upper case: a host endpoint that may have gone since the sweep (R29). */
+	bool transient = op == 'F' || op == 'D' || op == 'T';
+	if (transient)
+		op = (char)(op - 'A' + 'a');
+	if (op != 'f' && op != 'd' && op != 't' && op != 'k' && op != 'r' && op != 'p')
+		return fail(e, EINVAL, "read", "the mount list");
+	int tfd = open_target(path, op != 'f' && op != 'r', e);
+	if (tfd < 0 && transient && e->changed && e->err == ENOENT) {
+		/* Gone: nothing to hide.  confine reads the mark back and reports the endpoint if
+		 * it is there after the run. */
+		char mark = CF_HELPER_LEFT_OUT;
+		if (pwrite(list_fd, &mark, 1, (off_t)rec) != 1)
+			return fail(e, errno, "pwrite", "the mount list");
+		return 0;
+	}
+	/* Below a tool cache's overlay: a path the overlay does not show as the plan saw it holds
+	 * nothing of the host's (the store replaced it), so there is nothing to protect there. */
+	if (tfd < 0 && e->changed && cf_helper_in_overlay(caches, path))
+		return 0;
+	if (tfd < 0)
+		return -1;
+	int src = -1;
+	int rc = mount_source(op, tfd, path, src_of, &src, e);
+	if (rc == 0 && syscall(SYS_move_mount, src, "", tfd, "",
+			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = fail(e, errno, "move_mount", path);
+	if (src >= 0)
+		close(src);
+	close(tfd);
+	return rc;
+}
+
 int cf_helper_mount_all(const char *list, size_t len, int list_fd, struct cf_helper_caches *caches,
 			struct cf_helper_err *e)
 {
 	int src_of[3] = {-1, -1, -1}; /* the hidden file's tmpfs, the hidden directories' (0000,
 				       * 0111) */
 	int rc = 0;
-	/* Tool caches (R39, caches.c): the overlays, the clones of what lies below them. */
 	for (size_t at = 0; at < len && rc == 0;) {
 		size_t rec = at;
-		char op = list[at];
-		const char *path = list + at + 1;
-		size_t pl = strnlen(path, len - at - 1);
-		/* A record ends in its NUL; every path is absolute but the store's own ('U',
-		 * 'W': relative to CF_CACHE_MNT, checked in caches.c). */
-		bool store_rel = op == CF_HELPER_UPPER || op == CF_HELPER_WORK;
-		if (pl == len - at - 1 || pl == 0 || (path[0] != '/' && !store_rel) ||
-		    (path[0] == '/' && store_rel)) {
-			rc = fail(e, EINVAL, "read", "the mount list");
+		char op;
+		const char *path;
+		if ((rc = read_record(list, len, &at, &op, &path, e)) < 0)
 			break;
-		}
-		at += pl + 2;
-		if (op && strchr("coUWau", op)) {
+		/* Tool caches (R39, caches.c): the overlays, the clones of what lies below them. */
+		if (op && strchr("coUWau", op))
 			rc = cf_helper_cache_op(caches, op, path, e);
-			continue;
-		}
-		/* Upper case: a host endpoint that may have gone since the sweep (R29). */
-		bool transient = op == 'F' || op == 'D' || op == 'T';
-		if (transient)
-			op = (char)(op - 'A' + 'a');
-		if (op != 'f' && op != 'd' && op != 't' && op != 'k' && op != 'r' && op != 'p') {
-			rc = fail(e, EINVAL, "read", "the mount list");
-			break;
-		}
-		int tfd = open_target(path, op != 'f' && op != 'r', e);
-		if (tfd < 0 && transient && e->changed && e->err == ENOENT) {
-			/* Gone: nothing to hide.  confine reads the mark back and reports the
-			 * endpoint if it is there after the run. */
-			char mark = CF_HELPER_LEFT_OUT;
-			if (pwrite(list_fd, &mark, 1, (off_t)rec) != 1) {
-				rc = fail(e, errno, "pwrite", "the mount list");
-				break;
-			}
-			continue;
-		}
-		/* Below a tool cache's overlay: a path the overlay does not show as the plan saw
-		 * it holds nothing of the host's (the store replaced it), so there is nothing to
-		 * protect there. */
-		if (tfd < 0 && e->changed && cf_helper_in_overlay(caches, path))
-			continue;
-		if (tfd < 0) {
-			rc = -1;
-			break;
-		}
-		int src = -1;
-		if (op == 'k' || op == 'r') {
-			/* The kernel interface itself (a directory with everything mounted below
-			 * it, or a file), read-only, without touching its other flags, which a user
-			 * namespace may not clear. */
-			src = (int)syscall(SYS_open_tree, tfd, "",
-					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-					       AT_RECURSIVE);
-			struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
-			if (src < 0)
-				rc = fail(e, errno, "open_tree", path);
-			else if (syscall(SYS_mount_setattr, src, "", AT_EMPTY_PATH | AT_RECURSIVE,
-					 &ro, sizeof(ro)) < 0)
-				rc = fail(e, errno, "mount_setattr", path);
-		} else if (op == 'p') {
-			/* A pin (R33): the directory bound onto itself, with what is mounted below
-			 * it, its flags as they are (the workspace's, writable), so that it cannot
-			 * be renamed (EBUSY). */
-			src = (int)syscall(SYS_open_tree, tfd, "",
-					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-					       AT_RECURSIVE);
-			if (src < 0)
-				rc = fail(e, errno, "open_tree", path);
-		} else {
-			int *from = &src_of[op == 'f' ? 0 : op == 'd' ? 1 : 2];
-			if (*from < 0)
-				*from = detached_tmpfs(op == 'f'   ? "0755"
-						       : op == 'd' ? "0000"
-								   : "0111",
-						       op == 'f', e);
-			if (*from < 0)
-				rc = -1;
-			else if ((src = (int)syscall(SYS_open_tree, *from, op == 'f' ? "e" : "",
-						     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-							 (op == 'f' ? 0 : AT_EMPTY_PATH))) < 0)
-				rc = fail(e, errno, "open_tree", path);
-		}
-		if (rc == 0 && syscall(SYS_move_mount, src, "", tfd, "",
-				       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-			rc = fail(e, errno, "move_mount", path);
-		if (src >= 0)
-			close(src);
-		close(tfd);
+		else
+			rc = mount_one(op, path, rec, list_fd, caches, src_of, e);
 	}
 	for (size_t i = 0; i < 3; i++)
 		if (src_of[i] >= 0)
