@@ -197,6 +197,19 @@ struct confine_run {
 	char *cache_trimmed;		/* the stores a finish removed, for the event */
 };
 
+/* A run with only the request's settings copied (run.c); NULL on out-of-memory. */
+confine_run *cf_run_new(const confine_request *req);
+/* Workspace, host facts and every rule layer: what explain needs and a run starts from
+ * (run.c).  Touches the OS. */
+int cf_run_load_policy(confine_run *run, const confine_request *req, const struct cf_strv *env,
+		       struct confine_error *err);
+/* run_backend.c, SPEC 3.3: the backend chosen and probed (before the plan), and the Landlock
+ * plan made once the scan and the bwrap-style plan exist.  Touch the OS. */
+int cf_run_choose_backend(confine_run *run, const confine_request *req, struct confine_error *err);
+int cf_run_plan_backend(confine_run *run, const confine_request *req, struct confine_error *err);
+/* A plan note when the kernel has no openat2 (before 5.6): paths are opened one component at
+ * a time (run.c). */
+int cf_run_note_openat2(struct cf_strv *notes, struct confine_error *err);
 /* The scan, the plan and the identities of a run (run.c).  Touches the OS. */
 int cf_run_plan(confine_run *run, struct confine_error *err);
 /* Where a run of the request finds its files: the workspace (canonical, a directory: R1 is

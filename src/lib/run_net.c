@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Network by domain of a prepared run, what R43 adds to it: the request's asker, and the
- * caller's upstream proxy (rules/upstream.h): network.upstream of a session rule file or of the
- * user rule file (in that order), else https_proxy or HTTPS_PROXY of the caller's environment
- * (the request's base environment); NO_PROXY (no_proxy first) of the same environment.  The
- * command never sees the upstream's password: its proxy variables name confine's proxy, and
- * any other variable whose value holds the password (decoded or as written in the URL) or the
- * credentials as sent (base64) is removed, and listed as removed.
+ * Network by domain of a prepared run: its events and their remedies, and what R43 adds to it: the
+ * request's asker, and the caller's upstream proxy (rules/upstream.h): network.upstream of a
+ * session rule file or of the user rule file (in that order), else https_proxy or HTTPS_PROXY of
+ * the caller's environment (the request's base environment); NO_PROXY (no_proxy first) of the same
+ * environment.  The command never sees the upstream's password: its proxy variables name confine's
+ * proxy, and any other variable whose value holds the password (decoded or as written in the URL)
+ * or the credentials as sent (base64) is removed, and listed as removed.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/remedy.h"
 #include "rules/upstream.h"
 #include "request.h"
 #include "run_net.h"
@@ -115,4 +116,66 @@ void cf_run_net_release(confine_run *run)
 	cf_upstream_release(run->upstream);
 	free(run->upstream);
 	run->upstream = NULL;
+}
+enum confine_net_mode confine_run_net_mode(const confine_run *run)
+{
+	return run->net_mode;
+}
+
+int cf_run_net_publish(confine_run *run, struct confine_error *err)
+{
+	free(run->net_pub);
+	run->net_pub = NULL;
+	if (!run->n_net_events)
+		return 0;
+	run->net_pub = calloc(run->n_net_events, sizeof(*run->net_pub));
+	if (!run->net_pub) {
+		/* Kept and reported as not kept rather than as a failure of the run. */
+		run->net_dropped += run->n_net_events;
+		run->n_net_events = 0;
+		return cf_nomem(err);
+	}
+	for (size_t i = 0; i < run->n_net_events; i++) {
+		const struct cf_net_event *e = &run->net_events[i];
+		struct confine_net_event *p = &run->net_pub[i];
+		p->size = sizeof(*p);
+		p->time_ms = e->time_ms;
+		memcpy(p->protocol, e->protocol, sizeof(p->protocol));
+		p->decision = &e->decision;
+		memcpy(p->outcome, e->outcome, sizeof(p->outcome));
+		memcpy(p->address, e->address, sizeof(p->address));
+		memcpy(p->detail, e->detail, sizeof(p->detail));
+		memcpy(p->answer, e->answer, sizeof(p->answer));
+	}
+	return 0;
+}
+
+size_t confine_run_net_event_count(const confine_run *run)
+{
+	return run && run->net_pub ? run->n_net_events : 0;
+}
+
+const struct confine_net_event *confine_run_net_event(const confine_run *run, size_t i)
+{
+	return i < confine_run_net_event_count(run) ? &run->net_pub[i] : NULL;
+}
+
+size_t confine_run_net_events_dropped(const confine_run *run)
+{
+	return run ? run->net_dropped : 0;
+}
+
+int confine_run_net_hint(const confine_run *run, size_t i, char **out, struct confine_error *err)
+{
+	char buf[1024];
+	if (!out)
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "out", "out is NULL");
+	*out = NULL;
+	if (i >= confine_run_net_event_count(run))
+		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "network event",
+			      "event %zu is past the %zu network events of the run", i,
+			      confine_run_net_event_count(run));
+	cf_net_event_remedy(&run->net, &run->net_events[i], buf, sizeof(buf));
+	*out = cf_strdup(buf);
+	return *out ? 0 : cf_nomem(err);
 }
