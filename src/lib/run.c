@@ -51,48 +51,15 @@
 
 extern char **environ;
 
-/* A missing file means no rules; a file that exists but cannot be read or parsed refuses
- * the run (R6). */
-static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok,
-			  struct cf_ruleset *out, struct cf_net_rules *net,
-			  struct confine_error *err)
-{
-	char *text = NULL;
-	size_t len = 0;
-	struct cf_diags diags = {0};
-	struct confine_error read_err = {0};
-	int r = cf_rulefile_read(path, &text, &len, &read_err);
-	if (r == CONFINE_E_NOTFOUND && missing_ok)
-		return 0;
-	if (r < 0) {
-		/* A missing session file is a rule error; the caller's struct is changed only when
-		 * this failure is the one it records. */
-		if (r == CONFINE_E_NOTFOUND)
-			read_err.code = CONFINE_E_RULES;
-		cf_err_publish(err, &read_err);
-		return r == CONFINE_E_NOTFOUND ? CONFINE_E_RULES : r;
-	}
-	if (len > CF_RULES_MAX_FILE_BYTES) {
-		r = cf_err(err, CONFINE_E_RULES, "rule file too large", path,
-			   "a rule file may hold at most 1 MiB");
-		goto out;
-	}
-	r = cf_rules_parse_net(text, len, path, layer, out, net, &diags, err);
-	if (r < 0)
-		cf_err_hint(err, "run 'confine check %s' to list every error", path);
-out:
-	cf_diags_release(&diags);
-	free(text);
-	return r;
-}
-
-/* Path rules to the policy, network rules to run->net (SPEC 12), of one file. */
-static int load_layer_file(confine_run *run, const char *path, enum cf_layer layer, bool missing_ok,
+/* Path rules to the policy, network rules to run->net (SPEC 12), of one file
+ * (host/rulefile.h's loader). */
+static int load_layer_file(void *ctx, const char *path, enum cf_layer layer, bool missing_ok,
 			   struct confine_error *err)
 {
+	confine_run *run = ctx;
 	struct cf_ruleset rs = {0};
 	struct cf_net_rules net = {0};
-	int r = load_rule_file(path, layer, missing_ok, &rs, &net, err);
+	int r = cf_rulefile_load(path, layer, missing_ok, &rs, &net, err);
 	if (r == 0)
 		r = cf_policy_add_rules(&run->policy_rules, layer, &rs, err);
 	if (r == 0)
@@ -107,19 +74,10 @@ static int load_layers(confine_run *run, const confine_request *req, struct conf
 	int r = cf_policy_add_rules(&run->policy_rules, CF_LAYER_SESSION, &req->session, err);
 	if (r == 0)
 		r = cf_net_policy_add(&run->net, CF_LAYER_SESSION, &req->net_session, err);
-	for (size_t i = 0; r == 0 && i < req->session_files.n; i++)
-		r = load_layer_file(run, req->session_files.v[i], CF_LAYER_SESSION, false, err);
 	if (r < 0)
 		return r;
-
-	char *wsfile = cf_path_join(run->workspace, ".confine/rules.json");
-	if (!wsfile)
-		return cf_nomem(err);
-	r = load_layer_file(run, wsfile, CF_LAYER_WORKSPACE, true, err);
-	free(wsfile);
-	if (r < 0)
-		return r;
-	return load_layer_file(run, run->user_rules, CF_LAYER_USER, true, err);
+	return cf_rulefiles_each(&req->session_files, run->workspace, run->user_rules,
+				 load_layer_file, run, err);
 }
 
 /* SPEC 12: the network is on, off, or by domain.  An allow rule of any layer (only the session

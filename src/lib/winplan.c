@@ -20,33 +20,18 @@ size_t cf_request_net_allows(const confine_request *req)
 	return n;
 }
 
+/* The session's rule files (host/rulefile.h's loader): the workspace and user files are on
+ * the other system. */
+static int session_file(void *ctx, const char *path, enum cf_layer layer, bool missing_ok,
+			struct confine_error *err)
+{
+	return cf_rulefile_load(path, layer, missing_ok, ctx, NULL, err);
+}
+
 static int session_files(const confine_request *req, struct cf_ruleset *rs,
 			 struct confine_error *err)
 {
-	for (size_t i = 0; i < req->session_files.n; i++) {
-		char *text = NULL;
-		size_t len = 0;
-		struct cf_diags diags = {0};
-		const char *file = req->session_files.v[i];
-		/* A missing session file is a rule error (a struct of its own: the caller's
-		 * keeps an earlier failure whole). */
-		struct confine_error read_err = {0};
-		int r = cf_rulefile_read(file, &text, &len, &read_err);
-		if (r == CONFINE_E_NOTFOUND) {
-			read_err.code = CONFINE_E_RULES;
-			r = CONFINE_E_RULES;
-		}
-		cf_err_publish(err, &read_err);
-		if (r == 0)
-			r = cf_rules_parse(text, len, file, CF_LAYER_SESSION, rs, &diags, err);
-		if (r < 0 && r != CONFINE_E_NOMEM)
-			cf_err_hint(err, "run 'confine check %s' to list every error", file);
-		cf_diags_release(&diags);
-		free(text);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return cf_rulefiles_each(&req->session_files, NULL, NULL, session_file, rs, err);
 }
 
 /* R39 on Windows: every tool redirected into confine's store for the workspace, below

@@ -181,32 +181,15 @@ static int host_facts(confine_run *run, const confine_request *req, const struct
 
 /* ---- rule files (R6) ---- */
 
-static int load_rule_file(const char *path, enum cf_layer layer, bool missing_ok,
-			  struct cf_ruleset *out, struct confine_error *err)
+/* One file's rules to its layer's set (host/rulefile.h's loader). */
+static int load_layer_file(void *ctx, const char *path, enum cf_layer layer, bool missing_ok,
+			   struct confine_error *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	struct cf_diags diags = {0};
-	struct confine_error read_err = {0};
-	int r = cf_rulefile_read(path, &text, &len, &read_err);
-	if (r == CONFINE_E_NOTFOUND && missing_ok)
-		return 0;
-	if (r < 0) {
-		if (r == CONFINE_E_NOTFOUND)
-			read_err.code = CONFINE_E_RULES;
-		cf_err_publish(err, &read_err);
-		return r == CONFINE_E_NOTFOUND ? CONFINE_E_RULES : r;
-	}
-	if (len > CF_RULES_MAX_FILE_BYTES)
-		r = cf_err(err, CONFINE_E_RULES, "rule file too large", path,
-			   "a rule file may hold at most 1 MiB");
-	else
-		r = cf_rules_parse(text, len, path, layer, out, &diags, err);
-	if (r < 0 && r != CONFINE_E_NOMEM)
-		cf_err_hint(err, "run 'confine check %s' to list every error", path);
-	cf_diags_release(&diags);
-	free(text);
-	return r;
+	confine_run *run = ctx;
+	struct cf_ruleset *rs = layer == CF_LAYER_SESSION     ? &run->session
+				: layer == CF_LAYER_WORKSPACE ? &run->ws_rules
+							      : &run->user_rules_rs;
+	return cf_rulefile_load(path, layer, missing_ok, rs, NULL, err);
 }
 
 static int load_rules(confine_run *run, const confine_request *req, struct confine_error *err)
@@ -214,18 +197,10 @@ static int load_rules(confine_run *run, const confine_request *req, struct confi
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < req->session.n; i++)
 		r = cf_ruleset_add(&run->session, &req->session.v[i], err);
-	for (size_t i = 0; r == 0 && i < req->session_files.n; i++)
-		r = load_rule_file(req->session_files.v[i], CF_LAYER_SESSION, false, &run->session,
-				   err);
-	char *wsfile = r == 0 ? cf_path_join(run->workspace, ".confine/rules.json") : NULL;
-	if (r == 0 && !wsfile)
-		r = cf_nomem(err);
-	if (r == 0)
-		r = load_rule_file(wsfile, CF_LAYER_WORKSPACE, true, &run->ws_rules, err);
-	free(wsfile);
-	if (r == 0)
-		r = load_rule_file(run->user_rules, CF_LAYER_USER, true, &run->user_rules_rs, err);
-	return r;
+	if (r < 0)
+		return r;
+	return cf_rulefiles_each(&req->session_files, run->workspace, run->user_rules,
+				 load_layer_file, run, err);
 }
 
 /* ---- prepare ---- */
