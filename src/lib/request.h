@@ -290,13 +290,22 @@ int cf_record_policy(confine_run *run, const confine_request *req, struct confin
 /* After the environment is built: builds the card of an escalation or grant, checks the
  * receipt, and turns an approved escalation into a direct run. */
 int cf_record_approve(confine_run *run, const confine_request *req, struct confine_error *err);
-/* Writes the audit line of this attempt (once; later calls do nothing).  `run` may be a run
- * that failed to prepare.  0, or CONFINE_E_RECORD when the line could not be written (the
- * request's audit state holds the error: confine_request_audit_error). */
+/* Writes the audit line of this attempt (once; later calls do nothing; run_record.c).  `run`
+ * may be a run that failed to prepare.  0, or CONFINE_E_RECORD when the line could not be written
+ * (the request's audit state holds the error: confine_request_audit_error). */
 int cf_audit_attempt(confine_run *run, int status, const struct confine_error *why);
-/* The policy digest of the plan's text (NULL: none), computed once the plan is compiled; the
- * run hands the text in (record/ does not call back into the run). */
-void cf_record_digest(confine_run *run, const char *plan_text);
+struct cf_card_input;
+/* The card input of a run (its argv, cwd, workspace, --env assignments and grants). */
+int cf_record_card_input(const confine_run *run, bool escalate, const char *program,
+			 struct cf_card_input *in);
+/* run_record.c: the facts of a run that its records carry, as plain values pointing into the
+ * run (valid while it lives and is not changed). */
+struct cf_run_facts;
+void cf_run_facts_of(const confine_run *run, struct cf_run_facts *f);
+/* A run with only its record filled from the request, for the records of an attempt that
+ * never got a prepared run; NULL on out-of-memory.  Free it with cf_run_temp_free. */
+confine_run *cf_run_temp(const confine_request *req);
+void cf_run_temp_free(confine_run *run);
 #endif
 
 #endif

@@ -505,7 +505,7 @@ static void record_digest(confine_run *run)
 	char *text = NULL;
 	if (run->policy != CONFINE_POLICY_OFF && confine_run_plan_text(run, false, &text, NULL) < 0)
 		text = NULL;
-	cf_record_digest(run, text);
+	cf_record_digest(run->record.policy_digest, run->policy, text);
 	free(text);
 }
 
@@ -642,7 +642,7 @@ int confine_run_plan_text(const confine_run *run, bool json, char **out, struct 
 		*out = json ? cf_plan_json(&run->plan) : text_with_filter(&run->plan);
 	/* R44, R45: the ssh-agent filter and the secrets, by name (record/secrets_record.c). */
 	if (*out && !json)
-		*out = cf_secrets_plan_text(run, *out);
+		*out = cf_secrets_plan_text(&run->agent, &run->secrets, run->backend, *out);
 	return *out ? 0 : cf_nomem(err);
 }
 

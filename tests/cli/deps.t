@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The layout of src/ (STYLE.md): no include or call circle spans two folders, and the layers
-# point one way (the records and the executors never call the run; probe/ asks the kernel
-# through host/kernel.h, not an executor).  scripts/deps draws the
-# graph (a file depends on the headers it includes and on the files that define what its object
-# uses) and fails on either; it is checked here on small trees with a circle or a wrong-way
+# point one way (the records and the executors never call the run, the records never include
+# its types; probe/ asks the kernel through host/kernel.h, not an executor).  scripts/deps
+# draws the graph (a file depends on the headers it includes and on the files that define what
+# its object uses) and fails on either; it is checked here on small trees with a circle or a wrong-way
 # dependency planted, and on this tree.
 source "$(dirname "$0")/../lib.sh"
 
@@ -79,6 +79,22 @@ out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
 is "$?" 1 "a probe that uses an executor's file fails"
 is "$out" "layer: src/lib/probe/p.c -[cf_kernel_thing]-> src/lib/exec/linux/harden.c: probe/ asks the kernel through host/kernel.h, never through an executor
 confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the dependency is printed"
+
+# A record that includes the run's header of types, and calls nothing of the run: the include
+# alone breaks the layer (record/ takes plain facts).
+d=$T/types
+mkdir -p "$d/src/lib/record" "$d/build"
+printf 'struct confine_run { int status; };\n' >"$d/src/lib/request.h"
+printf '#include "request.h"\nint cf_rec(const struct confine_run *run);\nint cf_rec(const struct confine_run *run) { return run->status; }\n' >"$d/src/lib/record/rec.c"
+{
+	echo '['
+	cc -c -I"$d/src/lib" -o "$d/build/rec.o" "$d/src/lib/record/rec.c" || exit 1
+	printf '{"directory": "%s", "file": "src/lib/record/rec.c", "output": "build/rec.o"}\n]\n' "$d"
+} >"$d/build/compile_commands.json"
+out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
+is "$?" 1 "a record that includes the run's types fails"
+is "$out" "layer: src/lib/record/rec.c -[#include]-> src/lib/request.h: record/ takes the run's facts as plain values (record/run_facts.h), never the run's types
+confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the include is printed"
 
 out=$("$TOP/scripts/deps" --top "$T/circle" "$T/nowhere" 2>&1)
 is "$?" 2 "no build tree: exit status 2"

@@ -313,20 +313,26 @@ int cf_resolve_program(const char *arg0, const char *cwd, const struct cf_strv *
 	return best;
 }
 
+void cf_card_input_of(const struct cf_run_record *r, const char *workspace, bool escalate,
+		      const char *program, struct cf_card_input *in)
+{
+	*in = (struct cf_card_input){
+	    .id = r->id,
+	    .reusable = r->reusable,
+	    .escalate = escalate,
+	    .argv = &r->argv,
+	    .program = program,
+	    .cwd = r->cwd ? r->cwd : "",
+	    .workspace = workspace ? workspace : "",
+	    .env_set = &r->env_set,
+	    .grants = escalate ? NULL : &r->grants,
+	};
+}
+
 int cf_record_card_input(const confine_run *run, bool escalate, const char *program,
 			 struct cf_card_input *in)
 {
-	*in = (struct cf_card_input){
-	    .id = run->record.id,
-	    .reusable = run->record.reusable,
-	    .escalate = escalate,
-	    .argv = &run->record.argv,
-	    .program = program,
-	    .cwd = run->record.cwd ? run->record.cwd : "",
-	    .workspace = run->workspace ? run->workspace : "",
-	    .env_set = &run->record.env_set,
-	    .grants = escalate ? NULL : &run->record.grants,
-	};
+	cf_card_input_of(&run->record, run->workspace, escalate, program, in);
 	return 0;
 }
 

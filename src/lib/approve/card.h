@@ -5,6 +5,7 @@
 
 #include "approve/encoding.h"
 #include "record/json.h"
+#include "record/record.h"
 
 /* Builds the card: title, texts, copies of every string, and the digest of the canonical
  * encoding.  `id` is the request id.  Pure. */
@@ -18,9 +19,9 @@ json_t *cf_card_to_json(const struct confine_card *card);
 int cf_resolve_program(const char *arg0, const char *cwd, const struct cf_strv *env, char **out,
 		       struct confine_error *err);
 
-struct confine_run;
-/* The card input of a run (its argv, cwd, workspace, --env assignments and grants). */
-int cf_record_card_input(const struct confine_run *run, bool escalate, const char *program,
-			 struct cf_card_input *in);
+/* The card input of an attempt's record (its id, argv, cwd, --env assignments and grants) in
+ * `workspace`.  Pure. */
+void cf_card_input_of(const struct cf_run_record *r, const char *workspace, bool escalate,
+		      const char *program, struct cf_card_input *in);
 
 #endif

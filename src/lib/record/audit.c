@@ -21,97 +21,11 @@
 #include <unistd.h>
 
 #include "record/run_facts.h"
-#include "record/outfile.h"
-#include "request.h"
 #include "util/util.h"
-
-static int set_file(int *fd, char **path, const char *what, const char *file, bool append,
-		    struct confine_error *err)
-{
-	char *canon = NULL;
-	if (!file || !*file)
-		return cf_err(err, CONFINE_E_INVALID, what, "", "expected a file name");
-	struct confine_error mine = {0};
-	int k = cf_open_record_file(what, file, append, &canon, &mine);
-	if (k < 0)
-		return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;
-	if (*fd >= 0)
-		close(*fd);
-	free(*path);
-	*fd = k;
-	*path = canon;
-	return 0;
-}
-
-int confine_request_set_audit_file(confine_request *req, const char *file,
-				   struct confine_error *err)
-{
-	if (!req)
-		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",
-			      "the request is NULL");
-	struct cf_audit_state *st = calloc(1, sizeof(*st));
-	if (!st)
-		return cf_nomem(err);
-	st->refs = 1;
-	int r = set_file(&req->record.audit_fd, &req->record.audit_path,
-			 "cannot open the audit log", file, true, err);
-	if (r < 0 || !(st->path = cf_strdup(req->record.audit_path))) {
-		free(st);
-		return r < 0 ? r : cf_nomem(err);
-	}
-	cf_audit_state_unref(req->record.audit_state);
-	req->record.audit_state = st;
-	return 0;
-}
 
 const struct confine_error *cf_audit_state_error(const struct cf_audit_state *st)
 {
 	return st && __atomic_load_n(&st->failed, __ATOMIC_ACQUIRE) ? &st->err : NULL;
-}
-
-int confine_request_audit_error(const confine_request *req, struct confine_error *err)
-{
-	const struct confine_error *e = cf_audit_state_error(req ? req->record.audit_state : NULL);
-	if (!e)
-		return 0;
-	if (err)
-		*err = *e;
-	return CONFINE_E_RECORD;
-}
-
-int confine_request_set_report_file(confine_request *req, const char *file,
-				    struct confine_error *err)
-{
-	if (!req)
-		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",
-			      "the request is NULL");
-	return set_file(&req->record.report_fd, &req->record.report_path,
-			"cannot open the report file", file, false, err);
-}
-
-/* --print-plan: the plan protects the records as the run would (an override each), so that the
- * printed plan, and its digest, is the run's (SPEC 7.3); nothing is opened or created. */
-int confine_request_plan_record_files(confine_request *req, const char *audit, const char *report,
-				      struct confine_error *err)
-{
-	char *canon = NULL;
-	struct confine_error mine = {0};
-	if (!req)
-		return cf_err(err, CONFINE_E_INVALID, "invalid argument", "request",
-			      "the request is NULL");
-	if (audit && *audit) {
-		if (cf_record_file_canon("cannot name the audit log", audit, &canon, &mine) < 0)
-			return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;
-		free(req->record.audit_path);
-		req->record.audit_path = canon;
-	}
-	if (report && *report) {
-		if (cf_record_file_canon("cannot name the report file", report, &canon, &mine) < 0)
-			return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_OS;
-		free(req->record.report_path);
-		req->record.report_path = canon;
-	}
-	return 0;
 }
 
 static void add_time(struct cf_jobj *j, const struct timespec *ts)
@@ -133,31 +47,31 @@ static long long duration_ms(const struct cf_run_record *r)
 	       (now.tv_nsec - r->mono_start.tv_nsec) / 1000000;
 }
 
-static char *audit_line(const confine_run *run, int status, const struct confine_error *why)
+static char *audit_line(const struct cf_run_facts *f, int status, const struct confine_error *why)
 {
 	struct cf_jobj j;
 	const char *outcome, *exit_path;
-	cf_record_outcome(run, why, &outcome, &exit_path);
+	cf_record_outcome(f, why, &outcome, &exit_path);
 	cf_jobj_init(&j);
 	cf_jput_int(&j, "version", 1);
-	add_time(&j, &run->record.wall_start);
-	cf_record_facts(&j, run);
+	add_time(&j, &f->rec->wall_start);
+	cf_record_facts(&j, f);
 	cf_jput_str(&j, "outcome", outcome);
 	cf_jput_str(&j, "exit_path", exit_path);
 	cf_jput_int(&j, "exit_status", status);
-	cf_jput_str(&j, "status_from", run->from_command ? "command" : "confine");
-	cf_jput_int(&j, "duration_ms", duration_ms(&run->record));
+	cf_jput_str(&j, "status_from", f->from_command ? "command" : "confine");
+	cf_jput_int(&j, "duration_ms", duration_ms(f->rec));
 	json_t *ev = json_array();
-	for (size_t i = 0; ev && i < run->n_events; i++) {
+	for (size_t i = 0; ev && i < f->n_events; i++) {
 		struct cf_jobj e;
 		cf_jobj_init(&e);
-		cf_jput_str(&e, "kind", run->events[i].kind);
-		cf_jput_str(&e, "path", run->events[i].path);
+		cf_jput_str(&e, "kind", f->events[i].kind);
+		cf_jput_str(&e, "path", f->events[i].path);
 		if (e.oom || json_array_append_new(ev, e.o) < 0)
 			j.oom = true;
 	}
 	cf_jput(&j, "events", ev);
-	cf_jput_strv(&j, "denied_paths", run->record.denials.path, run->record.denials.n);
+	cf_jput_strv(&j, "denied_paths", f->rec->denials.path, f->rec->denials.n);
 	cf_jput(&j, "error", cf_record_error(why));
 	return cf_jobj_dump(&j);
 }
@@ -282,14 +196,13 @@ out:;
 	return r;
 }
 
-int cf_audit_attempt(confine_run *run, int status, const struct confine_error *why)
+int cf_audit_write(const struct cf_run_facts *f, int status, const struct confine_error *why)
 {
-	if (!run || run->record.audit_fd < 0 || run->record.audited)
+	if (f->rec->audit_fd < 0)
 		return 0;
-	run->record.audited = true;
-	char *line = audit_line(run, status, why);
+	char *line = audit_line(f, status, why);
 	const char *call = "malloc";
-	int k = append_line(run->record.audit_fd,
+	int k = append_line(f->rec->audit_fd,
 			    line ? line
 				 : "{\"version\":1,\"outcome\":\"failed\",\"exit_path\":"
 				   "\"setup_failed\",\"error\":{\"kind\":\"out of memory\"}}",
@@ -297,7 +210,7 @@ int cf_audit_attempt(confine_run *run, int status, const struct confine_error *w
 	free(line);
 	if (k == 0)
 		return 0;
-	struct cf_audit_state *st = run->record.audit_state;
+	struct cf_audit_state *st = f->rec->audit_state;
 	int e = errno;
 	if (st && !__atomic_exchange_n(&st->claimed, 1, __ATOMIC_ACQ_REL)) {
 		if (!*call) /* torn_tail's EFBIG */
@@ -319,19 +232,4 @@ int cf_audit_attempt(confine_run *run, int status, const struct confine_error *w
 		__atomic_store_n(&st->failed, true, __ATOMIC_RELEASE);
 	}
 	return CONFINE_E_RECORD;
-}
-
-int confine_request_audit_refusal(const confine_request *req, int status,
-				  const struct confine_error *why, struct confine_error *err)
-{
-	if (req->record.audit_fd < 0)
-		return 0;
-	confine_run *run = cf_record_temp_run(req);
-	if (!run)
-		return cf_nomem(err);
-	int r = cf_audit_attempt(run, status, why);
-	cf_record_temp_free(run);
-	if (r < 0)
-		(void)confine_request_audit_error(req, err);
-	return r;
 }

@@ -16,7 +16,6 @@
 #include "host/hostfs.h"
 #include "approve/card.h"
 #include "record/run_facts.h"
-#include "request.h"
 #include "util/util.h"
 
 static json_t *rule_json(const struct cf_decision *d)
@@ -64,7 +63,7 @@ static char *grant_target(const char *path, enum cf_grant_scope *scope)
 
 /* The card for an ask: an escalation for a guard or a read (no grant lifts those), a write
  * grant for any other write. */
-static json_t *ask_card(const confine_run *run, const char *path, const struct cf_decision *d,
+static json_t *ask_card(const struct cf_run_facts *f, const char *path, const struct cf_decision *d,
 			bool write, char *why, size_t why_len)
 {
 	struct cf_card_input in;
@@ -73,10 +72,10 @@ static json_t *ask_card(const confine_run *run, const char *path, const struct c
 	struct confine_error e = {0};
 	char *program = NULL, *target = NULL;
 	json_t *out = NULL;
-	const char *prog = run->record.program;
-	if (!prog && run->record.argv.n &&
-	    cf_resolve_program(run->record.argv.v[0], run->record.cwd, &run->plan.env, &program,
-			       &e) == 0)
+	const struct cf_run_record *rec = f->rec;
+	const char *prog = rec->program;
+	if (!prog && rec->argv.n &&
+	    cf_resolve_program(rec->argv.v[0], rec->cwd, f->env, &program, &e) == 0)
 		prog = program;
 	if (!prog) {
 		snprintf(why, why_len, "%s", e.reason[0] ? e.reason : "the program was not found");
@@ -87,9 +86,8 @@ static json_t *ask_card(const confine_run *run, const char *path, const struct c
 		enum cf_grant_scope scope = CF_GRANT_SUBTREE;
 		char *reason = cf_asprintf("the sandbox refused a write to %s", path);
 		const char *args[1];
-		struct cf_grant_host h = {.home = run->home,
-					  .canonicalize = cf_host_canonicalize,
-					  .kind = cf_hostfs_kind};
+		struct cf_grant_host h = {
+		    .home = f->home, .canonicalize = cf_host_canonicalize, .kind = cf_hostfs_kind};
 		target = reason ? grant_target(path, &scope) : NULL;
 		args[0] = target;
 		int r = target ? cf_grants_validate(args, 1, reason, &h, &g, &e) : CONFINE_E_NOMEM;
@@ -99,9 +97,9 @@ static json_t *ask_card(const confine_run *run, const char *path, const struct c
 			goto out;
 		}
 	}
-	cf_record_card_input(run, escalate, prog, &in);
+	cf_card_input_of(rec, f->workspace, escalate, prog, &in);
 	in.grants = escalate ? NULL : &g;
-	if (cf_card_make(&in, run->record.id, &card, &e) == 0)
+	if (cf_card_make(&in, rec->id, &card, &e) == 0)
 		out = cf_card_to_json(card);
 out:
 	confine_card_free(card);
@@ -111,8 +109,8 @@ out:
 	return out;
 }
 
-static void add_ask(json_t *asks, const confine_run *run, const char *path, const char *access,
-		    const struct cf_decision *d, bool write, bool *oom)
+static void add_ask(json_t *asks, const struct cf_run_facts *f, const char *path,
+		    const char *access, const struct cf_decision *d, bool write, bool *oom)
 {
 	struct cf_jobj a;
 	char why[1024] = "";
@@ -121,7 +119,7 @@ static void add_ask(json_t *asks, const confine_run *run, const char *path, cons
 	cf_jput_str(&a, "access", access);
 	cf_jput_str(&a, "layer", cf_layer_name(d->layer));
 	cf_jput(&a, "rule", rule_json(d));
-	json_t *card = ask_card(run, path, d, write, why, sizeof(why));
+	json_t *card = ask_card(f, path, d, write, why, sizeof(why));
 	cf_jput(&a, "card", card ? card : json_null());
 	cf_jput_str(&a, "card_error", card ? NULL : why);
 	if (a.oom || json_array_append_new(asks, a.o) < 0)
@@ -130,27 +128,27 @@ static void add_ask(json_t *asks, const confine_run *run, const char *path, cons
 
 /* Every ask the denial paths ran into: read and write decided for each path as the sandbox
  * decided them; a "Read-only file system" line is about a write only. */
-static json_t *asks_json(const confine_run *run, bool *oom)
+static json_t *asks_json(const struct cf_run_facts *f, bool *oom)
 {
 	json_t *asks = json_array();
-	const struct cf_denials *dn = &run->record.denials;
-	if (!asks || run->policy == CONFINE_POLICY_OFF || !run->policy_rules.host)
+	const struct cf_denials *dn = &f->rec->denials;
+	if (!asks || f->policy == CONFINE_POLICY_OFF || !f->rules || !f->rules->host)
 		return asks;
 	for (size_t i = 0; i < dn->n; i++) {
 		char *canon = NULL;
 		struct cf_decision rd, wr;
 		if (cf_host_canonicalize(NULL, dn->path[i], &canon, NULL) < 0)
 			continue;
-		cf_policy_decide_both(&run->policy_rules, canon, &rd, &wr);
+		cf_policy_decide_both(f->rules, canon, &rd, &wr);
 		bool erofs = !strcmp(dn->says[i], "Read-only file system");
 		bool r_ask = !erofs && rd.action == CF_ASK, w_ask = wr.action == CF_ASK;
 		if (r_ask && w_ask && rd.rule == wr.rule)
-			add_ask(asks, run, canon, "both", &rd, false, oom);
+			add_ask(asks, f, canon, "both", &rd, false, oom);
 		else {
 			if (r_ask)
-				add_ask(asks, run, canon, "read", &rd, false, oom);
+				add_ask(asks, f, canon, "read", &rd, false, oom);
 			if (w_ask)
-				add_ask(asks, run, canon, "write", &wr, true, oom);
+				add_ask(asks, f, canon, "write", &wr, true, oom);
 		}
 		free(canon);
 	}
@@ -181,14 +179,14 @@ static bool scan_obj(struct cf_jobj *j, const struct cf_scan_state *s)
 }
 
 /* The glob scans, and under "ipc" the sweeps of /run (R29); null when no glob scan ran. */
-static json_t *scan_json(const confine_run *run)
+static json_t *scan_json(const struct cf_run_facts *f)
 {
-	if (!run->scan.loaded)
+	if (!f->scan->loaded)
 		return json_null();
 	struct cf_jobj j, ipc;
-	bool ok = scan_obj(&j, &run->scan);
-	if (run->ipc_scan.loaded) {
-		ok = scan_obj(&ipc, &run->ipc_scan) && ok;
+	bool ok = scan_obj(&j, f->scan);
+	if (f->ipc_scan->loaded) {
+		ok = scan_obj(&ipc, f->ipc_scan) && ok;
 		cf_jput_obj(&j, "ipc", &ipc);
 	}
 	if (!ok || j.oom) {
@@ -215,49 +213,30 @@ static json_t *events_json(const struct confine_event *v, size_t n, bool *oom)
 	return ev;
 }
 
-static char *report_json(const confine_run *run, int status, const struct confine_error *why)
+char *cf_report_json(const struct cf_run_facts *f, int status, const struct confine_error *why)
 {
 	struct cf_jobj j;
 	cf_jobj_init(&j);
 	cf_jput_str(&j, "version", CONFINE_VERSION);
 	cf_jput_int(&j, "exit_status", status);
-	cf_jput_str(&j, "status_from", run->from_command ? "command" : "confine");
-	cf_jput_bool(&j, "timed_out", run->timed_out);
+	cf_jput_str(&j, "status_from", f->from_command ? "command" : "confine");
+	cf_jput_bool(&j, "timed_out", f->timed_out);
 	cf_jput(&j, "error", cf_record_error(why));
 	/* The audit line was written before this report: when it could not be, this says so. */
-	const struct confine_error *ae = cf_audit_state_error(run->record.audit_state);
+	const struct confine_error *ae = cf_audit_state_error(f->rec->audit_state);
 	cf_jput(&j, "audit_error", ae ? cf_record_error(ae) : json_null());
-	cf_jput(&j, "notices", events_json(run->notices, run->n_notices, &j.oom));
-	cf_jput(&j, "events", events_json(run->events, run->n_events, &j.oom));
-	cf_record_facts(&j, run);
-	cf_jput_strv(&j, "denied_paths", run->record.denials.path, run->record.denials.n);
-	cf_jput(&j, "asks", asks_json(run, &j.oom));
-	cf_jput(&j, "scan", scan_json(run));
+	cf_jput(&j, "notices", events_json(f->notices, f->n_notices, &j.oom));
+	cf_jput(&j, "events", events_json(f->events, f->n_events, &j.oom));
+	cf_record_facts(&j, f);
+	cf_jput_strv(&j, "denied_paths", f->rec->denials.path, f->rec->denials.n);
+	cf_jput(&j, "asks", asks_json(f, &j.oom));
+	cf_jput(&j, "scan", scan_json(f));
 	return cf_jobj_dump(&j);
 }
 
-int confine_report_json(const confine_request *req, const confine_run *run, int status,
-			const struct confine_error *why, char **out, struct confine_error *err)
+int cf_report_write(int fd, const char *path, char *text, struct confine_error *err)
 {
-	confine_run *tmp = NULL;
-	static const struct confine_error none;
-	if (!run && !(run = tmp = cf_record_temp_run(req)))
-		return cf_nomem(err);
-	*out = report_json(run, status, why ? why : &none);
-	cf_record_temp_free(tmp);
-	return *out ? 0 : cf_nomem(err);
-}
-
-int confine_request_write_report(const confine_request *req, const confine_run *run, int status,
-				 const struct confine_error *why, struct confine_error *err)
-{
-	int fd = req->record.report_fd;
-	char *text = NULL;
 	int r;
-	if (fd < 0)
-		return 0;
-	if ((r = confine_report_json(req, run, status, why, &text, err)) < 0)
-		return r;
 	size_t n = strlen(text), off = 0;
 	text[n++] = '\0';
 	/* The file was opened (and truncated) before the run; written from its start. */
@@ -278,8 +257,7 @@ int confine_request_write_report(const confine_request *req, const confine_run *
 		/* Nothing half-written is left to be read as a report: an empty file. */
 		int t = ftruncate(fd, 0);
 		(void)t;
-		cf_err_os(err, CONFINE_E_RECORD, "cannot write the report", req->record.report_path,
-			  "write", e);
+		cf_err_os(err, CONFINE_E_RECORD, "cannot write the report", path, "write", e);
 		cf_err_hint(err, "%s; the report file is left empty",
 			    e == ENOSPC || e == EDQUOT ? "free space on its file system"
 						       : "check the file and its file system");

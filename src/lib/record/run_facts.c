@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The facts both records carry (run_facts.h), the outcome and the error of an attempt. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,15 +7,14 @@
 #include "record/secrets_record.h"
 
 /* The backend and what it guarantees; without a sandbox, nothing. */
-static void backend(struct cf_jobj *j, const confine_run *run)
+static void backend(struct cf_jobj *j, const struct cf_run_facts *f)
 {
 	struct cf_jobj g;
 	/* The landlock backend's own probe says what it guarantees (SPEC 3.3). */
-	const struct confine_probe_result *p =
-	    run->backend == CONFINE_BACKEND_LANDLOCK ? &run->ll_probe : &run->probe;
-	bool none = run->policy == CONFINE_POLICY_OFF;
-	const char *why = run->record.escalated ? "not provided (escalated: outside the sandbox)"
-						: "not provided (policy off: no sandbox)";
+	const struct confine_probe_result *p = f->probe;
+	bool none = f->policy == CONFINE_POLICY_OFF;
+	const char *why = f->rec->escalated ? "not provided (escalated: outside the sandbox)"
+					    : "not provided (policy off: no sandbox)";
 	cf_jput_str(j, "backend", none ? "none" : p->backend[0] ? p->backend : "bwrap");
 	cf_jobj_init(&g);
 	cf_jput_str(&g, "read_protection", none ? why : p->read_protection);
@@ -26,24 +26,21 @@ static void backend(struct cf_jobj *j, const confine_run *run)
 	cf_jput_obj(j, "guarantees", &g);
 }
 
-/* Injections (SPEC 6): one "env:NAME=HASH" or "path:TARGET=HASH" string per injection, never
- * the bytes or a scratch path.  The injection work (branch inject) fills this array from its
- * own state in the run; until then a run has none. */
 /* SPEC 6, 8: "env:NAME=HASH" or "path:TARGET=HASH" per injection, never the bytes and never a
  * path of confine's own. */
-static void injections(struct cf_jobj *j, const confine_run *run)
+static void injections(struct cf_jobj *j, const struct cf_run_facts *f)
 {
 	json_t *a = json_array();
-	size_t n = 0;
-	const struct confine_injection *in = cf_run_injection_list(run, &n);
+	size_t n = f->n_injections;
+	const struct confine_injection *in = f->injections;
 	for (size_t i = 0; a && i < n; i++)
 		json_array_append_new(a, json_string(in[i].record));
 	cf_jput(j, "injections", a);
 }
 
-static void approval(struct cf_jobj *j, const confine_run *run)
+static void approval(struct cf_jobj *j, const struct cf_run_facts *f)
 {
-	const struct cf_run_record *r = &run->record;
+	const struct cf_run_record *r = f->rec;
 	cf_jput_bool(j, "escalated", r->escalated);
 	cf_jput_str(j, "receipt", r->approved ? r->receipt : NULL);
 	json_t *a = json_array();
@@ -65,13 +62,13 @@ static const char *action_name(enum confine_action a)
 
 /* SPEC 12: the mode, and every decision of the proxy (time, protocol, host, port, allow, ask
  * or deny, the deciding rule, what came of it). */
-static void network(struct cf_jobj *j, const confine_run *run)
+static void network(struct cf_jobj *j, const struct cf_run_facts *f)
 {
-	bool domains = run->net_mode == CONFINE_NET_DOMAINS &&
-		       run->policy == CONFINE_POLICY_REQUIRED && !run->record.escalated;
-	cf_jput_str(j, "network", !run->record.network ? "off" : domains ? "domains" : "on");
-	size_t n = run->n_net_events, dropped = run->net_dropped;
-	const struct cf_net_event *ev = run->net_events;
+	bool domains = f->net_mode == CONFINE_NET_DOMAINS && f->policy == CONFINE_POLICY_REQUIRED &&
+		       !f->rec->escalated;
+	cf_jput_str(j, "network", !f->rec->network ? "off" : domains ? "domains" : "on");
+	size_t n = f->n_net_events, dropped = f->net_dropped;
+	const struct cf_net_event *ev = f->net_events;
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < n; i++) {
 		const struct cf_net_event *e = &ev[i];
@@ -108,36 +105,34 @@ static void network(struct cf_jobj *j, const confine_run *run)
 	cf_jput_int(j, "network_decisions_dropped", (long long)dropped);
 }
 
-void cf_record_facts(struct cf_jobj *j, const confine_run *run)
+void cf_record_facts(struct cf_jobj *j, const struct cf_run_facts *f)
 {
-	const struct cf_run_record *r = &run->record;
+	const struct cf_run_record *r = f->rec;
 	cf_jput_str(j, "request_id", r->id);
 	cf_jput_strv(j, "argv", r->argv.v, r->argv.n);
 	cf_jput_str(j, "cwd", r->cwd);
-	cf_jput_str(j, "workspace", run->workspace ? run->workspace : r->workspace_given);
-	backend(j, run);
+	cf_jput_str(j, "workspace", f->workspace ? f->workspace : r->workspace_given);
+	backend(j, f);
 	cf_jput_str(j, "policy_digest", r->policy_digest[0] ? r->policy_digest : NULL);
-	network(j, run);
-	injections(j, run);
-	approval(j, run);
-	cf_record_secrets(j, run); /* R44, R45 */
+	network(j, f);
+	injections(j, f);
+	approval(j, f);
+	cf_record_secrets(j, f); /* R44, R45 */
 }
 
-void cf_record_outcome(const confine_run *run, const struct confine_error *why,
+void cf_record_outcome(const struct cf_run_facts *f, const struct confine_error *why,
 		       const char **outcome, const char **exit_path)
 {
 	int code = why ? why->code : 0;
 	*outcome = "failed";
 	/* A failure after the command ran (the proxy's, the post-run checks') is the record's
 	 * error, not the outcome: the command ran, with its own status. */
-	if (run->from_command)
+	if (f->from_command)
 		code = 0;
 	switch (code) {
 	case 0:
-		*outcome = run->record.escalated ? "escalated" : "allowed";
-		*exit_path = run->timed_out	     ? "timed_out"
-			     : run->record.escalated ? "escalated"
-						     : "ran";
+		*outcome = f->rec->escalated ? "escalated" : "allowed";
+		*exit_path = f->timed_out ? "timed_out" : f->rec->escalated ? "escalated" : "ran";
 		return;
 	case CONFINE_E_APPROVAL:
 	case CONFINE_E_WORKSPACE:
@@ -181,51 +176,13 @@ json_t *cf_record_error(const struct confine_error *why)
 	return e.o;
 }
 
-confine_run *cf_record_temp_run(const confine_request *req)
-{
-	confine_run *run = calloc(1, sizeof(*run));
-	if (!run)
-		return NULL;
-	run->policy = req->policy;
-	run->record.audit_fd = run->record.tee_fd = run->record.tee_out = -1;
-	if (cf_run_record_init(run, req) < 0) {
-		cf_record_temp_free(run);
-		return NULL;
-	}
-	return run;
-}
-
-void cf_record_temp_free(confine_run *run)
-{
-	if (!run)
-		return;
-	cf_run_record_release(run);
-	free(run);
-}
-
 /* The policy digest (SPEC 7.3): SHA-256 of the plan's text exactly as `run --print-plan`
  * prints it, so that anyone can recompute it: `confine run --print-plan ... | sha256sum`. */
-void cf_record_digest(confine_run *run, const char *plan_text)
+void cf_record_digest(char digest[CF_SHA256_HEX], enum confine_policy policy, const char *plan_text)
 {
-	run->record.policy_digest[0] = '\0';
-	if (run->policy == CONFINE_POLICY_OFF || !plan_text)
+	digest[0] = '\0';
+	if (policy == CONFINE_POLICY_OFF || !plan_text)
 		return;
-	if (cf_sha256_hex(plan_text, strlen(plan_text), run->record.policy_digest) < 0)
-		run->record.policy_digest[0] = '\0';
-}
-
-const char *const *confine_run_denied_paths(const confine_run *run, size_t *n)
-{
-	*n = run->record.denials.n;
-	return (const char *const *)run->record.denials.path;
-}
-
-const char *confine_run_policy_digest(const confine_run *run)
-{
-	return run->record.policy_digest;
-}
-
-const char *confine_run_id(const confine_run *run)
-{
-	return run->record.id;
+	if (cf_sha256_hex(plan_text, strlen(plan_text), digest) < 0)
+		digest[0] = '\0';
 }

@@ -10,17 +10,17 @@
 #include "record/run_facts.h"
 #include "record/secrets_record.h"
 
-static void agent(struct cf_jobj *j, const confine_run *run)
+static void agent(struct cf_jobj *j, const struct cf_run_agent *ag)
 {
-	if (!run->agent.on) {
+	if (!ag->on) {
 		cf_jput_null(j, "ssh_agent");
 		return;
 	}
 	struct cf_jobj a;
 	cf_jobj_init(&a);
-	cf_jput_strv(&a, "keys", run->agent.fingerprints.v, run->agent.fingerprints.n);
-	size_t n = run->agent.n_events, dropped = run->agent.dropped;
-	const struct confine_agent_event *e = run->agent.events;
+	cf_jput_strv(&a, "keys", ag->fingerprints.v, ag->fingerprints.n);
+	size_t n = ag->n_events, dropped = ag->dropped;
+	const struct confine_agent_event *e = ag->events;
 	json_t *v = json_array();
 	for (size_t i = 0; v && i < n; i++) {
 		struct cf_jobj o;
@@ -41,9 +41,8 @@ static void agent(struct cf_jobj *j, const confine_run *run)
 
 /* The names and hosts of the secrets (never a value or a placeholder), the inspected hosts,
  * and what became of each placeholder. */
-static void placeholders(struct cf_jobj *j, const confine_run *run)
+static void placeholders(struct cf_jobj *j, const struct cf_run_secrets *rs)
 {
-	const struct cf_run_secrets *rs = &run->secrets;
 	if (!rs->on) {
 		cf_jput_null(j, "secrets");
 		return;
@@ -82,10 +81,10 @@ static void placeholders(struct cf_jobj *j, const confine_run *run)
 	cf_jput_obj(j, "secrets", &o);
 }
 
-void cf_record_secrets(struct cf_jobj *j, const confine_run *run)
+void cf_record_secrets(struct cf_jobj *j, const struct cf_run_facts *f)
 {
-	agent(j, run);
-	placeholders(j, run);
+	agent(j, f->agent);
+	placeholders(j, f->secrets);
 }
 
 static void join(struct cf_buf *b, const struct cf_strv *v)
@@ -94,24 +93,24 @@ static void join(struct cf_buf *b, const struct cf_strv *v)
 		cf_buf_addf(b, "%s%s", i ? ", " : "", v->v[i]);
 }
 
-char *cf_secrets_plan_text(const confine_run *run, char *text)
+char *cf_secrets_plan_text(const struct cf_run_agent *agent, const struct cf_run_secrets *rs,
+			   enum confine_backend backend, char *text)
 {
-	const struct cf_run_secrets *rs = &run->secrets;
-	if (!run->agent.on && !rs->on)
+	if (!agent->on && !rs->on)
 		return text;
 	struct cf_buf b;
 	cf_buf_init(&b);
 	cf_buf_add(&b, text);
 	free(text);
-	if (run->agent.on) {
+	if (agent->on) {
 		cf_buf_addf(&b,
 			    "ssh-agent: confine's filter of the caller's agent (SSH_AUTH_SOCK%s), "
 			    "keys: ",
-			    run->backend == CONFINE_BACKEND_LANDLOCK ? " through the connect guard"
-								     : "=" CF_AGENT_DIR
-								       "/" CF_AGENT_SOCK);
-		if (run->agent.fingerprints.n)
-			join(&b, &run->agent.fingerprints);
+			    backend == CONFINE_BACKEND_LANDLOCK ? " through the connect guard"
+								: "=" CF_AGENT_DIR
+								  "/" CF_AGENT_SOCK);
+		if (agent->fingerprints.n)
+			join(&b, &agent->fingerprints);
 		else
 			cf_buf_add(&b, "none");
 		cf_buf_add(&b,
@@ -128,8 +127,8 @@ char *cf_secrets_plan_text(const confine_run *run, char *text)
 		cf_buf_add(&b, "tls inspection: ");
 		join(&b, &rs->inspect);
 		cf_buf_addf(&b, " (the run's CA, in memory; trust bundle %s)\n",
-			    run->backend == CONFINE_BACKEND_LANDLOCK ? "in the run's TMPDIR"
-								     : "/tmp/.confine-trust.pem");
+			    backend == CONFINE_BACKEND_LANDLOCK ? "in the run's TMPDIR"
+								: "/tmp/.confine-trust.pem");
 	}
 	return cf_buf_take(&b);
 }

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/run_facts.h"
 #include "request.h"
 #include "../tap.h"
 
@@ -54,7 +53,7 @@ static int round_of(const char *log, int *all_record, int *whole)
 	pthread_barrier_init(&go, NULL, THREADS);
 	for (int i = 0; i < THREADS; i++) {
 		jobs[i].go = &go;
-		if (!(jobs[i].run = cf_record_temp_run(req)))
+		if (!(jobs[i].run = cf_run_temp(req)))
 			return -1;
 	}
 	for (int i = 0; i < THREADS; i++)
@@ -62,7 +61,7 @@ static int round_of(const char *log, int *all_record, int *whole)
 	for (int i = 0; i < THREADS; i++) {
 		pthread_join(th[i], NULL);
 		*all_record = *all_record && jobs[i].rc == CONFINE_E_RECORD;
-		cf_record_temp_free(jobs[i].run);
+		cf_run_temp_free(jobs[i].run);
 	}
 	pthread_barrier_destroy(&go);
 	memset(&err, 0, sizeof(err));
