@@ -139,7 +139,7 @@ static char *canonical(const char *file)
 static enum cf_layer layer_of(const char *file, enum confine_rule_file kind,
 			      const struct cf_locations *loc)
 {
-	static const char ws_suffix[] = "/.confine/rules.json";
+	static const char ws_suffix[] = "/" CF_RULEFILE_WORKSPACE;
 	if (kind == CONFINE_RULE_FILE_USER)
 		return CF_LAYER_USER;
 	if (kind == CONFINE_RULE_FILE_WORKSPACE)
@@ -232,7 +232,7 @@ int confine_request_rule_file(const confine_request *req, enum confine_rule_file
 	if ((r = cf_request_locations(req, &loc, err)) < 0)
 		return r;
 	if (kind == CONFINE_RULE_FILE_WORKSPACE) {
-		*out = cf_path_join(loc.workspace, ".confine/rules.json");
+		*out = cf_path_join(loc.workspace, CF_RULEFILE_WORKSPACE);
 	} else if (!loc.user_rules) {
 		r = cf_err(err, CONFINE_E_NOTFOUND, "the user rule file is unknown", "HOME",
 			   "HOME is not set and the user has no home in the password database");

@@ -19,6 +19,9 @@
  */
 int cf_rulefile_read(const char *path, char **text, size_t *len, struct confine_error *err);
 
+/* The workspace's rule file, relative to the workspace. */
+#define CF_RULEFILE_WORKSPACE ".confine/rules.json"
+
 /*
  * One rule file of a layer, read and parsed (R6): its path rules appended to *out, its network
  * rules to *net (NULL: not kept).  A missing file is no rules when missing_ok (the workspace's

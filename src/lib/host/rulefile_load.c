@@ -46,7 +46,7 @@ int cf_rulefiles_each(const struct cf_strv *session_files, const char *workspace
 		r = fn(ctx, session_files->v[i], CF_LAYER_SESSION, false, err);
 	if (r < 0 || !workspace)
 		return r;
-	char *wsfile = cf_path_join(workspace, ".confine/rules.json");
+	char *wsfile = cf_path_join(workspace, CF_RULEFILE_WORKSPACE);
 	if (!wsfile)
 		return cf_nomem(err);
 	r = fn(ctx, wsfile, CF_LAYER_WORKSPACE, true, err);
