@@ -25,18 +25,9 @@
 
 extern char **environ;
 
-static const char *env_get(const struct cf_strv *env, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; i < env->n; i++)
-		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=')
-			return env->v[i] + n + 1;
-	return NULL;
-}
-
 int cf_run_find_home(confine_run *run, const struct cf_strv *env, struct confine_error *err)
 {
-	const char *home = env_get(env, "HOME");
+	const char *home = cf_strv_env(env, "HOME");
 	/* getpwuid_r: getpwuid's result is a buffer of the process, which another thread's
 	 * lookup overwrites. */
 	struct passwd pwd, *pw = NULL;
@@ -118,7 +109,7 @@ int cf_run_resolve_workspace(confine_run *run, const confine_request *req,
  * relative XDG_CONFIG_HOME); NULL on out-of-memory. */
 static char *user_rules_file(const struct cf_strv *env, const char *home)
 {
-	const char *v = env_get(env, "XDG_CONFIG_HOME");
+	const char *v = cf_strv_env(env, "XDG_CONFIG_HOME");
 	if (v && v[0] == '/')
 		return cf_path_join(v, "confine/rules.json");
 	return cf_path_join(home, ".config/confine/rules.json");
@@ -130,7 +121,7 @@ int cf_run_host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	unsigned uid = (unsigned)getuid();
 	struct stat st;
 
-	v = env_get(env, "TMPDIR");
+	v = cf_strv_env(env, "TMPDIR");
 	if (v && v[0] == '/') {
 		char *t = realpath(v, NULL);
 		if (t && stat(t, &st) == 0 && S_ISDIR(st.st_mode) && !cf_path_within(t, "/tmp") &&
@@ -139,12 +130,12 @@ int cf_run_host_facts(confine_run *run, const struct cf_strv *env, struct confin
 		else
 			free(t);
 	}
-	v = env_get(env, "XDG_RUNTIME_DIR");
+	v = cf_strv_env(env, "XDG_RUNTIME_DIR");
 	if (v && v[0] == '/')
 		run->runtime_dir = cf_strdup(v);
 	else
 		run->runtime_dir = cf_asprintf("/run/user/%u", uid);
-	v = env_get(env, "SSH_AUTH_SOCK");
+	v = cf_strv_env(env, "SSH_AUTH_SOCK");
 	if (v && v[0] == '/')
 		run->ssh_dir = cf_path_dirname(v);
 	run->user_rules = user_rules_file(env, run->home);
@@ -154,7 +145,7 @@ int cf_run_host_facts(confine_run *run, const struct cf_strv *env, struct confin
 	run->config_dir = cf_path_dirname(run->user_rules);
 	if (run->pw_user_rules && !(run->pw_config_dir = cf_path_dirname(run->pw_user_rules)))
 		return cf_nomem(err);
-	v = env_get(env, "XDG_CACHE_HOME");
+	v = cf_strv_env(env, "XDG_CACHE_HOME");
 	run->cache_dir = v && v[0] == '/' ? cf_path_join(v, "confine")
 					  : cf_path_join(run->home, ".cache/confine");
 	/* R39: the tool caches' stores (host/toolcache.h), confine's state too. */
@@ -163,7 +154,7 @@ int cf_run_host_facts(confine_run *run, const struct cf_strv *env, struct confin
 		return cf_nomem(err);
 	struct cf_git_entries names;
 	cf_run_git_entries(&names);
-	int r = cf_host_git_guards(run->workspace, run->home, env_get(env, "XDG_CONFIG_HOME"),
+	int r = cf_host_git_guards(run->workspace, run->home, cf_strv_env(env, "XDG_CONFIG_HOME"),
 				   &names, &run->git_guards, &run->git_launch, err);
 	if (r < 0)
 		return r;

@@ -20,11 +20,8 @@
 /* The value of NAME in env, NULL when unset or empty. */
 static const char *env_get(const struct cf_strv *env, const char *name)
 {
-	size_t nl = strlen(name);
-	for (size_t i = 0; i < env->n; i++)
-		if (!strncmp(env->v[i], name, nl) && env->v[i][nl] == '=')
-			return env->v[i][nl + 1] ? env->v[i] + nl + 1 : NULL;
-	return NULL;
+	const char *v = cf_strv_env(env, name);
+	return v && *v ? v : NULL;
 }
 
 int cf_run_net_prepare(confine_run *run, const confine_request *req, const struct cf_strv *env,

@@ -236,15 +236,6 @@ int cf_record_policy(confine_run *run, const confine_request *req, struct confin
 	return insert_grants(run, err);
 }
 
-static const char *env_get(const struct cf_strv *env, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; i < env->n; i++)
-		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=')
-			return env->v[i] + n + 1;
-	return NULL;
-}
-
 /* An executable regular file at path: 0, or CONFINE_E_NOTFOUND / CONFINE_E_NOEXEC. */
 static int executable(const char *path)
 {
@@ -279,7 +270,7 @@ int cf_resolve_program(const char *arg0, const char *cwd, const struct cf_strv *
 			*out = realpath(abs, NULL);
 		free(abs);
 	} else {
-		const char *path = env_get(env, "PATH");
+		const char *path = cf_strv_env(env, "PATH");
 		char *list = cf_strdup(path ? path : "/bin:/usr/bin");
 		if (!list)
 			return cf_nomem(err);

@@ -17,19 +17,10 @@
 #include "util/sha256.h"
 #include "util/util.h"
 
-static const char *env_get(const struct cf_strv *env, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; env && i < env->n; i++)
-		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=')
-			return env->v[i] + n + 1;
-	return NULL;
-}
-
 /* An absolute directory from a variable, or NULL (a relative one means nothing here). */
 static const char *abs_var(const struct cf_strv *env, const char *name)
 {
-	const char *v = name ? env_get(env, name) : NULL;
+	const char *v = name ? cf_strv_env(env, name) : NULL;
 	return v && v[0] == '/' ? v : NULL;
 }
 
@@ -122,7 +113,7 @@ static char *locate(const struct cf_tool *t, const struct cf_strv *env, const ch
 		base = x ? cf_strdup(x) : cf_path_join(home, ".local/share");
 	} else if (!strncmp(def, "gopath", k)) {
 		/* GOPATH's first entry. */
-		const char *g = env_get(env, "GOPATH");
+		const char *g = cf_strv_env(env, "GOPATH");
 		size_t n = g ? strcspn(g, ":") : 0;
 		base = g && g[0] == '/' ? cf_strndup(g, n) : cf_path_join(home, "go");
 	}

@@ -207,3 +207,12 @@ bool cf_strv_contains(const struct cf_strv *sv, const char *s)
 			return true;
 	return false;
 }
+
+const char *cf_strv_env(const struct cf_strv *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; env && i < env->n; i++)
+		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=')
+			return env->v[i] + n + 1;
+	return NULL;
+}

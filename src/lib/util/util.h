@@ -62,6 +62,9 @@ void cf_strv_release(struct cf_strv *sv);
 int cf_strv_add(struct cf_strv *sv, const char *s); /* copies; 0 or -ENOMEM-style -1 */
 int cf_strv_take(struct cf_strv *sv, char *s);	    /* takes ownership; frees s on failure */
 bool cf_strv_contains(const struct cf_strv *sv, const char *s);
+/* The value of NAME in an environment of NAME=VALUE strings (the first), NULL when unset or
+ * env is NULL; "" when set empty. */
+const char *cf_strv_env(const struct cf_strv *env, const char *name);
 
 /* Growth of an array of `size`-byte elements that holds `cap` (0: none yet, then `first`):
  * realloc to twice as many, with every product checked -- the new capacity and its size in

@@ -341,6 +341,17 @@ static void test_strv(void)
 	TAP_STREQ(sv.v[99], "s99", "strv keeps order (last)");
 	TAP_OK(cf_strv_contains(&sv, "s42"), "strv contains s42");
 	TAP_OK(!cf_strv_contains(&sv, "s"), "strv contains compares whole strings");
+	struct cf_strv env = {0};
+	const char *vars[] = {"HOMER=x", "HOME", "HOME=/h", "HOME=/second", "EMPTY=", "=v"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		ok &= cf_strv_add(&env, vars[i]) == 0;
+	TAP_STREQ(cf_strv_env(&env, "HOME"), "/h",
+		  "strv_env: the first NAME=, not a longer name or a bare NAME");
+	TAP_STREQ(cf_strv_env(&env, "EMPTY"), "", "strv_env: set empty is \"\"");
+	TAP_OK(cf_strv_env(&env, "HOM") == NULL, "strv_env: a prefix of a name is not the name");
+	TAP_OK(cf_strv_env(&env, "PATH") == NULL, "strv_env: unset is NULL");
+	TAP_OK(cf_strv_env(NULL, "HOME") == NULL, "strv_env: no environment is NULL");
+	cf_strv_release(&env);
 	char *own = cf_strdup("taken");
 	TAP_INTEQ(cf_strv_take(&sv, own), 0, "strv_take takes ownership");
 	TAP_OK(sv.v[100] == own && sv.v[101] == NULL, "taken pointer stored as is");

@@ -58,15 +58,6 @@ struct confine_run {
 
 /* ---- host facts ---- */
 
-static const char *env_get(const struct cf_strv *env, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; i < env->n; i++)
-		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=')
-			return env->v[i] + n + 1;
-	return NULL;
-}
-
 static int canon(const char *path, char **out, struct confine_error *err)
 {
 	return cf_host_canonicalize(NULL, path, out, err);
@@ -98,7 +89,7 @@ static int host_facts(confine_run *run, const confine_request *req, const struct
 		      struct confine_error *err)
 {
 	int r;
-	const char *home = env_get(env, "HOME");
+	const char *home = cf_strv_env(env, "HOME");
 	struct passwd *pw = getpwuid(getuid());
 	if (!home || home[0] != '/')
 		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
@@ -131,7 +122,7 @@ static int host_facts(confine_run *run, const confine_request *req, const struct
 		free(real_cwd);
 
 	/* Temp roots: /private/tmp, launchd's per-user temp directory and $TMPDIR. */
-	const char *tmpdir = env_get(env, "TMPDIR");
+	const char *tmpdir = cf_strv_env(env, "TMPDIR");
 	if (add_root(&run->temp, realpath("/tmp", NULL)) < 0 ||
 	    add_root(&run->temp, confstr_dir(_CS_DARWIN_USER_TEMP_DIR)) < 0 ||
 	    (tmpdir && tmpdir[0] == '/' && add_root(&run->temp, realpath(tmpdir, NULL)) < 0) ||
@@ -141,7 +132,7 @@ static int host_facts(confine_run *run, const confine_request *req, const struct
 		return cf_err(err, CONFINE_E_OS, "cannot find the temp directory", "/tmp",
 			      "realpath failed");
 
-	const char *sock = env_get(env, "SSH_AUTH_SOCK");
+	const char *sock = cf_strv_env(env, "SSH_AUTH_SOCK");
 	if (sock && sock[0] == '/') {
 		char *c = NULL;
 		if ((r = canon(sock, &c, err)) < 0)
@@ -151,7 +142,7 @@ static int host_facts(confine_run *run, const confine_request *req, const struct
 		if (!run->ssh_dir)
 			return cf_nomem(err);
 	}
-	const char *xdg = env_get(env, "XDG_CONFIG_HOME");
+	const char *xdg = cf_strv_env(env, "XDG_CONFIG_HOME");
 	char *cfg = xdg && xdg[0] == '/' ? cf_strdup(xdg) : cf_path_join(run->home, ".config");
 	char *file = cfg ? cf_path_join(cfg, "confine/rules.json") : NULL;
 	free(cfg);
@@ -360,7 +351,7 @@ static int find_command(const confine_run *run, struct confine_error *err)
 		free(abs);
 		return r;
 	}
-	const char *path = env_get(&run->plan.env, "PATH");
+	const char *path = cf_strv_env(&run->plan.env, "PATH");
 	if (!path)
 		path = "/usr/bin:/bin:/usr/sbin:/sbin";
 	bool seen = false;
@@ -434,7 +425,7 @@ int confine_run_start(confine_run *run, struct confine_error *err)
 		/* Policy off: the command itself, found on its PATH as above. */
 		path = argv.v[0];
 		if (!strchr(path, '/')) {
-			const char *p = env_get(&run->plan.env, "PATH");
+			const char *p = cf_strv_env(&run->plan.env, "PATH");
 			for (const char *s = p ? p : "/usr/bin:/bin"; s && *s && !resolved;) {
 				const char *colon = strchr(s, ':');
 				size_t n = colon ? (size_t)(colon - s) : strlen(s);
