@@ -31,16 +31,6 @@ int cf_env_put(struct cf_strv *env, const char *name, const char *value, struct 
 	return kv && cf_strv_take(env, kv) == 0 ? 0 : cf_nomem(err);
 }
 
-static const char *env_value(const struct cf_strv *env, const char *name)
-{
-	size_t nl = strlen(name);
-	const char *v = NULL;
-	for (size_t i = 0; i < env->n; i++)
-		if (!strncmp(env->v[i], name, nl) && env->v[i][nl] == '=')
-			v = env->v[i] + nl + 1;
-	return v;
-}
-
 /* One known_hosts file, if it is there: read whole, bounded. */
 static int read_known_hosts(struct cf_known_hosts *kh, const char *path, struct confine_error *err)
 {
@@ -143,7 +133,7 @@ int cf_run_agent_prepare(confine_run *run, const confine_request *req, const str
 				 "or use the bwrap backend");
 		return CONFINE_E_INVALID;
 	}
-	const char *up = env_value(env, "SSH_AUTH_SOCK");
+	const char *up = cf_strv_env(env, "SSH_AUTH_SOCK");
 	if (!up || up[0] != '/') {
 		cf_err(err, CONFINE_E_INVALID, "ssh-agent filter refused", "SSH_AUTH_SOCK",
 		       "the caller has no ssh-agent (SSH_AUTH_SOCK is %s)",

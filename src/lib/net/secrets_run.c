@@ -26,16 +26,6 @@ static const char *const trust_vars[] = {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS",
 /* Where the bwrap sandbox finds the trust bundle. */
 #define TRUST_BUNDLE "/tmp/.confine-trust.pem"
 
-static const char *env_value(const struct cf_strv *env, const char *name)
-{
-	size_t nl = strlen(name);
-	const char *v = NULL;
-	for (size_t i = 0; i < env->n; i++)
-		if (!strncmp(env->v[i], name, nl) && env->v[i][nl] == '=')
-			v = env->v[i] + nl + 1;
-	return v;
-}
-
 static int refused(const char *subject, const char *hint, struct confine_error *err,
 		   const char *fmt, ...) CF_PRINTF(4, 5);
 static int refused(const char *subject, const char *hint, struct confine_error *err,
@@ -192,7 +182,7 @@ static int add_secret(confine_run *run, const struct cf_secret_spec *sp, const s
 	if (!strncmp(sp->source, "file:", 5)) {
 		r = read_source_file(run, sp->name, sp->source + 5, &value, &len, err);
 	} else {
-		const char *v = env_value(env, sp->source);
+		const char *v = cf_strv_env(env, sp->source);
 		if (!v) {
 			char hint[300];
 			snprintf(hint, sizeof(hint), "set %s in your environment, or use file:PATH",
@@ -256,8 +246,8 @@ static int setup_tls(confine_run *run, const confine_request *req, const struct 
 		     struct confine_error *err)
 {
 	struct cf_run_secrets *rs = &run->secrets;
-	const char *file = env_value(env, "SSL_CERT_FILE");
-	const char *dir = env_value(env, "SSL_CERT_DIR");
+	const char *file = cf_strv_env(env, "SSL_CERT_FILE");
+	const char *dir = cf_strv_env(env, "SSL_CERT_DIR");
 	int r = cf_tls_new(&rs->inspect, file, dir, &rs->tls, err);
 	if (r == 0)
 		r = make_bundle(run, file ? file : X509_get_default_cert_file(), err);
