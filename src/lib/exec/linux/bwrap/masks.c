@@ -71,11 +71,19 @@ static int make_in(void *arg)
  * child's new capabilities as a subset of its old ones (cred_cap_issubset). */
 static pid_t start_maker(struct maker *m)
 {
-	size_t size = 256 * 1024;
+	/* Its lowest page is a guard: a stack that overflowed would otherwise write into
+	 * confine's memory, which it shares, instead of ending the child with SIGSEGV. */
+	size_t guard = (size_t)sysconf(_SC_PAGESIZE), size = 256 * 1024 + guard;
 	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)
 		return -1;
+	if (mprotect(stack, guard, PROT_NONE) < 0) {
+		int e = errno;
+		munmap(stack, size);
+		errno = e;
+		return -1;
+	}
 	pid_t child = clone(make_in, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, m);
 	int e = errno;
 	munmap(stack, size);
