@@ -117,6 +117,12 @@ for who in $RUN_USERS; do
 	is "$rc" 137 "$who: --timeout 0.5s (a unit): status 137"
 	echo "$err" | grep -q "^confine: command timed out: '$TRYOP': the sandbox was killed after 0.5s$"
 	ok $? "$who: ... and the message repeats the duration as given"
+	# A timeout that runs out while the sandbox is still starting: the run timed out, with the
+	# same status and message, not a failed set-up (a library host got an error instead).
+	cx "$who" --timeout 0.001 -- "$TRYOP" sleep 31
+	is "$rc" 137 "$who: --timeout 0.001 (over during the start-up): status 137"
+	is "$(grep -c '^confine: ' <<<"$err")|$(grep -c "^confine: command timed out: '$TRYOP': the sandbox was killed after 0.001 seconds$" <<<"$err")" "1|1" \
+		"$who: ... and one message: it timed out (no 'sandbox setup failed')"
 	cx "$who" --timeout 5 -- "$TRYOP" exit 3
 	is "$rc" 3 "$who: a command within its --timeout keeps its own status"
 	expect_rc "$who" 125 "--timeout 0 is refused" --timeout 0 -- true

@@ -1621,6 +1621,12 @@ int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_er
 		*again = true;
 		return 0;
 	}
+	if (!ready && run->timed_out) {
+		/* --timeout ran out while the sandbox was starting: the run timed out, as it does
+		 * once the command runs (status 137, the run says so), not a failed setup. */
+		*status = 128 + SIGKILL;
+		return 0;
+	}
 	if (!ready)
 		return never_ready(run, st, code, status, again, err);
 	*status = code;
