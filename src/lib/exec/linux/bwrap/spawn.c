@@ -621,10 +621,16 @@ static int channel_fds(struct launch *l, struct confine_error *err)
 			      F_DUPFD_CLOEXEC, 3)) < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
 				 errno);
-	if (fdlist_add(&l->keep, l->info[1]) < 0 || fdlist_add(&l->keep, l->status[1]) < 0 ||
-	    fdlist_add(&l->keep, fds->stderr_fd) < 0 || fdlist_add(&l->keep, l->go[0]) < 0)
+	/* Each owned by keep from its own addition on: released once when a later addition
+	 * fails (keep and launch_release both closed the earlier ones before). */
+	int *owned[] = {&l->info[1], &l->status[1], &l->go[0]};
+	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++) {
+		if (fdlist_add(&l->keep, *owned[i]) < 0)
+			return cf_nomem(err);
+		*owned[i] = -1;
+	}
+	if (fdlist_add(&l->keep, fds->stderr_fd) < 0)
 		return cf_nomem(err);
-	l->info[1] = l->status[1] = l->go[0] = -1; /* owned by keep now */
 	struct cf_ipc_fds made;
 	r = cf_helper_fds(l->plan, l->source, fds, &made, err);
 	for (size_t i = 0; i < made.n; i++)
