@@ -13,6 +13,7 @@
 #include "util/nofollow.h"
 #include "exec/linux/bwrap/settle.h"
 #include "host/hostfs.h"
+#include "util/procfs.h"
 #include "util/util.h"
 
 void cf_idents_release(struct cf_idents *ids)
@@ -278,29 +279,11 @@ static int cmp_str(const void *a, const void *b)
 /* The mount points of pid's mount namespace, sorted; false when the table cannot be read. */
 static bool mount_points(pid_t pid, struct cf_strv *out)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char *text = cf_proc_read_all(AT_FDCWD, pid, "mountinfo", NULL);
+	if (!text)
 		return false;
-	struct cf_buf b;
-	cf_buf_init(&b);
-	char chunk[8192];
-	for (;;) {
-		ssize_t k = read(fd, chunk, sizeof(chunk));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		cf_buf_addn(&b, chunk, (size_t)k);
-	}
-	close(fd);
-	if (b.oom || !b.s) {
-		cf_buf_release(&b);
-		return false;
-	}
 	bool ok = true;
-	for (char *save = NULL, *line = strtok_r(b.s, "\n", &save); line && ok;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && ok;
 	     line = strtok_r(NULL, "\n", &save)) {
 		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ..." */
 		char *f = line;
@@ -317,7 +300,7 @@ static bool mount_points(pid_t pid, struct cf_strv *out)
 		unescape(f);
 		ok = cf_strv_add(out, f) == 0;
 	}
-	cf_buf_release(&b);
+	free(text);
 	if (ok && out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
 	return ok;

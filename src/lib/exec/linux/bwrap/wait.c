@@ -44,7 +44,9 @@
 #include "request.h"
 #include "util/mountapi.h"
 #include "util/owntmp.h"
+#include "util/procfs.h"
 #include "util/util.h"
+
 /*
  * Before the helper reports READY, pid 1 of the sandbox is still bwrap setting up, and pid 1
  * ignores the signals it has no handler for: a forwarded SIGTERM would be lost and the command
@@ -111,23 +113,8 @@ int confine_run_restore_terminal(confine_run *run)
 /* The parent pid of `pid` from /proc/PID/stat; -1 when it cannot be read. */
 static pid_t parent_of(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* "PID (COMM) STATE PPID ...": COMM may hold anything, so look after its last ')'. */
-	const char *p = strrchr(buf, ')');
-	int ppid;
-	char state;
-	if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
-		return -1;
-	return (pid_t)ppid;
+	struct cf_proc_stat st;
+	return cf_proc_stat_read(AT_FDCWD, pid, &st) == 0 ? st.ppid : -1;
 }
 
 /* A pidfd on pid 1 of the sandbox, checked to be bwrap's child after it was opened (before, the
