@@ -50,6 +50,98 @@ static void drain(int out[2], int ep[2], struct cf_capture *c)
 	}
 }
 
+/* The child between fork and exec: async-signal-safe calls only, on what the parent prepared.
+ * Its own process group, so that a timeout kills whatever a hung bwrap (or an impostor script)
+ * started.  An exec failure goes back as its errno over ep_w. */
+static _Noreturn void exec_child(const char *const *argv, const char *const *envp, int devnull,
+				 int out_w, int ep_w, const sigset_t *empty)
+{
+	int e;
+	setpgid(0, 0);
+	sigprocmask(SIG_SETMASK, empty, NULL);
+	if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0)
+		goto child_fail;
+#ifdef SYS_close_range
+	/* Nothing of the caller's leaks into bwrap; CLOSE_RANGE_CLOEXEC = 1 << 2. */
+	syscall(SYS_close_range, 3U, ~0U, 1U << 2);
+#endif
+	execve(argv[0], (char *const *)argv, (char *const *)envp);
+child_fail:
+	e = errno;
+	(void)!write(ep_w, &e, sizeof(e));
+	_exit(127);
+}
+
+/* Reads the pipes until *pid is reaped (then *pid is -1) or the deadline passes (*timed_out).
+ * Read until the process is reaped, not until EOF: a grandchild holding the pipe after bwrap
+ * exited must not hold the probe.  A pidfd wakes us at the exit; without one (kernels before
+ * 5.3), poll in 1 ms slices.  Returns 0 or a negative code (*pid still set if not reaped). */
+static int wait_reaped(pid_t *pid, int pidfd, int64_t deadline, int out[2], int ep[2],
+		       struct cf_capture *c, const char *subject, bool *timed_out,
+		       struct confine_error *err)
+{
+	while (*pid > 0) {
+		int64_t left = deadline - monotonic_ms();
+		if (left <= 0) {
+			*timed_out = true;
+			return 0;
+		}
+		struct pollfd pf[3] = {{.fd = out[0], .events = POLLIN},
+				       {.fd = ep[0], .events = POLLIN},
+				       {.fd = pidfd, .events = POLLIN}};
+		int n = poll(pf, 3, pidfd >= 0 ? (int)left : 1);
+		if (n < 0 && errno != EINTR)
+			return cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", subject, "poll",
+					 errno);
+		if (n > 0 && (pf[0].revents || pf[1].revents))
+			drain(out, ep, c);
+		pid_t w = waitpid(*pid, &c->status, WNOHANG);
+		if (w == *pid) {
+			*pid = -1;
+		} else if (w < 0 && errno != EINTR) {
+			*pid = -1;
+			return cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", subject,
+					 "waitpid", errno);
+		}
+	}
+	return 0;
+}
+
+/* What the process wrote before it exited is still in the pipes; a grandchild that keeps
+ * writing is cut off at the deadline. */
+static void drain_rest(int out[2], int ep[2], int64_t deadline, struct cf_capture *c)
+{
+	while ((out[0] >= 0 || ep[0] >= 0) && monotonic_ms() < deadline) {
+		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN},
+				       {.fd = ep[0], .events = POLLIN}};
+		if (poll(pf, 2, 0) <= 0)
+			break;
+		drain(out, ep, c);
+	}
+}
+
+/* Kills and reaps a child not yet reaped, and closes what is open. */
+static void reap_and_close(pid_t pid, int out[2], int ep[2], int devnull, int pidfd,
+			   struct cf_capture *c)
+{
+	if (pid > 0) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &c->status, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (ep[i] >= 0)
+			close(ep[i]);
+	}
+	if (devnull >= 0)
+		close(devnull);
+	if (pidfd >= 0)
+		close(pidfd);
+}
+
 /* Runs argv[0] with stdout and stderr captured, killing its process group after timeout_ms.
  * Returns CF_RUN_DONE, CF_RUN_TIMEOUT or a negative code. */
 int cf_run_capture(const char *const *argv, int timeout_ms, struct cf_capture *c,
@@ -76,24 +168,8 @@ int cf_run_capture(const char *const *argv, int timeout_ms, struct cf_capture *c
 		ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "fork", errno);
 		goto out;
 	}
-	if (pid == 0) {
-		/* Child: async-signal-safe calls only.  Own process group, so that a timeout kills
-		 * whatever a hung bwrap (or an impostor script) started. */
-		int e;
-		setpgid(0, 0);
-		sigprocmask(SIG_SETMASK, &empty, NULL);
-		if (dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
-			goto child_fail;
-#ifdef SYS_close_range
-		/* Nothing of the caller's leaks into bwrap; CLOSE_RANGE_CLOEXEC = 1 << 2. */
-		syscall(SYS_close_range, 3U, ~0U, 1U << 2);
-#endif
-		execve(argv[0], (char *const *)argv, (char *const *)envp);
-	child_fail:
-		e = errno;
-		(void)!write(ep[1], &e, sizeof(e));
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_child(argv, envp, devnull, out[1], ep[1], &empty);
 	/* Also from the parent, so that a timeout right after fork still finds the group. */
 	setpgid(pid, pid);
 	close(out[1]);
@@ -105,64 +181,15 @@ int cf_run_capture(const char *const *argv, int timeout_ms, struct cf_capture *c
 #endif
 	int64_t deadline = monotonic_ms() + timeout_ms;
 	bool timed_out = false;
-	/* Read until the process is reaped, not until EOF: a grandchild holding the pipe after
-	 * bwrap exited must not hold the probe.  A pidfd wakes us at the exit; without one (kernels
-	 * before 5.3), poll in 1 ms slices. */
-	while (pid > 0) {
-		int64_t left = deadline - monotonic_ms();
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		struct pollfd pf[3] = {{.fd = out[0], .events = POLLIN},
-				       {.fd = ep[0], .events = POLLIN},
-				       {.fd = pidfd, .events = POLLIN}};
-		int n = poll(pf, 3, pidfd >= 0 ? (int)left : 1);
-		if (n < 0 && errno != EINTR) {
-			ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "poll",
-					errno);
-			goto out;
-		}
-		if (n > 0 && (pf[0].revents || pf[1].revents))
-			drain(out, ep, c);
-		pid_t w = waitpid(pid, &c->status, WNOHANG);
-		if (w == pid) {
-			pid = -1;
-		} else if (w < 0 && errno != EINTR) {
-			ret = cf_err_os(err, CONFINE_E_OS, "cannot probe bwrap", argv[0], "waitpid",
-					errno);
-			pid = -1;
-			goto out;
-		}
-	}
-	/* What the process wrote before it exited is still in the pipes; a grandchild that keeps
-	 * writing is cut off at the deadline. */
-	while (!timed_out && (out[0] >= 0 || ep[0] >= 0) && monotonic_ms() < deadline) {
-		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN},
-				       {.fd = ep[0], .events = POLLIN}};
-		if (poll(pf, 2, 0) <= 0)
-			break;
-		drain(out, ep, c);
-	}
+	ret = wait_reaped(&pid, pidfd, deadline, out, ep, c, argv[0], &timed_out, err);
+	if (ret < 0)
+		goto out;
+	if (!timed_out)
+		drain_rest(out, ep, deadline, c);
 	c->out[c->len] = '\0';
-	if (timed_out && ret == 0)
+	if (timed_out)
 		ret = CF_RUN_TIMEOUT;
 out:
-	if (pid > 0) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &c->status, 0) < 0 && errno == EINTR)
-			;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (ep[i] >= 0)
-			close(ep[i]);
-	}
-	if (devnull >= 0)
-		close(devnull);
-	if (pidfd >= 0)
-		close(pidfd);
+	reap_and_close(pid, out, ep, devnull, pidfd, c);
 	return ret;
 }
