@@ -234,21 +234,13 @@ static int cmp_pat(const void *a, const void *b)
 	return cf_path_cmp(((const struct pat *)a)->root, ((const struct pat *)b)->root);
 }
 
-/* Walks `root` for pats[0..n), whose roots all lie within it. */
-static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
+/* Starts each pattern of pats[from..to) at {0} and feeds it the root's own components: the
+ * patterns that match the root itself go to w->matched, those still alive put their states in
+ * w->lv[0].  Returns 0 or CONFINE_E_NOMEM. */
+static int start_at_root(struct walker *w, const char *root, size_t from, size_t to)
 {
 	struct u32v *lv0 = &w->lv[0];
-	lv0->n = 0;
-	w->matched.n = 0;
-	w->root = root;
-	cf_buf_release(&w->path);
-	cf_buf_add(&w->path, root);
-	if (w->path.oom)
-		return cf_nomem(w->err);
-
-	/* Start each pattern at {0} and feed it the root's own components. */
 	struct u32v a = {0}, b = {0};
-	int rc = 0;
 	for (size_t pi = from; pi < to; pi++) {
 		const struct pat *p = &w->pats[pi];
 		a.n = 0;
@@ -285,27 +277,28 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 	}
 	free(a.v);
 	free(b.v);
-	if (w->oom)
-		return cf_nomem(w->err);
+	return w->oom ? cf_nomem(w->err) : 0;
+}
 
-	if (w->matched.n) {
-		struct stat st;
-		if (lstat(root, &st) == 0) {
-			enum cf_kind kind = S_ISDIR(st.st_mode)	  ? CF_KIND_DIR
-					    : S_ISREG(st.st_mode) ? CF_KIND_FILE
-					    : S_ISLNK(st.st_mode) ? CF_KIND_SYMLINK
-								  : CF_KIND_OTHER;
-			for (size_t i = 0; i < w->matched.n && rc == 0; i++)
-				rc = add_match(w, kind, w->pats[w->matched.v[i]].rule, &st);
-			if (rc)
-				return rc;
-		}
+/* The root's record in the previous scan, or CF_SCAN_NONE. */
+static uint32_t prev_root_dir(const struct walker *w, const char *root)
+{
+	for (size_t i = 0; w->prev && i < w->prev->nroots; i++) {
+		const struct cf_scan_root *pr = &w->prev->roots[i];
+		if (pr->len == w->rootlen && !memcmp(w->prev->names + pr->name, root, pr->len) &&
+		    pr->dir != CF_SCAN_NONE)
+			return pr->dir;
 	}
-	if (!lv0->n)
-		return 0;
+	return CF_SCAN_NONE;
+}
+
+/* Walks the directory `root` for the states in w->lv[0], reusing what the previous scan found
+ * unchanged, and records the root for the next scan.  A missing root is not an error: there is
+ * nothing to protect there yet; an unreadable one is skipped and recorded (R14). */
+static int walk_below(struct walker *w, const char *root)
+{
 	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		/* A missing root is not an error: there is nothing to protect there yet. */
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
 			return 0;
 		if ((errno == EACCES || errno == EPERM) &&
@@ -319,17 +312,12 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 	w->rootfd = fd;
 	w->rootlen = strlen(root);
 	w->lv_ok = 0;
-	uint32_t old = CF_SCAN_NONE, made = CF_SCAN_NONE;
-	for (size_t i = 0; w->prev && i < w->prev->nroots && old == CF_SCAN_NONE; i++) {
-		const struct cf_scan_root *pr = &w->prev->roots[i];
-		if (pr->len == w->rootlen && !memcmp(w->prev->names + pr->name, root, pr->len))
-			old = pr->dir;
-	}
+	uint32_t old = prev_root_dir(w, root), made = CF_SCAN_NONE;
 	struct cf_scan_pre *pre = NULL;
 	if (old != CF_SCAN_NONE)
 		pre = cf_scan_pre_run(w->prev, old, fd, w->budget, &w->deadline);
 	w->pre = pre;
-	rc = cf_scan_w_visit(w, -1, 0, old, &made);
+	int rc = cf_scan_w_visit(w, -1, 0, old, &made);
 	w->pre = NULL;
 	cf_scan_pre_free(pre);
 	close(fd);
@@ -338,6 +326,30 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 	    !cf_scan_rec_root(w->next, root, w->rootlen, made))
 		return cf_nomem(w->err);
 	return rc;
+}
+
+/* Walks `root` for pats[from..to), whose roots all lie within it. */
+static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
+{
+	w->lv[0].n = 0;
+	w->matched.n = 0;
+	w->root = root;
+	cf_buf_release(&w->path);
+	cf_buf_add(&w->path, root);
+	if (w->path.oom)
+		return cf_nomem(w->err);
+	int rc = start_at_root(w, root, from, to);
+	if (rc)
+		return rc;
+	struct stat st;
+	if (w->matched.n && lstat(root, &st) == 0) {
+		rc = cf_scan_w_add_matched(w, cf_kind_of_mode(st.st_mode), &st);
+		if (rc)
+			return rc;
+	}
+	if (!w->lv[0].n)
+		return 0;
+	return walk_below(w, root);
 }
 
 int cf_scan_globs(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,

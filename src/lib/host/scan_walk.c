@@ -192,6 +192,109 @@ static int descend_all(struct walker *w, int fd, bool stepped, int depth, uint32
 	return rc;
 }
 
+/* What a reused directory added to the matches and the records, to take back when it must be
+ * read instead. */
+struct undo_mark {
+	size_t matches, nmatches, dirs, kids, names;
+};
+
+static struct undo_mark mark_now(const struct walker *w)
+{
+	const struct cf_scan_cache *c = w->next;
+	return (struct undo_mark){w->out->n, w->nmatches, c->ndirs, c->nkids, c->nnames};
+}
+
+static void undo_to(struct walker *w, const struct undo_mark *u)
+{
+	for (size_t j = u->matches; j < w->out->n; j++)
+		free(w->out->v[j].path);
+	w->out->n = u->matches;
+	w->nmatches = u->nmatches;
+	w->next->ndirs = u->dirs;
+	w->next->nkids = u->kids;
+	w->next->nnames = u->names;
+}
+
+/* A reused directory's subdirectories are looked at relative to it (one component each, not
+ * the whole path from the root), through an O_PATH descriptor opened without following a
+ * symlink, which must be the directory the record `od` is of (else it is read); when it cannot
+ * be opened, from the root as before.  Sets *fd (-1 when it has no subdirectory to walk or
+ * could not be opened; the root's own descriptor at depth 0) and returns 0, or returns 1 when
+ * the directory was swapped since it was looked at. */
+static int open_for_dives(const struct walker *w, int pfd, int depth, const struct cf_scan_dir *od,
+			  int *fd)
+{
+	const struct cf_scan_cache *p = w->prev;
+	bool dives = false;
+	*fd = -1;
+	for (uint32_t i = 0; i < od->n && !dives; i++)
+		dives = (p->kids[od->first + i].flags & CF_SCAN_KID_DIVE) != 0;
+	if (!dives)
+		return 0;
+	if (depth == 0) {
+		*fd = w->rootfd;
+		return 0;
+	}
+	int d = pfd >= 0
+		    ? openat(pfd, last_name(w), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		    : openat(w->rootfd, rel_path(w), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat fst;
+	if (d >= 0 && (fstat(d, &fst) < 0 || (uint64_t)fst.st_dev != od->dev ||
+		       (uint64_t)fst.st_ino != od->ino)) {
+		close(d);
+		return 1; /* swapped since it was looked at */
+	}
+	*fd = d;
+	return 0;
+}
+
+/* The entry `k` of a reused listing, which matched: matched again with the states computed for
+ * this directory, its identity taken now (one lstat).  Returns 0, 1 when it is not what the
+ * listing says, or a negative code. */
+static int rematch(struct walker *w, int depth, const struct cf_scan_kid *k, const char *name)
+{
+	size_t base = w->path.len;
+	int rc = 0;
+	if (!cf_scan_w_ensure_states(w, depth) || !cf_scan_w_advance(w, depth, name, k->len))
+		return cf_nomem(w->err);
+	struct stat st;
+	if (!path_push(w, name, k->len))
+		return cf_nomem(w->err);
+	bool same = w->matched.n && stat_at(w, -1, &st) == 0 &&
+		    cf_kind_of_mode(st.st_mode) == (enum cf_kind)k->kind;
+	if (same)
+		rc = cf_scan_w_add_matched(w, (enum cf_kind)k->kind, &st);
+	path_pop(w, base);
+	if (rc)
+		return rc;
+	return same ? 0 : 1;
+}
+
+/* The entries of the reused listing `od`, recorded again (and the matches matched again).
+ * Returns 0, 1 when a match is not what the listing says (what this directory added is then
+ * taken back to `u`), or a negative code. */
+static int reuse_kids(struct walker *w, int depth, const struct cf_scan_dir *od,
+		      const struct undo_mark *u)
+{
+	const struct cf_scan_cache *p = w->prev;
+	for (uint32_t i = 0; i < od->n; i++) {
+		const struct cf_scan_kid *k = &p->kids[od->first + i];
+		const char *name = p->names + k->name;
+		if ((++w->tick & 255) == 0 && cf_scan_w_over_time(w))
+			return cf_scan_w_time_budget(w);
+		if (k->flags & CF_SCAN_KID_MATCH) {
+			int rc = rematch(w, depth, k, name);
+			if (rc == 1)
+				undo_to(w, u); /* undo this directory and read it */
+			if (rc)
+				return rc;
+		}
+		if (!new_kid(w, name, k->len, (enum cf_kind)k->kind, k->flags))
+			return cf_nomem(w->err);
+	}
+	return 0;
+}
+
 /*
  * Reuses the previous scan's listing of w->path (record `old`, found unchanged): the entries
  * that matched are matched again, with the states computed for this directory (their rules are
@@ -201,94 +304,22 @@ static int descend_all(struct walker *w, int fd, bool stepped, int depth, uint32
  */
 static int reuse(struct walker *w, int pfd, int depth, uint32_t old, uint32_t *made)
 {
-	const struct cf_scan_cache *p = w->prev;
 	struct cf_scan_cache *c = w->next;
-	const struct cf_scan_dir od = p->dirs[old];
-	size_t m0 = w->out->n, nm0 = w->nmatches, d0 = c->ndirs, k0 = c->nkids, n0 = c->nnames;
-	size_t base = w->path.len;
-	int rc = 0;
-	/* Its subdirectories are looked at relative to it (one component each, not the whole
-	 * path from the root), through an O_PATH descriptor opened without following a symlink,
-	 * which must be the directory the record is of (else it is read); when it cannot be
-	 * opened, from the root as before. */
+	const struct cf_scan_dir od = w->prev->dirs[old];
+	const struct undo_mark u = mark_now(w);
 	int fd = -1;
-	bool dives = false;
-	for (uint32_t i = 0; i < od.n && !dives; i++)
-		dives = (p->kids[od.first + i].flags & CF_SCAN_KID_DIVE) != 0;
-	if (dives && depth == 0) {
-		fd = w->rootfd;
-	} else if (dives) {
-		fd = pfd >= 0
-			 ? openat(pfd, last_name(w), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			 : openat(w->rootfd, rel_path(w),
-				  O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		struct stat fst;
-		if (fd >= 0 && (fstat(fd, &fst) < 0 || (uint64_t)fst.st_dev != od.dev ||
-				(uint64_t)fst.st_ino != od.ino)) {
-			close(fd);
-			return 1; /* swapped since it was looked at */
-		}
-	}
+	if (open_for_dives(w, pfd, depth, &od, &fd))
+		return 1;
 	uint32_t idx = new_dir(w, &od);
-	if (idx == CF_SCAN_NONE) {
-		if (fd >= 0 && fd != w->rootfd)
-			close(fd);
-		return cf_nomem(w->err);
+	int rc = idx == CF_SCAN_NONE ? cf_nomem(w->err) : reuse_kids(w, depth, &od, &u);
+	if (rc == 0) {
+		c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
+		w->stats->dirs_reused++;
+		rc = descend_all(w, fd, false, depth, idx, old);
+		*made = idx;
 	}
-	for (uint32_t i = 0; i < od.n; i++) {
-		const struct cf_scan_kid *k = &p->kids[od.first + i];
-		const char *name = p->names + k->name;
-		if ((++w->tick & 255) == 0 && cf_scan_w_over_time(w)) {
-			rc = cf_scan_w_time_budget(w);
-			break;
-		}
-		if (k->flags & CF_SCAN_KID_MATCH) {
-			if (!cf_scan_w_ensure_states(w, depth) ||
-			    !cf_scan_w_advance(w, depth, name, k->len)) {
-				rc = cf_nomem(w->err);
-				break;
-			}
-			struct stat st;
-			if (!path_push(w, name, k->len)) {
-				rc = cf_nomem(w->err);
-				break;
-			}
-			bool same = w->matched.n && stat_at(w, -1, &st) == 0 &&
-				    cf_kind_of_mode(st.st_mode) == (enum cf_kind)k->kind;
-			if (same)
-				rc = cf_scan_w_add_matched(w, (enum cf_kind)k->kind, &st);
-			path_pop(w, base);
-			if (rc)
-				break;
-			if (!same) {
-				/* Undo this directory and read it. */
-				for (size_t j = m0; j < w->out->n; j++)
-					free(w->out->v[j].path);
-				w->out->n = m0;
-				w->nmatches = nm0;
-				c->ndirs = d0;
-				c->nkids = k0;
-				c->nnames = n0;
-				rc = 1;
-				break;
-			}
-		}
-		if (!new_kid(w, name, k->len, (enum cf_kind)k->kind, k->flags)) {
-			rc = cf_nomem(w->err);
-			break;
-		}
-	}
-	if (rc) {
-		if (fd >= 0 && fd != w->rootfd)
-			close(fd);
-		return rc;
-	}
-	c->dirs[idx].n = (uint32_t)(c->nkids - c->dirs[idx].first);
-	w->stats->dirs_reused++;
-	rc = descend_all(w, fd, false, depth, idx, old);
 	if (fd >= 0 && fd != w->rootfd)
 		close(fd);
-	*made = idx;
 	return rc;
 }
 
