@@ -160,11 +160,117 @@ static bool parse_length(const char *v, size_t n, uint64_t *out)
 	return true;
 }
 
+/* What the headers of one head say of the body that follows. */
+struct framing {
+	bool chunked, have_len, upgrade, have_host;
+	uint64_t len;
+};
+
+/* One header line of the head (its name nn bytes long, its value v after the colon): the
+ * framing it sets, checked.  Returns 0, or -1 when the request is refused. */
+static int check_header(struct cf_reqfilter *f, const char *line, size_t nn, const char *v,
+			size_t vn, struct framing *fr)
+{
+	if (name_is(line, nn, "host")) {
+		if (f->tunnel && (fr->have_host || !host_matches(f, v, vn))) {
+			cf_secrets_record(f->s, "", f->host, f->port, "misdirected", "header Host",
+					  "plain");
+			return refuse(f, 421,
+				      "confine: request refused: '%s:%u': its Host header names "
+				      "another host than the connection's, or more than one\nhint: "
+				      "send each host's requests on a connection of its own\n",
+				      f->host, f->port);
+		}
+		fr->have_host = true;
+	} else if (name_is(line, nn, "content-length")) {
+		uint64_t x;
+		if (!parse_length(v, vn, &x) || (fr->have_len && x != fr->len))
+			return refuse(f, 400, "confine: bad request: an invalid Content-Length\n");
+		fr->have_len = true;
+		fr->len = x;
+	} else if (name_is(line, nn, "transfer-encoding")) {
+		const char *t = v;
+		size_t tn = vn;
+		trim(&t, &tn);
+		fr->chunked = tn >= 7 && name_is(t + tn - 7, 7, "chunked");
+		if (!fr->chunked)
+			return refuse(f, 501,
+				      "confine: bad request: a Transfer-Encoding other than "
+				      "chunked last\n");
+	} else if (name_is(line, nn, "upgrade")) {
+		fr->upgrade = true;
+	}
+	return 0;
+}
+
+/* The header lines of the head h[from..n), checked, into `kept` without the proxy's own
+ * headers (when the connection is not a tunnel).  Returns 0, or -1 when refused. */
+static int filter_headers(struct cf_reqfilter *f, const char *h, size_t from, size_t n,
+			  struct cf_buf *kept, struct framing *fr)
+{
+	for (size_t i = from; i < n;) {
+		const char *e = memchr(h + i, '\n', n - i);
+		size_t ln = e ? (size_t)(e - h) + 1 - i : n - i;
+		const char *line = h + i, *colon = memchr(line, ':', ln);
+		size_t nn = colon ? (size_t)(colon - line) : 0;
+		bool drop = !f->tunnel && colon &&
+			    (name_is(line, nn, "proxy-authorization") ||
+			     name_is(line, nn, "proxy-connection"));
+		if (colon && check_header(f, line, nn, colon + 1, ln - nn - 1, fr) < 0)
+			return -1;
+		if (!drop)
+			cf_buf_addn(kept, line, ln);
+		i += ln;
+	}
+	return 0;
+}
+
+/* The kept head with the placeholders of this host's secrets replaced, into `out`; each
+ * replacement recorded.  The kept head is wiped and released.  Returns 0, or -1 (refused). */
+static int substitute(struct cf_reqfilter *f, struct cf_buf *kept, struct cf_buf *out)
+{
+	bool replaced[64];
+	char wh[64][64];
+	if (!kept->oom)
+		cf_secrets_substitute_head(f->s, f->host, f->is_ip ? &f->ip : NULL, f->port,
+					   kept->s, kept->len, out, replaced, wh);
+	if (kept->s)
+		explicit_bzero(kept->s, kept->len);
+	bool oom = kept->oom;
+	cf_buf_release(kept);
+	if (oom)
+		return refuse(f, 503, "confine: out of memory\n");
+	for (size_t k = 0; k < f->s->n && k < 64; k++)
+		if (replaced[k])
+			cf_secrets_record(f->s, f->s->v[k].name, f->host, f->port, "substituted",
+					  wh[k], "plain");
+	return 0;
+}
+
+/* What comes after the head, as its framing says: a chunked body, a body of a length, the raw
+ * bytes of an upgraded or CONNECT connection, or the next head. */
+static void start_body(struct cf_reqfilter *f, const struct framing *fr, bool connect)
+{
+	f->requests++;
+	memset(&f->body, 0, sizeof(f->body));
+	f->after_raw = fr->upgrade || connect;
+	if (fr->chunked) {
+		f->st = CF_RF_CHUNK;
+		f->ch = CF_CH_SIZE;
+		f->line_len = 0;
+	} else if (fr->have_len && fr->len) {
+		f->st = CF_RF_BODY;
+		f->left = fr->len;
+	} else {
+		f->st = f->after_raw ? CF_RF_RAW : CF_RF_HEAD;
+	}
+}
+
 /* The framing and the checks of one complete head; then the head as it goes on. */
 static int do_head(struct cf_reqfilter *f, struct cf_buf *out)
 {
 	const char *h = f->head;
-	size_t n = f->head_len, i;
+	size_t n = f->head_len;
 	struct cf_secret_hit hit;
 	char where[64];
 	if (cf_secrets_find(f->s, h, n, f->skip, &hit)) {
@@ -174,90 +280,18 @@ static int do_head(struct cf_reqfilter *f, struct cf_buf *out)
 	const char *sp = memchr(h, ' ', n);
 	bool connect = sp && (size_t)(sp - h) == 7 && !memcmp(h, "CONNECT", 7);
 	const char *nl = memchr(h, '\n', n);
-	bool chunked = false, have_len = false, upgrade = false, have_host = false;
-	uint64_t len = 0;
+	size_t first = nl ? (size_t)(nl - h) + 1 : n;
+	struct framing fr = {0};
 	struct cf_buf kept; /* the head without the proxy's own headers */
 	cf_buf_init(&kept);
-	cf_buf_addn(&kept, h, nl ? (size_t)(nl - h) + 1 : n);
-	for (i = nl ? (size_t)(nl - h) + 1 : n; i < n;) {
-		const char *e = memchr(h + i, '\n', n - i);
-		size_t ln = e ? (size_t)(e - h) + 1 - i : n - i;
-		const char *line = h + i, *colon = memchr(line, ':', ln);
-		size_t nn = colon ? (size_t)(colon - line) : 0;
-		const char *v = colon ? colon + 1 : NULL;
-		size_t vn = colon ? ln - nn - 1 : 0;
-		bool drop = !f->tunnel && colon &&
-			    (name_is(line, nn, "proxy-authorization") ||
-			     name_is(line, nn, "proxy-connection"));
-		if (colon && name_is(line, nn, "host")) {
-			if (f->tunnel && (have_host || !host_matches(f, v, vn))) {
-				cf_buf_release(&kept);
-				cf_secrets_record(f->s, "", f->host, f->port, "misdirected",
-						  "header Host", "plain");
-				return refuse(
-				    f, 421,
-				    "confine: request refused: '%s:%u': its Host header names "
-				    "another host than the connection's, or more than one\nhint: "
-				    "send each host's requests on a connection of its own\n",
-				    f->host, f->port);
-			}
-			have_host = true;
-		} else if (colon && name_is(line, nn, "content-length")) {
-			uint64_t x;
-			if (!parse_length(v, vn, &x) || (have_len && x != len)) {
-				cf_buf_release(&kept);
-				return refuse(f, 400,
-					      "confine: bad request: an invalid Content-Length\n");
-			}
-			have_len = true;
-			len = x;
-		} else if (colon && name_is(line, nn, "transfer-encoding")) {
-			const char *t = v;
-			size_t tn = vn;
-			trim(&t, &tn);
-			chunked = tn >= 7 && name_is(t + tn - 7, 7, "chunked");
-			if (!chunked) {
-				cf_buf_release(&kept);
-				return refuse(
-				    f, 501,
-				    "confine: bad request: a Transfer-Encoding other than "
-				    "chunked last\n");
-			}
-		} else if (colon && name_is(line, nn, "upgrade")) {
-			upgrade = true;
-		}
-		if (!drop)
-			cf_buf_addn(&kept, line, ln);
-		i += ln;
+	cf_buf_addn(&kept, h, first);
+	if (filter_headers(f, h, first, n, &kept, &fr) < 0) {
+		cf_buf_release(&kept);
+		return -1;
 	}
-	bool replaced[64];
-	char wh[64][64];
-	if (!kept.oom)
-		cf_secrets_substitute_head(f->s, f->host, f->is_ip ? &f->ip : NULL, f->port, kept.s,
-					   kept.len, out, replaced, wh);
-	if (kept.s)
-		explicit_bzero(kept.s, kept.len);
-	bool oom = kept.oom;
-	cf_buf_release(&kept);
-	if (oom)
-		return refuse(f, 503, "confine: out of memory\n");
-	for (size_t k = 0; k < f->s->n && k < 64; k++)
-		if (replaced[k])
-			cf_secrets_record(f->s, f->s->v[k].name, f->host, f->port, "substituted",
-					  wh[k], "plain");
-	f->requests++;
-	memset(&f->body, 0, sizeof(f->body));
-	f->after_raw = upgrade || connect;
-	if (chunked) {
-		f->st = CF_RF_CHUNK;
-		f->ch = CF_CH_SIZE;
-		f->line_len = 0;
-	} else if (have_len && len) {
-		f->st = CF_RF_BODY;
-		f->left = len;
-	} else {
-		f->st = f->after_raw ? CF_RF_RAW : CF_RF_HEAD;
-	}
+	if (substitute(f, &kept, out) < 0)
+		return -1;
+	start_body(f, &fr, connect);
 	return 0;
 }
 
