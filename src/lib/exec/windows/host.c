@@ -113,6 +113,61 @@ static char *final_path(const char *win, const char *what, struct confine_error 
 	return out;
 }
 
+/* The home directory: the final path of %USERPROFILE%, into *home. */
+static int find_home(char **home, struct confine_error *err)
+{
+	char *profile = env_utf8(L"USERPROFILE");
+	if (!profile)
+		return cf_err(err, CONFINE_E_INVALID, "cannot find the home directory",
+			      "USERPROFILE", "USERPROFILE is not set");
+	struct confine_error mine = {0};
+	*home = final_path(profile, "cannot find the home directory", &mine);
+	free(profile);
+	if (!*home)
+		return cf_err_publish(err, &mine) ? mine.code : CONFINE_E_INVALID;
+	return 0;
+}
+
+/* Temp roots: %TEMP% and %TMP% when they exist (both when they differ); the profile's
+ * AppData\Local\Temp (what cf_win_facts_finish set) when neither does. */
+static void gather_temp(struct cf_win_facts *f)
+{
+	struct cf_strv temp = {0};
+	const wchar_t *vars[] = {L"TEMP", L"TMP"};
+	for (size_t i = 0; i < 2; i++) {
+		char *t = env_utf8(vars[i]), *fin = t ? final_path(t, "temp", NULL) : NULL,
+		     *in = NULL;
+		if (fin && cf_win_path_internal(fin, "temp", &in, NULL) == 0 &&
+		    !cf_strv_contains(&temp, in)) {
+			cf_win_names_add(&f->names, in, fin);
+			cf_strv_take(&temp, in);
+			in = NULL;
+		}
+		free(in);
+		free(fin);
+		free(t);
+	}
+	if (temp.n) {
+		cf_strv_release(&f->temp);
+		f->temp = temp;
+	}
+}
+
+/* The user rule file under %XDG_CONFIG_HOME%, when it is set. */
+static void gather_user_rules(struct cf_win_facts *f)
+{
+	char *xdg = env_utf8(L"XDG_CONFIG_HOME"), *ur = NULL;
+	if (!xdg)
+		return;
+	char *file = cf_asprintf("%s\\confine\\rules.json", xdg);
+	if (file && cf_win_path_internal(file, "user rule file", &ur, NULL) == 0) {
+		free(f->user_rules);
+		f->user_rules = ur;
+	}
+	free(file);
+	free(xdg);
+}
+
 int cf_win_host_gather(const char *workspace, struct cf_win_facts *f, struct confine_error *err)
 {
 	char *home = NULL, *ws = NULL, *cwd = NULL, *given = NULL;
@@ -120,19 +175,9 @@ int cf_win_host_gather(const char *workspace, struct cf_win_facts *f, struct con
 	int r = CONFINE_E_NOMEM;
 
 	memset(f, 0, sizeof(*f));
-	char *profile = env_utf8(L"USERPROFILE");
-	if (!profile) {
-		r = cf_err(err, CONFINE_E_INVALID, "cannot find the home directory", "USERPROFILE",
-			   "USERPROFILE is not set");
+	if ((r = find_home(&home, err)) < 0)
 		goto out;
-	}
-	struct confine_error mine = {0};
-	home = final_path(profile, "cannot find the home directory", &mine);
-	free(profile);
-	if (!home) {
-		r = cf_err_publish(err, &mine) ? mine.code : CONFINE_E_INVALID;
-		goto out;
-	}
+	r = CONFINE_E_NOMEM;
 	DWORD n = GetCurrentDirectoryW(32768, wbuf);
 	if (!n || n >= 32768) {
 		r = cf_win_oserr(err, CONFINE_E_OS, "cannot read the current directory", ".",
@@ -141,6 +186,7 @@ int cf_win_host_gather(const char *workspace, struct cf_win_facts *f, struct con
 	}
 	if (!(given = cf_utf8_from_w(wbuf)))
 		goto out;
+	struct confine_error mine = {0};
 	if (!(cwd = final_path(given, "cannot read the current directory", &mine)) ||
 	    !(ws = final_path(workspace ? workspace : given, "workspace refused", &mine))) {
 		r = cf_err_publish(err, &mine) ? mine.code : CONFINE_E_WORKSPACE;
@@ -161,37 +207,8 @@ int cf_win_host_gather(const char *workspace, struct cf_win_facts *f, struct con
 		free(f->cwd);
 		f->cwd = cwd_int;
 	}
-	/* Temp roots: %TEMP% and %TMP% when they exist (both when they differ); the profile's
-	 * AppData\Local\Temp when neither does. */
-	struct cf_strv temp = {0};
-	const wchar_t *vars[] = {L"TEMP", L"TMP"};
-	for (size_t i = 0; i < 2; i++) {
-		char *t = env_utf8(vars[i]), *fin = t ? final_path(t, "temp", NULL) : NULL,
-		     *in = NULL;
-		if (fin && cf_win_path_internal(fin, "temp", &in, NULL) == 0 &&
-		    !cf_strv_contains(&temp, in)) {
-			cf_win_names_add(&f->names, in, fin);
-			cf_strv_take(&temp, in);
-			in = NULL;
-		}
-		free(in);
-		free(fin);
-		free(t);
-	}
-	if (temp.n) {
-		cf_strv_release(&f->temp);
-		f->temp = temp;
-	}
-	char *xdg = env_utf8(L"XDG_CONFIG_HOME"), *ur = NULL;
-	if (xdg) {
-		char *file = cf_asprintf("%s\\confine\\rules.json", xdg);
-		if (file && cf_win_path_internal(file, "user rule file", &ur, NULL) == 0) {
-			free(f->user_rules);
-			f->user_rules = ur;
-		}
-		free(file);
-		free(xdg);
-	}
+	gather_temp(f);
+	gather_user_rules(f);
 	r = 0;
 out:
 	if (r == CONFINE_E_NOMEM)

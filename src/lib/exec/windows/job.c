@@ -129,6 +129,79 @@ void cf_win_proc_close(struct cf_win_proc *p)
 	*p = (struct cf_win_proc)CF_WIN_PROC_INIT;
 }
 
+/* A job object that kills everything in it when its last handle closes, into *job. */
+static int make_job(HANDLE *job, struct confine_error *err)
+{
+	*job = CreateJobObjectW(NULL, NULL);
+	JOBOBJECT_EXTENDED_LIMIT_INFORMATION li = {0};
+	/* Kill on close, and neither JOB_OBJECT_LIMIT_BREAKAWAY_OK nor SILENT_BREAKAWAY_OK: a
+	 * child asking CREATE_BREAKAWAY_FROM_JOB is refused. */
+	li.BasicLimitInformation.LimitFlags =
+	    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
+	if (!*job ||
+	    !SetInformationJobObject(*job, JobObjectExtendedLimitInformation, &li, sizeof(li)))
+		return cf_win_oserr(err, CONFINE_E_SPAWN, "cannot create the job object", "",
+				    *job ? "SetInformationJobObject" : "CreateJobObjectW",
+				    GetLastError());
+	return 0;
+}
+
+/* Only the standard handles are inherited: no descriptor of confine's reaches the command (the
+ * Windows side of R16).  Fills std[] and the distinct inheritable ones into inherit[], marks
+ * those inheritable, and sets *attrs to an attribute list naming them.  Returns 0 or a
+ * negative code (*attrs then NULL). */
+static int std_handles_only(HANDLE std[3], HANDLE inherit[3], DWORD *n_inherit,
+			    LPPROC_THREAD_ATTRIBUTE_LIST *attrs, struct confine_error *err)
+{
+	std[0] = GetStdHandle(STD_INPUT_HANDLE);
+	std[1] = GetStdHandle(STD_OUTPUT_HANDLE);
+	std[2] = GetStdHandle(STD_ERROR_HANDLE);
+	*n_inherit = 0;
+	for (size_t i = 0; i < 3; i++) {
+		if (!std[i] || std[i] == INVALID_HANDLE_VALUE)
+			continue;
+		bool dup = false;
+		for (DWORD j = 0; j < *n_inherit; j++)
+			dup = dup || inherit[j] == std[i];
+		if (!dup && SetHandleInformation(std[i], HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
+			inherit[(*n_inherit)++] = std[i];
+	}
+	SIZE_T size = 0;
+	InitializeProcThreadAttributeList(NULL, 1, 0, &size);
+	if (!(*attrs = malloc(size)) || !InitializeProcThreadAttributeList(*attrs, 1, 0, &size) ||
+	    (*n_inherit &&
+	     !UpdateProcThreadAttribute(*attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit,
+					*n_inherit * sizeof(HANDLE), NULL, NULL))) {
+		int r = cf_win_oserr(err, CONFINE_E_SPAWN, "cannot start the command", "",
+				     "UpdateProcThreadAttribute", GetLastError());
+		free(*attrs);
+		*attrs = NULL;
+		return r;
+	}
+	return 0;
+}
+
+/* Puts the started (suspended) process in the job, then resumes it: no child it starts can be
+ * born outside the job. */
+static int enter_job_and_resume(struct cf_win_proc *p, const PROCESS_INFORMATION *pi,
+				struct confine_error *err)
+{
+	if (!AssignProcessToJobObject(p->job, pi->hProcess)) {
+		int r =
+		    cf_win_oserr(err, CONFINE_E_SPAWN, "cannot put the command in its job object",
+				 "", "AssignProcessToJobObject", GetLastError());
+		TerminateProcess(pi->hProcess, 125);
+		return r;
+	}
+	if (ResumeThread(pi->hThread) == (DWORD)-1) {
+		int r = cf_win_oserr(err, CONFINE_E_SPAWN, "cannot resume the command", "",
+				     "ResumeThread", GetLastError());
+		TerminateJobObject(p->job, 125);
+		return r;
+	}
+	return 0;
+}
+
 int cf_win_spawn(HANDLE token, const wchar_t *program, const char *cmdline,
 		 const struct cf_strv *env, const char *cwd_win, struct cf_win_proc *p,
 		 struct confine_error *err)
@@ -137,53 +210,17 @@ int cf_win_spawn(HANDLE token, const wchar_t *program, const char *cmdline,
 	wchar_t *cwd = cwd_win ? cf_w_from_utf8(cwd_win) : NULL;
 	LPPROC_THREAD_ATTRIBUTE_LIST attrs = NULL;
 	PROCESS_INFORMATION pi = {0};
+	HANDLE std[3], inherit[3];
+	DWORD n_inherit = 0;
 	int r = CONFINE_E_SPAWN;
 
 	if (!cmd || !block || (cwd_win && !cwd)) {
 		r = cf_nomem(err);
 		goto out;
 	}
-	p->job = CreateJobObjectW(NULL, NULL);
-	JOBOBJECT_EXTENDED_LIMIT_INFORMATION li = {0};
-	/* Kill on close, and neither JOB_OBJECT_LIMIT_BREAKAWAY_OK nor SILENT_BREAKAWAY_OK: a
-	 * child asking CREATE_BREAKAWAY_FROM_JOB is refused. */
-	li.BasicLimitInformation.LimitFlags =
-	    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
-	if (!p->job ||
-	    !SetInformationJobObject(p->job, JobObjectExtendedLimitInformation, &li, sizeof(li))) {
-		r = cf_win_oserr(err, CONFINE_E_SPAWN, "cannot create the job object", "",
-				 p->job ? "SetInformationJobObject" : "CreateJobObjectW",
-				 GetLastError());
+	if ((r = make_job(&p->job, err)) < 0 ||
+	    (r = std_handles_only(std, inherit, &n_inherit, &attrs, err)) < 0)
 		goto out;
-	}
-
-	/* Only the standard handles are inherited: no descriptor of confine's reaches the
-	 * command (the Windows side of R16). */
-	HANDLE std[3] = {GetStdHandle(STD_INPUT_HANDLE), GetStdHandle(STD_OUTPUT_HANDLE),
-			 GetStdHandle(STD_ERROR_HANDLE)};
-	HANDLE inherit[3];
-	DWORD n_inherit = 0;
-	for (size_t i = 0; i < 3; i++) {
-		if (!std[i] || std[i] == INVALID_HANDLE_VALUE)
-			continue;
-		bool dup = false;
-		for (DWORD j = 0; j < n_inherit; j++)
-			dup = dup || inherit[j] == std[i];
-		if (!dup && SetHandleInformation(std[i], HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
-			inherit[n_inherit++] = std[i];
-	}
-	SIZE_T size = 0;
-	InitializeProcThreadAttributeList(NULL, 1, 0, &size);
-	if (!(attrs = malloc(size)) || !InitializeProcThreadAttributeList(attrs, 1, 0, &size) ||
-	    (n_inherit &&
-	     !UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit,
-					n_inherit * sizeof(HANDLE), NULL, NULL))) {
-		r = cf_win_oserr(err, CONFINE_E_SPAWN, "cannot start the command", "",
-				 "UpdateProcThreadAttribute", GetLastError());
-		free(attrs);
-		attrs = NULL;
-		goto out;
-	}
 	STARTUPINFOEXW si = {.StartupInfo = {.cb = sizeof(si)}, .lpAttributeList = attrs};
 	si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
 	si.StartupInfo.hStdInput = std[0];
@@ -209,19 +246,7 @@ int cf_win_spawn(HANDLE token, const wchar_t *program, const char *cmdline,
 	p->process = pi.hProcess;
 	p->thread = pi.hThread;
 	p->pid = pi.dwProcessId;
-	if (!AssignProcessToJobObject(p->job, pi.hProcess)) {
-		r = cf_win_oserr(err, CONFINE_E_SPAWN, "cannot put the command in its job object",
-				 "", "AssignProcessToJobObject", GetLastError());
-		TerminateProcess(pi.hProcess, 125);
-		goto out;
-	}
-	if (ResumeThread(pi.hThread) == (DWORD)-1) {
-		r = cf_win_oserr(err, CONFINE_E_SPAWN, "cannot resume the command", "",
-				 "ResumeThread", GetLastError());
-		TerminateJobObject(p->job, 125);
-		goto out;
-	}
-	r = 0;
+	r = enter_job_and_resume(p, &pi, err);
 out:
 	if (attrs) {
 		DeleteProcThreadAttributeList(attrs);
