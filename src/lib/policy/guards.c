@@ -283,23 +283,14 @@ static int add_home_guards(struct cf_policy *p, const char *home, struct confine
 	return 0;
 }
 
-int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confine_error *err)
+/* Overrides: confine's own state is write-deny, so that a command can never weaken the next
+ * run (R30): the whole .confine directory of the workspace, the user rule files and the
+ * directories that hold them (a rule file that does not exist yet cannot be created), the
+ * cache (probe, scan).  The report and the audit log are added by approve/approve.c. */
+static int add_state_overrides(struct cf_policy *p, const struct cf_host *host,
+			       struct confine_error *err)
 {
-	int r;
-	const char *ws = host->workspace;
-	memset(p, 0, sizeof(*p));
-	p->host = host;
-
-	if (cf_strv_add(&p->temp_roots, "/tmp") < 0 ||
-	    (host->tmpdir && cf_strv_add(&p->temp_roots, host->tmpdir) < 0))
-		return cf_nomem(err);
-
-	/* Overrides: confine's own state is write-deny, so that a command can never weaken the
-	 * next run (R30): the whole .confine directory of the workspace, the user rule files and
-	 * the directories that hold them (a rule file that does not exist yet cannot be
-	 * created), the cache (probe, scan).  The report and the audit log are added by
-	 * approve/approve.c. */
-	r = add_defused(p, CF_LAYER_OVERRIDE, ws, ".confine", CF_DENY, err);
+	int r = add_defused(p, CF_LAYER_OVERRIDE, host->workspace, ".confine", CF_DENY, err);
 	if (r < 0)
 		return r;
 	const char *state[] = {host->user_rules_file, host->pw_user_rules_file, host->config_dir,
@@ -320,15 +311,16 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 			return r;
 		p->layers[CF_LAYER_OVERRIDE].v[p->layers[CF_LAYER_OVERRIDE].n - 1].defuse = true;
 	}
+	return 0;
+}
 
-	/* The home of $HOME, and the caller's home from the password database when it is
-	 * another: root started with HOME=/home/ana still has /root/.ssh, and so does every
-	 * caller whose $HOME a tool pointed elsewhere. */
-	if ((r = add_home_guards(p, host->home, err)) < 0)
-		return r;
-	if (host->pw_home && strcmp(host->pw_home, host->home) &&
-	    (r = add_home_guards(p, host->pw_home, err)) < 0)
-		return r;
+/* The guards inside the workspace (by name, and by content when the host scans content), and
+ * what the host's own git reads as configuration or runs (host/git.c). */
+static int add_workspace_guards(struct cf_policy *p, const struct cf_host *host,
+				struct confine_error *err)
+{
+	const char *ws = host->workspace;
+	int r;
 	for (size_t i = 0; i < sizeof(workspace_guards) / sizeof(workspace_guards[0]); i++) {
 		r = add_rule(p, CF_LAYER_GUARD, ws, workspace_guards[i], CF_ACC_BOTH, CF_ASK, false,
 			     true, err);
@@ -345,23 +337,27 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 			return r;
 		p->layers[CF_LAYER_GUARD].v[p->layers[CF_LAYER_GUARD].n - 1].content = true;
 	}
-	/* What the host's own git reads as configuration or runs (host/git.c). */
 	for (size_t i = 0; host->git_guards && i < host->git_guards->n; i++) {
 		r = add_defused(p, CF_LAYER_GUARD, host->git_guards->v[i], NULL, CF_ASK, err);
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
 
+/* The host's own guards, then its sockets and runtime state: a read-only mount does not stop
+ * connect(), so these are hidden for read and write.  Unlike the credential guards they are
+ * liftable one path at a time: an explicit allow of, say, the gpg-agent socket below
+ * /run/user/UID gives back that socket and nothing else. */
+static int add_host_guards(struct cf_policy *p, const struct cf_host *host,
+			   struct confine_error *err)
+{
+	int r;
 	for (size_t i = 0; i < sizeof(host_guards) / sizeof(host_guards[0]); i++) {
 		r = add(p, CF_LAYER_GUARD, host_guards[i], NULL, CF_ACC_BOTH, CF_ASK, err);
 		if (r < 0)
 			return r;
 	}
-
-	/* Host sockets and runtime state: a read-only mount does not stop connect(), so these
-	 * are hidden for read and write.  Unlike the credential guards they are liftable one
-	 * path at a time: an explicit allow of, say, the gpg-agent socket below /run/user/UID
-	 * gives back that socket and nothing else. */
 	const char *sockets[] = {host->runtime_dir, host->ssh_auth_sock_dir, "/run/docker.sock",
 				 "/var/run/docker.sock"};
 	for (size_t i = 0; i < sizeof(sockets) / sizeof(sockets[0]); i++) {
@@ -373,6 +369,30 @@ int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confi
 			return r;
 	}
 	return 0;
+}
+
+int cf_policy_init(struct cf_policy *p, const struct cf_host *host, struct confine_error *err)
+{
+	int r;
+	memset(p, 0, sizeof(*p));
+	p->host = host;
+
+	if (cf_strv_add(&p->temp_roots, "/tmp") < 0 ||
+	    (host->tmpdir && cf_strv_add(&p->temp_roots, host->tmpdir) < 0))
+		return cf_nomem(err);
+	if ((r = add_state_overrides(p, host, err)) < 0)
+		return r;
+	/* The home of $HOME, and the caller's home from the password database when it is
+	 * another: root started with HOME=/home/ana still has /root/.ssh, and so does every
+	 * caller whose $HOME a tool pointed elsewhere. */
+	if ((r = add_home_guards(p, host->home, err)) < 0)
+		return r;
+	if (host->pw_home && strcmp(host->pw_home, host->home) &&
+	    (r = add_home_guards(p, host->pw_home, err)) < 0)
+		return r;
+	if ((r = add_workspace_guards(p, host, err)) < 0)
+		return r;
+	return add_host_guards(p, host, err);
 }
 
 /* A group directory is used only where no session or user allow names something inside it:
