@@ -165,27 +165,16 @@ static void closure(bool *st, const struct span *c, size_t n)
 			st[i + 1] = true;
 }
 
-/*
- * Inside the workspace, a glob applies only through a match at or below the workspace root
- * (policy.c, R13).  Such a match is the workspace path followed by what the rest of the glob
- * matches once the workspace's own components are consumed: run the component automaton over
- * them and write one alternative per state it can be in.  A state whose rest can match nothing
- * at all means the workspace root itself matches: then the glob covers the whole workspace.
- */
-char *cf_mac_glob_regex_within(const char *glob, const char *ws, bool deny)
+/* The states of the automaton of c[0..n) after it consumed the components w[0..m): an array of
+ * n + 1 flags (the caller frees it), NULL on oom. */
+static bool *states_after(const struct span *c, size_t n, const struct span *w, size_t m)
 {
-	struct span *c = NULL, *w = NULL;
-	size_t n = 0, m = 0;
-	bool *cur = NULL, *next = NULL;
-	char *out = NULL;
-	struct cf_buf b;
-	cf_buf_init(&b);
-	if (split(glob, strlen(glob), &c, &n) < 0 || split(ws, strlen(ws), &w, &m) < 0)
-		goto out;
-	cur = calloc(n + 1, sizeof(*cur));
-	next = calloc(n + 1, sizeof(*next));
-	if (!cur || !next)
-		goto out;
+	bool *cur = calloc(n + 1, sizeof(*cur)), *next = calloc(n + 1, sizeof(*next));
+	if (!cur || !next) {
+		free(cur);
+		free(next);
+		return NULL;
+	}
 	cur[0] = true;
 	closure(cur, c, n);
 	for (size_t k = 0; k < m; k++) {
@@ -203,49 +192,87 @@ char *cf_mac_glob_regex_within(const char *glob, const char *ws, bool deny)
 		cur = next;
 		next = t;
 	}
-	bool any = false, whole = false;
+	free(next);
+	return cur;
+}
+
+/* Whether any state is live (*any), and whether one of them has a rest that can match nothing
+ * at all, so that the workspace root itself matches (*whole). */
+static void what_remains(const bool *cur, const struct span *c, size_t n, bool *any, bool *whole)
+{
+	*any = *whole = false;
 	for (size_t i = 0; i <= n; i++) {
 		if (!cur[i])
 			continue;
-		any = true;
+		*any = true;
 		bool rest_empty = true;
 		for (size_t j = i; j < n && rest_empty; j++)
 			rest_empty = globstar(&c[j]);
-		whole = whole || rest_empty;
+		*whole = *whole || rest_empty;
 	}
+}
+
+/* "(alt|alt...)": the regex of the rest of the glob from each live state, each once.
+ * Returns 0, or -1 on oom. */
+static int add_alternatives(struct cf_buf *b, const bool *cur, const struct span *c, size_t n,
+			    bool deny)
+{
+	struct cf_strv alts = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (!cur[i])
+			continue;
+		struct cf_buf a;
+		cf_buf_init(&a);
+		comps(&a, c + i, n - i, deny);
+		char *s = finish(&a);
+		if (s && cf_strv_contains(&alts, s)) {
+			free(s);
+			continue;
+		}
+		if (!s || cf_strv_take(&alts, s) < 0) {
+			cf_strv_release(&alts);
+			return -1;
+		}
+	}
+	cf_buf_addc(b, '(');
+	for (size_t i = 0; i < alts.n; i++) {
+		if (i)
+			cf_buf_addc(b, '|');
+		cf_buf_add(b, alts.v[i]);
+	}
+	cf_buf_addc(b, ')');
+	cf_strv_release(&alts);
+	return 0;
+}
+
+/*
+ * Inside the workspace, a glob applies only through a match at or below the workspace root
+ * (policy.c, R13).  Such a match is the workspace path followed by what the rest of the glob
+ * matches once the workspace's own components are consumed: run the component automaton over
+ * them and write one alternative per state it can be in.  A state whose rest can match nothing
+ * at all means the workspace root itself matches: then the glob covers the whole workspace.
+ */
+char *cf_mac_glob_regex_within(const char *glob, const char *ws, bool deny)
+{
+	struct span *c = NULL, *w = NULL;
+	size_t n = 0, m = 0;
+	bool *cur = NULL, any, whole;
+	char *out = NULL;
+	struct cf_buf b;
+	cf_buf_init(&b);
+	if (split(glob, strlen(glob), &c, &n) < 0 || split(ws, strlen(ws), &w, &m) < 0)
+		goto out;
+	if (!(cur = states_after(c, n, w, m)))
+		goto out;
+	what_remains(cur, c, n, &any, &whole);
 	if (!any) {
 		out = cf_strdup("");
 		goto out;
 	}
 	cf_buf_addc(&b, '^');
 	lit(&b, ws, strlen(ws));
-	if (!whole) {
-		struct cf_strv alts = {0};
-		for (size_t i = 0; i < n; i++) {
-			if (!cur[i])
-				continue;
-			struct cf_buf a;
-			cf_buf_init(&a);
-			comps(&a, c + i, n - i, deny);
-			char *s = finish(&a);
-			if (s && cf_strv_contains(&alts, s)) {
-				free(s);
-				continue;
-			}
-			if (!s || cf_strv_take(&alts, s) < 0) {
-				cf_strv_release(&alts);
-				goto out;
-			}
-		}
-		cf_buf_addc(&b, '(');
-		for (size_t i = 0; i < alts.n; i++) {
-			if (i)
-				cf_buf_addc(&b, '|');
-			cf_buf_add(&b, alts.v[i]);
-		}
-		cf_buf_addc(&b, ')');
-		cf_strv_release(&alts);
-	}
+	if (!whole && add_alternatives(&b, cur, c, n, deny) < 0)
+		goto out;
 	cf_buf_add(&b, "(/|$)");
 	out = finish(&b);
 out:
@@ -254,6 +281,5 @@ out:
 	free(c);
 	free(w);
 	free(cur);
-	free(next);
 	return out;
 }
