@@ -352,6 +352,40 @@ static int walk_root(struct walker *w, const char *root, size_t from, size_t to)
 	return walk_below(w, root);
 }
 
+/* The glob rules' patterns compiled into w->pats (room for each made by the caller), sorted
+ * so that parents come before children and the patterns of one walk are contiguous. */
+static int compile_pats(struct walker *w, const struct cf_ruleset *rules)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct cf_rule *r = &rules->v[i];
+		if (!r->glob || !r->path)
+			continue;
+		w->pats[k].rule = i;
+		w->pats[k].fold = r->fold_case;
+		if (compile(&w->pats[k++], r->path) < 0)
+			return cf_nomem(w->err);
+		if (r->path[0] != '/')
+			return cf_err(w->err, CONFINE_E_SCAN, "glob scan failed", r->path,
+				      "the pattern is not absolute");
+	}
+	qsort(w->pats, k, sizeof(*w->pats), cmp_pat);
+	return 0;
+}
+
+/* The scan's time budget, from now. */
+static void start_deadline(struct walker *w)
+{
+	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+	double secs = w->budget->seconds > 0 ? w->budget->seconds : 0;
+	w->deadline.tv_sec += (time_t)secs;
+	w->deadline.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
+	if (w->deadline.tv_nsec >= 1000000000L) {
+		w->deadline.tv_sec++;
+		w->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
 int cf_scan_globs(const struct cf_ruleset *rules, const struct cf_scan_budget *budget,
 		  struct cf_matches *out, struct confine_error *err)
 {
@@ -401,35 +435,13 @@ int cf_scan_globs_cached(const struct cf_ruleset *rules, const struct cf_scan_bu
 	w.dbuf = malloc(CF_SCAN_DBUF);
 	nlv = (size_t)(w.budget->max_depth > 0 ? w.budget->max_depth : 0) + 2;
 	w.lv = calloc(nlv, sizeof(*w.lv));
-	if (!w.pats || !w.lv || !w.dbuf)
-		goto nomem;
-	size_t k = 0;
-	for (size_t i = 0; i < rules->n; i++) {
-		const struct cf_rule *r = &rules->v[i];
-		if (!r->glob || !r->path)
-			continue;
-		w.pats[k].rule = i;
-		w.pats[k].fold = r->fold_case;
-		if (compile(&w.pats[k++], r->path) < 0)
-			goto nomem;
-		if (r->path[0] != '/') {
-			rc = cf_err(err, CONFINE_E_SCAN, "glob scan failed", r->path,
-				    "the pattern is not absolute");
-			goto out;
-		}
+	if (!w.pats || !w.lv || !w.dbuf) {
+		rc = cf_nomem(err);
+		goto out;
 	}
-	/* Parents sort before children, so the patterns of one walk are contiguous. */
-	qsort(w.pats, n, sizeof(*w.pats), cmp_pat);
-
-	clock_gettime(CLOCK_MONOTONIC, &w.deadline);
-	double secs = w.budget->seconds > 0 ? w.budget->seconds : 0;
-	w.deadline.tv_sec += (time_t)secs;
-	w.deadline.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
-	if (w.deadline.tv_nsec >= 1000000000L) {
-		w.deadline.tv_sec++;
-		w.deadline.tv_nsec -= 1000000000L;
-	}
-
+	if ((rc = compile_pats(&w, rules)) < 0)
+		goto out;
+	start_deadline(&w);
 	for (size_t from = 0; from < n && rc == 0;) {
 		size_t to = from + 1;
 		while (to < n && cf_path_within(w.pats[to].root, w.pats[from].root))
@@ -437,9 +449,6 @@ int cf_scan_globs_cached(const struct cf_ruleset *rules, const struct cf_scan_bu
 		rc = walk_root(&w, w.pats[from].root, from, to);
 		from = to;
 	}
-	goto out;
-nomem:
-	rc = cf_nomem(err);
 out:
 	if (w.lv)
 		for (size_t i = 0; i < nlv; i++)
