@@ -132,15 +132,11 @@ static const char *parse_authority(const char *s, size_t n, bool need_port, uint
 	return why;
 }
 
-static int parse_request_line(const char *buf, size_t e, struct cf_http_head *h,
-			      const char **reason)
+static const char not_a_request_line[] = "the request line is not 'METHOD TARGET HTTP/1.1'";
+
+/* The method buf[0..ml), a token, into h->method.  Returns 0 or the status to refuse with. */
+static int parse_method(const char *buf, size_t ml, struct cf_http_head *h, const char **reason)
 {
-	const char *sp1 = memchr(buf, ' ', e);
-	if (!sp1 || sp1 == buf) {
-		*reason = "the request line is not 'METHOD TARGET HTTP/1.1'";
-		return 400;
-	}
-	size_t ml = (size_t)(sp1 - buf);
 	if (ml >= sizeof(h->method)) {
 		*reason = "the method is too long";
 		return 400;
@@ -152,45 +148,31 @@ static int parse_request_line(const char *buf, size_t e, struct cf_http_head *h,
 		}
 	memcpy(h->method, buf, ml);
 	h->method[ml] = '\0';
-	size_t t = ml + 1;
-	const char *sp2 = memchr(buf + t, ' ', e - t);
-	if (!sp2) {
-		*reason = "the request line is not 'METHOD TARGET HTTP/1.1'";
-		return 400;
-	}
-	size_t te = (size_t)(sp2 - buf);
-	const char *ver = sp2 + 1;
-	size_t vl = e - te - 1;
+	return 0;
+}
+
+/* The version ver[0..vl): HTTP/1.0 or HTTP/1.1 (h->minor); another HTTP version is refused
+ * with 505.  Returns 0 or the status to refuse with. */
+static int parse_version(const char *ver, size_t vl, struct cf_http_head *h, const char **reason)
+{
 	if (vl == 8 && !memcmp(ver, "HTTP/1.", 7) && (ver[7] == '0' || ver[7] == '1')) {
 		h->minor = ver[7] - '0';
-	} else if (vl == 8 && !memcmp(ver, "HTTP/", 5) && ver[5] >= '0' && ver[5] <= '9' &&
-		   ver[6] == '.' && ver[7] >= '0' && ver[7] <= '9') {
+		return 0;
+	}
+	if (vl == 8 && !memcmp(ver, "HTTP/", 5) && ver[5] >= '0' && ver[5] <= '9' &&
+	    ver[6] == '.' && ver[7] >= '0' && ver[7] <= '9') {
 		*reason = "only HTTP/1.0 and HTTP/1.1 are supported";
 		return 505;
-	} else {
-		*reason = "the request line is not 'METHOD TARGET HTTP/1.1'";
-		return 400;
 	}
-	if (te == t) {
-		*reason = "the request target is empty";
-		return 400;
-	}
-	for (size_t i = t; i < te; i++) {
-		unsigned char c = (unsigned char)buf[i];
-		if (c <= 0x20 || c >= 0x7f) {
-			*reason = "the request target has a control, space or non-ASCII character";
-			return 400;
-		}
-	}
-	const char *target = buf + t;
-	size_t tl = te - t;
-	if (!strcmp(h->method, "CONNECT")) {
-		h->connect = true;
-		h->authority = t;
-		h->authority_len = tl;
-		*reason = parse_authority(target, tl, true, 0, h);
-		return *reason ? 400 : 0;
-	}
+	*reason = not_a_request_line;
+	return 400;
+}
+
+/* An absolute http:// URL, the target of every request but CONNECT (it starts at offset t of
+ * the head, tl bytes): its authority and path.  Returns 0 or the status to refuse with. */
+static int parse_absolute_url(const char *target, size_t t, size_t tl, struct cf_http_head *h,
+			      const char **reason)
+{
 	if (tl >= 8 && ieq(target, 8, "https://")) {
 		*reason = "an https:// URL goes through CONNECT (set HTTPS_PROXY, which confine "
 			  "sets)";
@@ -224,6 +206,48 @@ static int parse_request_line(const char *buf, size_t e, struct cf_http_head *h,
 	h->path_len = tl - ae;
 	*reason = parse_authority(target + a, ae - a, false, 80, h);
 	return *reason ? 400 : 0;
+}
+
+static int parse_request_line(const char *buf, size_t e, struct cf_http_head *h,
+			      const char **reason)
+{
+	const char *sp1 = memchr(buf, ' ', e);
+	if (!sp1 || sp1 == buf) {
+		*reason = not_a_request_line;
+		return 400;
+	}
+	size_t ml = (size_t)(sp1 - buf);
+	int st = parse_method(buf, ml, h, reason);
+	if (st)
+		return st;
+	size_t t = ml + 1;
+	const char *sp2 = memchr(buf + t, ' ', e - t);
+	if (!sp2) {
+		*reason = not_a_request_line;
+		return 400;
+	}
+	size_t te = (size_t)(sp2 - buf);
+	if ((st = parse_version(sp2 + 1, e - te - 1, h, reason)))
+		return st;
+	if (te == t) {
+		*reason = "the request target is empty";
+		return 400;
+	}
+	for (size_t i = t; i < te; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (c <= 0x20 || c >= 0x7f) {
+			*reason = "the request target has a control, space or non-ASCII character";
+			return 400;
+		}
+	}
+	if (!strcmp(h->method, "CONNECT")) {
+		h->connect = true;
+		h->authority = t;
+		h->authority_len = te - t;
+		*reason = parse_authority(buf + t, te - t, true, 0, h);
+		return *reason ? 400 : 0;
+	}
+	return parse_absolute_url(buf + t, t, te - t, h, reason);
 }
 
 static int parse_status_line(const char *buf, size_t e, struct cf_http_head *h, const char **reason)
