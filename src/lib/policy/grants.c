@@ -221,6 +221,89 @@ static int check_target(const struct cf_grant_host *h, const char *given, enum c
 	return 0;
 }
 
+/* Parses args[0..n) into paths[] and scopes[] (*kept of them), dropping exact duplicates before
+ * anything is counted: "a:file" twice is one target. */
+static int parse_unique(const char *const *args, size_t n, char **paths,
+			enum cf_grant_scope *scopes, size_t *kept, struct confine_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *p;
+		enum cf_grant_scope s;
+		int r = cf_grant_parse(args[i], &p, &s, err);
+		if (r < 0)
+			return r;
+		bool dup = false;
+		for (size_t j = 0; j < *kept && !dup; j++)
+			dup = scopes[j] == s && !strcmp(paths[j], p);
+		if (dup) {
+			free(p);
+			continue;
+		}
+		paths[*kept] = p;
+		scopes[(*kept)++] = s;
+	}
+	return 0;
+}
+
+/* At most CF_GRANTS_MAX targets (last_arg names the request in the message), and no path asked
+ * both as a file and as a subtree. */
+static int check_count_and_kinds(char *const *paths, const enum cf_grant_scope *scopes, size_t kept,
+				 const char *last_arg, bool fold_case, struct confine_error *err)
+{
+	if (kept > CF_GRANTS_MAX) {
+		int r = cf_err(err, CONFINE_E_LIMIT, "too many write targets", last_arg,
+			       "a request may name at most %d targets and this one names %zu; "
+			       "each is listed on the approval card",
+			       CF_GRANTS_MAX, kept);
+		cf_err_hint(err, "grant a common parent directory with PATH:subtree, or ask in "
+				 "two requests");
+		return r;
+	}
+	for (size_t i = 0; i < kept; i++)
+		for (size_t j = i + 1; j < kept; j++)
+			if (scopes[i] != scopes[j] && path_eq(paths[i], paths[j], fold_case)) {
+				int r =
+				    cf_err(err, CONFINE_E_INVALID, "conflicting write targets",
+					   paths[i], "requested both as a file and as a subtree");
+				cf_err_hint(err, "keep one of the two requests");
+				return r;
+			}
+	return 0;
+}
+
+/* One target checked (check_target) and added to `out` by its canonical path, once. */
+static int add_checked(const struct cf_grant_host *h, const char *path, enum cf_grant_scope scope,
+		       struct cf_grants *out, struct confine_error *err)
+{
+	char *canon = NULL;
+	int r = check_target(h, path, scope, &canon, err);
+	if (r < 0) {
+		free(canon);
+		return r;
+	}
+	bool dup = false;
+	for (size_t j = 0; j < out->n; j++) {
+		if (!path_eq(out->v[j].path, canon, h->fold_case))
+			continue;
+		if (out->v[j].scope != scope) {
+			/* Unreachable today (one path has one kind), kept so that the rule holds
+			 * whatever the kinds say. */
+			r = cf_err(err, CONFINE_E_INVALID, "conflicting write targets", canon,
+				   "requested both as a file and as a subtree");
+			free(canon);
+			return r;
+		}
+		dup = true;
+	}
+	if (dup) {
+		free(canon);
+		return 0;
+	}
+	out->v[out->n].path = canon;
+	out->v[out->n++].scope = scope;
+	return 0;
+}
+
 int cf_grants_validate(const char *const *args, size_t n, const char *reason,
 		       const struct cf_grant_host *h, struct cf_grants *out,
 		       struct confine_error *err)
@@ -242,68 +325,12 @@ int cf_grants_validate(const char *const *args, size_t n, const char *reason,
 		r = cf_nomem(err);
 		goto out;
 	}
-
-	/* Parse, and drop exact duplicates, before counting: "a:file" twice is one target. */
-	for (size_t i = 0; i < n; i++) {
-		char *p;
-		enum cf_grant_scope s;
-		if ((r = cf_grant_parse(args[i], &p, &s, err)) < 0)
-			goto out;
-		bool dup = false;
-		for (size_t j = 0; j < kept && !dup; j++)
-			dup = scopes[j] == s && !strcmp(paths[j], p);
-		if (dup) {
-			free(p);
-			continue;
-		}
-		paths[kept] = p;
-		scopes[kept++] = s;
-	}
-	if (kept > CF_GRANTS_MAX) {
-		r = cf_err(err, CONFINE_E_LIMIT, "too many write targets", args[n - 1],
-			   "a request may name at most %d targets and this one names %zu; each is "
-			   "listed on the approval card",
-			   CF_GRANTS_MAX, kept);
-		cf_err_hint(err, "grant a common parent directory with PATH:subtree, or ask in "
-				 "two requests");
+	if ((r = parse_unique(args, n, paths, scopes, &kept, err)) < 0 ||
+	    (r = check_count_and_kinds(paths, scopes, kept, args[n - 1], h->fold_case, err)) < 0)
 		goto out;
-	}
 	for (size_t i = 0; i < kept; i++)
-		for (size_t j = i + 1; j < kept; j++)
-			if (scopes[i] != scopes[j] && path_eq(paths[i], paths[j], h->fold_case)) {
-				r = cf_err(err, CONFINE_E_INVALID, "conflicting write targets",
-					   paths[i], "requested both as a file and as a subtree");
-				cf_err_hint(err, "keep one of the two requests");
-				goto out;
-			}
-
-	for (size_t i = 0; i < kept; i++) {
-		char *canon = NULL;
-		if ((r = check_target(h, paths[i], scopes[i], &canon, err)) < 0) {
-			free(canon);
+		if ((r = add_checked(h, paths[i], scopes[i], out, err)) < 0)
 			goto out;
-		}
-		bool dup = false;
-		for (size_t j = 0; j < out->n; j++) {
-			if (!path_eq(out->v[j].path, canon, h->fold_case))
-				continue;
-			if (out->v[j].scope != scopes[i]) {
-				/* Unreachable today (one path has one kind), kept so that the rule
-				 * holds whatever the kinds say. */
-				r = cf_err(err, CONFINE_E_INVALID, "conflicting write targets",
-					   canon, "requested both as a file and as a subtree");
-				free(canon);
-				goto out;
-			}
-			dup = true;
-		}
-		if (dup) {
-			free(canon);
-			continue;
-		}
-		out->v[out->n].path = canon;
-		out->v[out->n++].scope = scopes[i];
-	}
 	if (!(out->reason = cf_strdup(reason))) {
 		r = cf_nomem(err);
 		goto out;
