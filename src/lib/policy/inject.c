@@ -248,19 +248,10 @@ static int check_target(const char *t, size_t n, const char *subj, char **out,
 	return 0;
 }
 
-int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement, const char *where,
-		   size_t where_len, const void *data, size_t len, struct confine_error *err)
+/* The placement known, the content where it says, and the run's limits on injections kept. */
+static int check_limits(const struct cf_injects *l, enum confine_inject_placement placement,
+			const void *data, size_t len, const char *subj, struct confine_error *err)
 {
-	char subj[1024];
-	char *key = NULL;
-	unsigned char *copy = NULL;
-	int r;
-
-	if (!where) {
-		where = "";
-		where_len = 0;
-	}
-	subject_of(where, where_len, subj, sizeof(subj));
 	if (placement != CONFINE_INJECT_ENV && placement != CONFINE_INJECT_PATH)
 		return cf_err(err, CONFINE_E_INVALID, "invalid injection", subj,
 			      "unknown placement %d (expected CONFINE_INJECT_ENV or "
@@ -281,45 +272,75 @@ int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement
 			      "%llu bytes in all with this one; the injections of a run may hold "
 			      "at most %u bytes (16 MiB) together",
 			      (unsigned long long)(l->total + len), CONFINE_INJECT_MAX_TOTAL);
+	return 0;
+}
 
-	if (placement == CONFINE_INJECT_ENV) {
-		if (memchr(where, '\0', where_len)) {
-			return cf_err(err, CONFINE_E_INVALID, "invalid injection", subj,
-				      "an env-pointer NAME may not contain a NUL byte");
-		}
-		if (!(key = cf_strndup(where, where_len)))
-			return cf_nomem(err);
-		if ((r = check_name(key, where_len, subj, err)) < 0)
-			goto fail;
-	} else if ((r = check_target(where, where_len, subj, &key, err)) < 0) {
-		return r;
+/* The injection's key: the variable's NAME (checked), or the target path normalised. */
+static int make_key(enum confine_inject_placement placement, const char *where, size_t where_len,
+		    const char *subj, char **key, struct confine_error *err)
+{
+	*key = NULL;
+	if (placement != CONFINE_INJECT_ENV)
+		return check_target(where, where_len, subj, key, err);
+	if (memchr(where, '\0', where_len))
+		return cf_err(err, CONFINE_E_INVALID, "invalid injection", subj,
+			      "an env-pointer NAME may not contain a NUL byte");
+	if (!(*key = cf_strndup(where, where_len)))
+		return cf_nomem(err);
+	int r = check_name(*key, where_len, subj, err);
+	if (r < 0) {
+		free(*key);
+		*key = NULL;
 	}
+	return r;
+}
 
+/* No other injection of the placement has the key, and no injected file lies above or beneath
+ * a target path. */
+static int check_unique(const struct cf_injects *l, enum confine_inject_placement placement,
+			const char *key, const char *subj, struct confine_error *err)
+{
 	for (size_t i = 0; i < l->n; i++) {
 		const struct cf_inject *o = &l->v[i];
 		if (o->placement != placement)
 			continue;
-		if (!strcmp(o->where, key)) {
-			r = cf_err(
+		if (!strcmp(o->where, key))
+			return cf_err(
 			    err, CONFINE_E_INVALID, "duplicate injection", subj,
 			    placement == CONFINE_INJECT_ENV
 				? "the variable %s is already injected"
 				: "'%s' is already an injection target (targets are compared "
 				  "after normalising '.', '//' and a trailing '/')",
 			    key);
-			goto fail;
-		}
 		if (placement == CONFINE_INJECT_PATH &&
-		    (cf_path_within(key, o->where) || cf_path_within(o->where, key))) {
-			r = cf_err(
+		    (cf_path_within(key, o->where) || cf_path_within(o->where, key)))
+			return cf_err(
 			    err, CONFINE_E_INVALID, "conflicting injection", subj,
 			    "'%s' lies %s the injected file '%s'; a file has nothing beneath "
 			    "it",
 			    key, cf_path_within(key, o->where) ? "beneath" : "above", o->where);
-			goto fail;
-		}
 	}
+	return 0;
+}
 
+int cf_injects_add(struct cf_injects *l, enum confine_inject_placement placement, const char *where,
+		   size_t where_len, const void *data, size_t len, struct confine_error *err)
+{
+	char subj[1024];
+	char *key = NULL;
+	unsigned char *copy = NULL;
+	int r;
+
+	if (!where) {
+		where = "";
+		where_len = 0;
+	}
+	subject_of(where, where_len, subj, sizeof(subj));
+	if ((r = check_limits(l, placement, data, len, subj, err)) < 0 ||
+	    (r = make_key(placement, where, where_len, subj, &key, err)) < 0)
+		return r;
+	if ((r = check_unique(l, placement, key, subj, err)) < 0)
+		goto fail;
 	if (l->n == l->cap) {
 		size_t cap;
 		struct cf_inject *v = cf_grow_array(l->v, l->cap, 8, sizeof(*v), &cap);
