@@ -48,29 +48,15 @@
 #include "util/nofollow.h"
 #include "util/thread.h"
 
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#endif
+#include "util/linux_abi.h"
 #ifndef __NR_landlock_add_rule
 #define __NR_landlock_add_rule 445
 #endif
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
 #endif
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_ADDFD_FLAG_SEND
-#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 #define LL_ACCESS_FS_WRITE_FILE (1ULL << 1)
 #define LL_RULE_PATH_BENEATH 1

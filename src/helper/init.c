@@ -53,9 +53,7 @@
 #include "helper/tty.h"
 #include "net/netconst.h"
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
+#include "util/linux_abi.h"
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 

@@ -14,9 +14,7 @@
 #include "helper/tty.h"
 #include "util/fdpass.h"
 
-#ifndef TIOCGPTPEER
-#define TIOCGPTPEER _IO('T', 0x41)
-#endif
+#include "util/linux_abi.h"
 
 int cf_helper_pty_open(int chan)
 {

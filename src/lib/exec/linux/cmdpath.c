@@ -40,9 +40,7 @@
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
 #endif
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
+#include "util/linux_abi.h"
 #define MAX_LINKS 40
 
 int cf_guard_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap)

@@ -16,18 +16,7 @@
 #include "exec/linux/hostside.h"
 #include "exec/linux/ipcguard.h"
 
-#ifndef SECCOMP_GET_ACTION_AVAIL
-#define SECCOMP_GET_ACTION_AVAIL 2
-#endif
-#ifndef SECCOMP_RET_USER_NOTIF
-#define SECCOMP_RET_USER_NOTIF 0x7fc00000U
-#endif
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
+#include "util/linux_abi.h"
 
 static int fds_add(struct cf_ipc_fds *f, int fd)
 {

@@ -19,16 +19,11 @@
 #include "host/kernel.h"
 
 /* The Landlock system calls have the same number on every architecture but alpha. */
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#endif
+#include "util/linux_abi.h"
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
 #endif
 
-#ifndef LANDLOCK_CREATE_RULESET_VERSION
-#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
-#endif
 #ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 #define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #endif

@@ -50,15 +50,7 @@
 #include "exec/linux/supervise_rules.h"
 #include "util/util.h"
 
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
+#include "util/linux_abi.h"
 #define NR_FCHMODAT2 452
 #define NR_SETXATTRAT 463
 #define NR_REMOVEXATTRAT 466

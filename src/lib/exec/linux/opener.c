@@ -40,9 +40,7 @@
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
 #endif
-#ifndef SECCOMP_ADDFD_FLAG_SEND
-#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
-#endif
+#include "util/linux_abi.h"
 #ifndef O_PATH
 #define O_PATH 010000000
 #endif

@@ -11,13 +11,8 @@
 #include "exec/linux/pidfd.h"
 #include "util/procfs.h"
 
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
+#include "util/linux_abi.h"
 /* pidfd_open(2) of one thread (Linux 6.9); older kernels answer EINVAL. */
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 pid_t cf_proc_tgid(int proc_fd, pid_t tid)
 {

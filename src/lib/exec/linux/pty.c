@@ -27,9 +27,7 @@
 #include "util/fdpass.h"
 #include "util/util.h"
 
-#ifndef TIOCGPTPEER
-#define TIOCGPTPEER _IO('T', 0x41)
-#endif
+#include "util/linux_abi.h"
 
 /* The tag confine-init sends the master with (helper/tty.c). */
 #define PTY_TAG 'P'

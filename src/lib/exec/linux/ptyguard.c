@@ -32,12 +32,7 @@
 #include "exec/linux/pidfd.h"
 #include "exec/linux/ptyguard.h"
 
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
-#ifndef TIOCGPTPEER
-#define TIOCGPTPEER _IO('T', 0x41)
-#endif
+#include "util/linux_abi.h"
 
 bool cf_pty_handles(const struct seccomp_notif *req)
 {

@@ -30,12 +30,7 @@
 #include "util/util.h"
 #include "util/thread.h"
 
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, uint64_t)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
+#include "util/linux_abi.h"
 
 struct cf_supervisor {
 	int handoff_fd, listener, wake_fd;

@@ -18,9 +18,7 @@
 #include "exec/linux/sv_common.h"
 #include "util/procfs.h"
 
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
+#include "util/linux_abi.h"
 
 /* The command's descriptor `fd` as our own (close-on-exec), or minus an errno. */
 int cf_sv_take_fd(struct cf_sv_ctx *c, uint64_t fd)

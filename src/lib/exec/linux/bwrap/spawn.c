@@ -47,9 +47,7 @@
 #include "util/owntmp.h"
 #include "util/util.h"
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
+#include "util/linux_abi.h"
 #define KEYCTL_JOIN_SESSION_KEYRING 1
 
 struct fdlist {

@@ -49,9 +49,7 @@
 #include "util/util.h"
 #include "util/thread.h"
 
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
+#include "util/linux_abi.h"
 
 struct cf_connguard {
 	int handoff_fd, listener, wake_fd;

@@ -52,9 +52,7 @@
 #include "util/owntmp.h"
 #include "util/util.h"
 
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#endif
+#include "util/linux_abi.h"
 #ifndef __NR_landlock_add_rule
 #define __NR_landlock_add_rule 445
 #endif
@@ -63,9 +61,6 @@
 #endif
 #define LL_RULE_PATH_BENEATH 1
 #define LL_RULE_NET_PORT 2
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
 #define KEYCTL_JOIN_SESSION_KEYRING 1
 #ifndef PR_CAP_AMBIENT
 #define PR_CAP_AMBIENT 47
