@@ -66,17 +66,8 @@ int confine_rules_explain_content(const confine_rules *pol, const char *path,
 	if (r < 0)
 		return r;
 	struct confine_content_decision d = {.size = sizeof(d), .content = CONFINE_CONTENT_NONE};
-	char *abs = NULL, *canon = NULL;
-	if (path[0] == '/') {
-		abs = cf_strdup(path);
-	} else {
-		char cwd[PATH_MAX];
-		abs = getcwd(cwd, sizeof(cwd)) ? cf_path_join(cwd, path) : NULL;
-	}
-	if (!abs)
-		return cf_nomem(err);
-	r = cf_host_canonicalize(NULL, abs, &canon, err);
-	free(abs);
+	char *canon = NULL;
+	r = cf_host_canonicalize_arg(path, &canon, err);
 	if (r < 0)
 		return r;
 	content_of(run, canon, &d);

@@ -56,21 +56,12 @@ int cf_rules_explain(const confine_rules *pol, const char *path, enum confine_ac
 		     struct confine_decision *out, struct confine_error *err)
 {
 	const confine_run *run = (const confine_run *)pol;
-	char *abs = NULL, *canon = NULL;
+	char *canon = NULL;
 	int r;
 	if (access != CONFINE_ACCESS_READ && access != CONFINE_ACCESS_WRITE)
 		return cf_err(err, CONFINE_E_INVALID, "cannot explain", path,
 			      "the access must be read or write");
-	if (path[0] == '/') {
-		abs = cf_strdup(path);
-	} else {
-		char cwd[PATH_MAX];
-		abs = getcwd(cwd, sizeof(cwd)) ? cf_path_join(cwd, path) : NULL;
-	}
-	if (!abs)
-		return cf_nomem(err);
-	r = cf_host_canonicalize(NULL, abs, &canon, err);
-	free(abs);
+	r = cf_host_canonicalize_arg(path, &canon, err);
 	if (r < 0)
 		return r;
 	struct cf_decision rd, wr;

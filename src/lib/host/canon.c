@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/canon.h"
 #include "host/kind_memo.h"
@@ -102,4 +103,24 @@ out:
 	free(norm);
 	free(real);
 	return rc;
+}
+
+int cf_host_canonicalize_arg(const char *path, char **out, struct confine_error *err)
+{
+	char *abs;
+	*out = NULL;
+	if (path[0] == '/') {
+		abs = cf_strdup(path);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)))
+			return cf_err_os(err, CONFINE_E_OS, "cannot resolve path", path, "getcwd",
+					 errno);
+		abs = cf_path_join(cwd, path);
+	}
+	if (!abs)
+		return cf_nomem(err);
+	int r = cf_host_canonicalize(NULL, abs, out, err);
+	free(abs);
+	return r;
 }

@@ -18,4 +18,11 @@
  */
 int cf_host_canonicalize(void *ctx, const char *path, char **out, struct confine_error *err);
 
+/*
+ * A path a caller gave (explain, the content decision): taken relative to the current
+ * directory when it is not absolute, then canonicalised as above.  Returns 0 and a malloc'd
+ * *out, CONFINE_E_OS when the current directory cannot be read (getcwd), or as above.
+ */
+int cf_host_canonicalize_arg(const char *path, char **out, struct confine_error *err);
+
 #endif
