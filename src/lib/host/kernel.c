@@ -42,8 +42,7 @@ bool cf_seccomp_available(void)
 	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
 }
 
-/* The first cap - 1 bytes of the file at `path`, NUL-terminated: their count, or -1. */
-static int read_small(const char *path, char *buf, size_t cap)
+int cf_kernel_read(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -87,7 +86,7 @@ bool cf_cgroup_alone_in(const char *dir)
 {
 	char path[4200], buf[4096];
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	int n = read_small(path, buf, sizeof(buf));
+	int n = cf_kernel_read(path, buf, sizeof(buf));
 	if (n < 0)
 		return false;
 	char self[32];
@@ -114,7 +113,7 @@ bool cf_cgroup_available(void)
 		 * it for a leaf (cgroup.c's create_v2). */
 		char path[4300], ctl[512];
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", base);
-		ok = read_small(path, ctl, sizeof(ctl)) >= 0 && strstr(ctl, "pids") &&
+		ok = cf_kernel_read(path, ctl, sizeof(ctl)) >= 0 && strstr(ctl, "pids") &&
 		     strstr(ctl, "memory") && (!strcmp(own, "/") || cf_cgroup_alone_in(base));
 	}
 	free(own);

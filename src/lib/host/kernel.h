@@ -9,6 +9,7 @@
 #define CONFINE_HOST_KERNEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The Landlock ABI version the running kernel offers; 0 when Landlock is unavailable. */
 int cf_landlock_abi(void);
@@ -16,6 +17,10 @@ int cf_landlock_abi(void);
 /* True when the kernel accepts seccomp filters (SECCOMP_MODE_FILTER) with the action the
  * filter needs for a foreign architecture (SECCOMP_RET_KILL_PROCESS, Linux 4.14). */
 bool cf_seccomp_available(void);
+
+/* The first cap - 1 bytes of the small kernel file at `path` (/proc, /sys, a cgroup's file),
+ * NUL-terminated: their count, or -1 with errno. */
+int cf_kernel_read(const char *path, char *buf, size_t cap);
 
 /* Whether this host mounts the unified cgroup hierarchy (v2) at /sys/fs/cgroup. */
 bool cf_cgroup_v2(void);

@@ -24,19 +24,6 @@
 #include "host/kernel.h"
 #include "util/util.h"
 
-static int read_file(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return (int)n;
-}
-
 static int write_file(const char *dir, const char *name, const char *value)
 {
 	char path[4200];
@@ -123,7 +110,7 @@ static int enable_controllers(struct cf_cgroup *cg, const char *dir, const char 
 {
 	char path[4200], have[512];
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
-	if (read_file(path, have, sizeof(have)) < 0)
+	if (cf_kernel_read(path, have, sizeof(have)) < 0)
 		have[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		char tok[40];
@@ -169,7 +156,7 @@ static int create_v2(uint64_t pids_max, uint64_t mem_max, struct cf_cgroup *cg,
 		want[nw++] = "memory";
 	char ctlpath[4200], ctl[512];
 	snprintf(ctlpath, sizeof(ctlpath), "%s/cgroup.controllers", base);
-	if (read_file(ctlpath, ctl, sizeof(ctl)) < 0)
+	if (cf_kernel_read(ctlpath, ctl, sizeof(ctl)) < 0)
 		ctl[0] = '\0';
 	for (size_t i = 0; i < nw; i++) {
 		if (strstr(ctl, want[i]))
@@ -340,7 +327,7 @@ static int kill_listed(const char *dir)
 {
 	char path[4200], buf[8192];
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	int n = read_file(path, buf, sizeof(buf));
+	int n = cf_kernel_read(path, buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
 	int found = 0;
@@ -375,7 +362,7 @@ static void add_counter(const char *dir, const char *name, const char *key, uint
 {
 	char path[4200], buf[1024];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (read_file(path, buf, sizeof(buf)) < 0)
+	if (cf_kernel_read(path, buf, sizeof(buf)) < 0)
 		return;
 	size_t kl = strlen(key);
 	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
@@ -400,7 +387,7 @@ void cf_cgroup_counts(const struct cf_cgroup *cg, struct cf_cgroup_counts *out)
 		add_counter(cg->dir[i], "pids.events", "max", &out->pids_max);
 		char path[4200], buf[32];
 		snprintf(path, sizeof(path), "%s/memory.failcnt", cg->dir[i]);
-		if (read_file(path, buf, sizeof(buf)) > 0)
+		if (cf_kernel_read(path, buf, sizeof(buf)) > 0)
 			out->mem_limit += strtoull(buf, NULL, 10);
 	}
 }
