@@ -25,6 +25,7 @@
 
 #include "abi.h"
 #include "host/kernel.h"
+#include "probe/result.h"
 #include "plan/bwrap/plan.h"
 #include "util/capture.h"
 #include "probe/hints.h"
@@ -665,13 +666,7 @@ static void guarantees(struct confine_probe_result *r)
 				 "needs %s; only the endpoints the sweep finds are hidden)",
 				 lacks);
 	} else {
-		SET(r->read_protection, "not provided");
-		SET(r->write_protection, "not provided");
-		SET(r->network_isolation, "not provided");
-		SET(r->syscall_filter, "not provided");
-		SET(r->process_scoping, "not provided");
-		SET(r->resource_limits, "not provided");
-		SET(r->network_by_domain, "not provided");
+		cf_probe_result_none(r);
 	}
 }
 
@@ -685,12 +680,7 @@ int cf_probe_bwrap(const char *path_env, const char *workspace, bool use_cache,
 
 	if (!result)
 		return cf_err(err, CONFINE_E_INVALID, "cannot probe bwrap", "", "no result given");
-	memset(result, 0, sizeof(*result));
-	result->size = sizeof(*result);
-	SET(result->backend, "bwrap");
-	result->landlock_abi = cf_landlock_abi();
-	result->seccomp = cf_seccomp_available();
-	result->cgroup = cf_cgroup_available();
+	cf_probe_result_begin(result, "bwrap");
 	if (!path_env)
 		path_env = DEFAULT_PATH;
 

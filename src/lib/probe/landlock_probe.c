@@ -8,6 +8,7 @@
 
 #include "abi.h"
 #include "host/kernel.h"
+#include "probe/result.h"
 #include "plan/landlock/ll_plan.h"
 
 #define SET(field, ...) snprintf((field), sizeof(field), __VA_ARGS__)
@@ -112,25 +113,14 @@ static void guarantees(struct confine_probe_result *r)
 				 "; writing is refused)");
 		}
 	} else {
-		SET(r->read_protection, "not provided");
-		SET(r->write_protection, "not provided");
-		SET(r->network_isolation, "not provided");
-		SET(r->syscall_filter, "not provided");
-		SET(r->process_scoping, "not provided");
-		SET(r->resource_limits, "not provided");
-		SET(r->network_by_domain, "not provided");
+		cf_probe_result_none(r);
 	}
 }
 
 int cf_probe_landlock(struct confine_probe_result *r, struct confine_error *err)
 {
 	(void)err;
-	memset(r, 0, sizeof(*r));
-	r->size = sizeof(*r);
-	SET(r->backend, "landlock");
-	r->landlock_abi = cf_landlock_abi();
-	r->seccomp = cf_seccomp_available();
-	r->cgroup = cf_cgroup_available();
+	cf_probe_result_begin(r, "landlock");
 	if (r->landlock_abi > 0)
 		SET(r->version, "abi %d (minimum %d)", r->landlock_abi, CONFINE_LANDLOCK_MIN_ABI);
 	verdict(r);
