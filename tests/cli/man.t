@@ -38,10 +38,11 @@ done
 # Each item of a section whose title names commands, "Network (run, explain, plan, card)", is
 # an option every one of them takes, unless the line after it names which take it, ".RB ( run )"
 # as the page writes it: the parser must not call it "not an option of" any of them.  Its value
-# is a placeholder: a refused value is not the question here.
+# is a placeholder: a refused value is not the question here.  In the test's own directory (a
+# FILE value such as --report's is written where it runs).
 while IFS='|' read -r opt cmds; do
 	for c in $cmds; do
-		e=$("$CONFINE" "$c" "$opt" x </dev/null 2>&1 >/dev/null)
+		e=$(cd "$T" && "$CONFINE" "$c" "$opt" x </dev/null 2>&1 >/dev/null)
 		grep -qF "not an option of 'confine $c'" <<<"$e"
 		ok $((!$?)) "confine(1) lists $opt for '$c': 'confine $c' takes it"
 	done
