@@ -496,6 +496,8 @@ static const struct cli_option options[] = {
     {"--backend", NULL, CLI_OPT_VALUE, ALL, 0, 0, set_backend},
     {"--json", NULL, 0, ALL, F(json), 0, NULL},
     {"--target", NULL, CLI_OPT_VALUE, PLAN, F(target), 0, NULL},
+    {"--host-facts", NULL, CLI_OPT_VALUE, PLAN, F(host_facts), 0, NULL},
+    {"--home", NULL, CLI_OPT_VALUE, PLAN, F(home), 0, NULL},
     {"--access", NULL, CLI_OPT_VALUE, EXPLAIN, F(access), 0, NULL},
     {"--env", NULL, CLI_OPT_VALUE, RUN | CARD, 0, 0, set_env},
     {"--pass-env", NULL, CLI_OPT_VALUE, RUN | CARD, 0, 0, pass_env},

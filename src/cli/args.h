@@ -20,17 +20,19 @@ struct cli_opts {
 	bool json;
 	bool help;
 	bool policy_given;
-	bool backend_given;  /* --backend (else CONFINE_BACKEND) */
-	const char *target;  /* plan --target */
-	const char *access;  /* explain --access */
-	const char *timeout; /* run --timeout, as given (for messages) */
-	const char *report;  /* run --report FILE */
-	const char *audit;   /* run --audit FILE */
-	bool escalate;	     /* run --escalate (card: the default) */
-	bool receipt;	     /* run --receipt DIGEST was given */
-	bool grants;	     /* --grant-write was given */
-	bool no_net_ask;     /* run --no-net-ask (R43) */
-	int first_operand;   /* index in argv of the command (run, plan) or paths (explain) */
+	bool backend_given;	/* --backend (else CONFINE_BACKEND) */
+	const char *target;	/* plan --target */
+	const char *host_facts; /* plan --host-facts FILE (macos, windows) */
+	const char *home;	/* plan --home DIR (macos, windows) */
+	const char *access;	/* explain --access */
+	const char *timeout;	/* run --timeout, as given (for messages) */
+	const char *report;	/* run --report FILE */
+	const char *audit;	/* run --audit FILE */
+	bool escalate;		/* run --escalate (card: the default) */
+	bool receipt;		/* run --receipt DIGEST was given */
+	bool grants;		/* --grant-write was given */
+	bool no_net_ask;	/* run --no-net-ask (R43) */
+	int first_operand;	/* index in argv of the command (run, plan) or paths (explain) */
 	const char *net_explain[CLI_NET_EXPLAIN_MAX]; /* explain --net HOST[:PORT], in order */
 	int n_net_explain;
 	/* --inject-env NAME=FILE / --inject-path TARGET=FILE (run, plan), as given: the files

@@ -30,12 +30,9 @@ int cmd_plan(int argc, char **argv)
 	confine_run *run = NULL;
 	char *text = NULL;
 	int status = CLI_EXIT_CONFINE;
-	struct cli_win_host win;
-
-	if (cli_win_host_options(&argc, argv, &win) < 0)
-		return CLI_EXIT_CONFINE;
 	if (!cli_begin(CLI_PLAN, argc, argv, cli_help_plan, NULL, &o, &status))
 		goto out;
+	struct cli_win_host win = {.facts = o.host_facts, .home = o.home};
 	status = CLI_EXIT_CONFINE;
 	if (!o.target) {
 		status = cli_usage_error("plan", "--target is required (linux, macos or windows)");

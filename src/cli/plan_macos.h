@@ -6,8 +6,8 @@
 #include "args.h"
 #include "plan_windows.h"
 
-/* Prints the macOS plan of the parsed request (--host-facts FILE and --home DIR as taken out
- * by cli_win_host_options); returns the exit status.  Without --home, the home is
+/* Prints the macOS plan of the parsed request (with its --host-facts FILE and --home DIR);
+ * returns the exit status.  Without --home, the home is
  * /Users/$USER (or /Users/user) and the plan says it was assumed. */
 int cli_plan_macos(const struct cli_opts *o, const struct cli_win_host *h, bool has_command);
 

@@ -7,41 +7,6 @@
 #include "cli.h"
 #include "plan_windows.h"
 
-int cli_win_host_options(int *argc, char **argv, struct cli_win_host *h)
-{
-	int out = 1;
-	memset(h, 0, sizeof(*h));
-	for (int i = 1; i < *argc; i++) {
-		const char *a = argv[i], **slot = NULL, *v = NULL;
-		size_t n = 0;
-		if (!strcmp(a, "--")) {
-			while (i < *argc)
-				argv[out++] = argv[i++];
-			break;
-		}
-		if (!strncmp(a, "--host-facts", n = strlen("--host-facts")))
-			slot = &h->facts;
-		else if (!strncmp(a, "--home", n = strlen("--home")))
-			slot = &h->home;
-		if (slot && (a[n] == '\0' || a[n] == '=')) {
-			if (a[n] == '=') {
-				v = a + n + 1;
-			} else if (i + 1 < *argc) {
-				v = argv[++i];
-			} else {
-				cli_usage_error("plan", "%s needs a value", a);
-				return -1;
-			}
-			*slot = v;
-			continue;
-		}
-		argv[out++] = argv[i];
-	}
-	argv[out] = NULL;
-	*argc = out;
-	return 0;
-}
-
 char *cli_read_facts(const char *file, struct confine_error *err)
 {
 	const size_t max = 1u << 20;

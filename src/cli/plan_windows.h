@@ -11,10 +11,6 @@ struct cli_win_host {
 	const char *home;  /* --home DIR (a Windows path) */
 };
 
-/* Takes --host-facts FILE and --home DIR (also --opt=VALUE) out of argv before the shared
- * parser sees them (options end at "--").  Returns 0, or -1 after a usage message. */
-int cli_win_host_options(int *argc, char **argv, struct cli_win_host *h);
-
 /* The text of a host-facts file (at most 1 MiB), malloc'd; NULL with err filled. */
 char *cli_read_facts(const char *file, struct confine_error *err);
 

@@ -85,4 +85,11 @@ store='C:\Users\ana\AppData\Local\confine\caches\p-C%3A%5CUsers%5Cana%5Cproj\r'
 ok "$(grep -qF "allow write $store  " <<<"$out"; echo $?)" "R39 the store is writable (an allow ACE)"
 ok "$(grep -qF "npm_config_cache=$store\npm" <<<"$out" && grep -qF "PIP_CACHE_DIR=$store\pip" <<<"$out"; echo $?)" \
   "R39 npm and pip are redirected there by their own variables"
+# Options end at the command: a --home after it is the command's own argument, not the plan's.
+out=$("$CONFINE" plan --target windows --home 'C:\Users\ana' tool --home 'C:\other' 2>&1); st=$?
+is "$st" 0 "plan --target windows TOOL --home X: exit 0"
+ok "$(grep -qxF 'command line: tool --home C:\other' <<<"$out"; echo $?)" \
+	"the command keeps its own --home"
+ok "$(grep -qF 'C:\Users\ana\.ssh' <<<"$out" && ! grep -qF 'C:\other\.ssh' <<<"$out"; echo $?)" \
+	"the plan's home is the one given before the command"
 done_testing

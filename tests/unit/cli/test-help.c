@@ -24,10 +24,6 @@ static const struct {
     {CLI_CARD, "card", cli_help_card},
 };
 
-/* Options of plan that cmd_plan takes out of argv before cli_parse (cli_win_host_options):
- * the Windows and macOS host of a plan compiled on another system. */
-static const char *const before_table[] = {"--host-facts", "--home"};
-
 static bool in_word(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -89,11 +85,7 @@ static void help_in_table(size_t h)
 		size_t len = (size_t)(s - p);
 		while (in_word(p[len]))
 			len++;
-		bool known = in_table(p, len) != NULL;
-		for (size_t k = 0; k < N(before_table) && !known; k++)
-			known = helps[h].cmd == CLI_PLAN && strlen(before_table[k]) == len &&
-				!strncmp(before_table[k], p, len);
-		if (!known)
+		if (!in_table(p, len))
 			TAP_OK(0,
 			       "confine %s --help names '%.*s', an option the table does not know",
 			       helps[h].name, (int)len, p);
