@@ -76,6 +76,9 @@ is "$(line tests/test-pass)" "tests/test-pass 1 passed 0 failed 1 skipped" "a pa
 is "$(line tests/test-fail)" "tests/test-fail 1 passed 1 failed 0 skipped" "a failing check"
 grep -q '^    not ok 2 - b$' <<<"$out" && grep -q '^    #   got: x$' <<<"$out"
 ok $? "the failing check and its details are printed"
+kept=$(ls "$top/build/test-logs/failed/" 2>/dev/null | grep -c '^tests_test-fail\..*\.log$')
+grep -q '^not ok 2 - b$' "$top"/build/test-logs/failed/tests_test-fail.*.log 2>/dev/null
+ok $? "a failing file's log is kept under a name of its own ($kept kept)"
 is "$(line tests/test-crash)" "tests/test-crash 1 passed 1 failed 0 skipped" "a crash (SIGSEGV) after a passing check is a failure"
 grep -q '^    not ok - tests/test-crash exited 139 without a failing check$' <<<"$out"
 ok $? "... and says how it ended"
