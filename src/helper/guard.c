@@ -572,7 +572,7 @@ int cf_guard_start(struct cf_guard_prep *p)
 	if (pipe2(ready, O_CLOEXEC) < 0)
 		return -1;
 	pthread_t t;
-	int e = cf_thread_start(&t, 0, false, loop, (void *)(intptr_t)ready[1]);
+	int e = cf_thread_start(&t, 0, true, loop, (void *)(intptr_t)ready[1]); /* never joined */
 	char own = 0;
 	ssize_t k2 = e ? -1 : read(ready[0], &own, 1);
 	close(ready[0]);

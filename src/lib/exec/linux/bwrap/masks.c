@@ -44,7 +44,8 @@ struct maker {
 	const char *list;
 	size_t len;
 	struct cf_helper_caches *caches;
-	struct cf_helper_err he; /* what failed, read by the parent once the child is gone */
+	struct cf_helper_err he;      /* what failed, read by the parent once the child is gone */
+	struct cf_helper_err *shared; /* a sanitizer build's forked child: `he` comes back here */
 };
 
 static int make_in(void *arg)
@@ -74,6 +75,24 @@ static int make_in(void *arg)
  * child's new capabilities as a subset of its old ones (cred_cap_issubset). */
 static pid_t start_maker(struct maker *m)
 {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+	/* A sanitizer keeps its state per thread, in memory a CLONE_VM child would share and
+	 * leave changed (ThreadSanitizer lost its stack and reported races that are not there):
+	 * a sanitizer build forks the child, and its record comes back in a shared page. */
+	m->shared = mmap(NULL, sizeof(*m->shared), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m->shared == MAP_FAILED) {
+		m->shared = NULL;
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		int r = make_in(m);
+		*m->shared = m->he;
+		_exit(r);
+	}
+	return pid;
+#endif
 	/* Its lowest page is a guard: a stack that overflowed would otherwise write into
 	 * confine's memory, which it shares, instead of ending the child with SIGSEGV. */
 	size_t guard = (size_t)sysconf(_SC_PAGESIZE), size = 256 * 1024 + guard;
@@ -92,6 +111,16 @@ static pid_t start_maker(struct maker *m)
 	munmap(stack, size);
 	errno = e;
 	return child;
+}
+
+/* After the child is gone: its record where the parent reads it, the shared page unmapped. */
+static void maker_done(struct maker *m)
+{
+	if (m->shared) {
+		m->he = *m->shared;
+		munmap(m->shared, sizeof(*m->shared));
+		m->shared = NULL;
+	}
 }
 
 static int failed(struct cf_helper_record *rec, const struct cf_helper_err *he)
@@ -179,12 +208,14 @@ int cf_masks_make(pid_t pid1, int list_fd, struct cf_helper_record *rec)
 	int e = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (child < 0) {
+		maker_done(&m);
 		he = (struct cf_helper_err){.err = e, .call = "clone", .path = "the mount maker"};
 		goto out;
 	}
 	int st = 0;
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
+	maker_done(&m);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		rc = 0;
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
