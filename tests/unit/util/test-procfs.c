@@ -286,7 +286,15 @@ static void test_read_all(void)
 	char small[8];
 	TAP_INTEQ(cf_proc_read(AT_FDCWD, CF_PROC_SELF, "status", small, sizeof(small)), 7,
 		  "a read into a small buffer stops at its size");
-	TAP_STREQ(small, "Name:\tt", "and is NUL-terminated");
+	/* The comm's first letter: "test-procfs", or valgrind's "memcheck-amd64-" under it. */
+	char comm[32] = "", want[8];
+	FILE *c = fopen("/proc/self/comm", "re");
+	if (!c || !fgets(comm, sizeof(comm), c))
+		comm[0] = '?';
+	if (c)
+		fclose(c);
+	snprintf(want, sizeof(want), "Name:\t%c", comm[0]);
+	TAP_STREQ(small, want, "and is NUL-terminated");
 	errno = 0;
 	TAP_OK(!cf_proc_read_all(AT_FDCWD, 0, "mountinfo", NULL) && errno == EINVAL,
 	       "read_all refuses pid 0");
