@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -630,11 +631,45 @@ static _Noreturn void child_exec(const struct ll_child *c)
 	_exit(err == ENOENT ? 127 : 126);
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* A sanitizer build forks the child instead: a sanitizer's instrumented code in a child that
+ * shares confine's memory changes the calling thread's sanitizer state, and under
+ * --limit mem the child's first faults were charged to the limited cgroup (the kernel retried
+ * them forever, or its OOM kill took confine with the child: 137 and no word, faults.t).  Its
+ * record comes back in a shared page (`shared`), and confine waits as for vfork: until the
+ * child has exec'd or is gone (the end of a pipe the exec closes). */
+#define LL_FORK 1
+#else
+#define LL_FORK 0
+#endif
+
 static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 {
 	sigset_t all, old, none;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
+#if LL_FORK
+	int gate[2];
+	if (pipe2(gate, O_CLOEXEC) < 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid != 0) {
+		int e = errno;
+		close(gate[1]);
+		char b;
+		while (pid > 0 && read(gate[0], &b, 1) < 0 && errno == EINTR)
+			;
+		close(gate[0]);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		return pid;
+	}
+	close(gate[0]);
+#else
 	pid_t pid = vfork();
 	if (pid != 0) {
 		int e = errno;
@@ -642,6 +677,7 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 		errno = e;
 		return pid;
 	}
+#endif
 	for (size_t i = 0; i < sizeof(reset_signals) / sizeof(reset_signals[0]); i++)
 		signal(reset_signals[i], SIG_DFL);
 	sigemptyset(&none);
@@ -845,7 +881,14 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			      errno);
 		goto out;
 	}
-	struct cf_helper_record shared = {.type = LL_SETUP};
+	struct cf_helper_record local = {.type = LL_SETUP}, *shared = &local;
+#if LL_FORK
+	shared =
+	    mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		goto oom;
+	*shared = local;
+#endif
 	struct ll_child c = {.candidates = cands.v,
 			     .argv = plan->argv.v,
 			     .envp = envp,
@@ -861,11 +904,12 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .cgroup = &run->cgroup,
 			     .parent = getpid(),
 			     .keeper = run->keeper.fd,
-			     .shared = &shared};
+			     .shared = shared};
 	pid_t pid;
-	if ((r = spawn(run, &c, rs, stdio, &pid, err)) < 0)
-		goto out;
-	r = adopt(run, pid, &shared, status, guard, err);
+	if ((r = spawn(run, &c, rs, stdio, &pid, err)) == 0)
+		r = adopt(run, pid, shared, status, guard, err);
+	if (shared != &local)
+		munmap(shared, sizeof(*shared));
 	goto out;
 oom:
 	r = cf_nomem(err);
