@@ -73,15 +73,7 @@ static int mac_caches(const confine_request *req, const struct cf_mac_host *h,
 	free(base);
 	if (!*store)
 		return 0;
-	struct cf_rule r = {.pattern = *store,
-			    .access = CF_ACC_WRITE,
-			    .action = CF_ALLOW,
-			    .layer = CF_LAYER_SESSION,
-			    .source = "session",
-			    .index = (int)session->n};
-	if (cf_ruleset_add(session, &r, err) < 0 || cf_cache_redirects_for(*store, '/', false, env))
-		return cf_nomem(err);
-	return 0;
+	return cf_cache_store_allow(session, *store, '/', false, env, err);
 }
 
 static int mac_cache_note(struct cf_mac_plan *plan, const char *store, const struct cf_strv *env)

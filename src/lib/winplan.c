@@ -57,15 +57,7 @@ static int win_caches(const confine_request *req, const struct cf_win_host *h,
 		return cf_nomem(err);
 	if (!*store)
 		return 0;
-	struct cf_rule r = {.pattern = *store,
-			    .access = CF_ACC_WRITE,
-			    .action = CF_ALLOW,
-			    .layer = CF_LAYER_SESSION,
-			    .source = "session",
-			    .index = (int)session->n};
-	if (cf_ruleset_add(session, &r, err) < 0 || cf_cache_redirects_for(*store, '\\', true, env))
-		return cf_nomem(err);
-	return 0;
+	return cf_cache_store_allow(session, *store, '\\', true, env, err);
 }
 
 int cf_plan_windows_request(const confine_request *req, const char *facts, const char *home,

@@ -343,3 +343,18 @@ int cf_cache_redirects_for(const char *dir, char sep, bool windows, struct cf_st
 	}
 	return 0;
 }
+
+int cf_cache_store_allow(struct cf_ruleset *session, char *store, char sep, bool windows,
+			 struct cf_strv *env, struct confine_error *err)
+{
+	struct cf_rule r = {.pattern = store,
+			    .access = CF_ACC_WRITE,
+			    .action = CF_ALLOW,
+			    .layer = CF_LAYER_SESSION,
+			    .source = "session",
+			    .index = (int)session->n};
+	int e = cf_ruleset_add(session, &r, err);
+	if (e < 0)
+		return e;
+	return cf_cache_redirects_for(store, sep, windows, env) < 0 ? cf_nomem(err) : 0;
+}

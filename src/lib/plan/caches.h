@@ -95,6 +95,10 @@ char *cf_cache_store_by_path(const char *base, const char *workspace, char sep);
 /* Appends to env the redirect of every tool into `dir` (its own directory below it); on Windows
  * each tool by its own variable (no XDG cache directory there).  0 or CONFINE_E_NOMEM.  Pure. */
 int cf_cache_redirects_for(const char *dir, char sep, bool windows, struct cf_strv *env);
+/* The store of a plan for another system made writable (an allow of the session layer, at its
+ * end) and every tool redirected into it (cf_cache_redirects_for).  0, or the error.  Pure. */
+int cf_cache_store_allow(struct cf_ruleset *session, char *store, char sep, bool windows,
+			 struct cf_strv *env, struct confine_error *err);
 
 /* One cache in a plan. */
 struct cf_plan_cache {
