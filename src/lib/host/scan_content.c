@@ -163,8 +163,8 @@ void cf_scan_certs_save(struct cf_scan_state *s, const char *cache_dir)
 static int add_rec(struct cf_cert_cache *c, const struct rec *r)
 {
 	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct rec *v = realloc(c->v, cap * sizeof(*v));
+		size_t cap;
+		struct rec *v = cf_grow_array(c->v, c->cap, 16, sizeof(*v), &cap);
 		if (!v)
 			return CONFINE_E_NOMEM;
 		c->v = v;

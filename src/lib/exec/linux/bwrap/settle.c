@@ -116,8 +116,8 @@ int cf_idents_record_public(const struct cf_matches *m, struct cf_idents *out)
 		if (known(out, p->path))
 			continue;
 		if (out->n == out->cap) {
-			size_t cap = out->cap ? out->cap * 2 : 32;
-			struct cf_ident *v = realloc(out->v, cap * sizeof(*v));
+			size_t cap;
+			struct cf_ident *v = cf_grow_array(out->v, out->cap, 32, sizeof(*v), &cap);
 			if (!v)
 				return CONFINE_E_NOMEM;
 			out->v = v;
