@@ -196,8 +196,9 @@ int confine_request_add_secret(confine_request *req, const char *spec, struct co
 	if (r == 0 && (!(s.name = cf_strdup(name)) || !(s.source = cf_strndup(eq + 1, sl))))
 		r = cf_nomem(err);
 	if (r == 0 && req->secrets.n == req->secrets.cap) {
-		size_t cap = req->secrets.cap ? req->secrets.cap * 2 : 4;
-		struct cf_secret_spec *v = realloc(req->secrets.v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_secret_spec *v =
+		    cf_grow_array(req->secrets.v, req->secrets.cap, 4, sizeof(*v), &cap);
 		if (!v)
 			r = cf_nomem(err);
 		else {

@@ -60,8 +60,8 @@ static int parse_line(struct cf_known_hosts *kh, const char *s, size_t n)
 	if (cf_ssh_key_line(s + h1, n - h1, &blob, &bl))
 		return 0;
 	if (kh->n == kh->cap) {
-		size_t cap = kh->cap ? kh->cap * 2 : 32;
-		struct cf_kh_entry *v = realloc(kh->v, cap * sizeof(*v));
+		size_t cap;
+		struct cf_kh_entry *v = cf_grow_array(kh->v, kh->cap, 32, sizeof(*v), &cap);
 		if (!v) {
 			free(blob);
 			return -1;

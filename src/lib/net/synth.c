@@ -107,8 +107,8 @@ int cf_synth_addr(struct cf_synth *s, const char *name, struct cf_ip *out)
 	if (s->n >= CF_SYNTH_MAX)
 		return -1;
 	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		char **v = realloc(s->names, cap * sizeof(*v));
+		size_t cap;
+		char **v = cf_grow_array(s->names, s->cap, 64, sizeof(*v), &cap);
 		if (!v)
 			return -1;
 		s->names = v;

@@ -140,8 +140,8 @@ void cf_sv_release(struct cf_sv_ctx *c)
 static int add_ident(struct cf_sv_policy *p, size_t *cap, const struct stat *st, uint64_t denied)
 {
 	if (p->n_ids == *cap) {
-		size_t n = *cap ? *cap * 2 : 64;
-		struct cf_sv_ident *v = realloc(p->ids, n * sizeof(*v));
+		size_t n;
+		struct cf_sv_ident *v = cf_grow_array(p->ids, *cap, 64, sizeof(*v), &n);
 		if (!v)
 			return -1;
 		p->ids = v;
