@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "policy/grants.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 void cf_grants_release(struct cf_grants *g)
@@ -79,39 +80,6 @@ static bool path_within(const char *path, const char *dir, bool f)
 	return path[n] == '\0' || path[n] == '/' || path[n] == '\\';
 }
 
-/*
- * Decodes one UTF-8 sequence at s; returns its length (0 on an invalid sequence) and the code
- * point in *cp.  Overlong forms and surrogates are invalid.
- */
-static size_t utf8_next(const unsigned char *s, unsigned *cp)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned min;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2, min = 0x80, c &= 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3, min = 0x800, c &= 0x0F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4, min = 0x10000, c &= 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return len;
-}
-
 /* Characters that could make the card say something it does not: control characters (a line
  * break starts a fake line, an escape sequence repaints the terminal) and the bidirectional
  * overrides that reorder what follows them. */
@@ -128,9 +96,10 @@ static int check_reason(const char *reason, struct confine_error *err)
 		reason = "";
 	size_t chars = 0;
 	bool blank = true;
+	const unsigned char *end = (const unsigned char *)reason + strlen(reason);
 	for (const unsigned char *s = (const unsigned char *)reason; *s;) {
 		unsigned cp;
-		size_t k = utf8_next(s, &cp);
+		size_t k = cf_utf8_next(s, (size_t)(end - s), &cp);
 		if (!k)
 			return cf_err(err, CONFINE_E_INVALID, what, reason,
 				      "the reason is not valid UTF-8");
