@@ -14,11 +14,16 @@
 /* Protected by a rule: reading is not allowed, or writing is not allowed by a rule (the
  * fallback's "ask" outside the writable areas protects everything there and is not a reason to
  * look for aliases of all of it). */
+static bool protects(const struct cf_decision *rd, const struct cf_decision *wr)
+{
+	return rd->action != CF_ALLOW || (wr->action != CF_ALLOW && wr->layer != CF_LAYER_FALLBACK);
+}
+
 bool cf_policy_protects(const struct cf_policy *p, const char *path)
 {
 	struct cf_decision rd, wr;
 	cf_policy_decide_both(p, path, &rd, &wr);
-	return rd.action != CF_ALLOW || (wr.action != CF_ALLOW && wr.layer != CF_LAYER_FALLBACK);
+	return protects(&rd, &wr);
 }
 
 bool cf_policy_alias_covered(const struct cf_policy *p, const char *alias, const char *original)
@@ -45,7 +50,7 @@ static int sort_root(const struct cf_policy *p, const char *path, struct cf_strv
 	struct cf_decision rd, wr;
 	cf_policy_decide_both(p, path, &rd, &wr);
 	struct cf_strv *to = NULL;
-	if (cf_policy_protects(p, path))
+	if (protects(&rd, &wr))
 		to = prot;
 	else if (rd.action == CF_ALLOW && wr.action == CF_ALLOW && !in_temp_root(p, path))
 		to = writ; /* a private /tmp holds no host file */
