@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -42,6 +41,7 @@
 
 #include "exec/linux/cmdpath.h"
 #include "exec/linux/helper_proto.h"
+#include "exec/linux/notif.h"
 #include "helper/guard.h"
 #include "helper/mounts.h"
 #include "util/fdpass.h"
@@ -240,37 +240,6 @@ static bool endpoint_ok(const struct cf_guard *g, struct cf_guard_ask *a, int ba
 	return cf_guard_allowed(g, a, base, follow, obj);
 }
 
-/* Whether the command's thread still waits for this answer. */
-static bool pending(uint64_t id)
-{
-	return ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-static void send_error(uint64_t id, int error)
-{
-	struct seccomp_notif_resp resp = {.id = id, .error = error};
-	/* ENOENT: the thread was killed meanwhile; nothing to answer. */
-	while (ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno == EINTR)
-		;
-}
-
-/* The descriptor fd becomes the answer of the command's open, installed in the command and
- * answered in one call; fd is closed. */
-static void send_fd(uint64_t id, int fd, bool cloexec)
-{
-	struct seccomp_notif_addfd add = {.id = id,
-					  .flags = SECCOMP_ADDFD_FLAG_SEND,
-					  .srcfd = (uint32_t)fd,
-					  .newfd_flags = cloexec ? O_CLOEXEC : 0};
-	int r;
-	while ((r = ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add)) < 0 && errno == EINTR)
-		;
-	/* Not installed (the command's descriptor limit): the command gets that error. */
-	if (r < 0 && errno != ENOENT)
-		send_error(id, -errno);
-	close(fd);
-}
-
 /* What a thread of its own finishes: a blocking open of an allowed FIFO, or a connect. */
 struct job {
 	uint64_t id;
@@ -296,13 +265,13 @@ static void *run_job(void *arg)
 	struct job *j = arg;
 	if (j->connect) {
 		int r = connect(j->fd, (struct sockaddr *)&j->addr, j->len) < 0 ? -errno : 0;
-		send_error(j->id, r);
+		cf_notif_send_error(guard.listener, j->id, r);
 	} else {
 		int fd = cf_guard_reopen(&guard, j->fd, j->flags);
 		if (fd < 0)
-			send_error(j->id, fd);
+			cf_notif_send_error(guard.listener, j->id, fd);
 		else
-			send_fd(j->id, fd, j->flags & O_CLOEXEC);
+			cf_notif_send_fd(guard.listener, j->id, fd, j->flags & O_CLOEXEC);
 	}
 	job_free(j);
 	return NULL;
@@ -313,7 +282,7 @@ static void later(struct job *j)
 {
 	int e = cf_thread_start(NULL, 256 * 1024, true, run_job, j);
 	if (e) {
-		send_error(j->id, -e);
+		cf_notif_send_error(guard.listener, j->id, -e);
 		job_free(j);
 	}
 }
@@ -326,25 +295,25 @@ static void on_open(const struct seccomp_notif *req, struct cf_guard_ask *a)
 	unsigned mode = (unsigned)req->data.args[at ? 3 : 2];
 	a->dirfd = at ? (int)req->data.args[0] : AT_FDCWD;
 	int r = cf_guard_read_str(a->tid, path, a->path, sizeof(a->path));
-	if (r == 0 && !pending(req->id))
+	if (r == 0 && !cf_notif_pending(guard.listener, req->id))
 		return;
 	int fd = -1;
 	bool wait = false;
 	if (r == 0)
 		r = cf_guard_open(&guard, a, flags, mode, &fd, &wait);
 	if (r < 0) {
-		send_error(req->id, r);
+		cf_notif_send_error(guard.listener, req->id, r);
 	} else if (wait) {
 		struct job *j = calloc(1, sizeof(*j));
 		if (!j) {
 			close(fd);
-			send_error(req->id, -ENOMEM);
+			cf_notif_send_error(guard.listener, req->id, -ENOMEM);
 			return;
 		}
 		*j = (struct job){.id = req->id, .fd = fd, .obj = -1, .flags = flags};
 		later(j);
 	} else {
-		send_fd(req->id, fd, flags & O_CLOEXEC);
+		cf_notif_send_fd(guard.listener, req->id, fd, flags & O_CLOEXEC);
 	}
 }
 
@@ -383,7 +352,7 @@ static int on_connect(const struct seccomp_notif *req, struct cf_guard_ask *a, s
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	if (getsockopt(j->fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) < 0 || dom != AF_UNIX ||
 	    (size_t)len <= off || un->sun_family != AF_UNIX || un->sun_path[0] == '\0')
-		return pending(req->id) ? 0 : -ESRCH;
+		return cf_notif_pending(guard.listener, req->id) ? 0 : -ESRCH;
 	/* A pathname: as the kernel reads it, up to the length or a NUL. */
 	size_t n = strnlen(un->sun_path, (size_t)len - off);
 	memcpy(a->path, un->sun_path, n);
@@ -410,14 +379,14 @@ static int on_connect(const struct seccomp_notif *req, struct cf_guard_ask *a, s
 	j->len = (socklen_t)(off + strlen(to.sun_path) + 1);
 	/* The socket file stays open until the connect is made (below, or on a thread). */
 	j->obj = obj;
-	return pending(req->id) ? 0 : -ESRCH;
+	return cf_notif_pending(guard.listener, req->id) ? 0 : -ESRCH;
 }
 
 static void handle_connect(const struct seccomp_notif *req, struct cf_guard_ask *a)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j) {
-		send_error(req->id, -ENOMEM);
+		cf_notif_send_error(guard.listener, req->id, -ENOMEM);
 		return;
 	}
 	*j = (struct job){.id = req->id, .fd = -1, .obj = -1, .connect = true};
@@ -431,7 +400,7 @@ static void handle_connect(const struct seccomp_notif *req, struct cf_guard_ask 
 		r = connect(j->fd, (struct sockaddr *)&j->addr, j->len) < 0 ? -errno : 0;
 	/* ESRCH: the thread that asked is gone; nothing to answer. */
 	if (r != -ESRCH)
-		send_error(req->id, r);
+		cf_notif_send_error(guard.listener, req->id, r);
 	job_free(j);
 }
 
@@ -487,13 +456,8 @@ static void *loop(void *arg)
 		 * (fail closed) once the listener goes with the process. */
 		return NULL;
 	}
-	struct seccomp_notif_sizes sizes = {0};
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
-		sizes.seccomp_notif = sizeof(struct seccomp_notif);
-	/* The kernel writes its own size of the structure, which may be larger than ours. */
-	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif)
-			? sizes.seccomp_notif
-			: sizeof(struct seccomp_notif);
+	size_t rq, rs;
+	cf_notif_sizes(&rq, &rs);
 	struct seccomp_notif *req = calloc(1, rq);
 	struct cf_guard_ask *a = calloc(1, sizeof(*a));
 	if (!req || !a) {
@@ -504,8 +468,7 @@ static void *loop(void *arg)
 	}
 	struct pollfd p = {.fd = guard.listener, .events = POLLIN};
 	for (;;) {
-		memset(req, 0, rq);
-		if (ioctl(guard.listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+		if (!cf_notif_recv(guard.listener, req, rq)) {
 			if (errno == EINTR)
 				continue;
 			/* ENOENT: a caller gone while its call was being passed on, or nothing
@@ -525,7 +488,7 @@ static void *loop(void *arg)
 		else if (req->data.nr == __NR_connect)
 			handle_connect(req, a);
 		else
-			send_error(req->id, -ENOSYS);
+			cf_notif_send_error(guard.listener, req->id, -ENOSYS);
 	}
 	free(req);
 	free(a);
@@ -534,14 +497,9 @@ static void *loop(void *arg)
 
 int cf_guard_start(struct cf_guard_prep *p)
 {
-	char byte;
-	int lfd = -1;
-	ssize_t k;
 	close(p->sock[1]);
 	p->sock[1] = -1;
-	do
-		k = cf_fd_recv(p->sock[0], &byte, &lfd, 0);
-	while (k < 0 && errno == EINTR);
+	int lfd = cf_notif_recv_listener(p->sock[0]);
 	close(p->sock[0]);
 	p->sock[0] = -1;
 	close(p->ruleset);
@@ -550,10 +508,9 @@ int cf_guard_start(struct cf_guard_prep *p)
 	free(p->prog);
 	free(p->list);
 	p->prog = p->list = NULL;
-	if (k <= 0 || lfd < 0)
+	if (lfd < 0)
 		return 0; /* the child failed before its execve: its own record says why */
-	/* Linux 6.6: the guard runs on the CPU of the thread that waits, at once. */
-	(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	cf_notif_sync_wake(lfd);
 	guard = (struct cf_guard){.listener = lfd,
 				  .root_fd = -1,
 				  .proc_fd = -1,

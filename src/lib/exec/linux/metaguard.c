@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "exec/linux/metaguard.h"
+#include "exec/linux/notif.h"
 #include "exec/linux/sv_common.h"
 #include "exec/linux/supervise_rules.h"
 #include "util/util.h"
@@ -353,7 +354,7 @@ long cf_meta_answer(const struct cf_sv_policy *plan, int listener, const struct 
 		r = fd;
 		goto out;
 	}
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0) {
+	if (!cf_notif_pending(listener, req->id)) {
 		r = -EACCES; /* gone meanwhile: the answer goes nowhere */
 		goto out;
 	}

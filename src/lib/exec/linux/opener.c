@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "exec/linux/ipcguard.h"
+#include "exec/linux/notif.h"
 #include "exec/linux/opener.h"
 #include "exec/linux/supervisor.h"
 #include "exec/linux/sv_common.h"
@@ -219,36 +219,6 @@ bool cf_opener_handles(const struct seccomp_notif *req)
 	return !((flags & O_CREAT) && (flags & O_EXCL));
 }
 
-static bool pending(int listener, uint64_t id)
-{
-	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-static void send_error(int listener, uint64_t id, int error)
-{
-	struct seccomp_notif_resp resp = {.id = id, .error = error};
-	/* ENOENT: the thread was killed meanwhile; nothing to answer. */
-	while (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno == EINTR)
-		;
-}
-
-/* The descriptor becomes the answer of the command's open, installed in the command and
- * answered in one call; fd is closed. */
-static void send_fd(int listener, uint64_t id, int fd, bool cloexec)
-{
-	struct seccomp_notif_addfd add = {.id = id,
-					  .flags = SECCOMP_ADDFD_FLAG_SEND,
-					  .srcfd = (uint32_t)fd,
-					  .newfd_flags = cloexec ? O_CLOEXEC : 0};
-	int r;
-	while ((r = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add)) < 0 && errno == EINTR)
-		;
-	/* Not installed (the command's descriptor limit): the command gets that error. */
-	if (r < 0 && errno != ENOENT)
-		send_error(listener, id, -errno);
-	close(fd);
-}
-
 static void job_close(void *arg)
 {
 	struct job *j = arg;
@@ -269,9 +239,9 @@ static void *run_job(void *arg)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_cleanup_pop(1);
 	if (fd < 0)
-		send_error(j->o->g.listener, j->id, fd);
+		cf_notif_send_error(j->o->g.listener, j->id, fd);
 	else
-		send_fd(j->o->g.listener, j->id, fd, j->flags & O_CLOEXEC);
+		cf_notif_send_fd(j->o->g.listener, j->id, fd, j->flags & O_CLOEXEC);
 	pthread_mutex_lock(&j->o->lock);
 	j->done = true;
 	pthread_mutex_unlock(&j->o->lock);
@@ -313,7 +283,7 @@ static void start_job(struct cf_opener *o, uint64_t id, int obj, int flags)
 	if (e) {
 		close(obj);
 		free(j);
-		send_error(o->g.listener, id, -e);
+		cf_notif_send_error(o->g.listener, id, -e);
 	}
 }
 
@@ -345,7 +315,7 @@ bool cf_opener_answer(struct cf_opener *o, const struct seccomp_notif *req, int 
 	int fd = -1,
 	    r = o->ready ? cf_guard_read_str(a->tid, path, a->path, sizeof(a->path)) : -EACCES;
 	bool later = false;
-	if (r == 0 && !pending(listener, req->id))
+	if (r == 0 && !cf_notif_pending(listener, req->id))
 		return true;
 	if (r == 0)
 		r = cf_guard_open(&o->g, a, flags, mode, &fd, &later);
@@ -360,11 +330,11 @@ bool cf_opener_answer(struct cf_opener *o, const struct seccomp_notif *req, int 
 		r = -EACCES;
 	}
 	if (r < 0)
-		send_error(listener, req->id, r);
+		cf_notif_send_error(listener, req->id, r);
 	else if (later)
 		start_job(o, req->id, fd, flags);
 	else
-		send_fd(listener, req->id, fd, flags & O_CLOEXEC);
+		cf_notif_send_fd(listener, req->id, fd, flags & O_CLOEXEC);
 	return true;
 }
 

@@ -39,11 +39,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "exec/linux/notif.h"
 #include "exec/linux/pathguard.h"
 #include "exec/linux/sv_common.h"
 #include "util/procfs.h"
@@ -225,25 +225,14 @@ static bool take_umask(pid_t tid)
 	return true;
 }
 
-static bool pending(int listener, const struct seccomp_notif *req)
-{
-	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0;
-}
-
 /* Installs our descriptor `fd` in the command as the call's answer. */
 static enum cf_path_outcome send_fd(int listener, const struct seccomp_notif *req, int fd,
 				    int flags, long *result)
 {
-	struct seccomp_notif_addfd add = {
-	    .id = req->id,
-	    .flags = SECCOMP_ADDFD_FLAG_SEND,
-	    .srcfd = (uint32_t)fd,
-	    .newfd = 0,
-	    .newfd_flags = (uint32_t)(flags & O_CLOEXEC),
-	};
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0)
+	int r = cf_notif_addfd(listener, req->id, fd, (unsigned)(flags & O_CLOEXEC));
+	if (r == 0)
 		return CF_PATH_SENT;
-	*result = errno == EMFILE ? -EMFILE : -EACCES;
+	*result = r == -EMFILE ? -EMFILE : -EACCES;
 	return CF_PATH_DONE;
 }
 
@@ -318,7 +307,7 @@ static enum cf_path_outcome do_open(const struct cf_sv_policy *pol, int listener
 			out = CF_PATH_DONE;
 			goto out;
 		}
-		if (!pending(listener, c->req))
+		if (!cf_notif_pending(listener, c->req->id))
 			goto out;
 		fd = reopen(t, flags);
 		if (fd < 0) {
@@ -343,7 +332,7 @@ static enum cf_path_outcome do_open(const struct cf_sv_policy *pol, int listener
 	}
 	if (w.slash || !writable(pl, w.dpath) ||
 	    faccessat(w.dir, w.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || !take_umask(c->req->pid) ||
-	    !pending(listener, c->req))
+	    !cf_notif_pending(listener, c->req->id))
 		goto out;
 	/* Decided on the directory it holds: the file is made there, whatever that directory is
 	 * called by now.  Never blocking (a FIFO made under that name meanwhile is not ours). */
@@ -403,7 +392,7 @@ static enum cf_path_outcome do_entry(const struct cf_ll_plan *pl, int listener, 
 	}
 	if (!removes && !take_umask(c->req->pid))
 		goto out;
-	if (!pending(listener, c->req))
+	if (!cf_notif_pending(listener, c->req->id))
 		goto out;
 	switch (k->kind) {
 	case K_MKDIR:
@@ -455,7 +444,7 @@ static enum cf_path_outcome do_pair(const struct cf_ll_plan *pl, int listener, s
 	if (k->kind == K_RENAME && (flags & RENAME_EXCHANGE_) &&
 	    (!writable(pl, to.full) || holds_protected(pl, to.full)))
 		goto out;
-	if (!pending(listener, c->req))
+	if (!cf_notif_pending(listener, c->req->id))
 		goto out;
 	if (k->kind == K_LINK)
 		r = linkat(from.dir, from.name, to.dir, to.name, 0);
@@ -486,7 +475,7 @@ static enum cf_path_outcome do_truncate(const struct cf_sv_policy *pol, int list
 	t = (int)syscall(SYS_openat2, w.dir, w.name, &how, sizeof(how));
 	if (t < 0 || fstat(t, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    cf_sv_name(t, path, sizeof(path)) != 0 || !writable(pl, path) ||
-	    (cf_sv_denied(pol, t) & CF_LL_FS_WRITE_FILE) || !pending(listener, c->req))
+	    (cf_sv_denied(pol, t) & CF_LL_FS_WRITE_FILE) || !cf_notif_pending(listener, c->req->id))
 		goto out;
 	fd = reopen(t, O_WRONLY | O_NONBLOCK);
 	long r = fd < 0 ? fd : (ftruncate(fd, (off_t)c->req->data.args[1]) < 0 ? -errno : 0);

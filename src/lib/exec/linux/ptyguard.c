@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "exec/linux/notif.h"
 #include "exec/linux/pidfd.h"
 #include "exec/linux/ptyguard.h"
 
@@ -80,19 +81,13 @@ bool cf_pty_answer(int listener, const struct seccomp_notif *req, int *error)
 		*error = -errno;
 		goto out;
 	}
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
+	if (!cf_notif_pending(listener, req->id))
 		goto out; /* gone meanwhile */
-	struct seccomp_notif_addfd add = {
-	    .id = req->id,
-	    .flags = SECCOMP_ADDFD_FLAG_SEND,
-	    .srcfd = (uint32_t)peer,
-	    .newfd = 0,
-	    .newfd_flags = (uint32_t)(flags & O_CLOEXEC),
-	};
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0)
+	int r = cf_notif_addfd(listener, req->id, peer, (unsigned)(flags & O_CLOEXEC));
+	if (r == 0)
 		sent = true;
 	else
-		*error = errno == EMFILE ? -EMFILE : -EACCES;
+		*error = r == -EMFILE ? -EMFILE : -EACCES;
 out:
 	if (peer >= 0)
 		close(peer);

@@ -14,19 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "exec/linux/landlock/connguard.h"
 #include "exec/linux/metaguard.h"
+#include "exec/linux/notif.h"
 #include "exec/linux/opener.h"
 #include "exec/linux/pathguard.h"
 #include "exec/linux/ptyguard.h"
 #include "exec/linux/supervisor.h"
 #include "exec/linux/sv_common.h"
-#include "util/fdpass.h"
 #include "util/util.h"
 #include "util/thread.h"
 
@@ -78,17 +77,6 @@ static bool drop_thread_caps(void)
 	struct __user_cap_data_struct none[2];
 	memset(none, 0, sizeof(none));
 	return syscall(SYS_capset, &hdr, none) == 0;
-}
-
-static int receive_listener(int fd)
-{
-	char byte;
-	int lfd;
-	ssize_t k;
-	do
-		k = cf_fd_recv(fd, &byte, &lfd, 0);
-	while (k < 0 && errno == EINTR);
-	return k > 0 ? lfd : -1;
 }
 
 static void count(struct cf_supervisor *s, bool made)
@@ -149,9 +137,7 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 		resp->val = r;
 	if (counted)
 		count(s, made);
-	/* ENOENT: the thread was killed meanwhile; nothing to answer. */
-	while (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 && errno == EINTR)
-		;
+	cf_notif_send(s->listener, resp);
 }
 
 /* The listener the child sends right after it loads the filter; -1 when the end of `fd`
@@ -165,17 +151,8 @@ static int receive_listener_or_wake(int fd, int wake)
 			continue;
 		if (n < 0 || (p[0].revents & POLLIN))
 			return -1;
-		return receive_listener(fd);
+		return cf_notif_recv_listener(fd);
 	}
-}
-
-/* The waking thread runs on this CPU (Linux 6.6): a notification costs a switch, not a wake-up
- * on another core.  Older kernels refuse it. */
-static void sync_wake(int listener)
-{
-	if (listener >= 0)
-		(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-			    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0);
 }
 
 /* One notification the opener handed over (s->feed); false at its end. */
@@ -185,6 +162,7 @@ static bool fed(struct cf_supervisor *s, struct seccomp_notif *req, int *fallbac
 	struct iovec v[2] = {{.iov_base = &f, .iov_len = sizeof(f)},
 			     {.iov_base = req, .iov_len = s->rq}};
 	ssize_t k;
+	memset(req, 0, s->rq);
 	do
 		k = readv(s->feed[0], v, 2);
 	while (k < 0 && errno == EINTR);
@@ -209,35 +187,22 @@ static void *loop(void *arg)
 	struct seccomp_notif_resp *resp = s->resp;
 	/* With the opener, what it hands over; else the listener, once the child sent it. */
 	bool feed = s->plan->opener;
-	struct pollfd p[2] = {{.fd = s->wake_fd, .events = POLLIN},
-			      {.fd = feed ? s->feed[0] : s->handoff_fd, .events = POLLIN}};
-	for (;;) {
-		int n = poll(p, 2, -1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (p[0].revents & POLLIN))
-			break;
-		if (!feed && p[1].fd == s->handoff_fd && p[1].revents) {
-			int l = receive_listener(s->handoff_fd);
+	int fd = feed ? s->feed[0] : s->handoff_fd;
+	while (cf_notif_wait(s->wake_fd, &fd)) {
+		if (!feed && s->handoff_fd >= 0) {
+			int l = cf_notif_recv_listener(s->handoff_fd);
 			close(s->handoff_fd);
 			pthread_mutex_lock(&s->lock);
 			s->handoff_fd = -1;
 			s->listener = l;
 			pthread_mutex_unlock(&s->lock);
-			sync_wake(l);
-			p[1].fd = l;
+			cf_notif_sync_wake(l);
+			fd = l;
 			continue;
 		}
-		if (p[1].revents & POLLIN) {
-			int fallback = 0;
-			memset(req, 0, s->rq);
-			if (feed ? fed(s, req, &fallback)
-				 : ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0)
-				answer(s, capless, req, resp, s->rs, fallback);
-			continue;
-		}
-		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-			p[1].fd = -1; /* every process under the filter is gone */
+		int fallback = 0;
+		if (feed ? fed(s, req, &fallback) : cf_notif_recv(s->listener, req, s->rq))
+			answer(s, capless, req, resp, s->rs, fallback);
 	}
 	return NULL;
 }
@@ -296,7 +261,7 @@ static void *oloop(void *arg)
 	int l = receive_listener_or_wake(s->handoff_fd, s->wake_fd);
 	if (l < 0)
 		return NULL; /* the child failed before its exec: its record says why */
-	sync_wake(l);
+	cf_notif_sync_wake(l);
 	pthread_mutex_lock(&s->lock);
 	s->listener = l;
 	pthread_mutex_unlock(&s->lock);
@@ -308,23 +273,12 @@ static void *oloop(void *arg)
 		pthread_cond_wait(&s->cond, &s->lock);
 	bool stop = s->stopping;
 	pthread_mutex_unlock(&s->lock);
-	struct pollfd p[2] = {{.fd = s->wake_fd, .events = POLLIN}, {.fd = l, .events = POLLIN}};
-	while (!stop) {
-		int n = poll(p, 2, -1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (p[0].revents & POLLIN))
-			break;
-		if (p[1].revents & POLLIN) {
-			int fallback;
-			memset(s->oreq, 0, s->rq);
-			if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, s->oreq) == 0 &&
-			    !cf_opener_answer(s->opener, s->oreq, &fallback))
-				forward(s, s->oreq, fallback);
-			continue;
-		}
-		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-			p[1].fd = -1; /* every process under the filter is gone */
+	int fd = l;
+	while (!stop && cf_notif_wait(s->wake_fd, &fd)) {
+		int fallback;
+		if (cf_notif_recv(l, s->oreq, s->rq) &&
+		    !cf_opener_answer(s->opener, s->oreq, &fallback))
+			forward(s, s->oreq, fallback);
 	}
 	return NULL;
 }
@@ -374,17 +328,7 @@ int cf_supervisor_start(int handoff_fd, const struct cf_ll_plan *plan, struct cf
 	s->feed[0] = s->feed[1] = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	struct seccomp_notif_sizes sizes = {0};
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
-		sizes = (struct seccomp_notif_sizes){sizeof(struct seccomp_notif),
-						     sizeof(struct seccomp_notif_resp),
-						     sizeof(struct seccomp_data)};
-	/* The kernel writes its own size of the structures, which may be larger than ours. */
-	s->rq = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
-								   : sizeof(struct seccomp_notif);
-	s->rs = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
-		    ? sizes.seccomp_notif_resp
-		    : sizeof(struct seccomp_notif_resp);
+	cf_notif_sizes(&s->rq, &s->rs);
 	s->req = calloc(1, s->rq);
 	s->oreq = calloc(1, s->rq);
 	s->resp = calloc(1, s->rs);

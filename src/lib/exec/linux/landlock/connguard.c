@@ -26,7 +26,6 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -35,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -44,6 +42,7 @@
 #include <unistd.h>
 
 #include "exec/linux/landlock/connguard.h"
+#include "exec/linux/notif.h"
 #include "exec/linux/pidfd.h"
 #include "util/fdpass.h"
 #include "util/util.h"
@@ -65,19 +64,6 @@ struct cf_connguard {
 	unsigned long made, refused;
 };
 
-/* Receives the listener from the handoff socket: the descriptor, -1 when the child sent none
- * (it failed before exec; its own record says why). */
-static int receive_listener(int fd)
-{
-	char byte;
-	int lfd;
-	ssize_t k;
-	do
-		k = cf_fd_recv(fd, &byte, &lfd, 0);
-	while (k < 0 && errno == EINTR);
-	return k > 0 ? lfd : -1;
-}
-
 int cf_connguard_send(int handoff_fd, int listener)
 {
 	ssize_t k;
@@ -85,12 +71,6 @@ int cf_connguard_send(int handoff_fd, int listener)
 		k = cf_fd_send(handoff_fd, 'L', listener, 0);
 	while (k < 0 && errno == EINTR);
 	return k == 1 ? 0 : -1;
-}
-
-/* Whether the command's thread still waits for this answer. */
-static bool still_pending(int listener, uint64_t id)
-{
-	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 /* Whether the unix address asked for (len bytes) names the agent's socket: the same path,
@@ -180,7 +160,7 @@ static int on_connect(struct cf_connguard *g, const struct seccomp_notif *req, b
 		      ? dom != AF_UNIX
 		      : (dom != AF_INET && dom != AF_INET6) || proto != IPPROTO_TCP))
 		r = -EACCES; /* a stream socketpair, or a unix stream for a TCP address */
-	else if (!still_pending(g->listener, req->id))
+	else if (!cf_notif_pending(g->listener, req->id))
 		r = -EACCES; /* gone meanwhile: the answer goes nowhere */
 	else if ((*made = true, connect(sock, to, to_len) < 0))
 		r = -errno;
@@ -188,73 +168,45 @@ static int on_connect(struct cf_connguard *g, const struct seccomp_notif *req, b
 	return r;
 }
 
-static void answer(struct cf_connguard *g, struct seccomp_notif *req,
-		   struct seccomp_notif_resp *resp, size_t resp_size)
+/* The answer to one notification (connect(2) or a call the guard does not know: EPERM),
+ * counted: 0 or minus an errno. */
+static int decide(struct cf_connguard *g, const struct seccomp_notif *req)
 {
-	memset(resp, 0, resp_size);
-	resp->id = req->id;
 	bool made = false;
 	int r = req->data.nr == __NR_connect ? on_connect(g, req, &made) : -EPERM;
-	resp->error = r;
-	resp->val = 0;
 	pthread_mutex_lock(&g->lock);
 	if (made)
 		g->made++;
 	else
 		g->refused++;
 	pthread_mutex_unlock(&g->lock);
-	/* ENOENT: the thread was killed meanwhile; nothing to answer. */
-	while (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 && errno == EINTR)
-		;
+	return r;
 }
 
 static void *loop(void *arg)
 {
 	struct cf_connguard *g = arg;
-	struct seccomp_notif_sizes sizes = {0};
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
-		sizes = (struct seccomp_notif_sizes){sizeof(struct seccomp_notif),
-						     sizeof(struct seccomp_notif_resp),
-						     sizeof(struct seccomp_data)};
-	/* The kernel writes its own size of the structures, which may be larger than ours. */
-	size_t rq = sizes.seccomp_notif > sizeof(struct seccomp_notif)
-			? sizes.seccomp_notif
-			: sizeof(struct seccomp_notif);
-	size_t rs = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
-			? sizes.seccomp_notif_resp
-			: sizeof(struct seccomp_notif_resp);
+	size_t rq, rs;
+	cf_notif_sizes(&rq, &rs);
 	struct seccomp_notif *req = calloc(1, rq);
 	struct seccomp_notif_resp *resp = calloc(1, rs);
-	struct pollfd p[2] = {{.fd = g->wake_fd, .events = POLLIN},
-			      {.fd = g->handoff_fd, .events = POLLIN}};
-	for (;;) {
-		int n = poll(p, 2, -1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (p[0].revents & POLLIN))
-			break;
-		if (p[1].fd == g->handoff_fd && p[1].revents) {
-			g->listener = receive_listener(g->handoff_fd);
+	int fd = g->handoff_fd;
+	while (cf_notif_wait(g->wake_fd, &fd)) {
+		if (g->handoff_fd >= 0) {
+			g->listener = fd = cf_notif_recv_listener(g->handoff_fd);
 			close(g->handoff_fd);
 			g->handoff_fd = -1;
-			p[1].fd = g->listener;
-			continue;
+		} else if (!req || !resp) {
+			/* Out of memory: no answer can be made; the listener goes, and the kernel
+			 * answers every connect(2) with ENOSYS (fail closed). */
+			close(g->listener);
+			g->listener = fd = -1;
+		} else if (cf_notif_recv(g->listener, req, rq)) {
+			memset(resp, 0, rs);
+			resp->id = req->id;
+			resp->error = decide(g, req);
+			cf_notif_send(g->listener, resp);
 		}
-		if (p[1].revents & POLLIN) {
-			if (!req || !resp) {
-				/* Out of memory: no answer can be made; the listener goes, and the
-				 * kernel answers every connect(2) with ENOSYS (fail closed). */
-				close(g->listener);
-				g->listener = p[1].fd = -1;
-				continue;
-			}
-			memset(req, 0, rq);
-			if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0)
-				answer(g, req, resp, rs);
-			continue;
-		}
-		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-			p[1].fd = -1; /* every process under the filter is gone */
 	}
 	free(req);
 	free(resp);
@@ -353,16 +305,8 @@ int cf_connguard_new(unsigned port, const char *agent, struct cf_connguard **out
 
 int cf_connguard_answer(struct cf_connguard *g, int listener, const struct seccomp_notif *req)
 {
-	bool made = false;
 	pthread_mutex_lock(&g->lock);
 	g->listener = listener;
 	pthread_mutex_unlock(&g->lock);
-	int r = req->data.nr == __NR_connect ? on_connect(g, req, &made) : -EPERM;
-	pthread_mutex_lock(&g->lock);
-	if (made)
-		g->made++;
-	else
-		g->refused++;
-	pthread_mutex_unlock(&g->lock);
-	return r;
+	return decide(g, req);
 }
