@@ -503,21 +503,15 @@ static int build_libseccomp(const struct cf_seccomp_opts *o, bool guard, int *fd
  */
 #include "seccomp_blob.h"
 
-int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
-			     struct confine_error *err)
+/* A sealed memfd holding the `n` bytes of a generated program (seccomp_blob.h). */
+static int blob_fd(const unsigned char *p, size_t n, int *fd_out, struct confine_error *err)
 {
-	/* One program per socket rule set, then the same again for each level of supervision. */
-	size_t k = (size_t)o->sockets + (size_t)o->supervise * CF_SECCOMP_N_SOCKETS;
 	*fd_out = -1;
-	if (k >= sizeof(cf_seccomp_blob) / sizeof(cf_seccomp_blob[0]) || !cf_seccomp_blob[k].n)
-		return cf_seccomp_build_fd_libseccomp(o, fd_out, err);
 	int fd = new_memfd(err);
 	if (fd < 0)
 		return fd;
-	const unsigned char *p = cf_seccomp_blob[k].bytes;
-	size_t left = cf_seccomp_blob[k].n;
-	while (left) {
-		ssize_t w = write(fd, p, left);
+	while (n) {
+		ssize_t w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
@@ -527,7 +521,7 @@ int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 					 "write", e);
 		}
 		p += w;
-		left -= (size_t)w;
+		n -= (size_t)w;
 	}
 	int rc = seal(fd, err);
 	if (rc < 0) {
@@ -538,34 +532,20 @@ int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
 	return 0;
 }
 
+int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
+			     struct confine_error *err)
+{
+	/* One program per socket rule set, then the same again for each level of supervision. */
+	size_t k = (size_t)o->sockets + (size_t)o->supervise * CF_SECCOMP_N_SOCKETS;
+	*fd_out = -1;
+	if (k >= sizeof(cf_seccomp_blob) / sizeof(cf_seccomp_blob[0]) || !cf_seccomp_blob[k].n)
+		return cf_seccomp_build_fd_libseccomp(o, fd_out, err);
+	return blob_fd(cf_seccomp_blob[k].bytes, cf_seccomp_blob[k].n, fd_out, err);
+}
+
 int cf_seccomp_guard_build_fd(int *fd_out, struct confine_error *err)
 {
-	*fd_out = -1;
-	int fd = new_memfd(err);
-	if (fd < 0)
-		return fd;
-	const unsigned char *p = cf_seccomp_guard_blob;
-	size_t left = sizeof(cf_seccomp_guard_blob);
-	while (left) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = errno;
-			close(fd);
-			return cf_err_os(err, CONFINE_E_OS, "cannot build seccomp filter", "memfd",
-					 "write", e);
-		}
-		p += w;
-		left -= (size_t)w;
-	}
-	int rc = seal(fd, err);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	*fd_out = fd;
-	return 0;
+	return blob_fd(cf_seccomp_guard_blob, sizeof(cf_seccomp_guard_blob), fd_out, err);
 }
 #else
 int cf_seccomp_build_fd_opts(const struct cf_seccomp_opts *o, int *fd_out,
