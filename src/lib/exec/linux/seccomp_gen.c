@@ -10,6 +10,37 @@
 
 #include "exec/linux/harden.h"
 
+/* Writes the program read from `fd` (closed) as the C array `name`: 0, or -1 for a program
+ * of 8 KiB or more (said on stderr). */
+static int emit(FILE *out, const char *name, int fd)
+{
+	unsigned char buf[8192];
+	size_t n = 0;
+	ssize_t k;
+	while (n < sizeof(buf) && (k = read(fd, buf + n, sizeof(buf) - n)) > 0)
+		n += (size_t)k;
+	close(fd);
+	if (n == sizeof(buf)) {
+		fprintf(stderr, "seccomp-gen: a program of more than 8 KiB\n");
+		return -1;
+	}
+	fprintf(out, "static const unsigned char %s[%zu] = {", name, n);
+	for (size_t j = 0; j < n; j++)
+		fprintf(out, "%s%u", j ? "," : "", buf[j]);
+	fprintf(out, "};\n");
+	return 0;
+}
+
+/* The output goes (no half-written header is left), with libseccomp's error when there is one. */
+static int fail(FILE *out, const char *path, const struct confine_error *err)
+{
+	if (err)
+		fprintf(stderr, "seccomp-gen: %s: %s\n", err->what, err->reason);
+	fclose(out);
+	unlink(path);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const enum cf_sockets kinds[] = {
@@ -30,29 +61,13 @@ int main(int argc, char **argv)
 		struct cf_seccomp_opts o = {.sockets = kinds[i % nk], .supervise = (int)(i / nk)};
 		struct confine_error err = {0};
 		int fd;
+		char name[64];
+		snprintf(name, sizeof(name), "cf_seccomp_blob_%zu", i);
 		if ((size_t)kinds[i % nk] != i % nk || nk != CF_SECCOMP_N_SOCKETS ||
-		    cf_seccomp_build_fd_libseccomp(&o, &fd, &err) < 0) {
-			fprintf(stderr, "seccomp-gen: %s: %s\n", err.what, err.reason);
-			fclose(out);
-			unlink(argv[1]);
-			return 1;
-		}
-		unsigned char buf[8192];
-		size_t n = 0;
-		ssize_t k;
-		while (n < sizeof(buf) && (k = read(fd, buf + n, sizeof(buf) - n)) > 0)
-			n += (size_t)k;
-		close(fd);
-		if (n == sizeof(buf)) {
-			fprintf(stderr, "seccomp-gen: a program of more than 8 KiB\n");
-			fclose(out);
-			unlink(argv[1]);
-			return 1;
-		}
-		fprintf(out, "static const unsigned char cf_seccomp_blob_%zu[%zu] = {", i, n);
-		for (size_t j = 0; j < n; j++)
-			fprintf(out, "%s%u", j ? "," : "", buf[j]);
-		fprintf(out, "};\n");
+		    cf_seccomp_build_fd_libseccomp(&o, &fd, &err) < 0)
+			return fail(out, argv[1], &err);
+		if (emit(out, name, fd) < 0)
+			return fail(out, argv[1], NULL);
 	}
 	fprintf(out, "static const struct {\n\tsize_t n;\n\tconst unsigned char *bytes;\n} "
 		     "cf_seccomp_blob[] = {\n");
@@ -62,27 +77,9 @@ int main(int argc, char **argv)
 	/* R36: the IPC guard's program. */
 	struct confine_error err = {0};
 	int fd;
-	if (cf_seccomp_guard_build_fd_libseccomp(&fd, &err) < 0) {
-		fprintf(stderr, "seccomp-gen: %s: %s\n", err.what, err.reason);
-		fclose(out);
-		unlink(argv[1]);
-		return 1;
-	}
-	unsigned char buf[8192];
-	size_t n = 0;
-	ssize_t k;
-	while (n < sizeof(buf) && (k = read(fd, buf + n, sizeof(buf) - n)) > 0)
-		n += (size_t)k;
-	close(fd);
-	if (n == sizeof(buf)) {
-		fprintf(stderr, "seccomp-gen: a program of more than 8 KiB\n");
-		fclose(out);
-		unlink(argv[1]);
-		return 1;
-	}
-	fprintf(out, "static const unsigned char cf_seccomp_guard_blob[%zu] = {", n);
-	for (size_t j = 0; j < n; j++)
-		fprintf(out, "%s%u", j ? "," : "", buf[j]);
-	fprintf(out, "};\n");
+	if (cf_seccomp_guard_build_fd_libseccomp(&fd, &err) < 0)
+		return fail(out, argv[1], &err);
+	if (emit(out, "cf_seccomp_guard_blob", fd) < 0)
+		return fail(out, argv[1], NULL);
 	return fclose(out) == 0 ? 0 : 1;
 }
