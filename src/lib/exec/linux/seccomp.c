@@ -430,25 +430,13 @@ const char *cf_seccomp_guard_describe(void)
 
 static int add_guard_rules(scmp_filter_ctx ctx, struct confine_error *err)
 {
-	static const struct {
-		const char *name;
-		unsigned flags_arg;
-	} opens[] = {{"open", 1}, {"openat", 2}};
-	const uint64_t plain = O_WRONLY | O_RDWR | O_PATH | O_DIRECTORY | O_CREAT;
 	int nr, rc;
-	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
-		if ((rc = resolve(opens[i].name, &nr, err)) < 0)
+	for (size_t i = 0; i < CF_SUPERVISE_N_OPENS; i++) {
+		const struct cf_supervise_open *o = &cf_supervise_opens[i];
+		if ((rc = resolve(o->name, &nr, err)) < 0)
 			return rc;
-		/* A read without O_CREAT; a read with O_CREAT but not O_EXCL. */
-		rc = seccomp_rule_add(
-		    ctx, SCMP_ACT_NOTIFY, nr, 1,
-		    SCMP_CMP(opens[i].flags_arg, SCMP_CMP_MASKED_EQ, plain & 0xffffffffULL, 0));
-		if (rc == 0)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-					      SCMP_CMP(opens[i].flags_arg, SCMP_CMP_MASKED_EQ,
-						       (plain | O_EXCL) & 0xffffffffULL, O_CREAT));
-		if (rc < 0)
-			return rule_error(err, opens[i].name, rc);
+		if ((rc = cf_supervise_add_read_rule(ctx, nr, o->flags_arg)) < 0)
+			return rule_error(err, o->name, rc);
 	}
 	if ((rc = resolve("openat2", &nr, err)) < 0)
 		return rc;

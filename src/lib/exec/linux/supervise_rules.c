@@ -64,6 +64,9 @@ static const char *const paths_calls[] = {
     "linkat", "rename", "renameat", "renameat2", "unlink",  "unlinkat", "rmdir",     "truncate",
 };
 
+const struct cf_supervise_open cf_supervise_opens[CF_SUPERVISE_N_OPENS] = {{"open", 1},
+									   {"openat", 2}};
+
 static int add_path_rules(scmp_filter_ctx ctx, const char **what)
 {
 	int rc = 0, nr;
@@ -73,18 +76,15 @@ static int add_path_rules(scmp_filter_ctx ctx, const char **what)
 		rc =
 		    nr == __NR_SCMP_ERROR ? -EINVAL : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	}
-	static const struct {
-		const char *name;
-		unsigned flags_arg;
-	} opens[] = {{"open", 1}, {"openat", 2}};
-	for (size_t i = 0; i < 2 && rc == 0; i++) {
-		*what = opens[i].name;
-		nr = seccomp_syscall_resolve_name(opens[i].name);
-		rc = nr == __NR_SCMP_ERROR
-			 ? -EINVAL
-			 : seccomp_rule_add(
-			       ctx, SCMP_ACT_NOTIFY, nr, 1,
-			       SCMP_CMP64(opens[i].flags_arg, SCMP_CMP_MASKED_EQ, O_PATH, 0));
+	for (size_t i = 0; i < CF_SUPERVISE_N_OPENS && rc == 0; i++) {
+		const struct cf_supervise_open *o = &cf_supervise_opens[i];
+		*what = o->name;
+		nr = seccomp_syscall_resolve_name(o->name);
+		rc =
+		    nr == __NR_SCMP_ERROR
+			? -EINVAL
+			: seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					   SCMP_CMP64(o->flags_arg, SCMP_CMP_MASKED_EQ, O_PATH, 0));
 	}
 	return rc;
 }
@@ -96,26 +96,28 @@ static int add_path_rules(scmp_filter_ctx ctx, const char **what)
  * write_file refuses FIFOs outside the writable areas).  Flags are an int: compared on their
  * low 32 bits.
  */
+int cf_supervise_add_read_rule(void *ctx, int nr, unsigned flags_arg)
+{
+	const uint64_t plain = O_WRONLY | O_RDWR | O_PATH | O_DIRECTORY | O_CREAT;
+	int rc =
+	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+			     SCMP_CMP(flags_arg, SCMP_CMP_MASKED_EQ, plain & 0xffffffffULL, 0));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+				      SCMP_CMP(flags_arg, SCMP_CMP_MASKED_EQ,
+					       (plain | O_EXCL) & 0xffffffffULL, O_CREAT));
+	return rc;
+}
+
 static int add_read_rules(scmp_filter_ctx ctx, const char **what)
 {
-	static const struct {
-		const char *name;
-		unsigned flags_arg;
-	} opens[] = {{"open", 1}, {"openat", 2}};
-	const uint64_t plain = O_WRONLY | O_RDWR | O_PATH | O_DIRECTORY | O_CREAT;
 	int rc = 0, nr;
-	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]) && rc == 0; i++) {
-		*what = opens[i].name;
-		nr = seccomp_syscall_resolve_name(opens[i].name);
+	for (size_t i = 0; i < CF_SUPERVISE_N_OPENS && rc == 0; i++) {
+		*what = cf_supervise_opens[i].name;
+		nr = seccomp_syscall_resolve_name(cf_supervise_opens[i].name);
 		if (nr == __NR_SCMP_ERROR)
 			return -EINVAL;
-		rc = seccomp_rule_add(
-		    ctx, SCMP_ACT_NOTIFY, nr, 1,
-		    SCMP_CMP(opens[i].flags_arg, SCMP_CMP_MASKED_EQ, plain & 0xffffffffULL, 0));
-		if (rc == 0)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-					      SCMP_CMP(opens[i].flags_arg, SCMP_CMP_MASKED_EQ,
-						       (plain | O_EXCL) & 0xffffffffULL, O_CREAT));
+		rc = cf_supervise_add_read_rule(ctx, nr, cf_supervise_opens[i].flags_arg);
 	}
 	return rc;
 }
