@@ -270,6 +270,25 @@ static int new_memfd(struct confine_error *err)
  */
 #define CF_MSG_FASTOPEN 0x20000000
 
+/* What the proxy's and the agent's rules share: socketpair(2) of AF_UNIX streams and
+ * seqpackets only, connect(2) to the connect guard, listen(2) EPERM. */
+static int add_connect_rules(scmp_filter_ctx ctx, struct confine_error *err)
+{
+	int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+				  SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+	if (rc == 0)
+		rc =
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+				     SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, SOCK_DGRAM));
+	if (rc < 0)
+		return rule_error(err, "socketpair", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
+	if (rc < 0)
+		return rule_error(err, "connect", rc);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(listen), 0);
+	return rc < 0 ? rule_error(err, "listen", rc) : 0;
+}
+
 static int add_proxy_rules(scmp_filter_ctx ctx, bool agent, struct confine_error *err)
 {
 	int rc;
@@ -297,20 +316,8 @@ static int add_proxy_rules(scmp_filter_ctx ctx, bool agent, struct confine_error
 				      SCMP_A2_32(SCMP_CMP_EQ, p));
 	if (rc < 0)
 		return rule_error(err, "socket", rc);
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
-			      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
-	if (rc == 0)
-		rc =
-		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
-				     SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, SOCK_DGRAM));
-	if (rc < 0)
-		return rule_error(err, "socketpair", rc);
-	rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
-	if (rc < 0)
-		return rule_error(err, "connect", rc);
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(listen), 0);
-	if (rc < 0)
-		return rule_error(err, "listen", rc);
+	if ((rc = add_connect_rules(ctx, err)) < 0)
+		return rc;
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendto), 1,
 			      SCMP_A3_32(SCMP_CMP_MASKED_EQ, CF_MSG_FASTOPEN, CF_MSG_FASTOPEN));
 	if (rc == 0)
@@ -341,19 +348,7 @@ static int add_agent_rules(scmp_filter_ctx ctx, struct confine_error *err)
 					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, t));
 	if (rc < 0)
 		return rule_error(err, "socket", rc);
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
-			      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
-	if (rc == 0)
-		rc =
-		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
-				     SCMP_A1_32(SCMP_CMP_MASKED_EQ, CF_SOCK_TYPE_MASK, SOCK_DGRAM));
-	if (rc < 0)
-		return rule_error(err, "socketpair", rc);
-	rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
-	if (rc < 0)
-		return rule_error(err, "connect", rc);
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(listen), 0);
-	return rc < 0 ? rule_error(err, "listen", rc) : 0;
+	return add_connect_rules(ctx, err);
 }
 
 static int add_socket_rules(scmp_filter_ctx ctx, const struct cf_seccomp_opts *o,
