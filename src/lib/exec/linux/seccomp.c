@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,12 +44,6 @@
 #endif
 #include "util/linux_abi.h"
 
-#ifndef S_ISUID
-#define S_ISUID 04000
-#endif
-#ifndef S_ISGID
-#define S_ISGID 02000
-#endif
 /* O_TMPFILE without the O_DIRECTORY bit it carries; asm-generic value (x86, arm64, riscv). */
 #ifndef __O_TMPFILE
 #define __O_TMPFILE 020000000

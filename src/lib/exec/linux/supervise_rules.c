@@ -34,12 +34,6 @@
  * since 5.1 are the same on every architecture this builds for. */
 #define NR_SETXATTRAT 463
 #define NR_REMOVEXATTRAT 466
-#ifndef S_ISUID
-#define S_ISUID 04000
-#endif
-#ifndef S_ISGID
-#define S_ISGID 02000
-#endif
 
 static const char *const sysv[] = {
     "shmget", "shmat",	"shmdt", "shmctl",     "msgget", "msgsnd", "msgrcv",
