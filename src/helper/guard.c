@@ -44,7 +44,6 @@
 #include "exec/linux/notif.h"
 #include "helper/guard.h"
 #include "helper/mounts.h"
-#include "util/fdpass.h"
 #include "util/nofollow.h"
 #include "util/thread.h"
 
@@ -215,13 +214,10 @@ int cf_guard_child(struct cf_guard_prep *p, const char **what)
 	if (lfd < 0)
 		return -1;
 	*what = "sendmsg (the guard's listener)";
-	ssize_t k;
-	do
-		k = cf_fd_send(p->sock[1], 'L', (int)lfd, 0);
-	while (k < 0 && errno == EINTR);
+	int r = cf_notif_send_listener(p->sock[1], (int)lfd);
 	close((int)lfd);
 	close(p->sock[1]);
-	return k == 1 ? 0 : -1;
+	return r;
 }
 
 /* ---- The thread ----------------------------------------------------------------------- */

@@ -55,7 +55,7 @@ static int load_filter(void)
 static void child(int sock)
 {
 	int l = load_filter();
-	if (l < 0 || cf_fd_send(sock, 'L', l, 0) != 1)
+	if (l < 0 || cf_notif_send_listener(sock, l) < 0)
 		_exit(2);
 	close(l);
 	int rep[2];
@@ -164,6 +164,8 @@ static void wait_cases(void)
 	TAP_INTEQ(cf_notif_recv_listener(sv[0]), -1, "handoff: a byte without a descriptor: -1");
 	close(sv[1]);
 	TAP_INTEQ(cf_notif_recv_listener(sv[0]), -1, "handoff: the end: -1");
+	TAP_OK(cf_notif_send_listener(sv[0], 0) == -1 && errno == EPIPE,
+	       "handoff: sent to nobody: -1 with EPIPE, no SIGPIPE");
 	close(sv[0]);
 }
 

@@ -29,6 +29,15 @@ void cf_notif_sizes(size_t *req_size, size_t *resp_size)
 			 : sizeof(struct seccomp_notif_resp);
 }
 
+int cf_notif_send_listener(int sock, int listener)
+{
+	ssize_t k;
+	do
+		k = cf_fd_send(sock, 'L', listener, 0);
+	while (k < 0 && errno == EINTR);
+	return k == 1 ? 0 : -1;
+}
+
 int cf_notif_recv_listener(int sock)
 {
 	char byte;

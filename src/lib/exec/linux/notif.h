@@ -20,6 +20,9 @@ struct seccomp_notif_resp;
  * size of them, which may be larger than ours (never smaller: ours where it cannot say). */
 void cf_notif_sizes(size_t *req_size, size_t *resp_size);
 
+/* The child's side, once its filter is loaded: sends `listener` on `sock` (again on EINTR).
+ * Async-signal-safe (a vfork child); 0 or -1 with errno. */
+int cf_notif_send_listener(int sock, int listener);
 /* The listener a child sends on `sock` right after it loads its filter (cf_fd_recv, again on
  * EINTR): the descriptor, or -1 when it sent none (it failed before; its record says why). */
 int cf_notif_recv_listener(int sock);

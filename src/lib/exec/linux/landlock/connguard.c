@@ -44,7 +44,6 @@
 #include "exec/linux/landlock/connguard.h"
 #include "exec/linux/notif.h"
 #include "exec/linux/pidfd.h"
-#include "util/fdpass.h"
 #include "util/util.h"
 #include "util/thread.h"
 
@@ -66,11 +65,7 @@ struct cf_connguard {
 
 int cf_connguard_send(int handoff_fd, int listener)
 {
-	ssize_t k;
-	do
-		k = cf_fd_send(handoff_fd, 'L', listener, 0);
-	while (k < 0 && errno == EINTR);
-	return k == 1 ? 0 : -1;
+	return cf_notif_send_listener(handoff_fd, listener);
 }
 
 /* Whether the unix address asked for (len bytes) names the agent's socket: the same path,
