@@ -113,7 +113,7 @@ int cf_plan_macos_request(const confine_request *req, const char *facts, const c
 	if (r == 0 && facts)
 		r = cf_mac_facts_parse(&f, facts, err);
 	if (r == 0 && !facts)
-		f.unlisted_exists = true; /* nothing is known: assume, and say so */
+		f.table.unlisted_exists = true; /* nothing is known: assume, and say so */
 	if (r == 0)
 		r = cf_mac_facts_finish(&f, home, req->workspace, default_home, err);
 	if (r < 0)

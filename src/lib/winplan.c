@@ -75,7 +75,7 @@ int cf_plan_windows_request(const confine_request *req, const char *facts, const
 	if (facts)
 		r = cf_win_facts_parse(&f, facts, err);
 	if (r == 0 && !facts)
-		f.unlisted_exists = true; /* nothing is known: assume, and say so */
+		f.table.unlisted_exists = true; /* nothing is known: assume, and say so */
 	if (r == 0)
 		r = cf_win_facts_finish(&f, home, req->workspace, err);
 	if (r < 0)

@@ -16,9 +16,7 @@ void cf_mac_facts_release(struct cf_mac_facts *f)
 	cf_strv_release(&f->temp);
 	cf_strv_release(&f->cache);
 	cf_mac_links_release(&f->links);
-	for (size_t i = 0; i < f->n; i++)
-		free(f->v[i].path);
-	free(f->v);
+	cf_fact_table_release(&f->table);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -26,30 +24,6 @@ int cf_mac_facts_init(struct cf_mac_facts *f, struct confine_error *err)
 {
 	memset(f, 0, sizeof(*f));
 	return cf_mac_links_default(&f->links, err);
-}
-
-static int add_fact(struct cf_mac_facts *f, const char *path, enum cf_kind kind,
-		    struct confine_error *err)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		if (!strcmp(f->v[i].path, path)) {
-			f->v[i].kind = kind;
-			return 0;
-		}
-	}
-	if (f->n == f->cap) {
-		size_t cap;
-		struct cf_mac_fact *v = cf_grow_array(f->v, f->cap, 16, sizeof(*v), &cap);
-		if (!v)
-			return cf_nomem(err);
-		f->v = v;
-		f->cap = cap;
-	}
-	char *p = cf_strdup(path);
-	if (!p)
-		return cf_nomem(err);
-	f->v[f->n++] = (struct cf_mac_fact){p, kind};
-	return 0;
 }
 
 /* A path of a fact: checked (R26) and kept as written; canonicalised in finish, once every
@@ -76,9 +50,9 @@ static int add_path(struct cf_strv *v, const char *val, const char *what, struct
 	return cf_strv_take(v, p) < 0 ? cf_nomem(err) : 0;
 }
 
-static int parse_line(struct cf_mac_facts *f, const char *key, const char *val,
-		      struct confine_error *err)
+static int parse_line(void *ctx, const char *key, const char *val, struct confine_error *err)
 {
+	struct cf_mac_facts *f = ctx;
 	if (!strcmp(key, "home"))
 		return set_path(&f->home, val, "invalid home directory", err);
 	if (!strcmp(key, "workspace"))
@@ -114,21 +88,10 @@ static int parse_line(struct cf_mac_facts *f, const char *key, const char *val,
 		free(from);
 		return r;
 	}
-	if (!strcmp(key, "unlisted")) {
-		if (strcmp(val, "missing") && strcmp(val, "exists"))
-			return cf_err(err, CONFINE_E_INVALID, "invalid host fact", val,
-				      "'unlisted' is 'missing' or 'exists'");
-		f->unlisted_exists = !strcmp(val, "exists");
-		return 0;
-	}
+	if (!strcmp(key, "unlisted"))
+		return cf_fact_table_read_unlisted(&f->table, val, err);
 	enum cf_kind kind;
-	if (!strcmp(key, "dir"))
-		kind = CF_KIND_DIR;
-	else if (!strcmp(key, "file"))
-		kind = CF_KIND_FILE;
-	else if (!strcmp(key, "other"))
-		kind = CF_KIND_OTHER;
-	else
+	if (!cf_fact_kind_word(key, &kind))
 		return cf_err(err, CONFINE_E_INVALID, "invalid host fact", key,
 			      "unknown fact (expected home, workspace, cwd, temp, cache, "
 			      "user-rules, ssh-auth-sock, link, unlisted, dir, file or other)");
@@ -136,40 +99,12 @@ static int parse_line(struct cf_mac_facts *f, const char *key, const char *val,
 	if (r < 0)
 		return r;
 	/* Kept as written until finish canonicalises the table. */
-	return add_fact(f, val, kind, err);
+	return cf_fact_table_set(&f->table, val, kind, false, err);
 }
 
 int cf_mac_facts_parse(struct cf_mac_facts *f, const char *text, struct confine_error *err)
 {
-	int r = 0, line = 0;
-	char *copy = cf_strdup(text);
-	if (!copy)
-		return cf_nomem(err);
-	for (char *s = copy, *nl; s && *s && r == 0; s = nl) {
-		nl = strchr(s, '\n');
-		if (nl)
-			*nl++ = '\0';
-		line++;
-		size_t n = strlen(s);
-		if (n && s[n - 1] == '\r')
-			s[--n] = '\0';
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '#')
-			continue;
-		char *sp = strchr(s, ' ');
-		if (!sp) {
-			r = cf_err(err, CONFINE_E_INVALID, "invalid host fact", s,
-				   "expected a keyword, a space and a value");
-		} else {
-			*sp = '\0';
-			r = parse_line(f, s, sp + 1, err);
-		}
-		if (r < 0 && err)
-			err->line = line;
-	}
-	free(copy);
-	return r;
+	return cf_facts_read_lines(text, parse_line, f, err);
 }
 
 static int canon_slot(struct cf_mac_facts *f, char **slot, struct confine_error *err)
@@ -242,22 +177,20 @@ int cf_mac_facts_finish(struct cf_mac_facts *f, const char *home, const char *wo
 			return r;
 	if ((r = canon_list(f, &f->temp, err)) < 0 || (r = canon_list(f, &f->cache, err)) < 0)
 		return r;
-	for (size_t i = 0; i < f->n; i++)
-		if ((r = canon_slot(f, &f->v[i].path, err)) < 0)
+	for (size_t i = 0; i < f->table.n; i++)
+		if ((r = canon_slot(f, &f->table.v[i].path, err)) < 0)
 			return r;
 	/* What a run starts from exists; a fact that says otherwise wins. */
 	const char *dirs[] = {f->home, f->workspace};
-	for (size_t i = 0; i < 2; i++) {
-		bool listed = false;
-		for (size_t j = 0; j < f->n && !listed; j++)
-			listed = !strcmp(f->v[j].path, dirs[i]);
-		if (!listed && (r = add_fact(f, dirs[i], CF_KIND_DIR, err)) < 0)
+	for (size_t i = 0; i < 2; i++)
+		if (!cf_fact_table_find(&f->table, dirs[i]) &&
+		    (r = cf_fact_table_set(&f->table, dirs[i], CF_KIND_DIR, false, err)) < 0)
 			return r;
-	}
 	struct cf_strv *roots[] = {&f->temp, &f->cache};
 	for (size_t k = 0; k < 2; k++)
 		for (size_t i = 0; i < roots[k]->n; i++)
-			if ((r = add_fact(f, roots[k]->v[i], CF_KIND_DIR, err)) < 0)
+			if ((r = cf_fact_table_set(&f->table, roots[k]->v[i], CF_KIND_DIR, false,
+						   err)) < 0)
 				return r;
 	return 0;
 }
@@ -265,18 +198,15 @@ int cf_mac_facts_finish(struct cf_mac_facts *f, const char *home, const char *wo
 static enum cf_kind table_kind(void *ctx, const char *path)
 {
 	const struct cf_mac_facts *f = ctx;
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].path, path))
-			return f->v[i].kind;
+	const struct cf_fact *x = cf_fact_table_find(&f->table, path);
+	if (x)
+		return x->kind;
 	if (!strcmp(path, "/"))
 		return CF_KIND_DIR;
 	for (size_t i = 0; i < f->links.from.n; i++)
 		if (!strcmp(f->links.from.v[i], path))
 			return CF_KIND_SYMLINK;
-	for (size_t i = 0; i < f->n; i++)
-		if (cf_path_within(f->v[i].path, path))
-			return CF_KIND_DIR;
-	return f->unlisted_exists ? CF_KIND_DIR : CF_KIND_MISSING;
+	return cf_fact_table_unlisted(&f->table, path);
 }
 
 static int table_canon(void *ctx, const char *path, char **out, struct confine_error *err)
@@ -295,7 +225,7 @@ struct cf_mac_host cf_mac_facts_host(const struct cf_mac_facts *f)
 	    .temp = &f->temp,
 	    .cache = &f->cache,
 	    .ssh_auth_sock_dir = f->ssh_auth_sock_dir,
-	    .assumed = f->unlisted_exists,
+	    .assumed = f->table.unlisted_exists,
 	    .links = &f->links,
 	    .kind = table_kind,
 	    .canonicalize = table_canon,

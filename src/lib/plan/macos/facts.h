@@ -29,6 +29,7 @@
 #include <stdbool.h>
 
 #include "host/facts.h"
+#include "plan/facts_text.h"
 #include "plan/macos/mpath.h"
 
 /* What the compiler asks a Mac.  Every path is canonical. */
@@ -48,20 +49,13 @@ struct cf_mac_host {
 	void *ctx;
 };
 
-struct cf_mac_fact {
-	char *path;
-	enum cf_kind kind;
-};
-
 /* A table of facts, behind the callbacks of struct cf_mac_host. */
 struct cf_mac_facts {
 	char *home, *workspace, *cwd, *user_rules, *ssh_auth_sock_dir;
 	struct cf_strv temp, cache;
-	bool unlisted_exists;
 	bool home_assumed, workspace_assumed; /* defaults were used: the plan says so */
 	struct cf_mac_links links;
-	struct cf_mac_fact *v;
-	size_t n, cap;
+	struct cf_fact_table table; /* dir, file, other; unlisted */
 };
 
 void cf_mac_facts_release(struct cf_mac_facts *f);

@@ -16,36 +16,9 @@ void cf_win_facts_release(struct cf_win_facts *f)
 	free(f->user_rules);
 	free(f->capability);
 	cf_strv_release(&f->temp);
-	for (size_t i = 0; i < f->n; i++)
-		free(f->v[i].path);
-	free(f->v);
+	cf_fact_table_release(&f->table);
 	cf_win_names_release(&f->names);
 	memset(f, 0, sizeof(*f));
-}
-
-static int add_fact(struct cf_win_facts *f, const char *path, enum cf_kind kind, bool reparse,
-		    struct confine_error *err)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		if (strcmp(f->v[i].path, path))
-			continue;
-		f->v[i].kind = kind;
-		f->v[i].reparse = f->v[i].reparse || reparse;
-		return 0;
-	}
-	if (f->n == f->cap) {
-		size_t cap;
-		struct cf_win_fact *v = cf_grow_array(f->v, f->cap, 16, sizeof(*v), &cap);
-		if (!v)
-			return cf_nomem(err);
-		f->v = v;
-		f->cap = cap;
-	}
-	char *p = cf_strdup(path);
-	if (!p)
-		return cf_nomem(err);
-	f->v[f->n++] = (struct cf_win_fact){p, kind, reparse};
-	return 0;
 }
 
 /* A Windows path to the internal form, remembering its spelling for the plan text. */
@@ -76,9 +49,9 @@ static int set_path(struct cf_win_facts *f, char **slot, const char *win, const 
 	return 0;
 }
 
-static int parse_line(struct cf_win_facts *f, const char *key, const char *val,
-		      struct confine_error *err)
+static int parse_line(void *ctx, const char *key, const char *val, struct confine_error *err)
 {
+	struct cf_win_facts *f = ctx;
 	char *p = NULL;
 	int r;
 	if (!strcmp(key, "home"))
@@ -103,65 +76,26 @@ static int parse_line(struct cf_win_facts *f, const char *key, const char *val,
 		f->capability = cf_strdup(val);
 		return f->capability ? 0 : cf_nomem(err);
 	}
-	if (!strcmp(key, "unlisted")) {
-		if (strcmp(val, "missing") && strcmp(val, "exists"))
-			return cf_err(err, CONFINE_E_INVALID, "invalid host fact", val,
-				      "'unlisted' is 'missing' or 'exists'");
-		f->unlisted_exists = !strcmp(val, "exists");
-		return 0;
-	}
+	if (!strcmp(key, "unlisted"))
+		return cf_fact_table_read_unlisted(&f->table, val, err);
 	enum cf_kind kind;
-	bool reparse = false;
-	if (!strcmp(key, "dir"))
+	bool reparse = !strcmp(key, "reparse");
+	if (reparse)
 		kind = CF_KIND_DIR;
-	else if (!strcmp(key, "file"))
-		kind = CF_KIND_FILE;
-	else if (!strcmp(key, "other"))
-		kind = CF_KIND_OTHER;
-	else if (!strcmp(key, "reparse"))
-		kind = CF_KIND_DIR, reparse = true;
-	else
+	else if (!cf_fact_kind_word(key, &kind))
 		return cf_err(err, CONFINE_E_INVALID, "invalid host fact", key,
 			      "unknown fact (expected home, workspace, cwd, temp, user-rules, "
 			      "capability, unlisted, dir, file, other or reparse)");
 	if ((r = take_path(f, val, "invalid host fact", &p, err)) < 0)
 		return r;
-	r = add_fact(f, p, kind, reparse, err);
+	r = cf_fact_table_set(&f->table, p, kind, reparse, err);
 	free(p);
 	return r;
 }
 
 int cf_win_facts_parse(struct cf_win_facts *f, const char *text, struct confine_error *err)
 {
-	int r = 0, line = 0;
-	char *copy = cf_strdup(text);
-	if (!copy)
-		return cf_nomem(err);
-	for (char *s = copy, *nl; s && *s && r == 0; s = nl) {
-		nl = strchr(s, '\n');
-		if (nl)
-			*nl++ = '\0';
-		line++;
-		size_t n = strlen(s);
-		if (n && s[n - 1] == '\r')
-			s[--n] = '\0';
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '#')
-			continue;
-		char *sp = strchr(s, ' ');
-		if (!sp) {
-			r = cf_err(err, CONFINE_E_INVALID, "invalid host fact", s,
-				   "expected a keyword, a space and a value");
-		} else {
-			*sp = '\0';
-			r = parse_line(f, s, sp + 1, err);
-		}
-		if (r < 0 && err)
-			err->line = line;
-	}
-	free(copy);
-	return r;
+	return cf_facts_read_lines(text, parse_line, f, err);
 }
 
 int cf_win_facts_finish(struct cf_win_facts *f, const char *home, const char *workspace,
@@ -209,41 +143,31 @@ int cf_win_facts_finish(struct cf_win_facts *f, const char *home, const char *wo
 	/* What a run starts from exists; a fact that says otherwise wins. */
 	const char *dirs[] = {f->home, f->workspace};
 	for (size_t i = 0; i < 2; i++)
-		if ((r = add_fact(f, dirs[i], CF_KIND_DIR, false, err)) < 0)
+		if ((r = cf_fact_table_set(&f->table, dirs[i], CF_KIND_DIR, false, err)) < 0)
 			return r;
 	for (size_t i = 0; i < f->temp.n; i++)
-		if ((r = add_fact(f, f->temp.v[i], CF_KIND_DIR, false, err)) < 0)
+		if ((r = cf_fact_table_set(&f->table, f->temp.v[i], CF_KIND_DIR, false, err)) < 0)
 			return r;
 	return 0;
-}
-
-static const struct cf_win_fact *find(const struct cf_win_facts *f, const char *path)
-{
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].path, path))
-			return &f->v[i];
-	return NULL;
 }
 
 static enum cf_kind table_kind(void *ctx, const char *path)
 {
 	const struct cf_win_facts *f = ctx;
-	const struct cf_win_fact *x = find(f, path);
+	const struct cf_fact *x = cf_fact_table_find(&f->table, path);
 	if (x)
 		return x->kind;
 	if (!cf_win_is_drive_path(path))
 		return CF_KIND_MISSING;
 	if (cf_win_is_drive_root(path))
 		return CF_KIND_DIR;
-	for (size_t i = 0; i < f->n; i++)
-		if (cf_path_within(f->v[i].path, path))
-			return CF_KIND_DIR;
-	return f->unlisted_exists ? CF_KIND_DIR : CF_KIND_MISSING;
+	return cf_fact_table_unlisted(&f->table, path);
 }
 
 static bool table_reparse(void *ctx, const char *path)
 {
-	const struct cf_win_fact *x = find(ctx, path);
+	const struct cf_win_facts *f = ctx;
+	const struct cf_fact *x = cf_fact_table_find(&f->table, path);
 	return x && x->reparse;
 }
 
@@ -263,7 +187,7 @@ struct cf_win_host cf_win_facts_host(const struct cf_win_facts *f)
 	    .user_rules = f->user_rules,
 	    .temp = &f->temp,
 	    .capability = f->capability,
-	    .assumed = f->unlisted_exists,
+	    .assumed = f->table.unlisted_exists,
 	    .names = &f->names,
 	    .kind = table_kind,
 	    .reparse = table_reparse,

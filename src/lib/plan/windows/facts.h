@@ -25,6 +25,7 @@
 #include <stdbool.h>
 
 #include "host/facts.h"
+#include "plan/facts_text.h"
 #include "plan/windows/winpath.h"
 
 /* What the planner asks a Windows host.  Every path is internal. */
@@ -44,19 +45,11 @@ struct cf_win_host {
 	void *ctx;
 };
 
-struct cf_win_fact {
-	char *path;
-	enum cf_kind kind;
-	bool reparse;
-};
-
 /* A table of facts, behind the callbacks of struct cf_win_host. */
 struct cf_win_facts {
 	char *home, *workspace, *cwd, *user_rules, *capability;
 	struct cf_strv temp;
-	bool unlisted_exists;
-	struct cf_win_fact *v;
-	size_t n, cap;
+	struct cf_fact_table table; /* dir, file, other, reparse; unlisted */
 	struct cf_win_names names;
 };
 
