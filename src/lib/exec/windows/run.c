@@ -30,62 +30,38 @@ struct confine_run {
 	struct confine_error serr; /* its description */
 };
 
-/* A rule file of the workspace or the user, when it exists (R6: unreadable refuses). */
-static int load_file(const char *internal, enum cf_layer layer, const struct cf_win_names *names,
-		     struct cf_ruleset *out, struct confine_error *err)
+/* One file's rules to its layer's set (host/rulefile.h's loader); the workspace's and the
+ * user's file are internal paths, read and named in their Windows spelling. */
+struct layer_sets {
+	const struct cf_win_names *names;
+	struct cf_ruleset *session, *ws, *user;
+};
+
+static int load_layer_file(void *ctx, const char *path, enum cf_layer layer, bool missing_ok,
+			   struct confine_error *err)
 {
-	char *path = cf_win_path_show(names, internal), *text = NULL;
-	size_t len = 0;
-	struct cf_diags diags = {0};
-	int r;
-	if (!path)
+	const struct layer_sets *s = ctx;
+	if (layer == CF_LAYER_SESSION)
+		return cf_rulefile_load(path, layer, missing_ok, s->session, NULL, err);
+	char *shown = cf_win_path_show(s->names, path);
+	if (!shown)
 		return cf_nomem(err);
-	struct confine_error read_err = {0};
-	r = cf_rulefile_read(path, &text, &len, &read_err);
-	if (r == CONFINE_E_NOTFOUND) {
-		r = 0;
-		goto out;
-	}
-	if (r < 0) {
-		if (err && !err->code)
-			*err = read_err;
-		goto out;
-	}
-	r = cf_rules_parse(text, len, path, layer, out, &diags, err);
-	if (r < 0)
-		cf_err_hint(err,
-			    "fix the rule file; 'confine check' is not in the Windows build yet");
-out:
-	cf_diags_release(&diags);
-	free(text);
-	free(path);
+	int r = cf_rulefile_load(shown, layer, missing_ok,
+				 layer == CF_LAYER_WORKSPACE ? s->ws : s->user, NULL, err);
+	free(shown);
 	return r;
 }
 
-static int session_rules(const confine_request *req, struct cf_ruleset *rs,
-			 struct confine_error *err)
+static int load_rules(const confine_request *req, const struct cf_win_facts *facts,
+		      const struct layer_sets *sets, struct confine_error *err)
 {
 	int r = 0;
 	for (size_t i = 0; i < req->session.n && r == 0; i++)
-		r = cf_ruleset_add(rs, &req->session.v[i], err);
-	for (size_t i = 0; i < req->session_files.n && r == 0; i++) {
-		char *text = NULL;
-		size_t len = 0;
-		struct cf_diags diags = {0};
-		struct confine_error read_err = {0};
-		r = cf_rulefile_read(req->session_files.v[i], &text, &len, &read_err);
-		if (r == CONFINE_E_NOTFOUND) {
-			r = CONFINE_E_RULES;
-			read_err.code = r;
-		}
-		cf_err_publish(err, &read_err);
-		if (r == 0)
-			r = cf_rules_parse(text, len, req->session_files.v[i], CF_LAYER_SESSION, rs,
-					   &diags, err);
-		cf_diags_release(&diags);
-		free(text);
-	}
-	return r;
+		r = cf_ruleset_add(sets->session, &req->session.v[i], err);
+	if (r < 0)
+		return r;
+	return cf_rulefiles_each(&req->session_files, facts->workspace, facts->user_rules,
+				 load_layer_file, (void *)sets, err);
 }
 
 /* Whether this host can build the token (SPEC 10; R19 when it cannot). */
@@ -155,15 +131,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 		goto oom;
 	run->host = cf_win_host_real(&run->facts);
 
-	char *wsfile = cf_path_join(run->facts.workspace, ".confine/rules.json");
-	if (!wsfile)
-		goto oom;
-	r = load_file(wsfile, CF_LAYER_WORKSPACE, &run->facts.names, &ws, err);
-	free(wsfile);
-	if (r < 0 ||
-	    (r = load_file(run->facts.user_rules, CF_LAYER_USER, &run->facts.names, &user, err)) <
-		0 ||
-	    (r = session_rules(req, &session, err)) < 0)
+	struct layer_sets sets = {&run->facts.names, &session, &ws, &user};
+	if ((r = load_rules(req, &run->facts, &sets, err)) < 0)
 		goto out;
 
 	const struct cf_strv *envp = &req->env_base;
