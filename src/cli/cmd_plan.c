@@ -7,8 +7,7 @@
 #include "args.h"
 #include "cli.h"
 #include "inject.h"
-#include "plan_macos.h"
-#include "plan_windows.h"
+#include "plan_foreign.h"
 
 const char cli_help_plan[] =
     "usage: confine plan --target linux|macos|windows [OPTIONS] [--json] [-- COMMAND...]\n"
@@ -28,11 +27,10 @@ int cmd_plan(int argc, char **argv)
 	struct confine_error err = {0};
 	struct cli_opts o;
 	confine_run *run = NULL;
-	char *text = NULL;
 	int status = CLI_EXIT_CONFINE;
 	if (!cli_begin(CLI_PLAN, argc, argv, cli_help_plan, NULL, &o, &status))
 		goto out;
-	struct cli_win_host win = {.facts = o.host_facts, .home = o.home};
+	struct cli_foreign_host win = {.facts = o.host_facts, .home = o.home};
 	status = CLI_EXIT_CONFINE;
 	if (!o.target) {
 		status = cli_usage_error("plan", "--target is required (linux, macos or windows)");
@@ -44,11 +42,11 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(o.target, "windows")) {
-		status = cli_plan_windows(&o, &win, o.first_operand < argc);
+		status = cli_plan_foreign(&o, &win, CONFINE_TARGET_WINDOWS, o.first_operand < argc);
 		goto out;
 	}
 	if (!strcmp(o.target, "macos")) {
-		status = cli_plan_macos(&o, &win, o.first_operand < argc);
+		status = cli_plan_foreign(&o, &win, CONFINE_TARGET_MACOS, o.first_operand < argc);
 		goto out;
 	}
 #ifdef _WIN32
@@ -87,15 +85,12 @@ int cmd_plan(int argc, char **argv)
 	/* A plan is data: it needs no working backend. */
 	confine_request_set_policy(o.req, CONFINE_POLICY_OFF, NULL);
 	if (confine_request_set_dry_run(o.req, true, &err) < 0 ||
-	    confine_run_prepare(o.req, &run, &err) < 0 ||
-	    confine_run_plan_text(run, o.json, &text, &err) < 0) {
+	    confine_run_prepare(o.req, &run, &err) < 0) {
 		cli_report(&err);
 		goto out;
 	}
-	fputs(text, stdout);
-	status = 0;
+	status = cli_print_plan(run, o.json, &err);
 out:
-	confine_free(text);
 	confine_run_free(run);
 	confine_request_free(o.req);
 	return status;
