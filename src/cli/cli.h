@@ -45,6 +45,10 @@ bool cli_apply_backend_env(struct cli_opts *o, const char *cmd, int *status);
  * Returns the exit status: 0, or CLI_EXIT_CONFINE. */
 int cli_print_plan(confine_run *run, bool json, struct confine_error *err);
 
+/* probe: the results as {"backends": [...]} or as text, each after a blank line but the
+ * first: the library's forms.  Returns 0, or -1 after saying why. */
+int cli_print_probes(const struct confine_probe_result *v, size_t n, bool json);
+
 /* Applies CONFINE_SANDBOX_POLICY unless --policy was given; warns about a bad value (R19). */
 void cli_apply_policy_env(struct cli_opts *o);
 

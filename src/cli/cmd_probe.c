@@ -37,30 +37,6 @@ static const char usage[] =
     "\n"
     "Exit status: 0 when a backend is available, 1 when none is, 125 on a usage error.\n";
 
-/* {"backends": [bwrap, landlock]}, or each as text with a blank line between: the library's
- * forms of a probe result.  Returns 0, or -1 after saying why. */
-static int print_both(const struct confine_probe_result all[2], bool json)
-{
-	struct confine_error err = {0};
-	char *s[2] = {NULL, NULL};
-	int r = 0;
-	for (size_t i = 0; i < 2 && r == 0; i++)
-		r = json ? confine_probe_json(&all[i], &s[i], &err)
-			 : confine_probe_text(&all[i], &s[i], &err);
-	if (r < 0) {
-		cli_report(&err);
-	} else if (json) {
-		printf("{\"backends\": [%s, %s]}\n", s[0], s[1]);
-	} else {
-		fputs(s[0], stdout);
-		putchar('\n');
-		fputs(s[1], stdout);
-	}
-	confine_free(s[0]);
-	confine_free(s[1]);
-	return r < 0 ? -1 : 0;
-}
-
 int cmd_probe(int argc, char **argv)
 {
 	bool json = false, use_cache = true;
@@ -104,7 +80,7 @@ int cmd_probe(int argc, char **argv)
 		cli_report(&err);
 		goto out;
 	}
-	if (print_both(all, json) < 0)
+	if (cli_print_probes(all, 2, json) < 0)
 		goto out;
 	fflush(stdout);
 	bool any = false;

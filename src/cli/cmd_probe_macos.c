@@ -35,17 +35,8 @@ int cmd_probe(int argc, char **argv)
 		cli_report(&err);
 		return CLI_EXIT_CONFINE;
 	}
-	char *text = NULL;
-	if ((json ? confine_probe_json(&r, &text, &err) : confine_probe_text(&r, &text, &err)) <
-	    0) {
-		cli_report(&err);
+	if (cli_print_probes(&r, 1, json) < 0)
 		return CLI_EXIT_CONFINE;
-	}
-	if (json)
-		printf("{\"backends\": [%s]}\n", text);
-	else
-		fputs(text, stdout);
-	confine_free(text);
 	if (!r.available) {
 		fflush(stdout);
 		fprintf(stderr, "confine: sandbox backend unavailable: '%s': %s [%s]\n", r.backend,

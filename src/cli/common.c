@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What run, plan and explain share: the policy from the environment, the printed plan. */
+/* What run, plan, probe and explain share: the policy from the environment, the printed plan,
+ * the printed probe results. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -74,4 +75,32 @@ int cli_print_plan(confine_run *run, bool json, struct confine_error *err)
 	fputs(text, stdout);
 	confine_free(text);
 	return 0;
+}
+
+int cli_print_probes(const struct confine_probe_result *v, size_t n, bool json)
+{
+	struct confine_error err = {0};
+	char **s = calloc(n, sizeof(*s));
+	int r = s ? 0 : cli_nomem(&err);
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = json ? confine_probe_json(&v[i], &s[i], &err)
+			 : confine_probe_text(&v[i], &s[i], &err);
+	if (r < 0) {
+		cli_report(&err);
+	} else if (json) {
+		fputs("{\"backends\": [", stdout);
+		for (size_t i = 0; i < n; i++)
+			printf("%s%s", i ? ", " : "", s[i]);
+		fputs("]}\n", stdout);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				putchar('\n');
+			fputs(s[i], stdout);
+		}
+	}
+	for (size_t i = 0; s && i < n; i++)
+		confine_free(s[i]);
+	free(s);
+	return r < 0 ? -1 : 0;
 }

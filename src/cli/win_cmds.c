@@ -126,17 +126,8 @@ int cmd_probe(int argc, char **argv)
 		cli_report(&err);
 		return CLI_EXIT_CONFINE;
 	}
-	char *text = NULL;
-	if ((json ? confine_probe_json(&res, &text, &err) : confine_probe_text(&res, &text, &err)) <
-	    0) {
-		cli_report(&err);
+	if (cli_print_probes(&res, 1, json) < 0)
 		return CLI_EXIT_CONFINE;
-	}
-	if (json)
-		printf("{\"backends\": [%s]}\n", text);
-	else
-		fputs(text, stdout);
-	confine_free(text);
 	return res.available ? 0 : 1;
 }
 
