@@ -12,20 +12,6 @@
 #include "net/netconst.h"
 #include "util/util.h"
 
-/* The session's rule files (host/rulefile.h's loader): the workspace and user files are on
- * the other system. */
-static int session_file(void *ctx, const char *path, enum cf_layer layer, bool missing_ok,
-			struct confine_error *err)
-{
-	return cf_rulefile_load(path, layer, missing_ok, ctx, NULL, err);
-}
-
-static int session_files(const confine_request *req, struct cf_ruleset *rs,
-			 struct confine_error *err)
-{
-	return cf_rulefiles_each(&req->session_files, NULL, NULL, session_file, rs, err);
-}
-
 static int notes(struct cf_mac_plan *plan, const struct cf_mac_facts *f, bool have_facts)
 {
 	if (cf_strv_add(&plan->notes, "the workspace and user rule files live on the Mac and were "
@@ -78,21 +64,10 @@ static int mac_caches(const confine_request *req, const struct cf_mac_host *h,
 
 static int mac_cache_note(struct cf_mac_plan *plan, const char *store, const struct cf_strv *env)
 {
-	struct cf_buf b;
-	cf_buf_init(&b);
-	if (!store)
-		cf_buf_add(&b, "tool caches (R39): not private (--cache-size 0, or the workspace's "
-			       "path is too long for a store's name): the host's are not writable");
-	else
-		cf_buf_addf(
-		    &b,
-		    "tool caches (R39): redirected into confine's store for this workspace, "
-		    "%s, writable (no overlay on macOS: the first run is cold; the host's "
-		    "caches are never written):",
-		    store);
-	for (size_t i = 0; store && i < env->n; i++)
-		cf_buf_addf(&b, " %s", env->v[i]);
-	char *t = cf_buf_take(&b);
+	char *t = cf_cache_store_note(
+	    store, env,
+	    "no overlay on macOS: the first run is cold; the host's caches are never written",
+	    ": the host's are not writable");
 	return t && cf_strv_take(&plan->notes, t) == 0 ? 0 : -1;
 }
 
@@ -119,10 +94,8 @@ int cf_plan_macos_request(const confine_request *req, const char *facts, const c
 	if (r < 0)
 		goto out;
 	struct cf_mac_host h = cf_mac_facts_host(&f);
-	for (size_t i = 0; i < req->session.n && r == 0; i++)
-		r = cf_ruleset_add(&session, &req->session.v[i], err);
-	if (r == 0)
-		r = session_files(req, &session, err);
+	/* The workspace and user files are on the Mac: the session's rules only. */
+	r = cf_request_session_rules(req, &session, err);
 	if (r == 0)
 		r = mac_caches(req, &h, &session, &store, &cache_env, err);
 	struct cf_mac_input in = {

@@ -20,17 +20,21 @@ size_t cf_request_net_allows(const confine_request *req)
 	return n;
 }
 
-/* The session's rule files (host/rulefile.h's loader): the workspace and user files are on
- * the other system. */
+/* One session rule file (host/rulefile.h's loader). */
 static int session_file(void *ctx, const char *path, enum cf_layer layer, bool missing_ok,
 			struct confine_error *err)
 {
 	return cf_rulefile_load(path, layer, missing_ok, ctx, NULL, err);
 }
 
-static int session_files(const confine_request *req, struct cf_ruleset *rs,
-			 struct confine_error *err)
+int cf_request_session_rules(const confine_request *req, struct cf_ruleset *rs,
+			     struct confine_error *err)
 {
+	int r = 0;
+	for (size_t i = 0; i < req->session.n && r == 0; i++)
+		r = cf_ruleset_add(rs, &req->session.v[i], err);
+	if (r < 0)
+		return r;
 	return cf_rulefiles_each(&req->session_files, NULL, NULL, session_file, rs, err);
 }
 
@@ -81,10 +85,7 @@ int cf_plan_windows_request(const confine_request *req, const char *facts, const
 	if (r < 0)
 		goto out;
 	struct cf_win_host h = cf_win_facts_host(&f);
-	for (size_t i = 0; i < req->session.n && r == 0; i++)
-		r = cf_ruleset_add(&session, &req->session.v[i], err);
-	if (r == 0)
-		r = session_files(req, &session, err);
+	r = cf_request_session_rules(req, &session, err);
 	if (r == 0)
 		r = win_caches(req, &h, &session, &store, &cache_env, err);
 	struct cf_win_input in = {
@@ -104,22 +105,8 @@ int cf_plan_windows_request(const confine_request *req, const char *facts, const
 		r = cf_nomem(err);
 		goto out;
 	}
-	struct cf_buf cb;
-	cf_buf_init(&cb);
-	if (store)
-		cf_buf_addf(
-		    &cb,
-		    "tool caches (R39): redirected into confine's store for this workspace, "
-		    "%s, writable (the host's caches are not written; the first run is "
-		    "cold):",
-		    store);
-	else
-		cf_buf_add(&cb,
-			   "tool caches (R39): not private (--cache-size 0, or the workspace's "
-			   "path is too long for a store's name)");
-	for (size_t i = 0; store && i < cache_env.n; i++)
-		cf_buf_addf(&cb, " %s", cache_env.v[i]);
-	char *note = cf_buf_take(&cb);
+	char *note = cf_cache_store_note(
+	    store, &cache_env, "the host's caches are not written; the first run is cold", "");
 	if (!note || cf_strv_take(&plan.notes, note) < 0) {
 		r = cf_nomem(err);
 		goto out;

@@ -358,3 +358,25 @@ int cf_cache_store_allow(struct cf_ruleset *session, char *store, char sep, bool
 		return e;
 	return cf_cache_redirects_for(store, sep, windows, env) < 0 ? cf_nomem(err) : 0;
 }
+
+char *cf_cache_store_note(const char *store, const struct cf_strv *env, const char *why,
+			  const char *without)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	if (!store)
+		cf_buf_addf(
+		    &b,
+		    "tool caches (R39): not private (--cache-size 0, or the workspace's path "
+		    "is too long for a store's name)%s",
+		    without);
+	else
+		cf_buf_addf(
+		    &b,
+		    "tool caches (R39): redirected into confine's store for this workspace, "
+		    "%s, writable (%s):",
+		    store, why);
+	for (size_t i = 0; store && i < env->n; i++)
+		cf_buf_addf(&b, " %s", env->v[i]);
+	return cf_buf_take(&b);
+}

@@ -95,6 +95,11 @@ char *cf_cache_store_by_path(const char *base, const char *workspace, char sep);
 /* Appends to env the redirect of every tool into `dir` (its own directory below it); on Windows
  * each tool by its own variable (no XDG cache directory there).  0 or CONFINE_E_NOMEM.  Pure. */
 int cf_cache_redirects_for(const char *dir, char sep, bool windows, struct cf_strv *env);
+/* The plan's note on the tool caches of a plan for another system: the store and `env` (the
+ * redirects, after "(WHY):"), or without a store that they are not private, then `without`.
+ * malloc'd; NULL when out of memory.  Pure. */
+char *cf_cache_store_note(const char *store, const struct cf_strv *env, const char *why,
+			  const char *without);
 /* The store of a plan for another system made writable (an allow of the session layer, at its
  * end) and every tool redirected into it (cf_cache_redirects_for).  0, or the error.  Pure. */
 int cf_cache_store_allow(struct cf_ruleset *session, char *store, char sep, bool windows,

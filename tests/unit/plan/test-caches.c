@@ -286,8 +286,38 @@ static void rules_decide(void)
 	release(&c);
 }
 
+/* The note of a plan for another system (cf_cache_store_note): the store, why, the redirects
+ * each after a space; without a store none of them, and the target's own ending. */
+static void store_note(void)
+{
+	struct cf_strv env = {0};
+	cf_strv_add(&env, "A=/s/r/a");
+	cf_strv_add(&env, "B+=-x=/s/r/b");
+	char *t = cf_cache_store_note("/s/r", &env, "cold", ": not writable");
+	TAP_STREQ(t,
+		  "tool caches (R39): redirected into confine's store for this workspace, /s/r, "
+		  "writable (cold): A=/s/r/a B+=-x=/s/r/b",
+		  "store note: the store, why and every redirect");
+	free(t);
+	t = cf_cache_store_note(NULL, &env, "cold", ": not writable");
+	TAP_STREQ(t,
+		  "tool caches (R39): not private (--cache-size 0, or the workspace's path is too "
+		  "long for a store's name): not writable",
+		  "store note without a store: no redirect, the target's ending");
+	free(t);
+	struct cf_strv none = {0};
+	t = cf_cache_store_note("/s/r", &none, "cold", "");
+	TAP_STREQ(t,
+		  "tool caches (R39): redirected into confine's store for this workspace, /s/r, "
+		  "writable (cold):",
+		  "store note without redirects: ends at the colon");
+	free(t);
+	cf_strv_release(&env);
+}
+
 int main(void)
 {
+	store_note();
 	fs_base();
 	overlay_mode();
 	capture();

@@ -177,21 +177,17 @@ static int load_layer_file(void *ctx, const char *path, enum cf_layer layer, boo
 			   struct confine_error *err)
 {
 	confine_run *run = ctx;
-	struct cf_ruleset *rs = layer == CF_LAYER_SESSION     ? &run->session
-				: layer == CF_LAYER_WORKSPACE ? &run->ws_rules
-							      : &run->user_rules_rs;
+	struct cf_ruleset *rs = layer == CF_LAYER_WORKSPACE ? &run->ws_rules : &run->user_rules_rs;
 	return cf_rulefile_load(path, layer, missing_ok, rs, NULL, err);
 }
 
 static int load_rules(confine_run *run, const confine_request *req, struct confine_error *err)
 {
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < req->session.n; i++)
-		r = cf_ruleset_add(&run->session, &req->session.v[i], err);
+	/* The session's first (winplan.h), then the workspace's and the user's. */
+	int r = cf_request_session_rules(req, &run->session, err);
 	if (r < 0)
 		return r;
-	return cf_rulefiles_each(&req->session_files, run->workspace, run->user_rules,
-				 load_layer_file, run, err);
+	return cf_rulefiles_each(NULL, run->workspace, run->user_rules, load_layer_file, run, err);
 }
 
 /* ---- prepare ---- */

@@ -14,6 +14,7 @@
 #include "host/rulefile.h"
 #include "request.h"
 #include "util/util.h"
+#include "winplan.h"
 
 struct confine_run {
 	enum confine_policy policy;
@@ -30,19 +31,17 @@ struct confine_run {
 	struct confine_error serr; /* its description */
 };
 
-/* One file's rules to its layer's set (host/rulefile.h's loader); the workspace's and the
- * user's file are internal paths, read and named in their Windows spelling. */
+/* The workspace's or the user's rule file to its layer's set (host/rulefile.h's loader): an
+ * internal path, read and named in its Windows spelling. */
 struct layer_sets {
 	const struct cf_win_names *names;
-	struct cf_ruleset *session, *ws, *user;
+	struct cf_ruleset *ws, *user;
 };
 
 static int load_layer_file(void *ctx, const char *path, enum cf_layer layer, bool missing_ok,
 			   struct confine_error *err)
 {
 	const struct layer_sets *s = ctx;
-	if (layer == CF_LAYER_SESSION)
-		return cf_rulefile_load(path, layer, missing_ok, s->session, NULL, err);
 	char *shown = cf_win_path_show(s->names, path);
 	if (!shown)
 		return cf_nomem(err);
@@ -52,16 +51,16 @@ static int load_layer_file(void *ctx, const char *path, enum cf_layer layer, boo
 	return r;
 }
 
+/* The rule layers (R6): the session's first (winplan.h), then the workspace's and the user's. */
 static int load_rules(const confine_request *req, const struct cf_win_facts *facts,
-		      const struct layer_sets *sets, struct confine_error *err)
+		      struct cf_ruleset *session, const struct layer_sets *sets,
+		      struct confine_error *err)
 {
-	int r = 0;
-	for (size_t i = 0; i < req->session.n && r == 0; i++)
-		r = cf_ruleset_add(sets->session, &req->session.v[i], err);
+	int r = cf_request_session_rules(req, session, err);
 	if (r < 0)
 		return r;
-	return cf_rulefiles_each(&req->session_files, facts->workspace, facts->user_rules,
-				 load_layer_file, (void *)sets, err);
+	return cf_rulefiles_each(NULL, facts->workspace, facts->user_rules, load_layer_file,
+				 (void *)sets, err);
 }
 
 /* Whether this host can build the token (SPEC 10; R19 when it cannot). */
@@ -131,8 +130,8 @@ int confine_run_prepare(const confine_request *req, confine_run **out, struct co
 		goto oom;
 	run->host = cf_win_host_real(&run->facts);
 
-	struct layer_sets sets = {&run->facts.names, &session, &ws, &user};
-	if ((r = load_rules(req, &run->facts, &sets, err)) < 0)
+	struct layer_sets sets = {&run->facts.names, &ws, &user};
+	if ((r = load_rules(req, &run->facts, &session, &sets, err)) < 0)
 		goto out;
 
 	const struct cf_strv *envp = &req->env_base;
