@@ -404,8 +404,33 @@ static void test_growth(void)
 	free(w ? w : v);
 }
 
+/* A plan's word lines (cf_buf_add_words): the label, each word after a space, quoted and
+ * escaped as JSON or as it is; no word, the label alone. */
+static void test_words(void)
+{
+	struct cf_strv v = {0}, none = {0};
+	cf_strv_add(&v, "ls");
+	cf_strv_add(&v, "a \"b\"\n");
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_add_words(&b, "command:", &v, true);
+	char *got = cf_buf_take(&b);
+	TAP_STREQ(got, "command: \"ls\" \"a \\\"b\\\"\\n\"", "words as JSON strings");
+	free(got);
+	cf_buf_add_words(&b, "env:", &v, false);
+	got = cf_buf_take(&b);
+	TAP_STREQ(got, "env: ls a \"b\"\n", "words as they are");
+	free(got);
+	cf_buf_add_words(&b, "command:", &none, true);
+	got = cf_buf_take(&b);
+	TAP_STREQ(got, "command:", "no word: the label alone");
+	free(got);
+	cf_strv_release(&v);
+}
+
 int main(void)
 {
+	test_words();
 	test_tap_once();
 	test_growth();
 	test_normalize();

@@ -277,17 +277,11 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 			add_escaped(&b, plan->run_notes.v[i]);
 	}
 	if (plan->env_removed.n) {
-		cf_buf_add(&b, "environment removed:");
-		for (size_t i = 0; i < plan->env_removed.n; i++)
-			cf_buf_addf(&b, " %s", plan->env_removed.v[i]);
+		cf_buf_add_words(&b, "environment removed:", &plan->env_removed, false);
 		cf_buf_addc(&b, '\n');
 	}
 	if (plan->argv.n) {
-		cf_buf_add(&b, "command:");
-		for (size_t i = 0; i < plan->argv.n; i++) {
-			cf_buf_addc(&b, ' ');
-			cf_buf_add_json(&b, plan->argv.v[i]);
-		}
+		cf_buf_add_words(&b, "command:", &plan->argv, true);
 		cf_buf_addc(&b, '\n');
 	}
 	return cf_buf_take(&b);

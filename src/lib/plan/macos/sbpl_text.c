@@ -90,16 +90,10 @@ char *cf_mac_plan_text(const struct cf_mac_plan *plan)
 		cf_buf_add(&b, "note: this plan was computed without the Mac's file system: every "
 			       "path the facts do not list is assumed to exist as a directory\n");
 	if (plan->env_removed.n) {
-		cf_buf_add(&b, "environment removed:");
-		for (size_t i = 0; i < plan->env_removed.n; i++)
-			cf_buf_addf(&b, " %s", plan->env_removed.v[i]);
+		cf_buf_add_words(&b, "environment removed:", &plan->env_removed, false);
 		cf_buf_addc(&b, '\n');
 	}
-	cf_buf_add(&b, "command:");
-	for (size_t i = 0; i < plan->argv.n; i++) {
-		cf_buf_addc(&b, ' ');
-		cf_buf_add_json(&b, plan->argv.v[i]);
-	}
+	cf_buf_add_words(&b, "command:", &plan->argv, true);
 	cf_buf_addf(&b, "\nprofile (%zu bytes, %zu strings, %zu regexes):\n", strlen(plan->profile),
 		    plan->strings.n, plan->regexes.n);
 	cf_buf_add(&b, plan->profile);
