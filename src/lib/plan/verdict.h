@@ -8,6 +8,7 @@
 #ifndef CONFINE_PLAN_VERDICT_H
 #define CONFINE_PLAN_VERDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "policy/policy.h"
@@ -31,5 +32,13 @@ int cf_plan_refuse_root(const char *path, const struct cf_decision *rd, struct c
 /* Both, the contradiction first (the Linux planners' order). */
 int cf_plan_refuse(const char *path, const struct cf_decision *rd, const struct cf_decision *wr,
 		   struct confine_error *err);
+
+/* R1 for the plans of macOS and Windows: a workspace `ws` that is a root (`root`, said by
+ * `root_reason`), the home directory or one of its ancestors, or that holds the path of a
+ * wildcard-free guard of the home ("~/..." in `guards`) is refused with CONFINE_E_WORKSPACE,
+ * named `shown` (its spelling on the target), and a hint; else 0. */
+int cf_plan_refuse_workspace(const char *ws, const char *home, bool root, const char *root_reason,
+			     const struct cf_ruleset *guards, const char *shown,
+			     struct confine_error *err);
 
 #endif

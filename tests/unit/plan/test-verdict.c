@@ -93,9 +93,55 @@ static void refusals(void)
 	TAP_STREQ(err.what, "rules contradict each other", "  as the contradiction");
 }
 
+/* R1 for the plans of macOS and Windows (cf_plan_refuse_workspace): a root, the home, an
+ * ancestor of it and a workspace holding a wildcard-free "~/" guard are refused, named as the
+ * target spells them, with the hint; a glob guard and a guard not of the home are not paths. */
+static void workspace(void)
+{
+	struct cf_rule guards[] = {
+	    {.pattern = "~/.ssh", .path = "/h/u/.ssh"},
+	    {.pattern = "~/.keys/*.pem", .path = "/h/u/.keys/*.pem", .glob = true},
+	    {.pattern = "/etc/shadow", .path = "/etc/shadow"},
+	};
+	struct cf_ruleset g = {.v = guards, .n = 3};
+	struct confine_error err = {0};
+	const char *hint = "run confine from a project directory, or pass --workspace DIR";
+	struct {
+		const char *ws;
+		bool root;
+		int want;
+		const char *reason;
+	} cases[] = {
+	    {"/", true, CONFINE_E_WORKSPACE, "the root"},
+	    {"/h/u", false, CONFINE_E_WORKSPACE, "it is the home directory"},
+	    {"/h", false, CONFINE_E_WORKSPACE, "it is an ancestor of the home directory"},
+	    {"/h/u/.ssh", false, CONFINE_E_WORKSPACE,
+	     "it contains the guarded credential path '~/.ssh'"},
+	    {"/h/u/.ssh/sub", false, 0, ""}, /* inside a guard: the guard still denies there */
+	    {"/h/u/.keys", false, 0, ""},
+	    {"/etc", false, 0, ""},
+	    {"/h/u/proj", false, 0, ""},
+	    {"/h/uv", false, 0, ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		int r = cf_plan_refuse_workspace(cases[i].ws, "/h/u", cases[i].root, "the root", &g,
+						 "SHOWN", &err);
+		TAP_INTEQ(r, cases[i].want, "workspace %s: %s", cases[i].ws,
+			  cases[i].want ? "refused" : "accepted");
+		TAP_STREQ(err.reason, cases[i].reason, "workspace %s: the reason", cases[i].ws);
+		TAP_STREQ(err.hint, cases[i].want ? hint : "", "workspace %s: the hint",
+			  cases[i].ws);
+		if (cases[i].want)
+			TAP_STREQ(err.subject, "SHOWN", "workspace %s: named as shown",
+				  cases[i].ws);
+	}
+}
+
 int main(void)
 {
 	why();
 	refusals();
+	workspace();
 	return tap_done();
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plan/macos/sbpl_int.h"
+#include "plan/verdict.h"
 #include "policy/policy.h"
 #include "util/util.h"
 
@@ -61,26 +62,8 @@ static int add_builtin(struct cf_policy *p, const char *const *pats, size_t n,
 static int check_workspace(const struct cf_policy *p, const char *ws, const char *home,
 			   struct confine_error *err)
 {
-	int r = 0;
-	if (!strcmp(ws, "/")) {
-		r = cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", ws,
-			   "it is the root directory '/'");
-	} else if (cf_path_within(home, ws)) {
-		r = cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", ws,
-			   strcmp(ws, home) ? "it is an ancestor of the home directory"
-					    : "it is the home directory");
-	} else {
-		const struct cf_ruleset *g = &p->layers[CF_LAYER_GUARD];
-		for (size_t i = 0; i < g->n && r == 0; i++)
-			if (!strncmp(g->v[i].pattern, "~/", 2) && !g->v[i].glob &&
-			    cf_path_within(g->v[i].path, ws))
-				r = cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", ws,
-					   "it contains the guarded credential path '%s'",
-					   g->v[i].pattern);
-	}
-	if (r < 0)
-		cf_err_hint(err, "run confine from a project directory, or pass --workspace DIR");
-	return r;
+	return cf_plan_refuse_workspace(ws, home, !strcmp(ws, "/"), "it is the root directory '/'",
+					&p->layers[CF_LAYER_GUARD], ws, err);
 }
 
 /* Every resolved path of a layer must be one a profile can hold (R26), or the rule is refused

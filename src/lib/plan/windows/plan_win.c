@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/verdict.h"
 #include "plan/windows/plan_win.h"
 #include "policy/policy.h"
 #include "util/util.h"
@@ -220,29 +221,13 @@ static int add_layer(struct ctx *c, enum cf_layer layer, const struct cf_ruleset
 /* R1 on Windows: not a drive root, not the home or above it, no guarded credential path. */
 static int check_workspace(struct ctx *c)
 {
-	const char *ws = c->h->workspace, *home = c->h->home;
+	const char *ws = c->h->workspace;
 	char *shown = show(c, ws);
-	int r = 0;
 	if (!shown)
 		return cf_nomem(c->err);
-	if (cf_win_is_drive_root(ws)) {
-		r = cf_err(c->err, CONFINE_E_WORKSPACE, "workspace refused", shown,
-			   "it is the root of a drive");
-	} else if (cf_path_within(home, ws)) {
-		r = cf_err(c->err, CONFINE_E_WORKSPACE, "workspace refused", shown,
-			   strcmp(ws, home) ? "it is an ancestor of the home directory"
-					    : "it is the home directory");
-	} else {
-		const struct cf_ruleset *g = &c->p.layers[CF_LAYER_GUARD];
-		for (size_t i = 0; i < g->n && r == 0; i++)
-			if (!strncmp(g->v[i].pattern, "~/", 2) && cf_path_within(g->v[i].path, ws))
-				r = cf_err(c->err, CONFINE_E_WORKSPACE, "workspace refused", shown,
-					   "it contains the guarded credential path '%s'",
-					   g->v[i].pattern);
-	}
-	if (r < 0)
-		cf_err_hint(c->err,
-			    "run confine from a project directory, or pass --workspace DIR");
+	int r = cf_plan_refuse_workspace(ws, c->h->home, cf_win_is_drive_root(ws),
+					 "it is the root of a drive", &c->p.layers[CF_LAYER_GUARD],
+					 shown, c->err);
 	free(shown);
 	return r;
 }
