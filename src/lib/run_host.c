@@ -19,6 +19,7 @@
 #include "host/kernel.h"
 #include "host/kind_memo.h"
 #include "host/toolcache.h"
+#include "host/workspace.h"
 #include "request.h"
 #include "run_host.h"
 #include "util/util.h"
@@ -90,19 +91,8 @@ int cf_run_resolve_workspace(confine_run *run, const confine_request *req,
 					 ".", "getcwd", errno);
 		given = cwd;
 	}
-	run->workspace = realpath(given, NULL);
-	if (!run->workspace) {
-		cf_err_os(err, CONFINE_E_WORKSPACE, "workspace refused", given, "realpath", errno);
-		if (errno == ENOENT)
-			cf_err_hint(err,
-				    "create the directory first or pass an existing --workspace");
-		return CONFINE_E_WORKSPACE;
-	}
-	struct stat st;
-	if (stat(run->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
-		return cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
-			      "it is not a directory");
-	return check_workspace(run, given, err);
+	int r = cf_workspace_resolve(given, &run->workspace, err);
+	return r < 0 ? r : check_workspace(run, given, err);
 }
 
 /* ${XDG_CONFIG_HOME:-HOME/.config}/confine/rules.json (the XDG base directory spec ignores a

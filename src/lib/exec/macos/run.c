@@ -26,6 +26,7 @@
 #include "host/canon.h"
 #include "host/hostfs.h"
 #include "host/rulefile.h"
+#include "host/workspace.h"
 #include "plan/macos/sbpl.h"
 #include "request.h"
 #include "winplan.h"
@@ -104,17 +105,8 @@ static int host_facts(confine_run *run, const confine_request *req, const struct
 		return cf_err_os(err, CONFINE_E_OS, "cannot read the current directory", ".",
 				 "getcwd", errno);
 	const char *given = req->workspace ? req->workspace : cwd;
-	if (!(run->workspace = realpath(given, NULL))) {
-		cf_err_os(err, CONFINE_E_WORKSPACE, "workspace refused", given, "realpath", errno);
-		if (errno == ENOENT)
-			cf_err_hint(err,
-				    "create the directory first or pass an existing --workspace");
-		return CONFINE_E_WORKSPACE;
-	}
-	struct stat st;
-	if (stat(run->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
-		return cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
-			      "it is not a directory");
+	if ((r = cf_workspace_resolve(given, &run->workspace, err)) < 0)
+		return r;
 	char *real_cwd = realpath(cwd, NULL);
 	run->cwd = real_cwd && cf_path_within(real_cwd, run->workspace) ? real_cwd
 									: cf_strdup(run->workspace);
