@@ -140,7 +140,8 @@ int cf_win_facts_finish(struct cf_win_facts *f, const char *home, const char *wo
 		return cf_nomem(err);
 	if (!f->capability && !(f->capability = cf_strdup(CAPABILITY_PLACEHOLDER)))
 		return cf_nomem(err);
-	/* What a run starts from exists; a fact that says otherwise wins. */
+	/* What a run starts from is a directory, whatever a fact said (the Mac's table keeps
+	 * such a fact). */
 	const char *dirs[] = {f->home, f->workspace};
 	for (size_t i = 0; i < 2; i++)
 		if ((r = cf_fact_table_set(&f->table, dirs[i], CF_KIND_DIR, false, err)) < 0)
