@@ -82,6 +82,22 @@ ok $? "R38 --print-plan shows the command escaped"
 raw "$T/plan"
 ok $? "R38 ... and nothing raw"
 
+# --- the plans of the other targets: landlock, Windows, macOS (one writer of their command
+# and environment lines, util/display.c) ---
+for t in "run --backend landlock --print-plan" "plan --target windows" "plan --target macos"; do
+	# shellcheck disable=SC2086 # the words of the subcommand
+	env "MY${RLO}_TOKEN=1" "$CONFINE" $t -- "./ru${ZW}n.sh" "a'b" >"$T/plan-t" 2>&1
+	ok $? "$t: planned"
+	grep -q '^command: "./ru\\u{200B}n.sh" "a\\'"'"'b"$' "$T/plan-t"
+	ok $? "R38 $t shows the command escaped, as the bwrap plan does (got: $(grep '^command' "$T/plan-t"))"
+	if [ "$t" = "run --backend landlock --print-plan" ]; then # the others plan for another host
+		grep -q '^environment removed:.* MY\\u{202E}_TOKEN' "$T/plan-t"
+		ok $? "R38 $t shows a removed variable's name escaped (got: $(grep '^environment removed' "$T/plan-t"))"
+	fi
+	raw "$T/plan-t"
+	ok $? "R38 $t holds nothing raw (got: $(grep -n -e "$ZW" -e "$RLO" -e "$ESC" "$T/plan-t" | cut -c1-120))"
+done
+
 # --- check: a rule file under a strange name ---
 mkdir -p "$T/r${RLO}x"
 echo '{"version": 1, "rules": [' >"$T/r${RLO}x/rules.json"

@@ -98,18 +98,6 @@ void cf_buf_addf(struct cf_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-void cf_buf_add_words(struct cf_buf *b, const char *label, const struct cf_strv *v, bool json)
-{
-	cf_buf_add(b, label);
-	for (size_t i = 0; i < v->n; i++) {
-		cf_buf_addc(b, ' ');
-		if (json)
-			cf_buf_add_json(b, v->v[i]);
-		else
-			cf_buf_add(b, v->v[i]);
-	}
-}
-
 void cf_buf_add_json(struct cf_buf *b, const char *s)
 {
 	cf_buf_addc(b, '"');

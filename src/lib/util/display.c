@@ -52,7 +52,9 @@ char *cf_display_escape_n(const char *s, size_t n, unsigned flags)
 			i++;
 			continue;
 		}
-		if (cp == '\\')
+		if (cp == '\\' && (flags & CF_DISPLAY_BACKSLASH_RAW))
+			cf_buf_addc(&b, '\\');
+		else if (cp == '\\')
 			cf_buf_add(&b, "\\\\");
 		else if ((flags & CONFINE_DISPLAY_QUOTES) && (cp == '\'' || cp == '"'))
 			cf_buf_addf(&b, "\\%c", (char)cp);
@@ -77,6 +79,34 @@ char *cf_display_escape(const char *s, unsigned flags)
 char *cf_display(const char *s)
 {
 	return cf_display_escape(s, 0);
+}
+
+void cf_buf_add_display(struct cf_buf *b, const char *s, unsigned flags)
+{
+	char *d = cf_display_escape(s, flags);
+	if (!d) {
+		b->oom = true;
+		return;
+	}
+	cf_buf_add(b, d);
+	free(d);
+}
+
+void cf_display_words(struct cf_buf *b, const char *label, const struct cf_strv *v, bool quoted)
+{
+	cf_buf_add(b, label);
+	for (size_t i = 0; i < v->n; i++) {
+		char *d = cf_display_escape(v->v[i], quoted ? CONFINE_DISPLAY_QUOTES : 0);
+		if (!d) {
+			b->oom = true;
+			return;
+		}
+		cf_buf_add(b, quoted ? " \"" : " ");
+		cf_buf_add(b, d);
+		if (quoted)
+			cf_buf_addc(b, '"');
+		free(d);
+	}
 }
 
 int confine_display_escape_n(const char *s, size_t len, unsigned flags, char **out,

@@ -50,10 +50,6 @@ void cf_buf_addc(struct cf_buf *b, char c);
 void cf_buf_addf(struct cf_buf *b, const char *fmt, ...) CF_PRINTF(2, 3);
 /* Appends s as a JSON string literal, quotes included. */
 void cf_buf_add_json(struct cf_buf *b, const char *s);
-/* Appends `label`, then each string of v after a space, as a JSON string literal when json;
- * no newline.  A plan's "command:" and "environment removed:" lines. */
-struct cf_strv;
-void cf_buf_add_words(struct cf_buf *b, const char *label, const struct cf_strv *v, bool json);
 /* Hands the string to the caller (NULL on oom) and resets b. */
 char *cf_buf_take(struct cf_buf *b);
 

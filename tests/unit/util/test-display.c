@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "confine.h"
+#include "util/utf8.h"
 #include "../tap.h"
 
 /* The escaped copy, through the public call; NULL when it failed. */
@@ -119,6 +120,15 @@ static void test_flags(void)
 	TAP_INTEQ(confine_display_escape("x", 4, &n, &err), CONFINE_E_INVALID,
 		  "an unknown flag is CONFINE_E_INVALID");
 	TAP_OK(n == NULL && err.code == CONFINE_E_INVALID, "with *out NULL and err filled");
+	/* Confine's own flag for Windows paths: the separator as it is, the rest escaped. */
+	char *w = cf_display_escape("C:\\Users\\a\xe2\x80\xae"
+				    "b",
+				    CF_DISPLAY_BACKSLASH_RAW);
+	TAP_STREQ(w, "C:\\Users\\a\\u{202E}b",
+		  "BACKSLASH_RAW keeps the separator, escapes the rest");
+	free(w);
+	TAP_INTEQ(confine_display_escape("x", CF_DISPLAY_BACKSLASH_RAW, &n, NULL),
+		  CONFINE_E_INVALID, "the public function refuses confine's own flag");
 }
 
 int main(void)

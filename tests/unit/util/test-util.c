@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf8.h"
 #include "util/util.h"
 #include "../tap.h"
 
@@ -404,24 +405,25 @@ static void test_growth(void)
 	free(w ? w : v);
 }
 
-/* A plan's word lines (cf_buf_add_words): the label, each word after a space, quoted and
- * escaped as JSON or as it is; no word, the label alone. */
+/* A plan's word lines (cf_display_words): the label, each word after a space, escaped for
+ * display (R38), quoted with quotes escaped, or as it is; no word, the label alone. */
 static void test_words(void)
 {
 	struct cf_strv v = {0}, none = {0};
 	cf_strv_add(&v, "ls");
-	cf_strv_add(&v, "a \"b\"\n");
+	cf_strv_add(&v, "a \"b'\"\n\xe2\x80\xae");
 	struct cf_buf b;
 	cf_buf_init(&b);
-	cf_buf_add_words(&b, "command:", &v, true);
+	cf_display_words(&b, "command:", &v, true);
 	char *got = cf_buf_take(&b);
-	TAP_STREQ(got, "command: \"ls\" \"a \\\"b\\\"\\n\"", "words as JSON strings");
+	TAP_STREQ(got, "command: \"ls\" \"a \\\"b\\'\\\"\\x0a\\u{202E}\"",
+		  "words quoted, escaped for display, quotes too");
 	free(got);
-	cf_buf_add_words(&b, "env:", &v, false);
+	cf_display_words(&b, "env:", &v, false);
 	got = cf_buf_take(&b);
-	TAP_STREQ(got, "env: ls a \"b\"\n", "words as they are");
+	TAP_STREQ(got, "env: ls a \"b'\"\\x0a\\u{202E}", "words escaped for display, unquoted");
 	free(got);
-	cf_buf_add_words(&b, "command:", &none, true);
+	cf_display_words(&b, "command:", &none, true);
 	got = cf_buf_take(&b);
 	TAP_STREQ(got, "command:", "no word: the label alone");
 	free(got);

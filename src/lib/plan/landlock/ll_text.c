@@ -37,6 +37,18 @@ static void add_shown(struct cf_buf *b, const struct cf_ll_plan *pl, const char 
 	cf_buf_add(b, s);
 }
 
+/* A path or note for a person (R38: escaped for display, then shown as above). */
+static void add_display(struct cf_buf *b, const struct cf_ll_plan *pl, const char *s)
+{
+	char *d = cf_display_escape(s, 0);
+	if (!d) {
+		b->oom = true;
+		return;
+	}
+	add_shown(b, pl, d);
+	free(d);
+}
+
 static char *shown(const struct cf_ll_plan *pl, const char *s)
 {
 	struct cf_buf b;
@@ -88,7 +100,7 @@ static void strv_section(struct cf_buf *b, const struct cf_ll_plan *pl, const ch
 	cf_buf_addf(b, "%s\n", title);
 	for (size_t i = 0; i < sv->n; i++) {
 		cf_buf_add(b, "  ");
-		add_shown(b, pl, sv->v[i]);
+		add_display(b, pl, sv->v[i]);
 		cf_buf_addc(b, '\n');
 	}
 }
@@ -144,7 +156,7 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 	for (size_t i = 0; i < pl->n_rules; i++) {
 		const struct cf_ll_rule *r = &pl->rules[i];
 		cf_buf_add(b, "  ");
-		add_shown(b, pl, r->path);
+		add_display(b, pl, r->path);
 		cf_buf_addc(b, ' ');
 		access_text(b, r->access, pl->handled_fs, r->kind == CF_KIND_DIR);
 		if (r->why)
@@ -248,22 +260,15 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	if (ll->opener && plan->ipc_allow.n) {
 		cf_buf_add(&b, "ipc allowed (a FIFO named here, or directly in it):\n");
 		for (size_t i = 0; i < plan->ipc_allow.n; i++) {
-			/* The request chose it (R38). */
-			char *d = cf_display_escape(plan->ipc_allow.v[i], 0);
-			if (!d) {
-				cf_buf_release(&b);
-				return NULL;
-			}
 			cf_buf_add(&b, "  ");
-			add_shown(&b, ll, d);
+			add_display(&b, ll, plan->ipc_allow.v[i]); /* the request chose it (R38) */
 			cf_buf_addc(&b, '\n');
-			free(d);
 		}
 	}
 	if (plan->missing.n) {
 		cf_buf_add(&b, "missing at launch (no rule, re-checked after the run):\n");
 		for (size_t i = 0; i < plan->missing.n; i++)
-			cf_buf_addf(&b, "  %s\n", plan->missing.v[i]);
+			add_escaped(&b, plan->missing.v[i]);
 	}
 	cf_plan_caches_text(&b, plan);
 	if (plan->public_files.n) {
@@ -277,11 +282,11 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 			add_escaped(&b, plan->run_notes.v[i]);
 	}
 	if (plan->env_removed.n) {
-		cf_buf_add_words(&b, "environment removed:", &plan->env_removed, false);
+		cf_display_words(&b, "environment removed:", &plan->env_removed, false);
 		cf_buf_addc(&b, '\n');
 	}
 	if (plan->argv.n) {
-		cf_buf_add_words(&b, "command:", &plan->argv, true);
+		cf_display_words(&b, "command:", &plan->argv, true);
 		cf_buf_addc(&b, '\n');
 	}
 	return cf_buf_take(&b);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan/macos/sbpl.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 /* What the profile enforces, stated in every plan. */
@@ -67,14 +68,21 @@ char *cf_mac_plan_text(const struct cf_mac_plan *plan)
 	cf_buf_add(&b, "target: macos\n");
 	cf_buf_add(&b, "backend: Seatbelt, " CF_MAC_SANDBOX_EXEC
 		       " -p PROFILE -- COMMAND (the profile inline, no file)\n");
-	cf_buf_addf(&b, "home: %s\n", plan->home);
-	cf_buf_addf(&b, "workspace: %s\n", plan->workspace);
-	cf_buf_addf(&b, "cwd: %s\n", plan->cwd);
+	/* R38: what the request, the workspace or the host chose is escaped for display. */
+	cf_buf_add(&b, "home: ");
+	cf_buf_add_display(&b, plan->home, 0);
+	cf_buf_add(&b, "\nworkspace: ");
+	cf_buf_add_display(&b, plan->workspace, 0);
+	cf_buf_add(&b, "\ncwd: ");
+	cf_buf_add_display(&b, plan->cwd, 0);
+	cf_buf_addc(&b, '\n');
 	cf_buf_addf(&b, "network: %s\n", network_text(plan, net, sizeof(net)));
 	if (plan->injections.n) {
 		cf_buf_add(&b, "injections (scratch files: literal read allow, write deny):");
-		for (size_t i = 0; i < plan->injections.n; i++)
-			cf_buf_addf(&b, " %s", plan->injections.v[i]);
+		for (size_t i = 0; i < plan->injections.n; i++) {
+			cf_buf_addc(&b, ' ');
+			cf_buf_add_display(&b, plan->injections.v[i], 0);
+		}
 		cf_buf_addc(&b, '\n');
 	}
 	cf_buf_add(&b, "enforced on macOS:\n");
@@ -84,16 +92,19 @@ char *cf_mac_plan_text(const struct cf_mac_plan *plan)
 	for (size_t i = 0; i < cf_mac_n_not_enforced; i++)
 		cf_buf_addf(&b, "  - %s\n", cf_mac_not_enforced[i]);
 	cf_buf_addf(&b, "tested: %s\n", cf_mac_tested);
-	for (size_t i = 0; i < plan->notes.n; i++)
-		cf_buf_addf(&b, "note: %s\n", plan->notes.v[i]);
+	for (size_t i = 0; i < plan->notes.n; i++) {
+		cf_buf_add(&b, "note: ");
+		cf_buf_add_display(&b, plan->notes.v[i], 0);
+		cf_buf_addc(&b, '\n');
+	}
 	if (plan->assumed)
 		cf_buf_add(&b, "note: this plan was computed without the Mac's file system: every "
 			       "path the facts do not list is assumed to exist as a directory\n");
 	if (plan->env_removed.n) {
-		cf_buf_add_words(&b, "environment removed:", &plan->env_removed, false);
+		cf_display_words(&b, "environment removed:", &plan->env_removed, false);
 		cf_buf_addc(&b, '\n');
 	}
-	cf_buf_add_words(&b, "command:", &plan->argv, true);
+	cf_display_words(&b, "command:", &plan->argv, true);
 	cf_buf_addf(&b, "\nprofile (%zu bytes, %zu strings, %zu regexes):\n", strlen(plan->profile),
 		    plan->strings.n, plan->regexes.n);
 	cf_buf_add(&b, plan->profile);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "plan/windows/plan_win.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 static const char *const token_flags[] = {"WRITE_RESTRICTED", "LUA_TOKEN", "DISABLE_MAX_PRIVILEGE"};
@@ -55,8 +56,12 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 	struct cf_buf b;
 	cf_buf_init(&b);
 	cf_buf_add(&b, "target: windows\n");
-	cf_buf_addf(&b, "workspace: %s\n", plan->workspace);
-	cf_buf_addf(&b, "cwd: %s\n", plan->cwd);
+	/* R38: what the request, the workspace or the host chose is escaped for display. */
+	cf_buf_add(&b, "workspace: ");
+	cf_buf_add_display(&b, plan->workspace, CF_DISPLAY_BACKSLASH_RAW);
+	cf_buf_add(&b, "\ncwd: ");
+	cf_buf_add_display(&b, plan->cwd, CF_DISPLAY_BACKSLASH_RAW);
+	cf_buf_addc(&b, '\n');
 	cf_buf_add(&b, "protection: writes only (reads are not protected)\n");
 	cf_buf_addf(&b, "network: %s\n",
 		    plan->network ? "on (not restricted on Windows)"
@@ -77,17 +82,23 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 	for (size_t i = 0; i < plan->n_edits; i++) {
 		const struct cf_win_edit *e = &plan->edits[i];
 		char *p = show(plan, e->path);
-		cf_buf_addf(&b, "  %-11s %s  [%s%s mask=0x%06x]  # %s\n", cf_win_ace_name(e->ace),
-			    p ? p : e->path, e->kind == CF_KIND_DIR ? "dir" : "file",
-			    e->inherit ? " inherited" : "", e->mask, e->why);
+		cf_buf_addf(&b, "  %-11s ", cf_win_ace_name(e->ace));
+		cf_buf_add_display(&b, p ? p : e->path, CF_DISPLAY_BACKSLASH_RAW);
+		cf_buf_addf(&b, "  [%s%s mask=0x%06x]  # %s\n",
+			    e->kind == CF_KIND_DIR ? "dir" : "file", e->inherit ? " inherited" : "",
+			    e->mask, e->why);
 		free(p);
 	}
 	cf_buf_add(&b, "not enforced on Windows (what it means for the command, reason below):\n");
 	for (size_t i = 0; i < plan->n_gaps; i++) {
 		const struct cf_win_gap *g = &plan->gaps[i];
-		cf_buf_addf(&b, "  %s: %s", g->what, g->rule);
-		if (g->path[0])
-			cf_buf_addf(&b, " (%s)", g->path);
+		cf_buf_addf(&b, "  %s: ", g->what);
+		cf_buf_add_display(&b, g->rule, CF_DISPLAY_BACKSLASH_RAW);
+		if (g->path[0]) {
+			cf_buf_add(&b, " (");
+			cf_buf_add_display(&b, g->path, CF_DISPLAY_BACKSLASH_RAW);
+			cf_buf_addc(&b, ')');
+		}
 		cf_buf_addf(&b, ": %s [%zu]\n", g->effect, reason_index(plan, i));
 	}
 	cf_buf_add(&b, "reasons:\n");
@@ -95,7 +106,9 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 		if (reason_index(plan, i) <= k)
 			continue;
 		k = reason_index(plan, i);
-		cf_buf_addf(&b, "  [%zu] %s\n", k, plan->gaps[i].reason);
+		cf_buf_addf(&b, "  [%zu] ", k);
+		cf_buf_add_display(&b, plan->gaps[i].reason, CF_DISPLAY_BACKSLASH_RAW);
+		cf_buf_addc(&b, '\n');
 	}
 	cf_buf_add(&b, "limits of the write protection:\n");
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
@@ -104,16 +117,22 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 		cf_buf_addf(&b, "  - %s\n", assumed_limit);
 	if (plan->notes.n) {
 		cf_buf_add(&b, "notes:\n");
-		for (size_t i = 0; i < plan->notes.n; i++)
-			cf_buf_addf(&b, "  %s\n", plan->notes.v[i]);
+		for (size_t i = 0; i < plan->notes.n; i++) {
+			cf_buf_add(&b, "  ");
+			cf_buf_add_display(&b, plan->notes.v[i], CF_DISPLAY_BACKSLASH_RAW);
+			cf_buf_addc(&b, '\n');
+		}
 	}
 	if (plan->env_removed.n) {
-		cf_buf_add_words(&b, "environment removed:", &plan->env_removed, false);
+		cf_display_words(&b, "environment removed:", &plan->env_removed, false);
 		cf_buf_addc(&b, '\n');
 	}
 	if (plan->argv.n) {
-		cf_buf_add_words(&b, "command:", &plan->argv, true);
-		cf_buf_addf(&b, "\ncommand line: %s\n", plan->cmdline ? plan->cmdline : "");
+		cf_display_words(&b, "command:", &plan->argv, true);
+		cf_buf_add(&b, "\ncommand line: ");
+		cf_buf_add_display(&b, plan->cmdline ? plan->cmdline : "",
+				   CF_DISPLAY_BACKSLASH_RAW);
+		cf_buf_addc(&b, '\n');
 	}
 	return cf_buf_take(&b);
 }
