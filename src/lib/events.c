@@ -104,8 +104,8 @@ static bool launched_same(const confine_run *run, const struct cf_match *m)
 /* Whether the launch left the mount of this endpoint out: it vanished as the sandbox started. */
 static bool left_out(const confine_run *run, const char *path)
 {
-	for (size_t i = 0; run->skip && i < run->plan.n_mounts; i++)
-		if (run->skip[i] && !strcmp(run->plan.mounts[i].path, path))
+	for (size_t i = 0; run->exec.facts.skip && i < run->plan.n_mounts; i++)
+		if (run->exec.facts.skip[i] && !strcmp(run->plan.mounts[i].path, path))
 			return true;
 	return false;
 }

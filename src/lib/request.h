@@ -24,6 +24,7 @@
 #include "exec/linux/pty.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/keeper.h"
+#include "exec/linux/launch.h"
 #include "exec/linux/bwrap/settle.h"
 #include "host/kind_memo.h"
 #include "host/scan.h"
@@ -80,54 +81,20 @@ struct confine_run {
 	struct cf_idents idents;   /* what the setup is checked against (R34) */
 	struct cf_idents linked;   /* symlinks to defused protections, as at launch (R30) */
 	int replans;		   /* plans made again because the sandbox did not settle */
-	char *unsettled;	   /* the path that changed during the setup, or NULL */
-	int go_w;		   /* write end of the helper's go pipe, -1 when none */
-	time_t launch_time;	   /* when bwrap was last started (residue, R34) */
 	bool globs_collected;	   /* run->globs holds every glob rule */
 	struct confine_probe_result probe;
 	uint64_t limit_pids, limit_mem, timeout_ms, kill_grace_ms;
 	enum confine_tty tty; /* R41: whether the command gets a pty (exec/linux/pty.h) */
-	struct cf_pty *pty;   /* its relay while the command runs, or NULL */
 	int stdio_req[3];     /* the request's stdio numbers (-1: this process's 0, 1, 2) */
-	int stdio[3]; /* the command's 0, 1, 2: duplicates taken at the start, -1 when closed */
-	struct confine_error pty_err; /* bwrap: the sandbox's pty did not come (the command
-				       * never started) */
 	struct cf_cgroup cgroup;
 	struct cf_cgroup_counts limit_counts; /* read as the cgroup goes (post-run events) */
 	struct cf_keeper keeper;	      /* ends the run if confine dies (keeper.c) */
-	bool timed_out;
-	bool killed_after_grace;
-	struct timespec start_time;
-	char *bwrap;  /* pinned canonical path; NULL under policy off */
-	char *helper; /* confine-init chosen by the caller, or NULL */
+	char *bwrap;			      /* pinned canonical path; NULL under policy off */
+	char *helper;			      /* confine-init chosen by the caller, or NULL */
 
-	/* while running */
-	pid_t pid;			     /* bwrap, or the command under policy off */
-	volatile sig_atomic_t target_pid;    /* where forwarded signals go */
-	volatile sig_atomic_t target_pidfd;  /* a pidfd of target_pid, -1 when none: a signal
-					      * can never reach a recycled pid */
-	volatile sig_atomic_t end_requested; /* a signal asked the sandbox to end */
-	volatile sig_atomic_t sigints;	     /* SIGINTs forwarded so far */
-	bool reaped;			     /* the wait loop reaped pid already (no pidfd) */
-	bool *skip;   /* per plan mount: left out of this launch (a vanished host endpoint) */
-	int attempts; /* launches tried again because an endpoint vanished */
-	bool helper_mode_used; /* this launch: confine-init makes the masks (helper mode) */
-	bool *by_helper;       /* this launch, per plan mount: made by exec/linux/bwrap/masks.c */
-	int mounts_r;	       /* this launch: the helper mode's list, made at READY, read back */
-	bool helper_mode_off;  /* bwrap makes every mount (helper mode failed once) */
-	char *helper_failed;   /* the target helper mode last failed on (changed, or unreachable) */
-	int reaped_status;
-	int status_fd; /* read end of the helper's status pipe */
-	int err_fd;    /* read end of bwrap's stderr */
-	int info_fd;   /* read end of bwrap's --info-fd */
-	bool started;
-	bool from_command;
-	volatile sig_atomic_t ready;	   /* the helper reported READY */
-	volatile sig_atomic_t pending_sig; /* a signal noted before READY */
-	int early_sig;			   /* the sandbox was ended by it before the command */
-	int wake_r, wake_w;		   /* wakes the wait loop for a pending signal */
-	struct cf_helper_record rec[4];	   /* the helper's records, as they arrive */
-	size_t n_rec;
+	/* The Linux executor's launches: what they are given (the command's descriptors, its pty)
+	 * and the facts they return (exec/linux/launch.h; filled by run_launch.c). */
+	struct cf_launch exec;
 
 	/* post-run detection (R23) */
 	struct cf_ruleset globs;  /* every glob rule, as scanned at launch */
@@ -145,12 +112,10 @@ struct confine_run {
 	size_t n_notices;
 
 	/* network by domain (SPEC 12) */
-	struct cf_net_policy net;	  /* network rules of every layer */
-	enum confine_net_mode net_mode;	  /* what the run gets */
-	struct cf_netrun *netrun;	  /* the proxy while the command runs (net/netrun.c) */
-	struct cf_connguard *connguard;	  /* landlock: the connect(2) guard (connguard.c) */
-	struct cf_supervisor *supervisor; /* landlock: the supervised calls (supervisor.c) */
-	struct cf_net_event *net_events;  /* the proxy's decisions, after the run */
+	struct cf_net_policy net;	 /* network rules of every layer */
+	enum confine_net_mode net_mode;	 /* what the run gets */
+	struct cf_netrun *netrun;	 /* the proxy while the command runs (net/netrun.c) */
+	struct cf_net_event *net_events; /* the proxy's decisions, after the run */
 	size_t n_net_events, net_dropped;
 	confine_net_ask_fn net_ask; /* R43: the request's asker (NULL: none) */
 	void *net_ask_user;
@@ -187,9 +152,9 @@ struct confine_run {
 	bool cache_facts_made;		/* gathered (a run under the sandbox with a bound) */
 	char cache_work[64];		/* the overlay work directories of this run's slot */
 	uint64_t cache_bound;		/* all stores together */
-	bool cache_overlay_off;		/* an overlay failed: redirects from now on */
 	int cache_lock;			/* the flock of this run's overlay slot, -1: none */
 	int cache_store_lock;		/* the store's lock, shared while the run uses it */
+	bool cache_overlay_off;		/* an overlay failed: redirects from now on */
 	bool cache_started;		/* the upper and work directories are made */
 	struct cf_strv cache_env_saved; /* what the redirects replaced: NAME=VALUE, or NAME */
 	struct cf_strv cache_env_keep;	/* names the caller set with --env: left alone */
@@ -242,7 +207,7 @@ int cf_run_explain_git(const confine_run *run, const char *path, char **guard,
 int cf_run_explain_alias(const confine_run *run, const char *path, enum confine_access access,
 			 struct confine_decision *out, struct confine_error *err);
 /* Removes the landlock backend's per-run TMPDIR and everything in it, without following a
- * symlink (landlock/spawn.c).  Touches the OS. */
+ * symlink (run_backend.c).  Touches the OS. */
 void cf_ll_remove_run_tmp(confine_run *run);
 
 /* Before the run: the allows a guard or an override outranks, into run->notices
@@ -273,8 +238,8 @@ int cf_run_cache_env(confine_run *run, struct confine_error *err);
 enum cf_content cf_run_content_of_file(void *ctx, const char *path);
 enum cf_content cf_run_content_of_scan(void *ctx, const char *path);
 void cf_run_caches_finish(confine_run *run);
-/* Whether bwrap's launch will run in helper mode (spawn.c), so that the plan may hold tool
- * cache overlays.  Touches the OS (once). */
+/* Whether bwrap's launch will run in helper mode (run_launch.c), so that the plan may hold
+ * tool cache overlays.  Touches the OS (once). */
 bool cf_run_helper_mode(const confine_run *run);
 
 /* Post-run detection: fills run->events (events.c).  Touches the OS. */

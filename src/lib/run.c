@@ -265,8 +265,8 @@ static int adopt(confine_run *run, struct cf_plan *plan, struct cf_idents *ids,
 	run->launch = *globs;
 	memset(globs, 0, sizeof(*globs));
 	run->host.content_ctx = &run->launch;
-	free(run->skip);
-	run->skip = NULL;
+	free(run->exec.facts.skip); /* per mount of the plan that is gone */
+	run->exec.facts.skip = NULL;
 	return 0;
 }
 
@@ -316,11 +316,7 @@ confine_run *cf_run_new(const confine_request *req)
 	confine_run *run = calloc(1, sizeof(*run));
 	if (!run)
 		return NULL;
-	run->pid = -1;
-	run->status_fd = run->err_fd = run->info_fd = -1;
-	run->wake_r = run->wake_w = -1;
-	run->go_w = -1;
-	run->mounts_r = -1;
+	cf_launch_init(&run->exec);
 	run->cache_lock = -1;
 	run->cache_store_lock = -1;
 	run->policy = req->policy;
@@ -329,11 +325,8 @@ confine_run *cf_run_new(const confine_request *req)
 	run->timeout_ms = req->timeout_ms;
 	run->kill_grace_ms = req->kill_grace_ms;
 	run->tty = req->tty;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 3; i++)
 		run->stdio_req[i] = req->stdio[i];
-		run->stdio[i] = -1;
-	}
-	run->target_pidfd = -1;
 	if (req->helper && !(run->helper = cf_strdup(req->helper))) {
 		free(run);
 		return NULL;
@@ -650,27 +643,13 @@ void confine_run_free(confine_run *run)
 {
 	if (!run)
 		return;
-	if (run->status_fd >= 0)
-		close(run->status_fd);
-	if (run->err_fd >= 0)
-		close(run->err_fd);
-	if (run->info_fd >= 0)
-		close(run->info_fd);
-	if (run->wake_r >= 0)
-		close(run->wake_r);
-	if (run->wake_w >= 0)
-		close(run->wake_w);
-	if (run->go_w >= 0)
-		close(run->go_w);
-	cf_run_stdio_release(run);
-	free(run->unsettled);
-	if (run->target_pidfd >= 0)
-		close(run->target_pidfd);
+	cf_launch_release(&run->exec);
+	cf_stdio_release(run->exec.stdio);
 	cf_run_record_release(run);
 	/* Freed while the sandbox may still run: it ends, as it would with confine. */
 	cf_keeper_end(&run->keeper);
 	cf_cgroup_destroy(&run->cgroup);
-	cf_connguard_free(run->connguard);
+	cf_connguard_free(run->exec.facts.connguard);
 	cf_netrun_free(run->netrun);
 	cf_run_net_release(run);
 	cf_net_policy_release(&run->net);
@@ -696,12 +675,7 @@ void confine_run_free(confine_run *run)
 	cf_strv_release(&run->ipc_groups);
 	free(run->events);
 	free(run->notices);
-	free(run->skip);
-	free(run->by_helper);
-	free(run->helper_failed);
-	cf_pty_free(run->pty);
-	if (run->mounts_r >= 0)
-		close(run->mounts_r);
+	cf_pty_free(run->exec.pty);
 	free(run->home);
 	free(run->pw_home);
 	free(run->pw_name);
@@ -733,15 +707,15 @@ void confine_run_free(confine_run *run)
 
 bool confine_run_timed_out(const confine_run *run)
 {
-	return run->timed_out;
+	return run->exec.facts.timed_out;
 }
 
 bool confine_run_killed_after_grace(const confine_run *run)
 {
-	return run->killed_after_grace;
+	return run->exec.facts.killed_after_grace;
 }
 
 bool confine_run_status_from_command(const confine_run *run)
 {
-	return run->from_command;
+	return run->exec.facts.from_command;
 }

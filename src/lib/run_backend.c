@@ -52,6 +52,17 @@ static int make_run_tmp(confine_run *run, bool real, struct confine_error *err)
 }
 
 /* TMPDIR of the command: the run's own directory (SPEC 3.3). */
+void cf_ll_remove_run_tmp(confine_run *run)
+{
+	if (!run->run_tmp_made || !run->run_tmp)
+		return;
+	/* Through its lock's descriptor: the very directory confine made, even if the command
+	 * renamed it or put something else in its place. */
+	cf_owntmp_remove(run->run_tmp, run->run_tmp_lock);
+	run->run_tmp_lock = -1;
+	run->run_tmp_made = false;
+}
+
 static int set_tmpdir(struct cf_strv *env, const char *dir, struct confine_error *err)
 {
 	char *v = cf_asprintf("TMPDIR=%s", dir);

@@ -37,8 +37,8 @@ void cf_run_facts_of(const confine_run *run, struct cf_run_facts *f)
 	    .n_notices = run->n_notices,
 	    .events = run->events,
 	    .n_events = run->n_events,
-	    .from_command = run->from_command,
-	    .timed_out = run->timed_out,
+	    .from_command = run->exec.facts.from_command,
+	    .timed_out = run->exec.facts.timed_out,
 	    .scan = &run->scan,
 	    .ipc_scan = &run->ipc_scan,
 	};

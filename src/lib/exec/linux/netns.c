@@ -25,7 +25,7 @@
 #include "net/netconst.h"
 #include "net/netrun.h"
 #include "net/proxy.h"
-#include "request.h"
+#include "exec/linux/launch.h"
 #include "util/procfs.h"
 #include "util/util.h"
 
@@ -326,20 +326,20 @@ fail:
 	return CONFINE_E_OS;
 }
 
-void cf_netns_attach(confine_run *run)
+void cf_netns_attach(const struct cf_launch *lc)
 {
-	if (!run->netrun || run->backend == CONFINE_BACKEND_LANDLOCK ||
-	    (pid_t)run->target_pid <= 0 || (pid_t)run->target_pid == run->pid)
+	if (!lc->netrun || lc->backend == CONFINE_BACKEND_LANDLOCK ||
+	    (pid_t)lc->facts.target_pid <= 0 || (pid_t)lc->facts.target_pid == lc->facts.pid)
 		return;
 	struct cf_netns_fds f;
 	struct confine_error e = {0};
-	if (cf_netns_setup((pid_t)run->target_pid, run->target_pidfd, &f, &e) < 0) {
+	if (cf_netns_setup((pid_t)lc->facts.target_pid, lc->facts.target_pidfd, &f, &e) < 0) {
 		/* Fail closed: nothing was added to the namespace, the sandbox is as it was
 		 * before the resolver existed; the run's decisions say why. */
-		cf_netrun_inside_failed(run->netrun, &e);
+		cf_netrun_inside_failed(lc->netrun, &e);
 		return;
 	}
 	struct cf_inside_fds in = {f.dns_udp4, f.dns_udp6, f.dns_tcp4, f.dns_tcp6, f.tcp4, f.tcp6};
-	if (cf_netrun_inside(run->netrun, &in, &e) < 0)
-		cf_netrun_inside_failed(run->netrun, &e);
+	if (cf_netrun_inside(lc->netrun, &in, &e) < 0)
+		cf_netrun_inside_failed(lc->netrun, &e);
 }

@@ -56,9 +56,10 @@ void cf_netns_fds_close(struct cf_netns_fds *f);
  */
 int cf_netns_setup(pid_t pid, int pidfd, struct cf_netns_fds *out, struct confine_error *err);
 
-/* At READY of a network-by-domain run on the bwrap backend, before the command starts: the
- * setup of pid 1's namespace, its sockets handed to the run's proxy; a failure is recorded
- * with the run's decisions (the sandbox stays without a resolver: fail closed). */
-void cf_netns_attach(confine_run *run);
+struct cf_launch;
+/* At READY of a network-by-domain launch on the bwrap backend, before the command starts: the
+ * setup of pid 1's namespace, its sockets handed to the launch's proxy; a failure is recorded
+ * with the proxy's decisions (the sandbox stays without a resolver: fail closed). */
+void cf_netns_attach(const struct cf_launch *lc);
 
 #endif

@@ -6,48 +6,47 @@
 
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
-#include "request.h"
 #include "util/util.h"
 
 static const char *const names[3] = {"stdin", "stdout", "stderr"};
 
-int cf_run_stdio_take(confine_run *run, struct confine_error *err)
+int cf_stdio_take(const int req[3], int stdio[3], struct confine_error *err)
 {
-	cf_run_stdio_release(run);
+	cf_stdio_release(stdio);
 	/* Every given one is checked before anything is duplicated: a duplicate could take the
 	 * number of one the caller closed too early, and be given in its place. */
 	for (int i = 0; i < 3; i++)
-		if (run->stdio_req[i] >= 0 && fcntl(run->stdio_req[i], F_GETFD) < 0) {
+		if (req[i] >= 0 && fcntl(req[i], F_GETFD) < 0) {
 			cf_err(err, CONFINE_E_INVALID, "cannot start", names[i],
 			       "descriptor %d given by confine_request_set_stdio is not open any "
 			       "more",
-			       run->stdio_req[i]);
+			       req[i]);
 			cf_err_hint(err,
 				    "keep the descriptor open until confine_run_start returns");
 			return CONFINE_E_INVALID;
 		}
 	for (int i = 0; i < 3; i++) {
-		bool given = run->stdio_req[i] >= 0;
-		int fd = fcntl(given ? run->stdio_req[i] : i, F_DUPFD_CLOEXEC, 3);
+		bool given = req[i] >= 0;
+		int fd = fcntl(given ? req[i] : i, F_DUPFD_CLOEXEC, 3);
 		if (fd >= 0) {
-			run->stdio[i] = fd;
+			stdio[i] = fd;
 			continue;
 		}
 		int e = errno;
 		if (!given && e == EBADF)
 			continue; /* closed here: closed for the command too */
-		cf_run_stdio_release(run);
+		cf_stdio_release(stdio);
 		return cf_err_os(err, CONFINE_E_OS, "cannot start", names[i], "fcntl", e);
 	}
 	return 0;
 }
 
-void cf_run_stdio_release(confine_run *run)
+void cf_stdio_release(int stdio[3])
 {
 	for (int i = 0; i < 3; i++) {
-		if (run->stdio[i] >= 0)
-			close(run->stdio[i]);
-		run->stdio[i] = -1;
+		if (stdio[i] >= 0)
+			close(stdio[i]);
+		stdio[i] = -1;
 	}
 }
 

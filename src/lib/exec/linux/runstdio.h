@@ -13,12 +13,13 @@
 
 #include "confine.h"
 
-/* run->stdio from run->stdio_req: close-on-exec duplicates at 3 or above; one of this
- * process's that is closed stays -1 (the command gets it closed too).  A descriptor of the
- * request's that is no longer open: CONFINE_E_INVALID.  Nothing is held when it fails. */
-int cf_run_stdio_take(confine_run *run, struct confine_error *err);
+/* stdio from req (the request's numbers, -1: this process's 0, 1, 2): close-on-exec
+ * duplicates at 3 or above; one of this process's that is closed stays -1 (the command gets it
+ * closed too).  A descriptor of the request's that is no longer open: CONFINE_E_INVALID.
+ * Nothing is held when it fails. */
+int cf_stdio_take(const int req[3], int stdio[3], struct confine_error *err);
 /* Closes the duplicates (the end of the wait, a failed start, the run freed).  Idempotent. */
-void cf_run_stdio_release(confine_run *run);
+void cf_stdio_release(int stdio[3]);
 /* In a child of vfork, before exec: run->stdio becomes 0, 1, 2 where `skip` (CF_PTY_FD bits)
  * does not say that another descriptor takes the place; one that is -1 is closed.  Only
  * system calls: async-signal-safe.  0, or -1 with errno set. */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "exec/linux/tee.h"
-#include "request.h"
+#include "exec/linux/launch.h"
 #include "util/util.h"
 
 void cf_tee_init(struct cf_tee *t, int in, int out, struct cf_denials *scan)
@@ -128,7 +128,8 @@ void cf_tee_drain(struct cf_tee *t)
 /* A pipe for the command's stderr: the write end (at fd 3 or above, close-on-exec until the
  * keep list hands it to bwrap, or the landlock child makes it fd 2) goes to the helper, the
  * read end stays with the wait loop. */
-int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
+int cf_open_tee(const struct cf_launch_tee *t, int stderr_fd, int *write_end,
+		struct confine_error *err)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -145,21 +146,21 @@ int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
 				 e);
 	}
-	if (!run->record.tee && !(run->record.tee = malloc(sizeof(*run->record.tee)))) {
+	if (!*t->tee && !(*t->tee = malloc(sizeof(**t->tee)))) {
 		close(p[0]);
 		close(w);
 		return cf_nomem(err);
 	}
-	if (run->record.tee_fd >= 0)
-		close(run->record.tee_fd);
-	if (run->record.tee_out >= 0)
-		close(run->record.tee_out);
-	run->record.tee_fd = p[0];
+	if (*t->fd >= 0)
+		close(*t->fd);
+	if (*t->out >= 0)
+		close(*t->out);
+	*t->fd = p[0];
 	/* The bytes go to the command's stderr (confine_request_set_stdio's, or this process's 2
 	 * as it was at the start): a copy of the run's duplicate, let go at the end of the wait.
 	 * No stderr (-1): dropped. */
-	run->record.tee_out = run->stdio[2] >= 0 ? fcntl(run->stdio[2], F_DUPFD_CLOEXEC, 3) : -1;
-	cf_tee_init(run->record.tee, p[0], run->record.tee_out, &run->record.denials);
+	*t->out = stderr_fd >= 0 ? fcntl(stderr_fd, F_DUPFD_CLOEXEC, 3) : -1;
+	cf_tee_init(*t->tee, p[0], *t->out, t->scan);
 	*write_end = w;
 	return 0;
 }

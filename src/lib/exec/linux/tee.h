@@ -39,10 +39,12 @@ void cf_tee_write(struct cf_tee *t);
  * never for more input) and ends the last line. */
 void cf_tee_drain(struct cf_tee *t);
 
-typedef struct confine_run confine_run;
 struct confine_error;
-/* The stderr tee's pipe of a run: the wait loop holds the read end, *write_end (close-on-exec,
+struct cf_launch_tee;
+/* The stderr tee's pipe of a launch (launch.h): the wait loop holds the read end (*t->fd),
+ * the bytes go to a duplicate of stderr_fd (*t->out; -1: dropped), *write_end (close-on-exec,
  * at fd 3 or above) becomes the command's stderr. */
-int cf_open_tee(confine_run *run, int *write_end, struct confine_error *err);
+int cf_open_tee(const struct cf_launch_tee *t, int stderr_fd, int *write_end,
+		struct confine_error *err);
 
 #endif

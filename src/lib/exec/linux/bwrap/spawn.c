@@ -39,10 +39,9 @@
 #include "exec/linux/bwrap/masks.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
-#include "exec/linux/bwrap/spawn.h"
+#include "exec/linux/cgroup.h"
+#include "exec/linux/launch.h"
 #include "exec/linux/tee.h"
-#include "inject/run_inject.h"
-#include "request.h"
 #include "util/mountapi.h"
 #include "util/owntmp.h"
 #include "util/util.h"
@@ -229,16 +228,16 @@ static __attribute__((noinline)) pid_t start_direct(const char *path, char **arg
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-static int spawn_direct(confine_run *run, struct confine_error *err)
+int cf_launch_direct(struct cf_launch *lc, struct confine_error *err)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return cf_err_os(err, CONFINE_E_OS, "cannot start command", run->plan.argv.v[0],
+		return cf_err_os(err, CONFINE_E_OS, "cannot start command", lc->plan->argv.v[0],
 				 "pipe2", errno);
-	char **argv = run->plan.argv.v;
-	pid_t pid = start_direct(run->record.escalated ? run->record.program : NULL, argv,
-				 run->plan.env.v ? run->plan.env.v : (char *[]){NULL}, pfd[1],
-				 &run->cgroup, run->stdio);
+	char **argv = lc->plan->argv.v;
+	pid_t pid =
+	    start_direct(lc->program, argv, lc->plan->env.v ? lc->plan->env.v : (char *[]){NULL},
+			 pfd[1], lc->cgroup, lc->stdio);
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
@@ -246,11 +245,11 @@ static int spawn_direct(confine_run *run, struct confine_error *err)
 				 errno);
 	}
 	close(pfd[1]);
-	run->pid = pid;
-	run->target_pid = pid;
-	run->status_fd = pfd[0];
-	run->ready = true; /* nothing to set up: signals go straight to the command */
-	run->started = true;
+	lc->facts.pid = pid;
+	lc->facts.target_pid = pid;
+	lc->status_fd = pfd[0];
+	lc->ready = true; /* nothing to set up: signals go straight to the command */
+	lc->facts.started = true;
 	return 0;
 }
 
@@ -265,7 +264,7 @@ struct bwrap_child {
 	size_t n_keep;
 	int null_fd;	    /* R41: /dev/null over the terminals the command gets a pty for */
 	unsigned null_mask; /* (CF_PTY_FD bits of 0 and 1), so bwrap never holds one */
-	const int *stdio;   /* the command's 0 and 1 otherwise (run->stdio) */
+	const int *stdio;   /* the command's 0 and 1 otherwise (lc->stdio) */
 };
 
 /* vfork and exec bwrap; kept apart so that nothing of the caller's frame is live across
@@ -339,9 +338,9 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
  * process: the library holds no process-wide state (two runs on two threads share nothing); the
  * seven refused calls cost microseconds.
  */
-static bool helper_mode_ok(const confine_run *run)
+bool cf_bwrap_helper_mode(const char *bwrap, bool off)
 {
-	if (run->helper_mode_off || !run->bwrap || getenv("CONFINE_NO_HELPER_MOUNTS"))
+	if (off || !bwrap || getenv("CONFINE_NO_HELPER_MOUNTS"))
 		return false;
 	long calls[] = {SYS_open_tree, SYS_move_mount,	  SYS_fsopen, SYS_fsconfig,
 			SYS_fsmount,   SYS_mount_setattr, SYS_openat2};
@@ -352,12 +351,7 @@ static bool helper_mode_ok(const confine_run *run)
 			return false;
 	}
 	struct stat st;
-	return stat(run->bwrap, &st) == 0 && !(st.st_mode & (S_ISUID | S_ISGID));
-}
-
-bool cf_run_helper_mode(const confine_run *run)
-{
-	return helper_mode_ok(run);
+	return stat(bwrap, &st) == 0 && !(st.st_mode & (S_ISUID | S_ISGID));
 }
 
 /* The helper's mount list in a memfd it reads from the start. */
@@ -387,12 +381,12 @@ static int helper_list_fd(const struct cf_plan *plan, const bool *by_helper,
 /* R41: the socket confine-init sends the sandbox's pty on, and /dev/null for the terminals
  * the pty replaces (bwrap and confine-init never hold the user's terminal), both in the keep
  * list, which owns them.  fds->pty_mask stays 0 without a pty. */
-static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, struct fdlist *keep, int *null_fd,
-		   struct confine_error *err)
+static int pty_fds(struct cf_launch *lc, struct cf_bwrap_fds *fds, struct fdlist *keep,
+		   int *null_fd, struct confine_error *err)
 {
-	if (!run->pty)
+	if (!lc->pty)
 		return 0;
-	int r = cf_pty_channel(run->pty, &fds->pty, err);
+	int r = cf_pty_channel(lc->pty, &fds->pty, err);
 	if (r < 0)
 		return r;
 	if (fdlist_add(keep, fds->pty) < 0) {
@@ -410,7 +404,7 @@ static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, struct fdlist *ke
 		close(*null_fd);
 		return cf_nomem(err);
 	}
-	fds->pty_mask = cf_pty_mask(run->pty);
+	fds->pty_mask = cf_pty_mask(lc->pty);
 	return 0;
 }
 
@@ -418,8 +412,8 @@ static int pty_fds(confine_run *run, struct cf_bwrap_fds *fds, struct fdlist *ke
  * owns them), the tables of each mount's descriptors, the pipes, the vector.  Released by
  * launch_release whatever happened. */
 struct launch {
-	confine_run *run;
-	struct cf_plan *plan;
+	struct cf_launch *lc;
+	const struct cf_plan *plan;
 	struct fdlist keep;
 	int *source, *empty, *data;
 	bool *by_helper;
@@ -434,20 +428,20 @@ struct launch {
  * the helper makes. */
 static int alloc_tables(struct launch *l, struct confine_error *err)
 {
-	struct cf_plan *plan = l->plan;
-	confine_run *run = l->run;
+	const struct cf_plan *plan = l->plan;
+	struct cf_launch *lc = l->lc;
 	l->source = malloc(plan->n_mounts * sizeof(int));
 	l->empty = malloc(plan->n_mounts * sizeof(int));
 	l->data = plan->n_injects ? malloc(plan->n_mounts * sizeof(int)) : NULL;
-	if (!run->skip)
-		run->skip = calloc(plan->n_mounts + 1, sizeof(bool));
-	if (!l->source || !l->empty || !run->skip || (plan->n_injects && !l->data))
+	if (!lc->facts.skip)
+		lc->facts.skip = calloc(plan->n_mounts + 1, sizeof(bool));
+	if (!l->source || !l->empty || !lc->facts.skip || (plan->n_injects && !l->data))
 		return cf_nomem(err);
-	run->helper_mode_used = helper_mode_ok(run);
-	if (run->helper_mode_used) {
+	lc->facts.helper_mode_used = cf_bwrap_helper_mode(lc->bwrap, lc->facts.helper_mode_off);
+	if (lc->facts.helper_mode_used) {
 		if (!(l->by_helper = malloc(plan->n_mounts + 1)))
 			return cf_nomem(err);
-		cf_plan_helper_split(plan, run->skip, l->by_helper);
+		cf_plan_helper_split(plan, lc->facts.skip, l->by_helper);
 	}
 	return 0;
 }
@@ -458,7 +452,7 @@ static int inject_fds(struct launch *l, struct confine_error *err)
 {
 	if (!l->data)
 		return 0;
-	int r = cf_run_inject_fds(l->run, l->data, err);
+	int r = l->lc->hooks.inject_fds(l->lc->hooks.ctx, l->data, err);
 	for (size_t i = 0; i < l->plan->n_mounts; i++)
 		if (l->data[i] >= 0 && fdlist_add(&l->keep, l->data[i]) < 0) {
 			for (size_t j = i; j < l->plan->n_mounts; j++)
@@ -474,20 +468,20 @@ static int inject_fds(struct launch *l, struct confine_error *err)
 static int net_source(struct launch *l, const struct cf_mount *m, size_t i,
 		      struct confine_error *err)
 {
-	confine_run *run = l->run;
+	struct cf_launch *lc = l->lc;
 	if (m->net_dir || m->agent_dir) {
-		int dfd = m->agent_dir	? cf_run_agent_dir_fd(run)
-			  : run->netrun ? cf_netrun_dir_fd(run->netrun)
-					: -1;
+		int dfd = m->agent_dir ? lc->agent_dir_fd
+			  : lc->netrun ? cf_netrun_dir_fd(lc->netrun)
+				       : -1;
 		l->source[i] = dfd >= 0 ? fcntl(dfd, F_DUPFD_CLOEXEC, 3) : -1;
 		if (l->source[i] < 0)
 			return cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox",
 				      m->agent_dir ? "ssh-agent filter" : "network proxy",
 				      "the socket directory is not open");
 	} else {
-		l->source[i] = run->netrun ? openat(cf_netrun_dir_fd(run->netrun), m->net_file,
-						    O_PATH | O_NOFOLLOW | O_CLOEXEC)
-					   : -1;
+		l->source[i] = lc->netrun ? openat(cf_netrun_dir_fd(lc->netrun), m->net_file,
+						   O_PATH | O_NOFOLLOW | O_CLOEXEC)
+					  : -1;
 		if (l->source[i] < 0)
 			return cf_err(err, CONFINE_E_SPAWN, "cannot start the sandbox", m->net_file,
 				      "the resolver's configuration is not there");
@@ -517,11 +511,11 @@ static int bind_source(struct launch *l, const struct cf_mount *m, size_t i,
  * (skip_vanished).  A hidden directory's later remount goes with it. */
 static void skip_gone(struct launch *l, const struct cf_mount *m, size_t i)
 {
-	l->run->skip[i] = true;
+	l->lc->facts.skip[i] = true;
 	for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < l->plan->n_mounts; j++)
 		if (l->plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
 		    !strcmp(l->plan->mounts[j].path, m->path))
-			l->run->skip[j] = true;
+			l->lc->facts.skip[j] = true;
 }
 
 /* What mount i needs before bwrap starts: a source descriptor, an empty file's, a check. */
@@ -538,7 +532,7 @@ static int mount_fds(struct launch *l, size_t i, struct confine_error *err)
 	if (m->op == CF_MNT_INJECT)
 		return check_inject_target(m, err);
 	if ((m->op == CF_MNT_HIDE_FILE || m->op == CF_MNT_HIDE_DIR) && m->transient && !helpers &&
-	    (l->run->skip[i] || !still_there(m->path, m->op == CF_MNT_HIDE_DIR))) {
+	    (l->lc->facts.skip[i] || !still_there(m->path, m->op == CF_MNT_HIDE_DIR))) {
 		skip_gone(l, m, i);
 		return 0;
 	}
@@ -556,15 +550,15 @@ static int mount_fds(struct launch *l, size_t i, struct confine_error *err)
 /* The helper's mount list (helper mode), the seccomp filter and confine-init itself. */
 static int helper_fds(struct launch *l, struct confine_error *err)
 {
-	confine_run *run = l->run;
+	struct cf_launch *lc = l->lc;
 	int r;
 	if (l->by_helper) {
 		/* Made at READY (helper_masks), then read back: which transient endpoints were
 		 * left out. */
-		if ((run->mounts_r = helper_list_fd(l->plan, l->by_helper, err)) < 0)
-			return run->mounts_r;
-		free(run->by_helper);
-		run->by_helper = l->by_helper;
+		if ((lc->mounts_r = helper_list_fd(l->plan, l->by_helper, err)) < 0)
+			return lc->mounts_r;
+		free(lc->by_helper);
+		lc->by_helper = l->by_helper;
 		l->by_helper = NULL;
 	}
 	if (l->plan->seccomp) {
@@ -577,7 +571,7 @@ static int helper_fds(struct launch *l, struct confine_error *err)
 		if (fdlist_add(&l->keep, l->fds.seccomp) < 0)
 			return cf_nomem(err);
 	}
-	l->helper = run->helper ? cf_strdup(run->helper) : find_helper();
+	l->helper = lc->helper ? cf_strdup(lc->helper) : find_helper();
 	if (!l->helper)
 		return cf_nomem(err);
 	if ((l->fds.helper = open(l->helper, O_PATH | O_CLOEXEC)) < 0) {
@@ -597,7 +591,7 @@ static int helper_fds(struct launch *l, struct confine_error *err)
  * environment, the IPC guard's list and filter (ipcguard.h). */
 static int channel_fds(struct launch *l, struct confine_error *err)
 {
-	confine_run *run = l->run;
+	struct cf_launch *lc = l->lc;
 	struct cf_bwrap_fds *fds = &l->fds;
 	int r;
 	if (pipe2(l->info, O_CLOEXEC) < 0 || pipe2(l->status, O_CLOEXEC) < 0 ||
@@ -607,16 +601,15 @@ static int channel_fds(struct launch *l, struct confine_error *err)
 	fds->info = l->info[1];
 	fds->status = l->status[1];
 	fds->go = l->go[0];
-	if ((r = pty_fds(run, fds, &l->keep, &l->null_fd, err)) < 0)
+	if ((r = pty_fds(lc, fds, &l->keep, &l->null_fd, err)) < 0)
 		return r;
-	if (run->record.tee_wanted && !(fds->pty_mask & CF_PTY_FD(2))) {
+	if (lc->tee.wanted && !(fds->pty_mask & CF_PTY_FD(2))) {
 		/* The command's stderr through confine's tee (exec/linux/tee.c): the helper
 		 * restores this pipe as fd 2 instead of the real stderr. */
-		if ((r = cf_open_tee(run, &fds->stderr_fd, err)) < 0)
+		if ((r = cf_open_tee(&lc->tee, lc->stdio[2], &fds->stderr_fd, err)) < 0)
 			return r;
-	} else if ((fds->stderr_fd =
-			fcntl(fds->pty_mask & CF_PTY_FD(2) ? l->null_fd : run->stdio[2],
-			      F_DUPFD_CLOEXEC, 3)) < 0)
+	} else if ((fds->stderr_fd = fcntl(fds->pty_mask & CF_PTY_FD(2) ? l->null_fd : lc->stdio[2],
+					   F_DUPFD_CLOEXEC, 3)) < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "stderr", "fcntl",
 				 errno);
 	/* Each owned by keep from its own addition on: released once when a later addition
@@ -690,32 +683,32 @@ static int bwrap_vector(struct launch *l, struct confine_error *err)
 /* bwrap started; the run takes over the parent's ends of the pipes. */
 static int exec_bwrap(struct launch *l, struct confine_error *err)
 {
-	confine_run *run = l->run;
-	struct bwrap_child c = {.bwrap = run->bwrap,
-				.pgid = run->keeper.pid,
+	struct cf_launch *lc = l->lc;
+	struct bwrap_child c = {.bwrap = lc->bwrap,
+				.pgid = lc->keeper_pgid,
 				.argv = l->bargv,
 				.envp = cf_host_env,
 				.err_w = l->errp[1],
-				.cgroup = &run->cgroup,
+				.cgroup = lc->cgroup,
 				.keep = l->keep.v,
 				.n_keep = l->keep.n,
 				.null_fd = l->null_fd,
 				.null_mask = l->fds.pty_mask,
-				.stdio = run->stdio};
-	run->launch_time = time(NULL);
+				.stdio = lc->stdio};
+	lc->facts.launch_time = time(NULL);
 	pid_t pid = start_bwrap(&c);
 	if (pid < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "bwrap", "vfork",
 				 errno);
-	run->pid = pid;
-	run->target_pid = pid;
-	run->ready = false;
-	run->info_fd = l->info[0];
-	run->status_fd = l->status[0];
-	run->err_fd = l->errp[0];
-	run->go_w = l->go[1];
+	lc->facts.pid = pid;
+	lc->facts.target_pid = pid;
+	lc->ready = false;
+	lc->info_fd = l->info[0];
+	lc->status_fd = l->status[0];
+	lc->err_fd = l->errp[0];
+	lc->go_w = l->go[1];
 	l->info[0] = l->status[0] = l->errp[0] = l->go[1] = -1;
-	run->started = true;
+	lc->facts.started = true;
 	return 0;
 }
 
@@ -738,10 +731,10 @@ static void launch_release(struct launch *l)
 	cf_strv_release(&l->args);
 }
 
-int cf_launch_bwrap(confine_run *run, cf_launch_hook before, struct confine_error *err)
+int cf_launch_bwrap(struct cf_launch *lc, struct confine_error *err)
 {
-	struct launch l = {.run = run,
-			   .plan = &run->plan,
+	struct launch l = {.lc = lc,
+			   .plan = lc->plan,
 			   .info = {-1, -1},
 			   .status = {-1, -1},
 			   .errp = {-1, -1},
@@ -750,7 +743,7 @@ int cf_launch_bwrap(confine_run *run, cf_launch_hook before, struct confine_erro
 	int r = 0;
 	/* The run's own step before bwrap (run_launch.c: R39, the overlays' upper layers and this
 	 * run's work directories). */
-	if (before && (r = before(run, err)) < 0)
+	if (lc->hooks.before && (r = lc->hooks.before(lc->hooks.ctx, err)) < 0)
 		return r;
 	raise_fd_limit(l.plan->n_mounts + l.plan->n_injects + 16);
 	if ((r = alloc_tables(&l, err)) < 0 || (r = inject_fds(&l, err)) < 0)
@@ -762,7 +755,7 @@ int cf_launch_bwrap(confine_run *run, cf_launch_hook before, struct confine_erro
 				      .empty = l.empty,
 				      .data = l.data,
 				      .seccomp = -1,
-				      .skip = run->skip,
+				      .skip = lc->facts.skip,
 				      .by_helper = l.by_helper,
 				      .env = -1,
 				      .ipc = -1,
@@ -773,108 +766,5 @@ int cf_launch_bwrap(confine_run *run, cf_launch_hook before, struct confine_erro
 	r = exec_bwrap(&l, err);
 out:
 	launch_release(&l);
-	return r;
-}
-
-/* The keeper (keeper.c), before anything of the sandbox exists, with the run's cgroup. */
-static int start_keeper(confine_run *run, struct confine_error *err)
-{
-	int r = cf_keeper_start(&run->keeper, err);
-	if (r < 0 || !run->cgroup.n)
-		return r;
-	int dfd = open(run->cgroup.dir[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || cf_keeper_send(run->keeper.fd, CF_KEEP_CGROUP, dfd, 0) < 0) {
-		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", run->cgroup.dir[0],
-			      dfd < 0 ? "open" : "sendmsg", errno);
-		cf_keeper_done(&run->keeper);
-	}
-	if (dfd >= 0)
-		close(dfd);
-	return r;
-}
-
-int cf_launch_start(confine_run *run, cf_launch_hook before, struct confine_error *err)
-{
-	int r;
-	if (run->started)
-		return cf_err(err, CONFINE_E_INVALID, "cannot start", "run", "already started");
-	/* The command's 0, 1, 2 from here on, taken before the run opens anything (a descriptor
-	 * the caller closed too early is refused, never one of the run's own in its place); this
-	 * process's own are not looked at again.  A failed start lets go (confine_run_start). */
-	if ((r = cf_run_stdio_take(run, err)) < 0)
-		return r;
-	if ((r = cf_run_inject_check_policy(run, err)) < 0)
-		return r;
-	/* What killed runs left under /tmp goes, whatever kind of run this is (util/owntmp.c). */
-	cf_owntmp_sweep();
-	if ((run->limit_pids || run->limit_mem) &&
-	    (r = cf_cgroup_create(run->limit_pids, run->limit_mem, &run->cgroup, err)) < 0)
-		return r;
-	clock_gettime(CLOCK_MONOTONIC, &run->start_time);
-	int wake[2];
-	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0) {
-		cf_cgroup_destroy(&run->cgroup);
-		return cf_err_os(err, CONFINE_E_OS, "cannot start", "confine", "pipe2", errno);
-	}
-	run->wake_r = wake[0];
-	run->wake_w = wake[1];
-	/* R41: a terminal of the command's own when it has one (not without a sandbox); one of an
-	 * earlier start relays descriptors that are gone. */
-	cf_pty_free(run->pty);
-	run->pty = NULL;
-	if (run->policy != CONFINE_POLICY_OFF &&
-	    (r = cf_pty_new(run->tty, run->stdio,
-			    run->record.tee_wanted ? &run->record.denials : NULL, &run->pty, err)) <
-		0) {
-		cf_cgroup_destroy(&run->cgroup);
-		return r;
-	}
-	bool landlock =
-	    run->policy != CONFINE_POLICY_OFF && run->backend == CONFINE_BACKEND_LANDLOCK;
-	/* Network by domain (SPEC 12): the proxy runs before the sandbox exists and until the
-	 * command has ended: behind a unix socket for bwrap's network namespace, on the host's
-	 * loopback with a per-run secret for the landlock backend. */
-	struct cf_netrun_opts nopts = {.upstream = run->upstream};
-	/* R41: the asker and the pty's relay take turns at the user's terminal. */
-	nopts.ask = cf_pty_asker(run->pty, run->net_ask, run->net_ask_user, &nopts.ask_user);
-	/* R45: placeholders and TLS inspection in the proxy. */
-	cf_run_secrets_netrun(run, &nopts.secrets, &nopts.tls);
-	if (run->policy == CONFINE_POLICY_REQUIRED && run->net_mode == CONFINE_NET_DOMAINS &&
-	    (r = landlock ? cf_netrun_start_tcp(&run->net, &nopts, &run->netrun, err)
-			  : cf_netrun_start(&run->net, &nopts, &run->netrun, err)) < 0) {
-		cf_cgroup_destroy(&run->cgroup);
-		return r;
-	}
-	/* R44: the ssh-agent filter serves its socket before the sandbox exists. */
-	if ((r = cf_run_agent_start(run, err)) < 0) {
-		cf_cgroup_destroy(&run->cgroup);
-		cf_netrun_free(run->netrun);
-		run->netrun = NULL;
-		return r;
-	}
-	/* The landlock backend has no pid namespace to end the command's other processes: a
-	 * cgroup of their own, where confine can create one, finds them all at the end. */
-	if (landlock && !run->cgroup.n && cf_cgroup_available())
-		(void)cf_cgroup_create_tracking(&run->cgroup, NULL);
-	if (run->policy != CONFINE_POLICY_OFF && (r = start_keeper(run, err)) < 0) {
-		cf_cgroup_destroy(&run->cgroup);
-		cf_netrun_free(run->netrun);
-		run->netrun = NULL;
-		return r;
-	}
-	r = run->policy == CONFINE_POLICY_OFF ? spawn_direct(run, err)
-	    : landlock			      ? cf_ll_spawn(run, err)
-					      : cf_launch_bwrap(run, before, err);
-	if (r < 0) {
-		cf_keeper_done(&run->keeper);
-		cf_cgroup_destroy(&run->cgroup);
-		cf_supervisor_free(run->supervisor);
-		run->supervisor = NULL;
-		cf_connguard_free(run->connguard);
-		run->connguard = NULL;
-		cf_netrun_free(run->netrun);
-		run->netrun = NULL;
-		cf_run_agent_finish(run);
-	}
 	return r;
 }

@@ -36,12 +36,12 @@
 #include "net/netrun.h"
 #include "exec/linux/landlock/spawn.h"
 #include "exec/linux/bwrap/masks.h"
+#include "exec/linux/bwrap/settle.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
-#include "exec/linux/bwrap/spawn.h"
+#include "exec/linux/cgroup.h"
+#include "exec/linux/launch.h"
 #include "exec/linux/tee.h"
-#include "inject/run_inject.h"
-#include "request.h"
 #include "util/mountapi.h"
 #include "util/owntmp.h"
 #include "util/procfs.h"
@@ -53,61 +53,49 @@
  * would start anyway.  So until then a signal is only noted, and the wait loop (woken through
  * a pipe) ends the whole sandbox instead.  Async-signal-safe.
  */
-static void wake(confine_run *run)
+static void wake(struct cf_launch *lc)
 {
-	if (run->wake_w >= 0) {
-		ssize_t k = write(run->wake_w, "s", 1);
+	if (lc->wake_w >= 0) {
+		ssize_t k = write(lc->wake_w, "s", 1);
 		(void)k;
 	}
 }
 
 /* Signals go through a pidfd when there is one: once pid 1 of the sandbox is gone its number
  * may belong to another process. */
-static void send_target(confine_run *run, int sig)
+static void send_target(struct cf_launch *lc, int sig)
 {
-	int pfd = (int)run->target_pidfd;
-	pid_t t = (pid_t)run->target_pid;
+	int pfd = (int)lc->facts.target_pidfd;
+	pid_t t = (pid_t)lc->facts.target_pid;
 	if (pfd >= 0)
 		syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0);
 	else if (t > 0)
 		kill(t, sig);
 }
 
-int confine_run_forward_signal(confine_run *run, int sig)
+void cf_launch_forward_signal(struct cf_launch *lc, int sig)
 {
-	/* Async-signal safe: a code, no error struct. */
-	if (!run || sig <= 0 || sig > 64)
-		return CONFINE_E_INVALID;
 	if (sig == SIGWINCH || sig == SIGCONT) {
 		/* The caller's window or job changed: the relay's business (R41), not the
 		 * command's, which learns from its own pty. */
-		if (cf_pty_note_signal(run->pty, sig))
-			wake(run);
-		return 0;
+		if (cf_pty_note_signal(lc->pty, sig))
+			wake(lc);
+		return;
 	}
-	if (!run->ready) {
-		run->pending_sig = sig;
-		wake(run);
-		return 0;
+	if (!lc->ready) {
+		lc->pending_sig = sig;
+		wake(lc);
+		return;
 	}
-	send_target(run, sig);
+	send_target(lc, sig);
 	/* One SIGINT may be the command's to catch (a REPL's Ctrl-C); the second, and any
 	 * SIGTERM, SIGHUP or SIGQUIT, asks for the end: the wait loop then gives the command its
 	 * grace period and kills the sandbox if it is still there (pid 1 forwards what it gets,
 	 * but a command that ignores the signal would otherwise run on). */
-	if (sig != SIGINT || ++run->sigints >= 2) {
-		run->end_requested = 1;
-		wake(run);
+	if (sig != SIGINT || ++lc->sigints >= 2) {
+		lc->end_requested = 1;
+		wake(lc);
 	}
-	return 0;
-}
-
-int confine_run_restore_terminal(confine_run *run)
-{
-	if (!run)
-		return CONFINE_E_INVALID;
-	cf_pty_restore(run->pty);
-	return 0;
 }
 
 /* The parent pid of `pid` from /proc/PID/stat; -1 when it cannot be read. */
@@ -119,30 +107,30 @@ static pid_t parent_of(pid_t pid)
 
 /* A pidfd on pid 1 of the sandbox, checked to be bwrap's child after it was opened (before, the
  * number could already have been reused).  Without pidfds signals go by number. */
-static void pin_target(confine_run *run, pid_t pid)
+static void pin_target(struct cf_launch *lc, pid_t pid)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pfd < 0)
 		return;
-	if (parent_of(pid) != run->pid) {
+	if (parent_of(pid) != lc->facts.pid) {
 		close(pfd);
-		run->target_pid = 0; /* gone already: nothing to signal */
+		lc->facts.target_pid = 0; /* gone already: nothing to signal */
 		return;
 	}
 	fcntl(pfd, F_SETFD, FD_CLOEXEC);
-	run->target_pidfd = pfd;
+	lc->facts.target_pidfd = pfd;
 	/* Before the go (settle): from now on the keeper ends this sandbox if confine dies. */
-	if (run->keeper.fd >= 0)
-		(void)cf_keeper_send(run->keeper.fd, CF_KEEP_PROCESS, pfd, (int)pid);
+	if (lc->keeper_fd >= 0)
+		(void)cf_keeper_send(lc->keeper_fd, CF_KEEP_PROCESS, pfd, (int)pid);
 }
 
 /* Reads bwrap's {"child-pid": N} so that signals go to pid 1 of the sandbox. */
-static void read_child_pid(confine_run *run)
+static void read_child_pid(struct cf_launch *lc)
 {
 	char buf[256];
 	size_t len = 0;
 	for (;;) {
-		ssize_t k = read(run->info_fd, buf + len, sizeof(buf) - 1 - len);
+		ssize_t k = read(lc->info_fd, buf + len, sizeof(buf) - 1 - len);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -156,31 +144,31 @@ static void read_child_pid(confine_run *run)
 	if (p && (p = strchr(p, ':'))) {
 		long pid = strtol(p + 1, NULL, 10);
 		if (pid > 0) {
-			run->target_pid = (sig_atomic_t)pid;
-			pin_target(run, (pid_t)pid);
+			lc->facts.target_pid = (sig_atomic_t)pid;
+			pin_target(lc, (pid_t)pid);
 		}
 	}
-	close(run->info_fd);
-	run->info_fd = -1;
+	close(lc->info_fd);
+	lc->info_fd = -1;
 }
 
 /* Ends the whole sandbox: SIGKILL to its pid 1 (sent from outside its namespace, so it is not
  * ignored) takes every process of the namespace with it, and bwrap follows. */
-static void kill_sandbox(confine_run *run)
+static void kill_sandbox(struct cf_launch *lc)
 {
-	if (run->backend == CONFINE_BACKEND_LANDLOCK && run->policy != CONFINE_POLICY_OFF) {
+	if (lc->backend == CONFINE_BACKEND_LANDLOCK && lc->policy != CONFINE_POLICY_OFF) {
 		/* No pid namespace: the cgroup when there is one, the command's process group
 		 * (its session leader's pid, held while it is not reaped), and the command. */
-		cf_cgroup_kill(&run->cgroup);
-		if (!run->reaped)
-			kill(-run->pid, SIGKILL);
-		send_target(run, SIGKILL);
+		cf_cgroup_kill(lc->cgroup);
+		if (!lc->reaped)
+			kill(-lc->facts.pid, SIGKILL);
+		send_target(lc, SIGKILL);
 		return;
 	}
-	if ((pid_t)run->target_pid != run->pid)
-		send_target(run, SIGKILL);
-	if (!run->reaped)
-		kill(run->pid, SIGKILL);
+	if ((pid_t)lc->facts.target_pid != lc->facts.pid)
+		send_target(lc, SIGKILL);
+	if (!lc->reaped)
+		kill(lc->facts.pid, SIGKILL);
 }
 
 /*
@@ -188,53 +176,53 @@ static void kill_sandbox(confine_run *run)
  * the helper may start the command; otherwise the sandbox is ended before the command ever
  * ran and the run is planned again (wait_command).
  */
-static void settle(confine_run *run)
+static void settle(struct cf_launch *lc)
 {
 	char path[CF_SETTLE_PATH] = "";
 	const char *changed = NULL;
-	bool ok = (pid_t)run->target_pid > 0 && (pid_t)run->target_pid != run->pid;
+	bool ok = (pid_t)lc->facts.target_pid > 0 && (pid_t)lc->facts.target_pid != lc->facts.pid;
 	if (!ok)
 		changed = "the sandbox's mount table (pid 1 of the sandbox is unknown)";
-	else if (!(ok = cf_settled(&run->plan, run->skip, &run->idents, (pid_t)run->target_pid,
-				   path)))
+	else if (!(ok = cf_settled(lc->plan, lc->facts.skip, lc->idents,
+				   (pid_t)lc->facts.target_pid, path)))
 		changed = path;
 	if (ok) {
 		ssize_t k;
 		do
-			k = write(run->go_w, "g", 1);
+			k = write(lc->go_w, "g", 1);
 		while (k < 0 && errno == EINTR);
 		ok = k == 1;
 		if (!ok)
 			changed = "the helper's go pipe";
 	}
-	close(run->go_w);
-	run->go_w = -1;
+	close(lc->go_w);
+	lc->go_w = -1;
 	if (!ok) {
-		free(run->unsettled);
-		run->unsettled = cf_strdup(changed ? changed : "?");
-		kill_sandbox(run);
+		free(lc->facts.unsettled);
+		lc->facts.unsettled = cf_strdup(changed ? changed : "?");
+		kill_sandbox(lc);
 	}
 }
 
 /* Helper mode: the transient endpoints the helper found gone (CF_HELPER_LEFT_OUT in its list)
  * were left out of this launch, as skip_vanished leaves them out of bwrap's. */
-static void helper_left_out(confine_run *run)
+static void helper_left_out(struct cf_launch *lc)
 {
-	if (run->mounts_r < 0 || !run->by_helper || !run->skip)
+	if (lc->mounts_r < 0 || !lc->by_helper || !lc->facts.skip)
 		return;
-	const struct cf_plan *plan = &run->plan;
+	const struct cf_plan *plan = lc->plan;
 	char *list = NULL;
 	size_t len = 0, at = 0;
 	/* One read of the whole list (a memfd of confine's own: only a failed allocation leaves it
 	 * unread, and then no endpoint is taken as left out). */
 	struct stat st;
-	if (fstat(run->mounts_r, &st) == 0 && st.st_size > 0 &&
+	if (fstat(lc->mounts_r, &st) == 0 && st.st_size > 0 &&
 	    (list = malloc((size_t)st.st_size)) &&
-	    pread(run->mounts_r, list, (size_t)st.st_size, 0) == st.st_size)
+	    pread(lc->mounts_r, list, (size_t)st.st_size, 0) == st.st_size)
 		len = (size_t)st.st_size;
 	for (size_t i = 0; i < plan->n_mounts && at < len; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
-		if (!run->by_helper[i] || m->op == CF_MNT_REMOUNT_RO ||
+		if (!lc->by_helper[i] || m->op == CF_MNT_REMOUNT_RO ||
 		    m->op == CF_MNT_CACHE_OVERLAY)
 			continue;
 		/* The tool caches' own records (R39) belong to no mount of this walk. */
@@ -243,17 +231,17 @@ static void helper_left_out(confine_run *run)
 		if (at >= len)
 			break;
 		if (m->transient && list[at] == CF_HELPER_LEFT_OUT) {
-			run->skip[i] = true;
+			lc->facts.skip[i] = true;
 			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < plan->n_mounts; j++)
 				if (plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
 				    !strcmp(plan->mounts[j].path, m->path))
-					run->skip[j] = true;
+					lc->facts.skip[j] = true;
 		}
 		at += strlen(m->path) + 2;
 	}
 	free(list);
-	close(run->mounts_r);
-	run->mounts_r = -1;
+	close(lc->mounts_r);
+	lc->mounts_r = -1;
 }
 
 /*
@@ -262,125 +250,126 @@ static void helper_left_out(confine_run *run)
  * again without helper mode), and the sandbox ends before the command ever ran.  Returns
  * whether the masks are made.
  */
-static bool helper_masks(confine_run *run)
+static bool helper_masks(struct cf_launch *lc)
 {
-	size_t cap = sizeof(run->rec) / sizeof(run->rec[0]);
-	if (!run->by_helper || run->mounts_r < 0)
+	size_t cap = sizeof(lc->facts.rec) / sizeof(lc->facts.rec[0]);
+	if (!lc->by_helper || lc->mounts_r < 0)
 		return true;
 	struct cf_helper_record rec;
-	if (cf_masks_make((pid_t)run->target_pid, run->mounts_r, &rec) == 0)
+	if (cf_masks_make((pid_t)lc->facts.target_pid, lc->mounts_r, &rec) == 0)
 		return true;
-	if (run->n_rec < cap)
-		run->rec[run->n_rec++] = rec;
-	if (run->go_w >= 0)
-		close(run->go_w);
-	run->go_w = -1;
-	kill_sandbox(run);
+	if (lc->facts.n_rec < cap)
+		lc->facts.rec[lc->facts.n_rec++] = rec;
+	if (lc->go_w >= 0)
+		close(lc->go_w);
+	lc->go_w = -1;
+	kill_sandbox(lc);
 	return false;
 }
 
 /* Reads the helper's records that have arrived; notes READY. */
-static void read_records(confine_run *run)
+static void read_records(struct cf_launch *lc)
 {
-	size_t cap = sizeof(run->rec) / sizeof(run->rec[0]);
-	while (run->status_fd >= 0 && run->n_rec < cap) {
-		ssize_t k = read(run->status_fd, &run->rec[run->n_rec], sizeof(run->rec[0]));
+	size_t cap = sizeof(lc->facts.rec) / sizeof(lc->facts.rec[0]);
+	while (lc->status_fd >= 0 && lc->facts.n_rec < cap) {
+		ssize_t k =
+		    read(lc->status_fd, &lc->facts.rec[lc->facts.n_rec], sizeof(lc->facts.rec[0]));
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k != (ssize_t)sizeof(run->rec[0]))
+		if (k != (ssize_t)sizeof(lc->facts.rec[0]))
 			break; /* EAGAIN, EOF, or a torn record (never: one write each) */
-		bool ready = run->rec[run->n_rec++].type == CF_HELPER_READY && !run->ready;
+		bool ready = lc->facts.rec[lc->facts.n_rec++].type == CF_HELPER_READY && !lc->ready;
 		if (ready) {
-			run->ready = true;
-			if (!helper_masks(run))
+			lc->ready = true;
+			if (!helper_masks(lc))
 				continue;
-			helper_left_out(run);
-			cf_netns_attach(run); /* R43, before the command starts */
+			helper_left_out(lc);
+			cf_netns_attach(lc); /* R43, before the command starts */
 			/* R41: the sandbox's pty before the command starts; none, and it never
 			 * does. */
-			if (cf_pty_receive(run->pty, &run->pty_err) < 0) {
-				close(run->go_w);
-				run->go_w = -1;
-				kill_sandbox(run);
-			} else if (run->go_w >= 0) {
-				settle(run);
+			if (cf_pty_receive(lc->pty, &lc->facts.pty_err) < 0) {
+				close(lc->go_w);
+				lc->go_w = -1;
+				kill_sandbox(lc);
+			} else if (lc->go_w >= 0) {
+				settle(lc);
 			}
 		}
 	}
 }
 
-static void handle_pending(confine_run *run)
+static void handle_pending(struct cf_launch *lc)
 {
 	/* One exchange: a signal handler storing a new signal between a read and a clear would
 	 * be lost. */
-	int sig = __atomic_exchange_n(&run->pending_sig, 0, __ATOMIC_SEQ_CST);
+	int sig = __atomic_exchange_n(&lc->pending_sig, 0, __ATOMIC_SEQ_CST);
 	if (!sig)
 		return;
-	if (run->ready) {
-		confine_run_forward_signal(run, sig);
+	if (lc->ready) {
+		cf_launch_forward_signal(lc, sig);
 	} else {
-		run->early_sig = sig;
-		kill_sandbox(run);
+		lc->facts.early_sig = sig;
+		kill_sandbox(lc);
 	}
 }
 
-static uint64_t elapsed_ms(const confine_run *run)
+static uint64_t elapsed_ms(const struct cf_launch *lc)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - run->start_time.tv_sec) * 1000 +
-	       (uint64_t)((now.tv_nsec - run->start_time.tv_nsec) / 1000000);
+	return (uint64_t)(now.tv_sec - lc->start_time.tv_sec) * 1000 +
+	       (uint64_t)((now.tv_nsec - lc->start_time.tv_nsec) / 1000000);
 }
 
 /* The earliest deadline still ahead, in ms from the start (UINT64_MAX: none). */
-static uint64_t next_deadline(const confine_run *run, uint64_t end_at)
+static uint64_t next_deadline(const struct cf_launch *lc, uint64_t end_at)
 {
 	uint64_t d = UINT64_MAX;
-	if (run->timeout_ms && !run->timed_out)
-		d = run->timeout_ms;
-	if (!run->killed_after_grace && !run->timed_out && end_at < d)
+	if (lc->timeout_ms && !lc->facts.timed_out)
+		d = lc->timeout_ms;
+	if (!lc->facts.killed_after_grace && !lc->facts.timed_out && end_at < d)
 		d = end_at;
 	return d;
 }
 
 /*
  * Waits for bwrap (or the command, under policy off) to exit while watching the helper's status
- * pipe (READY), signals noted by confine_run_forward_signal, the timeout and the kill grace.
+ * pipe (READY), signals noted by cf_launch_forward_signal, the timeout and the kill grace.
  * Without a pidfd (Linux < 5.3) the same loop polls with a short tick and reaps with WNOHANG,
  * so that --timeout and the grace still hold.
  */
-static void watch(confine_run *run)
+static void watch(struct cf_launch *lc)
 {
-	int pfd = (int)syscall(SYS_pidfd_open, run->pid, 0);
-	bool status_open = run->status_fd >= 0 && run->policy != CONFINE_POLICY_OFF;
+	int pfd = (int)syscall(SYS_pidfd_open, lc->facts.pid, 0);
+	bool status_open = lc->status_fd >= 0 && lc->policy != CONFINE_POLICY_OFF;
 	uint64_t end_at = UINT64_MAX;
 	if (status_open)
-		fcntl(run->status_fd, F_SETFL, O_NONBLOCK);
+		fcntl(lc->status_fd, F_SETFL, O_NONBLOCK);
 	for (;;) {
-		uint64_t now = elapsed_ms(run);
-		if (run->timeout_ms && !run->timed_out && now >= run->timeout_ms) {
-			run->timed_out = true;
-			kill_sandbox(run);
+		uint64_t now = elapsed_ms(lc);
+		if (lc->timeout_ms && !lc->facts.timed_out && now >= lc->timeout_ms) {
+			lc->facts.timed_out = true;
+			kill_sandbox(lc);
 		}
-		if (run->end_requested && end_at == UINT64_MAX)
-			end_at = now + run->kill_grace_ms;
-		if (end_at != UINT64_MAX && now >= end_at && !run->killed_after_grace &&
-		    !run->timed_out) {
-			run->killed_after_grace = true;
-			kill_sandbox(run);
+		if (lc->end_requested && end_at == UINT64_MAX)
+			end_at = now + lc->kill_grace_ms;
+		if (end_at != UINT64_MAX && now >= end_at && !lc->facts.killed_after_grace &&
+		    !lc->facts.timed_out) {
+			lc->facts.killed_after_grace = true;
+			kill_sandbox(lc);
 		}
-		uint64_t d = next_deadline(run, end_at);
+		uint64_t d = next_deadline(lc, end_at);
 		int tmo = d == UINT64_MAX ? -1 : d - now > INT32_MAX ? INT32_MAX : (int)(d - now);
 		if (pfd < 0 && (tmo < 0 || tmo > 20))
 			tmo = 20;
-		struct cf_tee *tee = run->record.tee_fd >= 0 ? run->record.tee : NULL;
+		struct cf_tee *tee = (*lc->tee.fd) >= 0 ? (*lc->tee.tee) : NULL;
 		struct pollfd fds[5 + CF_PTY_NFDS] = {
 		    {.fd = pfd, .events = POLLIN},
-		    {.fd = run->ready || !status_open ? -1 : run->status_fd, .events = POLLIN},
-		    {.fd = run->wake_r, .events = POLLIN},
+		    {.fd = lc->ready || !status_open ? -1 : lc->status_fd, .events = POLLIN},
+		    {.fd = lc->wake_r, .events = POLLIN},
 		    {.fd = tee && cf_tee_in_events(tee) ? tee->in : -1, .events = POLLIN},
 		    {.fd = tee && cf_tee_out_events(tee) ? tee->out : -1, .events = POLLOUT}};
-		cf_pty_poll(run->pty, fds + 5);
+		cf_pty_poll(lc->pty, fds + 5);
 		int k = poll(fds, 5 + CF_PTY_NFDS, tmo);
 		if (k < 0 && errno != EINTR)
 			break;
@@ -391,22 +380,23 @@ static void watch(confine_run *run)
 		if (k > 0 && fds[3].revents)
 			cf_tee_read(tee);
 		if (k > 0)
-			cf_pty_pump(run->pty, fds + 5);
+			cf_pty_pump(lc->pty, fds + 5);
 		if (k > 0 && fds[1].revents)
-			read_records(run);
-		if (k > 0 && (fds[1].revents & (POLLHUP | POLLERR)) && !run->ready)
+			read_records(lc);
+		if (k > 0 && (fds[1].revents & (POLLHUP | POLLERR)) && !lc->ready)
 			status_open = false; /* the helper is gone: only bwrap's exit is left */
 		if (k > 0 && fds[2].revents) {
 			char sink[64];
-			while (read(run->wake_r, sink, sizeof(sink)) > 0)
+			while (read(lc->wake_r, sink, sizeof(sink)) > 0)
 				;
-			cf_pty_tick(run->pty);
+			cf_pty_tick(lc->pty);
 		}
-		handle_pending(run);
+		handle_pending(lc);
 		if (pfd >= 0 && k > 0 && fds[0].revents)
 			break;
-		if (pfd < 0 && waitpid(run->pid, &run->reaped_status, WNOHANG) == run->pid) {
-			run->reaped = true;
+		if (pfd < 0 &&
+		    waitpid(lc->facts.pid, &lc->reaped_status, WNOHANG) == lc->facts.pid) {
+			lc->reaped = true;
 			break;
 		}
 	}
@@ -430,9 +420,9 @@ static size_t read_all(int fd, char *buf, size_t cap)
 }
 
 /* bwrap's first line on its stderr, without the "bwrap: " prefix. */
-static void setup_message(confine_run *run, char *msg, size_t cap)
+static void setup_message(struct cf_launch *lc, char *msg, size_t cap)
 {
-	size_t n = run->err_fd >= 0 ? read_all(run->err_fd, msg, cap - 1) : 0;
+	size_t n = lc->err_fd >= 0 ? read_all(lc->err_fd, msg, cap - 1) : 0;
 	msg[n] = '\0';
 	char *nl = strchr(msg, '\n');
 	if (nl)
@@ -450,14 +440,14 @@ static void setup_message(confine_run *run, char *msg, size_t cap)
  * the read-only root, naming the path or a parent of it.  That mount is left out and the
  * launch tried again; the command has not started.  Returns whether to try again.
  */
-static bool skip_vanished(confine_run *run, const char *msg)
+static bool skip_vanished(struct cf_launch *lc, const char *msg)
 {
-	if (run->attempts >= TRANSIENT_RETRIES || !run->skip)
+	if (lc->facts.attempts >= TRANSIENT_RETRIES || !lc->facts.skip)
 		return false;
 	bool found = false;
-	for (size_t i = 0; i < run->plan.n_mounts; i++) {
-		const struct cf_mount *m = &run->plan.mounts[i];
-		if (!m->transient || run->skip[i])
+	for (size_t i = 0; i < lc->plan->n_mounts; i++) {
+		const struct cf_mount *m = &lc->plan->mounts[i];
+		if (!m->transient || lc->facts.skip[i])
 			continue;
 		const char *at = strstr(msg, m->path);
 		size_t pl = strlen(m->path);
@@ -466,17 +456,17 @@ static bool skip_vanished(confine_run *run, const char *msg)
 		 * even if it is back by now: it comes and goes, and the post-run check reports it
 		 * as not hidden when it is there after the command. */
 		if (at && (at[pl] == '\0' || at[pl] == ':' || at[pl] == '"')) {
-			run->skip[i] = true;
+			lc->facts.skip[i] = true;
 			found = true;
-			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < run->plan.n_mounts;
+			for (size_t j = i + 1; m->op == CF_MNT_HIDE_DIR && j < lc->plan->n_mounts;
 			     j++)
-				if (run->plan.mounts[j].op == CF_MNT_REMOUNT_RO &&
-				    !strcmp(run->plan.mounts[j].path, m->path))
-					run->skip[j] = true;
+				if (lc->plan->mounts[j].op == CF_MNT_REMOUNT_RO &&
+				    !strcmp(lc->plan->mounts[j].path, m->path))
+					lc->facts.skip[j] = true;
 		}
 	}
 	if (found)
-		run->attempts++;
+		lc->facts.attempts++;
 	return found;
 }
 
@@ -486,19 +476,19 @@ static bool skip_vanished(confine_run *run, const char *msg)
  * change but a path the helper cannot reach as the host shows it (a kernel interface the
  * sandbox's own /proc lacks, say): bwrap makes every mount, and says so if it cannot either.
  */
-static int helper_changed(confine_run *run, const struct cf_helper_record *rec, bool *again,
+static int helper_changed(struct cf_launch *lc, const struct cf_helper_record *rec, bool *again,
 			  struct confine_error *err)
 {
 	*again = true;
-	if (run->helper_failed && !strcmp(run->helper_failed, rec->message)) {
-		run->helper_mode_off = true;
+	if (lc->facts.helper_failed && !strcmp(lc->facts.helper_failed, rec->message)) {
+		lc->facts.helper_mode_off = true;
 		return 0;
 	}
-	free(run->helper_failed);
-	free(run->unsettled);
-	run->unsettled = NULL;
-	if (!(run->helper_failed = cf_strdup(rec->message)) ||
-	    !(run->unsettled = cf_strdup(rec->message)))
+	free(lc->facts.helper_failed);
+	free(lc->facts.unsettled);
+	lc->facts.unsettled = NULL;
+	if (!(lc->facts.helper_failed = cf_strdup(rec->message)) ||
+	    !(lc->facts.unsettled = cf_strdup(rec->message)))
 		return cf_nomem(err);
 	return 0;
 }
@@ -508,11 +498,11 @@ static int helper_changed(confine_run *run, const struct cf_helper_record *rec, 
  * the check did not catch): one more launch without it, for the rest of the run; the sandbox
  * is the same.  Only a launch in helper mode sends this record.
  */
-static int helper_mode_failed(confine_run *run, const struct cf_helper_record *rec, bool *again,
+static int helper_mode_failed(struct cf_launch *lc, const struct cf_helper_record *rec, bool *again,
 			      struct confine_error *err)
 {
-	if (run->helper_mode_used && !run->helper_mode_off) {
-		run->helper_mode_off = true;
+	if (lc->facts.helper_mode_used && !lc->facts.helper_mode_off) {
+		lc->facts.helper_mode_off = true;
 		*again = true;
 		return 0;
 	}
@@ -529,15 +519,15 @@ static int helper_mode_failed(confine_run *run, const struct cf_helper_record *r
  * the limit was reached, that is the cause, whatever the failing step said (an allocation
  * refused, a pipe write refused, a process killed by the OOM killer).
  */
-static int memory_cause(const confine_run *run, struct confine_error *err)
+static int memory_cause(const struct cf_launch *lc, struct confine_error *err)
 {
-	if (!run->limit_mem || !cf_cgroup_memory_hit(&run->cgroup))
+	if (!lc->limit_mem || !cf_cgroup_memory_hit(lc->cgroup))
 		return 0;
 	*err = (struct confine_error){0};
 	cf_err(err, CONFINE_E_LIMIT, "sandbox setup failed", "--limit mem",
 	       "the memory limit (%llu bytes) was reached by the sandbox's own setup, before the "
 	       "command started",
-	       (unsigned long long)run->limit_mem);
+	       (unsigned long long)lc->limit_mem);
 	cf_err_hint(err, "raise --limit mem: the sandbox itself needs about 1M (bwrap) or 512K "
 			 "(landlock) besides what the command uses; nothing was run");
 	return CONFINE_E_LIMIT;
@@ -563,24 +553,24 @@ static int setup_failure(const char *text, struct confine_error *err)
  * went with it and its status is unknown, so *status (128+N) is not said to be the command's.
  * A confine-init older than the record exits without one: only a death by signal is doubted.
  */
-static int command_status(confine_run *run, int *status, struct confine_error *err)
+static int command_status(struct cf_launch *lc, int *status, struct confine_error *err)
 {
-	for (size_t i = 0; i < run->n_rec; i++)
-		if (run->rec[i].type == CF_HELPER_EXIT) {
-			*status = run->rec[i].value;
-			run->from_command = true;
+	for (size_t i = 0; i < lc->facts.n_rec; i++)
+		if (lc->facts.rec[i].type == CF_HELPER_EXIT) {
+			*status = lc->facts.rec[i].value;
+			lc->facts.from_command = true;
 			return 0;
 		}
-	if (run->backend != CONFINE_BACKEND_BWRAP || *status <= 128 || run->timed_out ||
-	    run->killed_after_grace) {
-		run->from_command = true;
+	if (lc->backend != CONFINE_BACKEND_BWRAP || *status <= 128 || lc->facts.timed_out ||
+	    lc->facts.killed_after_grace) {
+		lc->facts.from_command = true;
 		return 0;
 	}
 	cf_err(err, CONFINE_E_SPAWN, "sandbox ended", "confine-init",
 	       "pid 1 of the sandbox was killed by signal %d from outside it, and the command "
 	       "with it: the exit status %d is the sandbox's, the command's own is unknown",
 	       *status - 128, *status);
-	if (run->limit_mem && cf_cgroup_memory_hit(&run->cgroup))
+	if (lc->limit_mem && cf_cgroup_memory_hit(lc->cgroup))
 		cf_err_hint(err, "the memory limit (--limit mem) was reached: raise it");
 	else
 		cf_err_hint(err, "find what killed it (the kernel log says when it was the OOM "
@@ -592,69 +582,69 @@ static int command_status(confine_run *run, int *status, struct confine_error *e
  * *again when the launch failed only because a hidden host endpoint vanished. */
 /* The command is gone: what it left running goes with it, and what the sandbox wrote is
  * collected before bwrap is reaped. */
-static void finish_sandbox(confine_run *run)
+static void finish_sandbox(struct cf_launch *lc)
 {
-	if (run->info_fd >= 0)
-		read_child_pid(run);
-	watch(run);
-	if (run->backend == CONFINE_BACKEND_LANDLOCK && run->policy != CONFINE_POLICY_OFF) {
+	if (lc->info_fd >= 0)
+		read_child_pid(lc);
+	watch(lc);
+	if (lc->backend == CONFINE_BACKEND_LANDLOCK && lc->policy != CONFINE_POLICY_OFF) {
 		/* The command is gone: what it left running goes with it, as a pid namespace's
 		 * teardown would (its cgroup; else its process group, before the leader is reaped
 		 * so that the group's number cannot belong to anyone else). */
-		cf_cgroup_kill(&run->cgroup);
-		if (!run->reaped)
-			kill(-run->pid, SIGKILL);
+		cf_cgroup_kill(lc->cgroup);
+		if (!lc->reaped)
+			kill(-lc->facts.pid, SIGKILL);
 	}
 	/* bwrap is gone, and every process of the sandbox with it: what they wrote to stderr is
 	 * all in the pipe. */
-	if (run->record.tee_fd >= 0)
-		cf_tee_drain(run->record.tee);
+	if ((*lc->tee.fd) >= 0)
+		cf_tee_drain((*lc->tee.tee));
 	/* All of it is copied: the caller's stderr is let go now, so that a host that reads the
 	 * pipe it gave the command to its end sees that end when the command's is reached. */
-	if (run->record.tee_out >= 0) {
-		close(run->record.tee_out);
-		run->record.tee_out = run->record.tee->out = -1;
+	if ((*lc->tee.out) >= 0) {
+		close((*lc->tee.out));
+		(*lc->tee.out) = (*lc->tee.tee)->out = -1;
 	}
-	cf_pty_finish(run->pty);
+	cf_pty_finish(lc->pty);
 }
 
 /* bwrap (or the landlock child) reaped, its wait status in *st. */
-static int reap_child(confine_run *run, int *st, struct confine_error *err)
+static int reap_child(struct cf_launch *lc, int *st, struct confine_error *err)
 {
-	if (run->reaped)
-		*st = run->reaped_status;
-	while (!run->reaped) {
-		pid_t p = waitpid(run->pid, st, 0);
-		if (p == run->pid)
+	if (lc->reaped)
+		*st = lc->reaped_status;
+	while (!lc->reaped) {
+		pid_t p = waitpid(lc->facts.pid, st, 0);
+		if (p == lc->facts.pid)
 			break;
 		if (p < 0 && errno != EINTR)
 			return cf_err_os(err, CONFINE_E_OS, "cannot wait for the command", "bwrap",
 					 "waitpid", errno);
 	}
-	run->target_pid = 0;
-	if (run->target_pidfd >= 0) {
-		close(run->target_pidfd);
-		run->target_pidfd = -1;
+	lc->facts.target_pid = 0;
+	if (lc->facts.target_pidfd >= 0) {
+		close(lc->facts.target_pidfd);
+		lc->facts.target_pidfd = -1;
 	}
-	run->started = false;
+	lc->facts.started = false;
 	return 0;
 }
 
 /* --policy off: the only record is execvp's errno. */
-static int policy_off_status(confine_run *run, int code, int *status, struct confine_error *err)
+static int policy_off_status(struct cf_launch *lc, int code, int *status, struct confine_error *err)
 {
 	int e = 0;
-	if (read_all(run->status_fd, (char *)&e, sizeof(e)) == sizeof(e)) {
+	if (read_all(lc->status_fd, (char *)&e, sizeof(e)) == sizeof(e)) {
 		*status = e == ENOENT ? 127 : 126;
 		return cf_err_os(err, e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC,
-				 "cannot run command", run->plan.argv.v[0], "execvp", e);
+				 "cannot run command", lc->plan->argv.v[0], "execvp", e);
 	}
-	run->from_command = true;
+	lc->facts.from_command = true;
 	*status = code;
 	return 0;
 }
 
-static int exec_failed(confine_run *run, const struct cf_helper_record *rec, int *status,
+static int exec_failed(struct cf_launch *lc, const struct cf_helper_record *rec, int *status,
 		       struct confine_error *err)
 {
 	int e = rec->value;
@@ -662,7 +652,7 @@ static int exec_failed(confine_run *run, const struct cf_helper_record *rec, int
 	 * an earlier failure). */
 	int failed = e == ENOENT ? CONFINE_E_NOTFOUND : CONFINE_E_NOEXEC;
 	*status = e == ENOENT ? 127 : 126;
-	cf_err_os(err, failed, "cannot run command", run->plan.argv.v[0], "execvp", e);
+	cf_err_os(err, failed, "cannot run command", lc->plan->argv.v[0], "execvp", e);
 	if (e == ENOENT)
 		cf_err_hint(err, "the command is looked up in PATH inside the sandbox; check that "
 				 "it exists and is not hidden");
@@ -672,10 +662,10 @@ static int exec_failed(confine_run *run, const struct cf_helper_record *rec, int
 	return failed;
 }
 
-static int hardening_failed(confine_run *run, const struct cf_helper_record *rec, int st,
+static int hardening_failed(struct cf_launch *lc, const struct cf_helper_record *rec, int st,
 			    struct confine_error *err)
 {
-	const char *who = run->backend == CONFINE_BACKEND_LANDLOCK ? "landlock" : "confine-init";
+	const char *who = lc->backend == CONFINE_BACKEND_LANDLOCK ? "landlock" : "confine-init";
 	if (rec->value)
 		cf_err(err, CONFINE_E_SPAWN, "sandbox hardening failed", who, "%s: %s",
 		       rec->message, strerror(rec->value));
@@ -685,42 +675,42 @@ static int hardening_failed(confine_run *run, const struct cf_helper_record *rec
 		       "command started",
 		       WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	cf_err_os_cause(err, rec->value);
-	int m = memory_cause(run, err);
+	int m = memory_cause(lc, err);
 	return m ? m : CONFINE_E_SPAWN;
 }
 
 /* The helper's records: *decided when one of them ends the wait (its return value is then the
  * wait's), *ready when the command was started. */
-static int read_outcome(confine_run *run, int st, int *status, bool *again, bool *ready,
+static int read_outcome(struct cf_launch *lc, int st, int *status, bool *again, bool *ready,
 			bool *decided, struct confine_error *err)
 {
-	fcntl(run->status_fd, F_SETFL, O_NONBLOCK);
-	read_records(run);
-	struct cf_helper_record *rec = run->rec;
+	fcntl(lc->status_fd, F_SETFL, O_NONBLOCK);
+	read_records(lc);
+	struct cf_helper_record *rec = lc->facts.rec;
 	/* The landlock child reports only failures: no record means the command was exec'd. */
-	*ready = run->backend == CONFINE_BACKEND_LANDLOCK;
+	*ready = lc->backend == CONFINE_BACKEND_LANDLOCK;
 	*decided = true;
-	for (size_t i = 0; i < run->n_rec; i++) {
+	for (size_t i = 0; i < lc->facts.n_rec; i++) {
 		rec[i].message[sizeof(rec[i].message) - 1] = '\0';
 		if (rec[i].type == CF_HELPER_READY) {
 			*ready = true;
 		} else if (rec[i].type == CF_HELPER_EXEC_FAIL) {
-			return exec_failed(run, &rec[i], status, err);
+			return exec_failed(lc, &rec[i], status, err);
 		} else if (rec[i].type == CF_HELPER_CHANGED) {
-			return helper_changed(run, &rec[i], again, err);
+			return helper_changed(lc, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_MODE_FAIL) {
-			return helper_mode_failed(run, &rec[i], again, err);
+			return helper_mode_failed(lc, &rec[i], again, err);
 		} else if (rec[i].type == CF_HELPER_CACHE_FAIL) {
 			/* R39: an overlay could not be made (a store on a file system without
 			 * user extended attributes...): plan again with redirects.  The sandbox
 			 * is gone (helper_masks); a plan without overlays sends none. */
-			if (run->cache_overlay_off)
-				return helper_mode_failed(run, &rec[i], again, err);
-			run->cache_overlay_off = true;
+			if (lc->cache_overlay_off)
+				return helper_mode_failed(lc, &rec[i], again, err);
+			lc->facts.cache_overlay_failed = true;
 			*again = true;
 			return 0;
 		} else if (rec[i].type == CF_HELPER_FAIL) {
-			return hardening_failed(run, &rec[i], st, err);
+			return hardening_failed(lc, &rec[i], st, err);
 		}
 	}
 	*decided = false;
@@ -728,10 +718,10 @@ static int read_outcome(confine_run *run, int st, int *status, bool *again, bool
 }
 
 /* The sandbox never reported ready: why, or a launch again without what vanished. */
-static int never_ready(confine_run *run, int st, int code, int *status, bool *again,
+static int never_ready(struct cf_launch *lc, int st, int code, int *status, bool *again,
 		       struct confine_error *err)
 {
-	int m = memory_cause(run, err);
+	int m = memory_cause(lc, err);
 	if (m)
 		return m;
 	if (WIFSIGNALED(st)) {
@@ -742,71 +732,71 @@ static int never_ready(confine_run *run, int st, int code, int *status, bool *ag
 		return CONFINE_E_SPAWN;
 	}
 	char msg[2048];
-	setup_message(run, msg, sizeof(msg));
-	if ((*again = skip_vanished(run, msg)))
+	setup_message(lc, msg, sizeof(msg));
+	if ((*again = skip_vanished(lc, msg)))
 		return 0;
 	return setup_failure(msg, err);
 }
 
-int cf_launch_wait(confine_run *run, int *status, bool *again, struct confine_error *err)
+int cf_launch_wait(struct cf_launch *lc, int *status, bool *again, struct confine_error *err)
 {
 	int st = 0, r;
 	*status = 125;
 	*again = false;
-	finish_sandbox(run);
-	if ((r = reap_child(run, &st, err)) < 0)
+	finish_sandbox(lc);
+	if ((r = reap_child(lc, &st, err)) < 0)
 		return r;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	if (run->policy == CONFINE_POLICY_OFF)
-		return policy_off_status(run, code, status, err);
+	if (lc->policy == CONFINE_POLICY_OFF)
+		return policy_off_status(lc, code, status, err);
 	bool ready, decided;
-	r = read_outcome(run, st, status, again, &ready, &decided, err);
+	r = read_outcome(lc, st, status, again, &ready, &decided, err);
 	if (decided)
 		return r;
-	if (run->pty_err.code) {
-		*err = run->pty_err;
+	if (lc->facts.pty_err.code) {
+		*err = lc->facts.pty_err;
 		return CONFINE_E_SPAWN;
 	}
-	if (run->early_sig) {
+	if (lc->facts.early_sig) {
 		/* A signal came before the command started: the sandbox was ended, the command
 		 * never ran; the status says which signal. */
-		*status = 128 + run->early_sig;
+		*status = 128 + lc->facts.early_sig;
 		return 0;
 	}
-	if (run->unsettled && !run->timed_out) {
+	if (lc->facts.unsettled && !lc->facts.timed_out) {
 		/* The command never started: plan again (wait_command), or give up. */
 		*again = true;
 		return 0;
 	}
-	if (!ready && run->timed_out) {
+	if (!ready && lc->facts.timed_out) {
 		/* --timeout ran out while the sandbox was starting: the run timed out, as it does
 		 * once the command runs (status 137, the run says so), not a failed setup. */
 		*status = 128 + SIGKILL;
 		return 0;
 	}
 	if (!ready)
-		return never_ready(run, st, code, status, again, err);
+		return never_ready(lc, st, code, status, again, err);
 	*status = code;
-	return command_status(run, status, err);
+	return command_status(lc, status, err);
 }
 
-void cf_launch_reset(confine_run *run)
+void cf_launch_reset(struct cf_launch *lc)
 {
-	int *fds[] = {&run->status_fd, &run->err_fd, &run->info_fd};
+	int *fds[] = {&lc->status_fd, &lc->err_fd, &lc->info_fd};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
-	run->n_rec = 0;
-	run->ready = false;
-	run->reaped = false;
-	if (run->mounts_r >= 0)
-		close(run->mounts_r);
-	run->mounts_r = -1;
-	free(run->by_helper);
-	run->by_helper = NULL;
-	if (run->go_w >= 0)
-		close(run->go_w);
-	run->go_w = -1;
+	lc->facts.n_rec = 0;
+	lc->ready = false;
+	lc->reaped = false;
+	if (lc->mounts_r >= 0)
+		close(lc->mounts_r);
+	lc->mounts_r = -1;
+	free(lc->by_helper);
+	lc->by_helper = NULL;
+	if (lc->go_w >= 0)
+		close(lc->go_w);
+	lc->go_w = -1;
 }

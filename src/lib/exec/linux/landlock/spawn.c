@@ -43,13 +43,14 @@
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/keeper.h"
 #include "exec/linux/landlock/spawn.h"
+#include "exec/linux/launch.h"
+#include "exec/linux/cgroup.h"
 #include "exec/linux/opener.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
 #include "exec/linux/tee.h"
 #include "net/auth.h"
 #include "net/netrun.h"
-#include "request.h"
 #include "util/owntmp.h"
 #include "util/util.h"
 
@@ -445,7 +446,7 @@ struct ll_child {
 	int err_w;	   /* the stderr tee's write end, or -1: stderr is inherited */
 	int pty;	   /* R41: the slave of the command's own pty, or -1 */
 	unsigned pty_mask; /* the descriptors it goes on (CF_PTY_FD bits) */
-	const int *stdio;  /* the others: run->stdio (runstdio.h) */
+	const int *stdio;  /* the others: lc->stdio (runstdio.h) */
 	int ruleset;
 	const struct sock_fprog *prog;
 	int guard_w; /* where the seccomp listener goes (the supervisor), or -1 */
@@ -696,16 +697,16 @@ static pid_t spawn_child(void *arg)
 
 /* The child, forked by confine's opener below its Landlock domain (R36, opener.h) where the
  * plan has one, else from here. */
-static int spawn(confine_run *run, const struct ll_child *c, int rs, const int stdio[3], pid_t *pid,
-		 struct confine_error *err)
+static int spawn(struct cf_launch *lc, const struct ll_child *c, int rs, const int stdio[3],
+		 pid_t *pid, struct confine_error *err)
 {
-	if (run->ll.opener && run->supervisor) {
+	if (lc->ll->opener && lc->facts.supervisor) {
 		struct cf_guard_ident *ids = NULL;
 		size_t n_ids = 0;
-		if (cf_opener_idents(&run->plan.ipc_allow, stdio, &ids, &n_ids) < 0)
+		if (cf_opener_idents(&lc->plan->ipc_allow, stdio, &ids, &n_ids) < 0)
 			return cf_nomem(err);
-		return cf_supervisor_spawn(run->supervisor, rs, ids, n_ids, spawn_child, (void *)c,
-					   pid, err);
+		return cf_supervisor_spawn(lc->facts.supervisor, rs, ids, n_ids, spawn_child,
+					   (void *)c, pid, err);
 	}
 	if ((*pid = start_child(c)) < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "vfork",
@@ -746,41 +747,27 @@ static int exec_candidates(const char *argv0, char **envp, struct cf_strv *out)
 }
 
 /*
- * Network by domain (SPEC 12): the proxy already listens on 127.0.0.1 (spawn.c started it);
- * the command's proxy variables get its port and the run's credentials, and the connect guard
- * is made for the supervisor to ask.
+ * Network by domain (SPEC 12) and R44: the run has given the command's proxy variables the
+ * proxy's port and its credentials (run_launch.c); the connect guard is made for the
+ * supervisor to ask, which lets unix streams reach the ssh-agent filter's socket.
  */
-static int start_proxy_side(confine_run *run, unsigned *port, struct confine_error *err)
+static int start_proxy_side(struct cf_launch *lc, struct confine_error *err)
 {
-	int r;
-	/* R44: the ssh-agent filter's socket, which the guard lets unix streams reach. */
-	const char *agent = cf_run_agent_sock(run);
-	if (agent && (r = cf_run_agent_env_at(run, err)) < 0)
-		return r;
-	*port = run->netrun ? cf_netrun_port(run->netrun) : 0;
-	if (!*port && run->ll.net_proxy)
+	if (!lc->proxy_port && lc->ll->net_proxy)
 		return cf_err(err, CONFINE_E_SPAWN, "network by domain not available", "landlock",
 			      "the proxy does not listen on the host's loopback");
-	if (run->ll.net_proxy) {
-		char userinfo[sizeof(CF_PROXY_USER) + CF_PROXY_SECRET_LEN + 1];
-		snprintf(userinfo, sizeof(userinfo), "%s:%s", CF_PROXY_USER,
-			 cf_netrun_secret(run->netrun));
-		r = cf_plan_net_env_at(&run->plan, *port, userinfo, err);
-		explicit_bzero(userinfo, sizeof(userinfo));
-		if (r < 0)
-			return r;
-	}
-	return cf_connguard_new(*port, agent, &run->connguard, err);
+	return cf_connguard_new(lc->proxy_port, lc->agent_sock, &lc->facts.connguard, err);
 }
 
 /* The supervisor (R42; network by domain's connect guard rides on it): it waits for the
  * child's seccomp listener on guard[0] (its own now); guard[1] is the child's end. */
-static int start_supervisor(confine_run *run, int guard[2], struct confine_error *err)
+static int start_supervisor(struct cf_launch *lc, int guard[2], struct confine_error *err)
 {
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, guard) < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the supervisor", "landlock",
 				 "socketpair", errno);
-	int r = cf_supervisor_start(guard[0], &run->ll, run->connguard, &run->supervisor, err);
+	int r =
+	    cf_supervisor_start(guard[0], lc->ll, lc->facts.connguard, &lc->facts.supervisor, err);
 	guard[0] = -1; /* the supervisor's, whatever happened */
 	return r;
 }
@@ -806,7 +793,7 @@ static int exec_argv(const struct cf_plan *plan, char **envp, struct cf_strv *ca
  * memory limit's OOM kill, a signal).  What it left in `shared` goes to the status pipe, where
  * the wait reads it; the run takes the child and the pipe's read end (status[0] -1 then), and
  * the write ends of the status pipe and of the guard's socket are closed. */
-static int adopt(confine_run *run, pid_t pid, struct cf_helper_record *shared, int status[2],
+static int adopt(struct cf_launch *lc, pid_t pid, struct cf_helper_record *shared, int status[2],
 		 int guard[2], struct confine_error *err)
 {
 	if (shared->type == LL_SETUP)
@@ -824,26 +811,26 @@ static int adopt(confine_run *run, pid_t pid, struct cf_helper_record *shared, i
 	if (guard[1] >= 0)
 		close(guard[1]);
 	guard[1] = -1;
-	run->pid = pid;
-	run->target_pid = pid;
+	lc->facts.pid = pid;
+	lc->facts.target_pid = pid;
 	/* Our own child: its number cannot be reused before we reap it. */
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pfd >= 0) {
 		fcntl(pfd, F_SETFD, FD_CLOEXEC);
-		run->target_pidfd = pfd;
+		lc->facts.target_pidfd = pfd;
 	}
-	run->status_fd = status[0];
+	lc->status_fd = status[0];
 	status[0] = -1;
 	/* vfork returned: the child has exec'd the command or failed (its record is in the
 	 * pipe).  Nothing is in between, so signals go straight to the command. */
-	run->ready = true;
-	run->started = true;
+	lc->ready = true;
+	lc->facts.started = true;
 	return 0;
 }
 
-int cf_ll_spawn(confine_run *run, struct confine_error *err)
+int cf_ll_spawn(struct cf_launch *lc, struct confine_error *err)
 {
-	struct cf_plan *plan = &run->plan;
+	const struct cf_plan *plan = lc->plan;
 	struct cf_strv cands = {0};
 	struct sock_fprog prog = {0};
 	char **sh_argv = NULL;
@@ -851,27 +838,27 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 	unsigned port = 0;
 	int r;
 
-	if ((run->ll.net_proxy || cf_run_agent_sock(run)) &&
-	    (r = start_proxy_side(run, &port, err)) < 0)
+	if ((lc->ll->net_proxy || lc->agent_sock) && (r = start_proxy_side(lc, err)) < 0)
 		goto out;
-	if (plan->seccomp && (r = start_supervisor(run, guard, err)) < 0)
+	if (lc->ll->net_proxy || lc->agent_sock)
+		port = lc->proxy_port;
+	if (plan->seccomp && (r = start_supervisor(lc, guard, err)) < 0)
 		goto out;
-	unsigned pty_mask = cf_pty_mask(run->pty);
-	if (run->pty && (r = cf_pty_open_host(run->pty, &pty, err)) < 0)
+	unsigned pty_mask = cf_pty_mask(lc->pty);
+	if (lc->pty && (r = cf_pty_open_host(lc->pty, &pty, err)) < 0)
 		goto out;
-	if (run->record.tee_wanted && !(pty_mask & CF_PTY_FD(2)) &&
-	    (r = cf_open_tee(run, &err_w, err)) < 0)
+	if (lc->tee.wanted && !(pty_mask & CF_PTY_FD(2)) &&
+	    (r = cf_open_tee(&lc->tee, lc->stdio[2], &err_w, err)) < 0)
 		goto out;
 	/* The child's 0 and 1 are the run's (runstdio.h), its 2 the tee when there is one; the
 	 * pty's slave where it replaces a terminal (R41): that one is the terminal granted. */
-	int stdio[3] = {run->stdio[0], run->stdio[1], err_w >= 0 ? -1 : run->stdio[2]};
+	int stdio[3] = {lc->stdio[0], lc->stdio[1], err_w >= 0 ? -1 : lc->stdio[2]};
 	for (int i = 0; i < 3; i++)
 		if (pty_mask & CF_PTY_FD(i))
 			stdio[i] = pty;
-	if ((r = cf_ll_build_ruleset(&run->ll, port, stdio, &rs, err)) < 0)
+	if ((r = cf_ll_build_ruleset(lc->ll, port, stdio, &rs, err)) < 0)
 		goto out;
-	if (plan->seccomp &&
-	    (r = load_program(&run->ll, cf_run_agent_sock(run) != NULL, &prog, err)) < 0)
+	if (plan->seccomp && (r = load_program(lc->ll, lc->agent_sock != NULL, &prog, err)) < 0)
 		goto out;
 	char **envp = plan->env.v ? plan->env.v : (char *[]){NULL};
 	if (exec_argv(plan, envp, &cands, &sh_argv) < 0)
@@ -897,17 +884,17 @@ int cf_ll_spawn(confine_run *run, struct confine_error *err)
 			     .err_w = err_w,
 			     .pty = pty,
 			     .pty_mask = pty_mask,
-			     .stdio = run->stdio,
+			     .stdio = lc->stdio,
 			     .ruleset = rs,
 			     .prog = prog.filter ? &prog : NULL,
 			     .guard_w = guard[1],
-			     .cgroup = &run->cgroup,
+			     .cgroup = lc->cgroup,
 			     .parent = getpid(),
-			     .keeper = run->keeper.fd,
+			     .keeper = lc->keeper_fd,
 			     .shared = shared};
 	pid_t pid;
-	if ((r = spawn(run, &c, rs, stdio, &pid, err)) == 0)
-		r = adopt(run, pid, shared, status, guard, err);
+	if ((r = spawn(lc, &c, rs, stdio, &pid, err)) == 0)
+		r = adopt(lc, pid, shared, status, guard, err);
 	if (shared != &local)
 		munmap(shared, sizeof(*shared));
 	goto out;
@@ -930,15 +917,4 @@ out:
 	free(sh_argv);
 	cf_strv_release(&cands);
 	return r;
-}
-
-void cf_ll_remove_run_tmp(confine_run *run)
-{
-	if (!run->run_tmp_made || !run->run_tmp)
-		return;
-	/* Through its lock's descriptor: the very directory confine made, even if the command
-	 * renamed it or put something else in its place. */
-	cf_owntmp_remove(run->run_tmp, run->run_tmp_lock);
-	run->run_tmp_lock = -1;
-	run->run_tmp_made = false;
 }

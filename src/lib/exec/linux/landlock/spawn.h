@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The landlock executor (SPEC 3.3).  Linux only; touches the OS. */
+/* The landlock executor (SPEC 3.3; cf_ll_spawn in launch.h).  Linux only; touches the OS. */
 #ifndef CONFINE_LL_SPAWN_H
 #define CONFINE_LL_SPAWN_H
 
 #include "confine.h"
 #include "plan/landlock/ll_plan.h"
-
-typedef struct confine_run confine_run;
 
 /* Creates the ruleset of the plan: every rule path opened once without following symlinks (a
  * path gone or turned into a symlink gets no rule: no access); with network by domain, TCP
@@ -19,8 +17,5 @@ int cf_ll_build_ruleset(const struct cf_ll_plan *pl, unsigned proxy_port, const 
  * the path calls with the broker, the opens that could read a FIFO with the opener (R36), the
  * metadata calls always. */
 int cf_ll_supervise_level(const struct cf_ll_plan *pl);
-
-/* Starts run->plan's command under run->ll (see landlock/spawn.c). */
-int cf_ll_spawn(confine_run *run, struct confine_error *err);
 
 #endif
