@@ -52,8 +52,7 @@ int cf_launch_begin(struct cf_launch *l, struct confine_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &l->start_time);
 	int wake[2];
 	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0)
-		return cf_err_os(err, CONFINE_E_OS, "cannot start", "confine", "pipe2",
-				 errno);
+		return cf_err_os(err, CONFINE_E_OS, "cannot start", "confine", "pipe2", errno);
 	l->wake_r = wake[0];
 	l->wake_w = wake[1];
 	return 0;

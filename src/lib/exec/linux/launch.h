@@ -61,28 +61,28 @@ struct cf_launch_facts {
 	bool from_command; /* the status is the command's own */
 	bool timed_out;
 	bool killed_after_grace;
-	int early_sig;	       /* the sandbox was ended by it before the command */
-	time_t launch_time;    /* when bwrap was last started (residue, R34) */
-	char *unsettled;       /* R34: the path that changed during the setup, or NULL */
-	bool *skip;	       /* per plan mount: left out of this launch (a vanished endpoint);
-				* the run drops it with the plan */
-	int attempts;	       /* launches tried again because an endpoint vanished */
-	bool helper_mode_used; /* this launch: confine-init makes the masks (helper mode) */
-	bool helper_mode_off;  /* bwrap makes every mount (helper mode failed once) */
-	char *helper_failed;   /* the target helper mode last failed on */
-	bool cache_overlay_failed;	/* R39: an overlay could not be made: plan again */
+	int early_sig;		   /* the sandbox was ended by it before the command */
+	time_t launch_time;	   /* when bwrap was last started (residue, R34) */
+	char *unsettled;	   /* R34: the path that changed during the setup, or NULL */
+	bool *skip;		   /* per plan mount: left out of this launch (a vanished endpoint);
+				    * the run drops it with the plan */
+	int attempts;		   /* launches tried again because an endpoint vanished */
+	bool helper_mode_used;	   /* this launch: confine-init makes the masks (helper mode) */
+	bool helper_mode_off;	   /* bwrap makes every mount (helper mode failed once) */
+	char *helper_failed;	   /* the target helper mode last failed on */
+	bool cache_overlay_failed; /* R39: an overlay could not be made: plan again */
 	struct confine_error pty_err;	/* the sandbox's pty did not come (never started) */
 	struct cf_helper_record rec[4]; /* the helper's records, as they arrive */
 	size_t n_rec;
 	/* landlock: made by the executor, freed by the run after the command */
-	struct cf_connguard *connguard; /* the connect(2) guard (connguard.c) */
+	struct cf_connguard *connguard;	  /* the connect(2) guard (connguard.c) */
 	struct cf_supervisor *supervisor; /* the supervised calls (supervisor.c) */
 };
 
 struct cf_launch {
 	/* Given: filled by the run, only read by the executor. */
 	const struct cf_plan *plan;
-	const struct cf_ll_plan *ll; /* the Landlock plan (backend LANDLOCK) */
+	const struct cf_ll_plan *ll;	/* the Landlock plan (backend LANDLOCK) */
 	const struct cf_idents *idents; /* what the setup is checked against (R34) */
 	enum confine_policy policy;
 	enum confine_backend backend;
@@ -90,31 +90,31 @@ struct cf_launch {
 	const char *helper;  /* confine-init chosen by the caller, or NULL */
 	const char *program; /* an approved escalation's file (SPEC 7.1), or NULL */
 	uint64_t limit_mem, timeout_ms, kill_grace_ms;
-	bool cache_overlay_off; /* R39: an overlay failed before: the plan has redirects */
+	bool cache_overlay_off;	    /* R39: an overlay failed before: the plan has redirects */
 	struct timespec start_time; /* the run's start (CLOCK_MONOTONIC): the timeout's origin */
 	/* the descriptors and objects confine opened for the command */
-	int stdio[3];		    /* the command's 0, 1, 2 (runstdio.h), -1 when closed */
-	struct cf_pty *pty;	    /* R41: its relay, or NULL */
-	struct cf_cgroup *cgroup;   /* the limits' cgroup (n 0: none) */
-	int keeper_fd;		    /* the keeper's socket (keeper.h), -1: none */
-	pid_t keeper_pgid;	    /* its process group, which bwrap joins; 0: none */
-	struct cf_netrun *netrun;   /* SPEC 12: the proxy, or NULL */
-	unsigned proxy_port;	    /* landlock: the proxy's port on the host's loopback */
-	const char *agent_sock;	    /* R44: the ssh-agent filter's socket, or NULL */
-	int agent_dir_fd;	    /* and its directory (O_PATH), -1: none */
+	int stdio[3];		  /* the command's 0, 1, 2 (runstdio.h), -1 when closed */
+	struct cf_pty *pty;	  /* R41: its relay, or NULL */
+	struct cf_cgroup *cgroup; /* the limits' cgroup (n 0: none) */
+	int keeper_fd;		  /* the keeper's socket (keeper.h), -1: none */
+	pid_t keeper_pgid;	  /* its process group, which bwrap joins; 0: none */
+	struct cf_netrun *netrun; /* SPEC 12: the proxy, or NULL */
+	unsigned proxy_port;	  /* landlock: the proxy's port on the host's loopback */
+	const char *agent_sock;	  /* R44: the ssh-agent filter's socket, or NULL */
+	int agent_dir_fd;	  /* and its directory (O_PATH), -1: none */
 	struct cf_launch_tee tee;
 	struct cf_launch_hooks hooks;
 
 	/* The executor's own, between its calls. */
-	int status_fd;			   /* read end of the helper's status pipe */
-	int err_fd;			   /* read end of bwrap's stderr */
-	int info_fd;			   /* read end of bwrap's --info-fd */
-	int go_w;			   /* write end of the helper's go pipe, -1 when none */
-	int mounts_r;			   /* helper mode's list, made at READY, read back */
-	bool *by_helper;		   /* per plan mount: made by exec/linux/bwrap/masks.c */
-	int wake_r, wake_w;		   /* wakes the wait loop for a pending signal */
-	volatile sig_atomic_t ready;	   /* the helper reported READY */
-	volatile sig_atomic_t pending_sig; /* a signal noted before READY */
+	int status_fd;			     /* read end of the helper's status pipe */
+	int err_fd;			     /* read end of bwrap's stderr */
+	int info_fd;			     /* read end of bwrap's --info-fd */
+	int go_w;			     /* write end of the helper's go pipe, -1 when none */
+	int mounts_r;			     /* helper mode's list, made at READY, read back */
+	bool *by_helper;		     /* per plan mount: made by exec/linux/bwrap/masks.c */
+	int wake_r, wake_w;		     /* wakes the wait loop for a pending signal */
+	volatile sig_atomic_t ready;	     /* the helper reported READY */
+	volatile sig_atomic_t pending_sig;   /* a signal noted before READY */
 	volatile sig_atomic_t end_requested; /* a signal asked the sandbox to end */
 	volatile sig_atomic_t sigints;	     /* SIGINTs forwarded so far */
 	bool reaped;			     /* the wait loop reaped pid already (no pidfd) */

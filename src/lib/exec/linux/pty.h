@@ -32,8 +32,8 @@ struct cf_pty;
 
 /*
  * Decides whether the run gets a pty: mode CONFINE_TTY_ON, or AUTO and one of the command's
- * descriptors `stdio` (run->stdio: what it gets as 0, 1, 2, -1 when closed) is a terminal; the
- * relay reads and writes those, never this process's 0, 1, 2.  *out is NULL when it does not.
+ * descriptors `stdio` (the launch's stdio: what it gets as 0, 1, 2, -1 when closed) is a terminal;
+ * the relay reads and writes those, never this process's 0, 1, 2.  *out is NULL when it does not.
  * `scan` (may be NULL) sees the pty's output as it would have seen stderr (SPEC 7.3).  The
  * descriptors stay the caller's.  Touches the OS (isatty).
  */
