@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The layout of src/ (STYLE.md): no include or call circle spans two folders, and the layers
-# point one way (the records and the executors never call the run, the records never include
-# its types; probe/ asks the kernel through host/kernel.h, not an executor).  scripts/deps
+# point one way (the records and the executors never call the run, the records and the Linux
+# executors never include its types; probe/ asks the kernel through host/kernel.h, not an executor).  scripts/deps
 # draws the graph (a file depends on the headers it includes and on the files that define what
 # its object uses) and fails on either; it is checked here on small trees with a circle or a wrong-way
 # dependency planted, and on this tree.
@@ -95,6 +95,41 @@ out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
 is "$?" 1 "a record that includes the run's types fails"
 is "$out" "layer: src/lib/record/rec.c -[#include]-> src/lib/request.h: record/ takes the run's facts as plain values (record/run_facts.h), never the run's types
 confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the include is printed"
+
+# An executor that includes the run's header of types (request.h), or a run_*.h of another
+# folder, and calls nothing of the run: the include alone breaks the layer (it takes a launch).
+for h in request.h inject/run_inject.h; do
+	d=$T/exec-${h%%/*}
+	mkdir -p "$d/src/lib/exec/linux" "$d/src/lib/inject" "$d/build"
+	printf 'struct confine_run { int pid; };\n' >"$d/src/lib/$h"
+	printf '#include "%s"\nint cf_exec(const struct confine_run *run);\nint cf_exec(const struct confine_run *run) { return run->pid; }\n' "$h" >"$d/src/lib/exec/linux/x.c"
+	{
+		echo '['
+		cc -c -I"$d/src/lib" -o "$d/build/x.o" "$d/src/lib/exec/linux/x.c" || exit 1
+		printf '{"directory": "%s", "file": "src/lib/exec/linux/x.c", "output": "build/x.o"}\n]\n' "$d"
+	} >"$d/build/compile_commands.json"
+	out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
+	is "$?" 1 "an executor that includes $h fails"
+	is "$out" "layer: src/lib/exec/linux/x.c -[#include]-> src/lib/$h: exec/ includes neither request.h nor a run_*.h: an executor takes a launch (exec/linux/launch.h), never the run's types
+confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the include is printed"
+done
+
+# An executor that calls a function of the run's that lives in another folder (the agent's
+# socket of the run, agent/agent_run.c), by a declaration of its own: the wrong way too.
+d=$T/exec-call
+mkdir -p "$d/src/lib/exec/linux/bwrap" "$d/src/lib/agent" "$d/build"
+printf 'int cf_run_agent_fd(void);\nint cf_run_agent_fd(void) { return 3; }\n' >"$d/src/lib/agent/agent_run.c"
+printf 'int cf_run_agent_fd(void);\nint cf_exec(void);\nint cf_exec(void) { return cf_run_agent_fd(); }\n' >"$d/src/lib/exec/linux/bwrap/x.c"
+{
+	echo '['
+	cc -c -o "$d/build/a.o" "$d/src/lib/agent/agent_run.c" && cc -c -o "$d/build/x.o" "$d/src/lib/exec/linux/bwrap/x.c" || exit 1
+	printf '{"directory": "%s", "file": "src/lib/agent/agent_run.c", "output": "build/a.o"},\n' "$d"
+	printf '{"directory": "%s", "file": "src/lib/exec/linux/bwrap/x.c", "output": "build/x.o"}\n]\n' "$d"
+} >"$d/build/compile_commands.json"
+out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
+is "$?" 1 "an executor that calls the run's function of another folder fails"
+is "$out" "layer: src/lib/exec/linux/bwrap/x.c -[cf_run_agent_fd]-> src/lib/agent/agent_run.c: exec/linux/ takes a launch (exec/linux/launch.h) and returns facts: it calls none of the run's functions, wherever they live (the run's steps come as hooks)
+confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the call is printed"
 
 out=$("$TOP/scripts/deps" --top "$T/circle" "$T/nowhere" 2>&1)
 is "$?" 2 "no build tree: exit status 2"
