@@ -49,9 +49,6 @@
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
 #include "exec/linux/tee.h"
-#include "net/auth.h"
-#include "net/netrun.h"
-#include "util/owntmp.h"
 #include "util/util.h"
 
 #include "util/linux_abi.h"
