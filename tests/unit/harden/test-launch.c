@@ -43,7 +43,7 @@ static void init_and_release(void)
 	struct cf_launch l;
 	memset(&l, 0x5a, sizeof(l));
 	cf_launch_init(&l);
-	int *fds[] = {&l.status_fd, &l.err_fd, &l.info_fd, &l.go_w, &l.mounts_r,
+	int *fds[] = {&l.status_fd, &l.err_fd, &l.info_fd,   &l.go_w,	     &l.mounts_r,
 		      &l.wake_r,    &l.wake_w, &l.keeper_fd, &l.agent_dir_fd};
 	bool all = true;
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
