@@ -238,6 +238,8 @@ int cf_run_cache_env(confine_run *run, struct confine_error *err);
 enum cf_content cf_run_content_of_file(void *ctx, const char *path);
 enum cf_content cf_run_content_of_scan(void *ctx, const char *path);
 void cf_run_caches_finish(confine_run *run);
+/* A run freed without its wait: the stores' locks are let go, nothing is trimmed. */
+void cf_run_caches_release(confine_run *run);
 /* Whether bwrap's launch will run in helper mode (run_launch.c), so that the plan may hold
  * tool cache overlays.  Touches the OS (once). */
 bool cf_run_helper_mode(const confine_run *run);

@@ -649,7 +649,10 @@ void confine_run_free(confine_run *run)
 	/* Freed while the sandbox may still run: it ends, as it would with confine. */
 	cf_keeper_end(&run->keeper);
 	cf_cgroup_destroy(&run->cgroup);
+	/* The guards' threads end and their descriptors go (a run waited for has none left). */
+	cf_supervisor_free(run->exec.facts.supervisor);
 	cf_connguard_free(run->exec.facts.connguard);
+	cf_run_caches_release(run);
 	cf_netrun_free(run->netrun);
 	cf_run_net_release(run);
 	cf_net_policy_release(&run->net);

@@ -139,24 +139,25 @@ const char *confine_run_cache_trimmed(const confine_run *run)
 	return run ? run->cache_trimmed : NULL;
 }
 
+void cf_run_caches_release(confine_run *run)
+{
+	if (run->cache_store_lock >= 0)
+		close(run->cache_store_lock);
+	if (run->cache_lock >= 0)
+		close(run->cache_lock);
+	run->cache_store_lock = run->cache_lock = -1;
+	run->cache_started = false;
+}
+
 void cf_run_caches_finish(confine_run *run)
 {
 	if (!run->plan.cache_store)
 		return;
 	char trimmed[1024];
 	/* The command has ended: this run no longer holds the store (its bound may remove it). */
-	if (run->cache_store_lock >= 0)
-		close(run->cache_store_lock);
-	if (run->cache_lock >= 0)
-		close(run->cache_lock);
-	run->cache_store_lock = run->cache_lock = -1;
+	cf_run_caches_release(run);
 	cf_cache_finish(&run->plan, run->cache_work, run->workspace, run->cache_bound, trimmed,
 			sizeof(trimmed));
-	run->cache_started = false;
-	if (run->cache_lock >= 0)
-		close(run->cache_lock);
-	if (run->cache_store_lock >= 0)
-		close(run->cache_store_lock);
 	free(run->cache_trimmed);
 	run->cache_trimmed = trimmed[0] ? cf_strdup(trimmed) : NULL;
 }
