@@ -48,12 +48,6 @@
 #include "util/thread.h"
 
 #include "util/linux_abi.h"
-#ifndef __NR_landlock_add_rule
-#define __NR_landlock_add_rule 445
-#endif
-#ifndef __NR_landlock_restrict_self
-#define __NR_landlock_restrict_self 446
-#endif
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif

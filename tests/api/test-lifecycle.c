@@ -103,8 +103,8 @@ static void test_twice(enum confine_backend bk, bool off, const char *name)
 	struct confine_error again = {0};
 	TAP_INTEQ(confine_run_start(run, &again), CONFINE_E_INVALID,
 		  "%s: a second start of the same run is refused", name);
-	TAP_OK(strstr(again.reason, "already started") != NULL,
-	       "%s: ... saying so (got: %s: %s)", name, again.what, again.reason);
+	TAP_OK(strstr(again.reason, "already started") != NULL, "%s: ... saying so (got: %s: %s)",
+	       name, again.what, again.reason);
 	int status = -1;
 	memset(&err, 0, sizeof(err));
 	TAP_INTEQ(confine_run_wait(run, &status, &err), 0, "%s: waited (%s)", name, err.reason);
@@ -132,8 +132,8 @@ static void test_free_unwaited(enum confine_backend bk, bool off, const char *na
 	confine_run_free(run); /* no wait */
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	TAP_OK(s < 30, "%s: a run freed without a wait does not wait for the command (%.1f s)", name,
-	       s);
+	TAP_OK(s < 30, "%s: a run freed without a wait does not wait for the command (%.1f s)",
+	       name, s);
 	if (count_dir("/proc/self/fd") != fds)
 		show_fds();
 	TAP_INTEQ(count_dir("/proc/self/fd"), fds,

@@ -90,19 +90,6 @@ static void network_text(struct cf_buf *b, const struct cf_plan *plan)
 	    plan->net_allowed);
 }
 
-/* A path, a note or an argument the workspace or the request chose, as a person should read
- * it (R38): escaped by the allow-list of util/display.c. */
-static void add_shown(struct cf_buf *b, const char *s, unsigned flags)
-{
-	char *d = cf_display_escape(s, flags);
-	if (!d) {
-		b->oom = true;
-		return;
-	}
-	cf_buf_add(b, d);
-	free(d);
-}
-
 /* R36: the IPC guard (src/helper/guard.c) and the allows it honours. */
 static void ipc_text(struct cf_buf *b, const struct cf_plan *plan)
 {
@@ -119,7 +106,7 @@ static void ipc_text(struct cf_buf *b, const struct cf_plan *plan)
 	cf_buf_add(b, "ipc allowed (a FIFO or socket named here, or directly in it):\n");
 	for (size_t i = 0; i < plan->ipc_allow.n; i++) {
 		cf_buf_add(b, "  ");
-		add_shown(b, plan->ipc_allow.v[i], 0); /* the request chose it (R38) */
+		cf_buf_add_display(b, plan->ipc_allow.v[i], 0); /* the request chose it (R38) */
 		cf_buf_addc(b, '\n');
 	}
 }
@@ -130,7 +117,7 @@ static void lines_text(struct cf_buf *b, const struct cf_strv *sv)
 {
 	for (size_t i = 0; i < sv->n; i++) {
 		cf_buf_add(b, "  ");
-		add_shown(b, sv->v[i], 0);
+		cf_buf_add_display(b, sv->v[i], 0);
 		cf_buf_addc(b, '\n');
 	}
 }
@@ -141,9 +128,9 @@ static void header_text(struct cf_buf *b, const struct cf_plan *plan)
 {
 	cf_buf_addf(b, "target: %s\n", target_name(plan->target));
 	cf_buf_add(b, "workspace: ");
-	add_shown(b, plan->workspace, 0);
+	cf_buf_add_display(b, plan->workspace, 0);
 	cf_buf_add(b, "\ncwd: ");
-	add_shown(b, plan->cwd, 0);
+	cf_buf_add_display(b, plan->cwd, 0);
 	cf_buf_addc(b, '\n');
 	cf_buf_add(b, "network: ");
 	network_text(b, plan);
@@ -165,7 +152,7 @@ static void mounts_text(struct cf_buf *b, const struct cf_plan *plan)
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct cf_mount *m = &plan->mounts[i];
 		cf_buf_addf(b, "  %-10s ", op_name(m->op));
-		add_shown(b, m->path, 0);
+		cf_buf_add_display(b, m->path, 0);
 		if (m->op == CF_MNT_TMPFS || m->op == CF_MNT_INJECT_DIR)
 			cf_buf_addf(b, " size=%llu", (unsigned long long)m->size);
 		if (m->op == CF_MNT_HIDE_DIR)
@@ -174,7 +161,7 @@ static void mounts_text(struct cf_buf *b, const struct cf_plan *plan)
 			cf_buf_add(b, " mode=0444");
 		if (m->why) {
 			cf_buf_add(b, "  # ");
-			add_shown(b, m->why, 0);
+			cf_buf_add_display(b, m->why, 0);
 		}
 		cf_buf_addc(b, '\n');
 	}
@@ -201,7 +188,7 @@ static void run_text(struct cf_buf *b, const struct cf_plan *plan)
 		cf_buf_add(b, "environment removed:");
 		for (size_t i = 0; i < plan->env_removed.n; i++) {
 			cf_buf_addc(b, ' ');
-			add_shown(b, plan->env_removed.v[i], 0);
+			cf_buf_add_display(b, plan->env_removed.v[i], 0);
 		}
 		cf_buf_addc(b, '\n');
 	}
@@ -214,7 +201,7 @@ static void run_text(struct cf_buf *b, const struct cf_plan *plan)
 		cf_buf_add(b, "command:");
 		for (size_t i = 0; i < plan->argv.n; i++) {
 			cf_buf_add(b, " \"");
-			add_shown(b, plan->argv.v[i], CONFINE_DISPLAY_QUOTES);
+			cf_buf_add_display(b, plan->argv.v[i], CONFINE_DISPLAY_QUOTES);
 			cf_buf_addc(b, '"');
 		}
 		cf_buf_addc(b, '\n');
