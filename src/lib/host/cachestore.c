@@ -447,8 +447,9 @@ void cf_cache_finish(const struct cf_plan *plan, const char *work, const char *w
 	if (sfd < 0)
 		goto out;
 	release_work(sfd, work);
-	struct meta m;
+	struct meta m, was;
 	read_meta(sfd, &m);
+	was = m;
 	time_t now = time(NULL);
 	snprintf(m.workspace, sizeof(m.workspace), "%s", workspace);
 	m.used = (int64_t)now;
@@ -462,7 +463,13 @@ void cf_cache_finish(const struct cf_plan *plan, const char *work, const char *w
 		m.bytes = o == OVER || r == OVER || o + r < o ? OVER : o + r;
 		m.measured = (int64_t)now;
 	}
-	write_meta(sfd, &m);
+	/* Rewritten only when more than its use time moved, or that by a minute or more: the
+	 * order of trimming needs no finer time, and every rewrite is a new file renamed into
+	 * place, which ext4 writes back at once. */
+	if (m.bytes != was.bytes || m.measured != was.measured ||
+	    strcmp(m.workspace, was.workspace) || m.used - was.used >= MEASURE_EVERY ||
+	    m.used < was.used)
+		write_meta(sfd, &m);
 	trim(cfd, self + 1, bound, trimmed, cap);
 out:
 	if (sfd >= 0)
