@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/linux/child.h"
 #include "exec/linux/keeper.h"
 #include "util/util.h"
 
@@ -269,9 +270,8 @@ int cf_keeper_start(struct cf_keeper *k, struct confine_error *err)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "confine-keeper",
 				 "socketpair", errno);
 	/* No handler of the caller's may run in the child before it has ignored them all. */
-	sigset_t all, old;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
+	sigset_t old;
+	cf_child_block_all(&old);
 	pid_t pid = _Fork();
 	if (pid == 0) {
 		close(sv[0]);

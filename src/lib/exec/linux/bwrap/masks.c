@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec/linux/child.h"
 #include "exec/linux/bwrap/masks.h"
 #include "helper/caches.h"
 #include "helper/mounts.h"
@@ -201,9 +202,8 @@ int cf_masks_make(pid_t pid1, int list_fd, struct cf_helper_record *rec)
 			  .list = list,
 			  .len = len,
 			  .caches = caches};
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	sigset_t old;
+	cf_child_block_all(&old);
 	child = start_maker(&m);
 	int e = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -36,6 +36,7 @@
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
 #include "exec/linux/cgroup.h"
+#include "exec/linux/child.h"
 #include "exec/linux/launch.h"
 #include "exec/linux/tee.h"
 #include "util/mountapi.h"
@@ -165,28 +166,9 @@ static void child_fail(const char *what, int e)
 	_exit(125);
 }
 
-static const int reset_signals[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
-
-/* In the child of vfork: every signal is blocked (see block_all), so no handler of the parent
- * can run on the shared memory; dispositions go back to default before anything is unblocked. */
-static void child_common(void)
-{
-	sigset_t none;
-	for (size_t i = 0; i < sizeof(reset_signals) / sizeof(reset_signals[0]); i++)
-		signal(reset_signals[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /* The children are started with vfork: no page tables are copied, and the parent resumes as
- * soon as the child has exec'd.  The child only makes system calls on data prepared before. */
-static void block_all(sigset_t *old)
-{
-	sigset_t all;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, old);
-}
-
+ * soon as the child has exec'd.  The child only makes system calls on data prepared before;
+ * its signals: child.h. */
 /* The vfork prologue is written out in start_direct and start_bwrap on purpose: a child of
  * vfork must not return from the function that called vfork, so it cannot live in a helper. */
 static __attribute__((noinline)) pid_t start_direct(const char *path, char **argv, char **envp,
@@ -195,7 +177,7 @@ static __attribute__((noinline)) pid_t start_direct(const char *path, char **arg
 {
 	pid_t parent = getpid();
 	sigset_t old;
-	block_all(&old);
+	cf_child_block_all(&old);
 	pid_t pid = vfork();
 	if (pid != 0) {
 		int e = errno;
@@ -203,7 +185,7 @@ static __attribute__((noinline)) pid_t start_direct(const char *path, char **arg
 		errno = e;
 		return pid;
 	}
-	child_common();
+	cf_child_signals_default();
 	/* R4 without a sandbox too: the command dies with confine (checked against the race
 	 * with confine's own death). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
@@ -267,7 +249,7 @@ struct bwrap_child {
 static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 {
 	sigset_t old;
-	block_all(&old);
+	cf_child_block_all(&old);
 	pid_t pid = vfork();
 	if (pid != 0) {
 		int e = errno;
@@ -275,7 +257,7 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 		errno = e;
 		return pid;
 	}
-	child_common();
+	cf_child_signals_default();
 	/* bwrap leaves the caller's process group: a Ctrl-C on the terminal reaches confine
 	 * only, which forwards it to the command (R4); bwrap itself would die of it and take the
 	 * command down before it could clean up.  It joins the keeper's group instead, so that

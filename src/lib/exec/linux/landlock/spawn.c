@@ -39,6 +39,7 @@
 #include "exec/linux/landlock/spawn.h"
 #include "exec/linux/launch.h"
 #include "exec/linux/cgroup.h"
+#include "exec/linux/child.h"
 #include "exec/linux/opener.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
@@ -180,8 +181,6 @@ static int drop_capabilities(void)
 	return 0;
 }
 
-static const int reset_signals[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
-
 /* The child (start_child, after vfork, on confine's memory: async-signal-safe calls only, a
  * failure is a record in c->shared and _exit): its session, terminal and descriptors 0-2, and
  * its ties to confine (R4: death signal, keeper, cgroup). */
@@ -309,9 +308,8 @@ static _Noreturn void child_exec(const struct ll_child *c)
 
 static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 {
-	sigset_t all, old, none;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
+	sigset_t old;
+	cf_child_block_all(&old);
 #if LL_FORK
 	int gate[2];
 	if (pipe2(gate, O_CLOEXEC) < 0) {
@@ -342,11 +340,7 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 		return pid;
 	}
 #endif
-	for (size_t i = 0; i < sizeof(reset_signals) / sizeof(reset_signals[0]); i++)
-		signal(reset_signals[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-
+	cf_child_signals_default();
 	child_attach(c);
 	child_isolate(c);
 	child_restrict(c);
