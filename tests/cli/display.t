@@ -98,6 +98,46 @@ for t in "run --backend landlock --print-plan" "plan --target windows" "plan --t
 	ok $? "R38 $t holds nothing raw (got: $(grep -n -e "$ZW" -e "$RLO" -e "$ESC" "$T/plan-t" | cut -c1-120))"
 done
 
+# --- every string a person did not write, in every plan text (the class, not one member) ---
+# A workspace, a home, a protected file, an allow, an injection's target and a command, each
+# with an invisible or reordering character (a variable's name with one is refused): the plans
+# of both Linux backends (run --print-plan) and of the other targets hold none of them raw.
+W2="$T/w${RLO}s${ZW}"
+H2="$T/h${ZW}ome"
+mkdir -p "$W2/sub${RLO}dir" "$H2" "$T/al${RLO}low"
+echo k >"$W2/sub${RLO}dir/.env"
+echo v >"$T/inj-src"
+cd "$W2" || exit 1
+export HOME=$H2
+for t in "run --print-plan" "run --backend landlock --print-plan"; do
+	inj=(--inject-env "INJ=$T/inj-src" --inject-path "/tmp/t${RLO}x=$T/inj-src")
+	wants=("sub\\u{202E}dir" "al\\u{202E}low" "t\\u{202E}x" "c\\u{202E}md")
+	if [ "$t" != "run --print-plan" ]; then # the landlock backend injects nothing
+		inj=()
+		wants=("sub\\u{202E}dir" "al\\u{202E}low" "c\\u{202E}md")
+	fi
+	# shellcheck disable=SC2086 # the words of the subcommand
+	"$CONFINE" $t --allow "$T/al${RLO}low:read" "${inj[@]}" -- "./c${RLO}md" >"$T/plan-c" 2>&1
+	ok $? "$t: planned with strange names everywhere"
+	for want in "${wants[@]}"; do
+		grep -qF "$want" "$T/plan-c"
+		ok $? "R38 $t shows $want escaped"
+	done
+	raw "$T/plan-c"
+	ok $? "R38 $t holds nothing raw (got: $(grep -n -e "$ZW" -e "$RLO" -e "$ESC" "$T/plan-c" | cut -c1-160 | head -3))"
+done
+for t in "plan --target windows" "plan --target macos"; do
+	a="$T/al${RLO}low:read"
+	[ "$t" = "plan --target windows" ] && a="C:\\al${RLO}low:read"
+	# shellcheck disable=SC2086 # the words of the subcommand
+	"$CONFINE" $t --allow "$a" -- "./c${RLO}md" >"$T/plan-c" 2>&1
+	ok $? "$t: planned with strange names"
+	raw "$T/plan-c"
+	ok $? "R38 $t holds nothing raw (got: $(grep -n -e "$ZW" -e "$RLO" -e "$ESC" "$T/plan-c" | cut -c1-160 | head -3))"
+done
+cd "$W" || exit 1
+export HOME=$T/home
+
 # --- check: a rule file under a strange name ---
 mkdir -p "$T/r${RLO}x"
 echo '{"version": 1, "rules": [' >"$T/r${RLO}x/rules.json"

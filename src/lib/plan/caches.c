@@ -225,45 +225,36 @@ static const char *how_name(enum cf_cache_how h)
 	return h == CF_CACHE_OVERLAY ? "overlay" : h == CF_CACHE_REDIRECT ? "redirect" : "none";
 }
 
-/* A path the request chose (a variable, the home), escaped (R38). */
-static void add_path(struct cf_buf *b, const char *s)
-{
-	char *d = cf_display_escape(s, 0);
-	if (!d)
-		b->oom = true;
-	else
-		cf_buf_add(b, d);
-	free(d);
-}
-
 void cf_plan_caches_text(struct cf_buf *b, const struct cf_plan *plan)
 {
 	if (!plan->n_caches)
 		return;
 	cf_buf_add(b, "tool caches (R39; store ");
-	add_path(b, plan->cache_store);
+	cf_buf_add_display(b, plan->cache_store, 0);
 	cf_buf_add(b, ", hidden from the command):\n");
 	for (size_t i = 0; i < plan->n_caches; i++) {
 		const struct cf_plan_cache *c = &plan->caches[i];
 		cf_buf_addf(b, "  %-10s ", c->tool);
-		add_path(b, c->path);
+		cf_buf_add_display(b, c->path, 0);
 		if (c->how == CF_CACHE_OVERLAY) {
 			cf_buf_add(b, "  overlay: the host's read, writes to ");
-			add_path(b, c->where);
+			cf_buf_add_display(b, c->where, 0);
 			cf_buf_addc(b, '\n');
 		} else if (c->how == CF_CACHE_REDIRECT) {
 			cf_buf_add(b, "  redirect: to ");
-			add_path(b, c->where);
+			cf_buf_add_display(b, c->where, 0);
 			cf_buf_add(b, " (cold: the host's is not read)\n");
 		} else {
-			cf_buf_addf(b, "  none: %s\n", c->why ? c->why : "");
+			cf_buf_add(b, "  none: ");
+			cf_buf_add_display(b, c->why ? c->why : "", 0);
+			cf_buf_addc(b, '\n');
 		}
 	}
 	if (plan->cache_env.n) {
 		cf_buf_add(b, "environment set (tool caches):");
 		for (size_t i = 0; i < plan->cache_env.n; i++) {
 			cf_buf_addc(b, ' ');
-			add_path(b, plan->cache_env.v[i]);
+			cf_buf_add_display(b, plan->cache_env.v[i], 0);
 		}
 		cf_buf_addc(b, '\n');
 	}

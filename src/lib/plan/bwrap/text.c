@@ -174,9 +174,17 @@ static void injects_text(struct cf_buf *b, const struct cf_plan *plan)
 	cf_buf_add(b, "injections (read-only, sealed; BLAKE3):\n");
 	for (size_t i = 0; i < plan->n_injects; i++) {
 		const struct cf_plan_inject *in = &plan->injects[i];
-		cf_buf_addf(b, "  %s  (%llu bytes", in->record, (unsigned long long)in->size);
-		if (in->placement == CONFINE_INJECT_ENV)
-			cf_buf_addf(b, "; %s=%s, set last", in->where, in->path);
+		/* The request chose the names and the paths (R38). */
+		cf_buf_add(b, "  ");
+		cf_buf_add_display(b, in->record, 0);
+		cf_buf_addf(b, "  (%llu bytes", (unsigned long long)in->size);
+		if (in->placement == CONFINE_INJECT_ENV) {
+			cf_buf_add(b, "; ");
+			cf_buf_add_display(b, in->where, 0);
+			cf_buf_addc(b, '=');
+			cf_buf_add_display(b, in->path, 0);
+			cf_buf_add(b, ", set last");
+		}
 		cf_buf_add(b, ")\n");
 	}
 }

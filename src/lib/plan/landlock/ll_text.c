@@ -150,8 +150,11 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 			   "ipc: FIFO opens for reading made by confine's opener under these "
 			   "rules (EACCES for a FIFO outside the writable areas and the allows); "
 			   "FIFO writes need write_file (the writable areas)\n");
-	if (pl->refusal)
-		cf_buf_addf(b, "refused under policy required: %s\n", pl->refusal);
+	if (pl->refusal) {
+		cf_buf_add(b, "refused under policy required: ");
+		cf_buf_add_display(b, pl->refusal, 0);
+		cf_buf_addc(b, '\n');
+	}
 	cf_buf_add(b, "rules:\n");
 	for (size_t i = 0; i < pl->n_rules; i++) {
 		const struct cf_ll_rule *r = &pl->rules[i];
@@ -159,8 +162,10 @@ void cf_ll_plan_text(struct cf_buf *b, const struct cf_ll_plan *pl)
 		add_display(b, pl, r->path);
 		cf_buf_addc(b, ' ');
 		access_text(b, r->access, pl->handled_fs, r->kind == CF_KIND_DIR);
-		if (r->why)
-			cf_buf_addf(b, "  # %s", r->why);
+		if (r->why) {
+			cf_buf_add(b, "  # ");
+			add_display(b, pl, r->why);
+		}
 		cf_buf_addc(b, '\n');
 	}
 	strv_section(
@@ -241,8 +246,11 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	struct cf_buf b;
 	cf_buf_init(&b);
 	cf_buf_add(&b, "target: linux\nbackend: landlock\n");
-	cf_buf_addf(&b, "workspace: %s\n", plan->workspace);
-	cf_buf_addf(&b, "cwd: %s\n", plan->cwd);
+	cf_buf_add(&b, "workspace: ");
+	cf_buf_add_display(&b, plan->workspace, 0);
+	cf_buf_add(&b, "\ncwd: ");
+	cf_buf_add_display(&b, plan->cwd, 0);
+	cf_buf_addc(&b, '\n');
 	if (ll->net_proxy)
 		cf_buf_addf(&b,
 			    "network: domains (%zu allowed; proxy on 127.0.0.1 at a port chosen "

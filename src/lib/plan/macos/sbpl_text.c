@@ -60,6 +60,29 @@ static const char *network_text(const struct cf_mac_plan *plan, char *buf, size_
 	return "?";
 }
 
+/* The profile as a person reads it (R38): a path of the request or the workspace in one of its
+ * string literals may hold an invisible or reordering character, escaped here line by line
+ * (R26 leaves no line break in a literal); the backslashes of its regexes stay as they are.
+ * sandbox-exec is given the profile itself, not this text. */
+static void add_profile(struct cf_buf *b, const char *profile)
+{
+	for (const char *p = profile; *p;) {
+		size_t n = strcspn(p, "\n");
+		char *d = cf_display_escape_n(p, n, CF_DISPLAY_BACKSLASH_RAW);
+		if (!d) {
+			b->oom = true;
+			return;
+		}
+		cf_buf_add(b, d);
+		free(d);
+		p += n;
+		if (*p == '\n') {
+			cf_buf_addc(b, '\n');
+			p++;
+		}
+	}
+}
+
 char *cf_mac_plan_text(const struct cf_mac_plan *plan)
 {
 	struct cf_buf b;
@@ -107,7 +130,7 @@ char *cf_mac_plan_text(const struct cf_mac_plan *plan)
 	cf_display_words(&b, "command:", &plan->argv, true);
 	cf_buf_addf(&b, "\nprofile (%zu bytes, %zu strings, %zu regexes):\n", strlen(plan->profile),
 		    plan->strings.n, plan->regexes.n);
-	cf_buf_add(&b, plan->profile);
+	add_profile(&b, plan->profile);
 	return cf_buf_take(&b);
 }
 
