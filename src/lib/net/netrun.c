@@ -311,11 +311,6 @@ int cf_netrun_dir_fd(const struct cf_netrun *n)
 	return n->dir_fd;
 }
 
-const char *cf_netrun_dir(const struct cf_netrun *n)
-{
-	return n->dir;
-}
-
 int cf_netrun_finish(struct cf_netrun *n, struct cf_net_event **events, size_t *n_events,
 		     size_t *dropped, struct confine_error *err)
 {

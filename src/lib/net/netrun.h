@@ -52,8 +52,6 @@ unsigned cf_netrun_port(const struct cf_netrun *n);
 const char *cf_netrun_secret(const struct cf_netrun *n);
 /* An O_PATH descriptor of the directory, for bwrap's --ro-bind-fd (owned by the netrun). */
 int cf_netrun_dir_fd(const struct cf_netrun *n);
-/* The directory's host path. */
-const char *cf_netrun_dir(const struct cf_netrun *n);
 /* Stops the proxy and hands over its decisions (malloc'd array, the caller frees it). */
 int cf_netrun_finish(struct cf_netrun *n, struct cf_net_event **events, size_t *n_events,
 		     size_t *dropped, struct confine_error *err);

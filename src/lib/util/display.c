@@ -30,11 +30,6 @@ static bool visible(uint32_t cp)
 	return false;
 }
 
-bool cf_display_visible_cp(uint32_t cp)
-{
-	return visible(cp);
-}
-
 char *cf_display_escape_n(const char *s, size_t n, unsigned flags)
 {
 	struct cf_buf b;

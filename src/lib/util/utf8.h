@@ -31,18 +31,17 @@ char *cf_hex(const unsigned char *s, size_t n);
 char *cf_display_escape_n(const char *s, size_t n, unsigned flags);
 char *cf_display_escape(const char *s, unsigned flags);
 char *cf_display(const char *s);
-/* Appends `label`, then each string of v after a space, escaped for display (R38), in double
- * quotes and with quotes escaped too when `quoted`; no newline.  A plan's "command:" and
- * "environment removed:" lines, as the bwrap plan's text writes them. */
+/* A flag of confine's own (the public function refuses it): a backslash is shown as it is, for
+ * Windows paths, whose separator it is and whose names hold no control character. */
+#define CF_DISPLAY_BACKSLASH_RAW 0x100u
+
 struct cf_buf;
 struct cf_strv;
 /* Appends s escaped for display; out of memory marks b. */
 void cf_buf_add_display(struct cf_buf *b, const char *s, unsigned flags);
-/* A flag of confine's own (the public function refuses it): a backslash is shown as it is, for
- * Windows paths, whose separator it is and whose names hold no control character. */
-#define CF_DISPLAY_BACKSLASH_RAW 0x100u
+/* Appends `label`, then each string of v after a space, escaped for display (R38), in double
+ * quotes and with quotes escaped too when `quoted`; no newline.  A plan's "command:" and
+ * "environment removed:" lines, as the bwrap plan's text writes them. */
 void cf_display_words(struct cf_buf *b, const char *label, const struct cf_strv *v, bool quoted);
-/* Whether the code point is on the allow-list of visibly printable characters. */
-bool cf_display_visible_cp(uint32_t cp);
 
 #endif

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "exec/linux/landlock/connguard.h"
+#include "exec/linux/notif.h"
 #include "exec/linux/harden.h"
 #include "host/kernel.h"
 #include "exec/linux/landlock/spawn.h"
@@ -223,7 +224,7 @@ static void child(int handoff, int go_r, int out_w)
 		_exit(2);
 	long lfd =
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	if (lfd < 0 || cf_connguard_send(handoff, (int)lfd) < 0)
+	if (lfd < 0 || cf_notif_send_listener(handoff, (int)lfd) < 0)
 		_exit(3);
 	close((int)lfd);
 	close(handoff);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The signals of the executors' children (child.h). */
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -12,6 +13,13 @@ void cf_child_block_all(sigset_t *old)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, old);
+}
+
+void cf_child_unblock(const sigset_t *old)
+{
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+	errno = e;
 }
 
 void cf_child_signals_default(void)

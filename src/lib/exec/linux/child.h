@@ -14,6 +14,9 @@
 /* Blocks every signal in the calling thread; the mask before goes to *old.  Also before the
  * executors' other children (the keeper's fork, the mask maker's clone). */
 void cf_child_block_all(sigset_t *old);
+/* In the parent, once the child exists (or could not be made): the mask of before back; errno
+ * is kept, so that a failed vfork's stays for the caller. */
+void cf_child_unblock(const sigset_t *old);
 /* In the child: the dispositions confine sets (SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT,
  * SIGCHLD) back to SIG_DFL, then no signal blocked. */
 void cf_child_signals_default(void);

@@ -71,6 +71,5 @@ const char *cf_seccomp_describe(void);
  * time in a sealed memfd, or made now with libseccomp.  Its rules, one per line. */
 int cf_seccomp_guard_build_fd(int *fd_out, struct confine_error *err);
 int cf_seccomp_guard_build_fd_libseccomp(int *fd_out, struct confine_error *err);
-const char *cf_seccomp_guard_describe(void);
 
 #endif

@@ -404,20 +404,6 @@ static int add_socket_rules(scmp_filter_ctx ctx, const struct cf_seccomp_opts *o
 #define O_PATH 010000000
 #endif
 
-static const char guard_describe_text[] =
-    "ipc guard: open, openat for reading (not O_PATH, O_DIRECTORY, O_CREAT|O_EXCL) -> "
-    "confine-init opens the object itself; a FIFO outside the writable areas and allows -> "
-    "EACCES\n"
-    "ipc guard: connect -> confine-init connects the socket itself; a pathname socket outside "
-    "the writable areas and allows -> EACCES\n"
-    "ipc guard: socket, socketpair of AF_UNIX but SOCK_STREAM and SOCK_SEQPACKET -> EPERM\n"
-    "ipc guard: openat2 -> ENOSYS\n";
-
-const char *cf_seccomp_guard_describe(void)
-{
-	return guard_describe_text;
-}
-
 static int add_guard_rules(scmp_filter_ctx ctx, struct confine_error *err)
 {
 	int nr, rc;

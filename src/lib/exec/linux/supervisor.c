@@ -40,8 +40,7 @@ struct cf_supervisor {
 	bool started;
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* ready, spawned */
-	unsigned long made, refused;
-	size_t rq, rs; /* the kernel's sizes of struct seccomp_notif and its answer */
+	size_t rq, rs;	     /* the kernel's sizes of struct seccomp_notif and its answer */
 	struct seccomp_notif *req, *oreq; /* the supervisor's and the opener's */
 	struct seccomp_notif_resp *resp;
 	bool ready, stopping;
@@ -79,22 +78,12 @@ static bool drop_thread_caps(void)
 	return syscall(SYS_capset, &hdr, none) == 0;
 }
 
-static void count(struct cf_supervisor *s, bool made)
-{
-	pthread_mutex_lock(&s->lock);
-	if (made)
-		s->made++;
-	else
-		s->refused++;
-	pthread_mutex_unlock(&s->lock);
-}
-
 static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *req,
 		   struct seccomp_notif_resp *resp, size_t resp_size, int fallback)
 {
 	memset(resp, 0, resp_size);
 	resp->id = req->id;
-	bool made = false, counted = true;
+	bool made = false; /* whether a change was made: the answers say, nobody counts it */
 	long r;
 	/* R36: an open that could read a FIFO is never continued to the kernel, which would
 	 * resolve its path again: the opener answered it, or handed it over with its errno. */
@@ -104,39 +93,30 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 		enum cf_path_outcome o = capless
 					     ? cf_path_answer(&s->pol, s->listener, req, &r, &made)
 					     : CF_PATH_CONTINUE;
-		if (o == CF_PATH_SENT) {
-			count(s, true);
+		if (o == CF_PATH_SENT)
 			return;
-		}
 		if (o == CF_PATH_CONTINUE && fallback) {
 			r = -fallback;
-			counted = false;
 		} else if (o == CF_PATH_CONTINUE) {
 			/* The kernel decides under the command's own rules (pathguard.c). */
 			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 			r = 0;
-			counted = false;
-		} else
-			counted = made;
+		}
 	} else if (cf_pty_handles(req)) {
 		int e = -EACCES;
 		if (capless && cf_pty_answer(s->listener, req, &e))
 			return; /* answered with the descriptor */
 		r = e;
-		counted = false;
 	} else if (cf_meta_handles(req))
 		r = capless ? cf_meta_answer(&s->pol, s->listener, req, &made) : -EACCES;
-	else if (s->guard) {
+	else if (s->guard)
 		r = cf_connguard_answer(s->guard, s->listener, req);
-		counted = false;
-	} else
+	else
 		r = -ENOSYS;
 	if (r < 0)
 		resp->error = (int)r;
 	else
 		resp->val = r;
-	if (counted)
-		count(s, made);
 	cf_notif_send(s->listener, resp);
 }
 
@@ -354,14 +334,6 @@ int cf_supervisor_start(int handoff_fd, const struct cf_ll_plan *plan, struct cf
 	s->started = true;
 	*out = s;
 	return 0;
-}
-
-void cf_supervisor_counts(struct cf_supervisor *s, unsigned long *made, unsigned long *refused)
-{
-	pthread_mutex_lock(&s->lock);
-	*made = s->made;
-	*refused = s->refused;
-	pthread_mutex_unlock(&s->lock);
 }
 
 void cf_supervisor_free(struct cf_supervisor *s)

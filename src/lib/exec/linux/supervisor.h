@@ -47,9 +47,6 @@ int cf_supervisor_spawn(struct cf_supervisor *s, int ruleset, struct cf_guard_id
 			size_t n_allow, pid_t (*spawn)(void *), void *arg, pid_t *pid,
 			struct confine_error *err);
 
-/* What it did: changes made, changes refused (the metadata calls). */
-void cf_supervisor_counts(struct cf_supervisor *s, unsigned long *made, unsigned long *refused);
-
 /* Stops the thread and closes the listener: a notification still to come (a process that
  * outlived the run) is answered by the kernel with ENOSYS.  Accepts NULL. */
 void cf_supervisor_free(struct cf_supervisor *s);

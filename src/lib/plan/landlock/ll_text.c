@@ -60,13 +60,9 @@ static char *shown(const struct cf_ll_plan *pl, const char *s)
 /* One line "  TEXT" of a string the workspace or the request chose, escaped (R38). */
 static void add_escaped(struct cf_buf *b, const char *s)
 {
-	char *d = cf_display_escape(s, 0);
-	if (!d) {
-		b->oom = true;
-		return;
-	}
-	cf_buf_addf(b, "  %s\n", d);
-	free(d);
+	cf_buf_add(b, "  ");
+	cf_buf_add_display(b, s, 0);
+	cf_buf_addc(b, '\n');
 }
 
 /* "read", "write" for the whole sets, the other rights by name. */

@@ -180,9 +180,7 @@ static __attribute__((noinline)) pid_t start_direct(const char *path, char **arg
 	cf_child_block_all(&old);
 	pid_t pid = vfork();
 	if (pid != 0) {
-		int e = errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		errno = e;
+		cf_child_unblock(&old);
 		return pid;
 	}
 	cf_child_signals_default();
@@ -252,9 +250,7 @@ static __attribute__((noinline)) pid_t start_bwrap(const struct bwrap_child *c)
 	cf_child_block_all(&old);
 	pid_t pid = vfork();
 	if (pid != 0) {
-		int e = errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		errno = e;
+		cf_child_unblock(&old);
 		return pid;
 	}
 	cf_child_signals_default();

@@ -63,11 +63,6 @@ struct cf_connguard {
 	unsigned long made, refused;
 };
 
-int cf_connguard_send(int handoff_fd, int listener)
-{
-	return cf_notif_send_listener(handoff_fd, listener);
-}
-
 /* Whether the unix address asked for (len bytes) names the agent's socket: the same path,
  * with or without its NUL, nothing but NULs after it.  An abstract or unnamed address never
  * does. */

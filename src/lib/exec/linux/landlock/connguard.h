@@ -38,10 +38,6 @@ void cf_connguard_counts(struct cf_connguard *g, unsigned long *made, unsigned l
  * outlived the run) is answered by the kernel with ENOSYS.  Accepts NULL. */
 void cf_connguard_free(struct cf_connguard *g);
 
-/* The child's side, after the filter is loaded with the listener: sends `listener` over
- * `handoff_fd`.  Async-signal-safe (vfork child); 0 or -1 with errno. */
-int cf_connguard_send(int handoff_fd, int listener);
-
 /* The landlock supervisor's use (supervisor.c): a guard whose thread receives no listener;
  * cf_connguard_answer decides one notification of `listener` (0 or minus an errno), counted
  * as the thread would.  `req` is a struct seccomp_notif. */

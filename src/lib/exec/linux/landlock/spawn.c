@@ -40,6 +40,7 @@
 #include "exec/linux/launch.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/child.h"
+#include "exec/linux/notif.h"
 #include "exec/linux/opener.h"
 #include "exec/linux/pty.h"
 #include "exec/linux/runstdio.h"
@@ -261,7 +262,7 @@ static void child_restrict(const struct ll_child *c)
 				      SECCOMP_FILTER_FLAG_NEW_LISTENER, c->prog);
 		if (lfd < 0)
 			CHILD_FAIL(c, "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)");
-		if (cf_connguard_send(c->guard_w, (int)lfd) < 0)
+		if (cf_notif_send_listener(c->guard_w, (int)lfd) < 0)
 			CHILD_FAIL(c, "sendmsg(the seccomp listener)");
 		close((int)lfd);
 	} else if (c->prog && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, c->prog, 0, 0) < 0) {
@@ -313,9 +314,7 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 #if LL_FORK
 	int gate[2];
 	if (pipe2(gate, O_CLOEXEC) < 0) {
-		int e = errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		errno = e;
+		cf_child_unblock(&old);
 		return -1;
 	}
 	pid_t pid = fork();
@@ -326,17 +325,15 @@ static __attribute__((noinline)) pid_t start_child(const struct ll_child *c)
 		while (pid > 0 && read(gate[0], &b, 1) < 0 && errno == EINTR)
 			;
 		close(gate[0]);
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = e;
+		cf_child_unblock(&old);
 		return pid;
 	}
 	close(gate[0]);
 #else
 	pid_t pid = vfork();
 	if (pid != 0) {
-		int e = errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		errno = e;
+		cf_child_unblock(&old);
 		return pid;
 	}
 #endif
