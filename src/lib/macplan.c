@@ -8,7 +8,7 @@
 #include "plan/caches.h"
 #include "plan/macos/sbpl.h"
 #include "request.h"
-#include "winplan.h"
+#include "request_rules.h"
 #include "net/netconst.h"
 #include "util/util.h"
 

@@ -18,14 +18,4 @@
 int cf_plan_windows_request(const confine_request *req, const char *facts, const char *home,
 			    bool json, char **out, struct confine_error *err);
 
-/* How many --net-allow patterns the request has (SPEC 12). */
-size_t cf_request_net_allows(const confine_request *req);
-
-struct cf_ruleset;
-/* The session layer of a request (SPEC 2): its session rules, then its --session-rules files
- * (host/rulefile.h's loader: a file that is missing, unreadable, too large or malformed
- * refuses), appended to *rs.  The plans and executors for macOS and Windows use it. */
-int cf_request_session_rules(const confine_request *req, struct cf_ruleset *rs,
-			     struct confine_error *err);
-
 #endif

@@ -29,7 +29,7 @@
 #include "host/workspace.h"
 #include "plan/macos/sbpl.h"
 #include "request.h"
-#include "winplan.h"
+#include "request_rules.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -175,7 +175,7 @@ static int load_layer_file(void *ctx, const char *path, enum cf_layer layer, boo
 
 static int load_rules(confine_run *run, const confine_request *req, struct confine_error *err)
 {
-	/* The session's first (winplan.h), then the workspace's and the user's. */
+	/* The session's first (request_rules.h), then the workspace's and the user's. */
 	int r = cf_request_session_rules(req, &run->session, err);
 	if (r < 0)
 		return r;

@@ -14,7 +14,7 @@
 #include "host/rulefile.h"
 #include "request.h"
 #include "util/util.h"
-#include "winplan.h"
+#include "request_rules.h"
 
 struct confine_run {
 	enum confine_policy policy;
@@ -51,7 +51,8 @@ static int load_layer_file(void *ctx, const char *path, enum cf_layer layer, boo
 	return r;
 }
 
-/* The rule layers (R6): the session's first (winplan.h), then the workspace's and the user's. */
+/* The rule layers (R6): the session's first (request_rules.h), then the workspace's and the user's.
+ */
 static int load_rules(const confine_request *req, const struct cf_win_facts *facts,
 		      struct cf_ruleset *session, const struct layer_sets *sets,
 		      struct confine_error *err)
