@@ -30,39 +30,45 @@ static bool visible(uint32_t cp)
 	return false;
 }
 
-char *cf_display_escape_n(const char *s, size_t n, unsigned flags)
+/* s escaped for display, appended to b (which marks out of memory itself). */
+static void escape_into(struct cf_buf *b, const char *s, size_t n, unsigned flags)
 {
-	struct cf_buf b;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	if (!s)
 		n = 0;
-	cf_buf_init(&b);
-	cf_buf_addn(&b, "", 0);
 	for (size_t i = 0; i < n;) {
 		unsigned cp;
 		size_t k = cf_utf8_next(p + i, n - i, &cp);
 		if (!k) {
 			/* Not UTF-8: the byte itself, never a code point. */
-			cf_buf_addf(&b, "\\x%02x", p[i]);
+			cf_buf_addf(b, "\\x%02x", p[i]);
 			i++;
 			continue;
 		}
 		if (cp == '\\' && (flags & CF_DISPLAY_BACKSLASH_RAW))
-			cf_buf_addc(&b, '\\');
+			cf_buf_addc(b, '\\');
 		else if (cp == '\\')
-			cf_buf_add(&b, "\\\\");
+			cf_buf_add(b, "\\\\");
 		else if ((flags & CONFINE_DISPLAY_QUOTES) && (cp == '\'' || cp == '"'))
-			cf_buf_addf(&b, "\\%c", (char)cp);
+			cf_buf_addf(b, "\\%c", (char)cp);
 		else if (cp < 0x80 && visible(cp))
-			cf_buf_addc(&b, (char)cp);
+			cf_buf_addc(b, (char)cp);
 		else if (cp < 0x80)
-			cf_buf_addf(&b, "\\x%02x", cp);
+			cf_buf_addf(b, "\\x%02x", cp);
 		else if (visible(cp) && !(flags & CONFINE_DISPLAY_ASCII))
-			cf_buf_addn(&b, (const char *)p + i, k);
+			cf_buf_addn(b, (const char *)p + i, k);
 		else
-			cf_buf_addf(&b, "\\u{%04X}", cp);
+			cf_buf_addf(b, "\\u{%04X}", cp);
 		i += k;
 	}
+}
+
+char *cf_display_escape_n(const char *s, size_t n, unsigned flags)
+{
+	struct cf_buf b;
+	cf_buf_init(&b);
+	cf_buf_addn(&b, "", 0);
+	escape_into(&b, s, n, flags);
 	return cf_buf_take(&b);
 }
 
@@ -78,29 +84,22 @@ char *cf_display(const char *s)
 
 void cf_buf_add_display(struct cf_buf *b, const char *s, unsigned flags)
 {
-	char *d = cf_display_escape(s, flags);
-	if (!d) {
-		b->oom = true;
-		return;
-	}
-	cf_buf_add(b, d);
-	free(d);
+	escape_into(b, s, s ? strlen(s) : 0, flags);
+}
+
+void cf_buf_add_display_n(struct cf_buf *b, const char *s, size_t n, unsigned flags)
+{
+	escape_into(b, s, n, flags);
 }
 
 void cf_display_words(struct cf_buf *b, const char *label, const struct cf_strv *v, bool quoted)
 {
 	cf_buf_add(b, label);
 	for (size_t i = 0; i < v->n; i++) {
-		char *d = cf_display_escape(v->v[i], quoted ? CONFINE_DISPLAY_QUOTES : 0);
-		if (!d) {
-			b->oom = true;
-			return;
-		}
 		cf_buf_add(b, quoted ? " \"" : " ");
-		cf_buf_add(b, d);
+		escape_into(b, v->v[i], strlen(v->v[i]), quoted ? CONFINE_DISPLAY_QUOTES : 0);
 		if (quoted)
 			cf_buf_addc(b, '"');
-		free(d);
 	}
 }
 

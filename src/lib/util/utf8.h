@@ -37,8 +37,10 @@ char *cf_display(const char *s);
 
 struct cf_buf;
 struct cf_strv;
-/* Appends s escaped for display; out of memory marks b. */
+/* Appends s (its first n bytes) escaped for display, with no copy made; out of memory marks
+ * b. */
 void cf_buf_add_display(struct cf_buf *b, const char *s, unsigned flags);
+void cf_buf_add_display_n(struct cf_buf *b, const char *s, size_t n, unsigned flags);
 /* Appends `label`, then each string of v after a space, escaped for display (R38), in double
  * quotes and with quotes escaped too when `quoted`; no newline.  A plan's "command:" and
  * "environment removed:" lines, as the bwrap plan's text writes them. */

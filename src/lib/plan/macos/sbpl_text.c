@@ -68,13 +68,7 @@ static void add_profile(struct cf_buf *b, const char *profile)
 {
 	for (const char *p = profile; *p;) {
 		size_t n = strcspn(p, "\n");
-		char *d = cf_display_escape_n(p, n, CF_DISPLAY_BACKSLASH_RAW);
-		if (!d) {
-			b->oom = true;
-			return;
-		}
-		cf_buf_add(b, d);
-		free(d);
+		cf_buf_add_display_n(b, p, n, CF_DISPLAY_BACKSLASH_RAW);
 		p += n;
 		if (*p == '\n') {
 			cf_buf_addc(b, '\n');
