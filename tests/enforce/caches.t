@@ -297,6 +297,14 @@ except OSError as e:
 	store=${store%/}
 	[ -n "$store" ] && [ -d "$store/o" ] && [ -d "$store/r" ]
 	ok $? "$who: the store exists below ~/.local/state/confine/caches"
+	# The store's meta file is rewritten (a new file renamed into place) only when more than
+	# its use time moved, or that by a minute: two runs in a row leave the second's alone.
+	cxp "$who" -- true
+	i1=$(stat -c %i "$store/meta" 2>/dev/null)
+	cxp "$who" -- true
+	i2=$(stat -c %i "$store/meta" 2>/dev/null)
+	[ -n "$i1" ] && [ "$i1" = "$i2" ]
+	ok $? "$who: R39 a run right after another does not write the store's meta file again ($i1, $i2)"
 	expectp "$who" "EACCES" "R30 confine's state directory cannot be listed inside" -- "$TRYOP" readdir "$st"
 	expectp "$who" "$(bk ENOENT EACCES)" "R30 the store's overlay data is $(bk "not there (detached before the command)" "unreadable (landlock: the name stays visible)")" \
 		-- "$TRYOP" readdir "$store/o"
