@@ -99,7 +99,15 @@ for who in $RUN_USERS; do
 			[ -n "$gt" ] && break
 			sleep 0.02
 		done
-		got=$(ls /proc/"${init:-0}"/task/"${init:-0}"/fd 2>&1 | sort -n | tr '\n' ' ')
+		# pid 1's main thread lets go of what it no longer needs after the guard's thread
+		# has started (src/helper/init.c: the status pipe moved to 3, the pty's slave
+		# closed), then opens nothing more: its table is read once it has settled, for 30 s
+		# at most (a sanitizer build on a busy machine was seen in between).
+		for ((i = 0; i < 1500; i++)); do
+			got=$(ls /proc/"${init:-0}"/task/"${init:-0}"/fd 2>&1 | sort -n | tr '\n' ' ')
+			[ "$got" = "0 1 2 3 " ] && break
+			sleep 0.02
+		done
 		is "$got" "0 1 2 3 " "$who: R17 R36 pid 1's main thread holds 0-2 and its status pipe (seen from the host)"
 		got=$(for f in $(ls /proc/"${init:-0}"/task/"${gt:-0}"/fd | sort -n); do readlink /proc/"$init"/task/"$gt"/fd/"$f"; done | tr '\n' '|')
 		[[ $got =~ ^/\|/proc\|/proc/1/task/[0-9]+/fd\|anon_inode:seccomp\ notify\|$ ]]
