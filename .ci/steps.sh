@@ -67,3 +67,16 @@ tap_program() { # name log command...: runs one TAP program into log and prints 
     tail -n 40 "$log" | sed 's/^/    /'
   fi
 }
+
+failures() { # dir...: each failing file's checks again, from DIR/test-logs/failed/*.log (at
+  # most 12 lines a file), so the end of .ci/run's output names what failed and why even where
+  # only its last lines are read
+  local d f
+  for d in "$@"; do
+    for f in "$d"/test-logs/failed/*.log; do
+      [ -f "$f" ] || continue
+      echo "${f#"$d"/test-logs/failed/} ($d):"
+      grep -E -A4 '^not ok' "$f" | head -n 12 | cut -c1-300 | sed 's/^/    /'
+    done
+  done
+}

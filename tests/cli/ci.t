@@ -56,6 +56,15 @@ is "$(steps t2)" "1 0" "tap_program: a clean program passes"
 grep -q 'tap_program "test-threads under ThreadSanitizer"' "$TOP/.ci/run"
 ok $? ".ci/run runs the two-threads test built with ThreadSanitizer"
 
+# The end of .ci/run's output names each failing check again (a reader may see only its end).
+mkdir -p "$T/fb1/test-logs/failed"
+printf 'ok 1 - a\nnot ok 2 - root: the thing\n# got: x\nok 3 - c\n' >"$T/fb1/test-logs/failed/x.t.1.log"
+out=$(failures "$T/fb1" "$T/none")
+is "$out" "$(printf 'x.t.1.log (%s):\n    not ok 2 - root: the thing\n    # got: x\n    ok 3 - c' "$T/fb1")" \
+	"failures: each failing log's 'not ok' lines with what follows"
+grep -q 'failures build build-asan' "$TOP/.ci/run"
+ok $? ".ci/run prints the failing checks again at its end"
+
 # --- tests/run clears CONFINE_GOLDEN_UPDATE ---
 fb=$T/fakebuild
 mkdir -p "$fb/tests"
