@@ -77,6 +77,9 @@ failures() { # dir...: each failing file's checks again, from DIR/test-logs/fail
       [ -f "$f" ] || continue
       echo "${f#"$d"/test-logs/failed/} ($d):"
       grep -E -A4 '^not ok' "$f" | head -n 12 | cut -c1-300 | sed 's/^/    /'
+      # A sanitizer's report: its summary and the project's own frames of its stacks.
+      grep -E 'SUMMARY: [A-Za-z]+Sanitizer|^[# ]*#[0-9]+ 0x[0-9a-f]+ in [^ ]+ [^ ]*src/' "$f" |
+        head -n 16 | cut -c1-200 | sed 's/^/    /'
     done
   done
 }

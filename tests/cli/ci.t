@@ -62,6 +62,11 @@ printf 'ok 1 - a\nnot ok 2 - root: the thing\n# got: x\nok 3 - c\n' >"$T/fb1/tes
 out=$(failures "$T/fb1" "$T/none")
 is "$out" "$(printf 'x.t.1.log (%s):\n    not ok 2 - root: the thing\n    # got: x\n    ok 3 - c' "$T/fb1")" \
 	"failures: each failing log's 'not ok' lines with what follows"
+printf 'not ok 1 - x\n#   got: y\n#\n#\n#\n#\n# =1= ERROR: LeakSanitizer: detected memory leaks\n#     #0 0x7f1 in malloc (/lib/libasan.so.8+0x1)\n#     #1 0x55a in cf_tls_client ../src/lib/net/tls.c:301\n# SUMMARY: AddressSanitizer: 984 byte(s) leaked in 1 allocation(s).\n' \
+	>"$T/fb1/test-logs/failed/y.t.1.log"
+out=$(failures "$T/fb1" | sed -n '/^y.t.1.log/,$p' | grep -E 'cf_tls_client|SUMMARY|malloc' | tr -d ' ' | tr '\n' '|')
+is "$out" "##10x55aincf_tls_client../src/lib/net/tls.c:301|#SUMMARY:AddressSanitizer:984byte(s)leakedin1allocation(s).|" \
+	"failures: a sanitizer's summary and the project's frames, not the runtime's"
 grep -q 'failures build build-asan' "$TOP/.ci/run"
 ok $? ".ci/run prints the failing checks again at its end"
 
