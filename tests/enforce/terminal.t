@@ -31,7 +31,7 @@ for who in $RUN_USERS; do
 	# ---- Host control: the same session straight on the terminal. ----
 	hx "$who" python3 "$DRIVE" session "$TRYK" -- "${BASH_I[@]}"
 	is "$rc" 0 "$who: control: the session runs on the host"
-	[ "$rc" = 0 ] || diag "$out" "$err"
+	[ "$rc" = 0 ] || diag "$err" "$out"
 	is "$(field ctrl-c)|$(field ctrl-z)|$(field jobs)|$(field fg)|$(field resize)" \
 		"status 130|True|[1]+ Stopped|['status 130', '0']|33 111 111" \
 		"$who: control: job control, Ctrl-C, Ctrl-Z, fg and a resize work in bash on a terminal"
@@ -41,7 +41,7 @@ for who in $RUN_USERS; do
 	# ---- The same under confine. ----
 	hx "$who" python3 "$DRIVE" session "$TRYK" -- "$FIX/confine" run -- "${BASH_I[@]}"
 	is "$rc" 0 "$who: bash -i runs under confine in a real terminal"
-	[ "$rc" = 0 ] || diag "$out" "$err"
+	[ "$rc" = 0 ] || diag "$err" "$out"
 	[ -n "$(field inner)" ] && [ "$(field inner)" != "$(field outer)" ]
 	ok $? "$who: the command's stdin is another terminal than the user's ($(field inner) vs $(field outer))"
 	[[ $(field tty) == /dev/pts/* ]] && [ "/dev/$(field ctty)" = "$(field tty)" ]
@@ -71,13 +71,13 @@ for who in $RUN_USERS; do
 	is "$(field raw)|$(field stopped-restored)|$(field raw-again)|$(field status)|$(field restored)" \
 		"True|True|True|status 4|True" \
 		"$who: SIGTSTP to confine: the mode is restored while it is stopped, raw again after fg"
-	[ "$rc" = 0 ] || diag "$out" "$err"
+	[ "$rc" = 0 ] || diag "$err" "$out"
 
 	# ---- In a pipeline (stdout not a terminal) confine reads no key: `| less` gets them. ----
 	hx "$who" python3 "$DRIVE" pipeline "$FIX/confine" -- "${BASH_I[@]}"
 	is "$(field input)|$(field reader)" "tty0 read 1|hello" \
 		"$who: confine in a pipeline: the command's stdin is a pty at its end; the next program reads the keys"
-	[ "$rc" = 0 ] || diag "$out" "$err"
+	[ "$rc" = 0 ] || diag "$err" "$out"
 
 	# ---- --no-tty: the command gets confine's descriptors, as before R41. ----
 	hx "$who" "$TRYK" pty-run "$FIX/confine" run --no-tty -- "$TRYK" tiocsti-tty
