@@ -20,8 +20,8 @@
 
 #include "../unit/tap.h"
 #include "confine.h"
+#include "request.h"
 
-static const char *helper = CONFINE_TEST_HELPER_DIR "/confine-init";
 static pthread_t main_thread;
 
 /* ---- an HTTP server on 127.0.0.5: "hello" to every request ------------------------------- */
@@ -161,15 +161,7 @@ int main(void)
 	confine_request *req = NULL;
 	confine_run *r = NULL;
 	int status = -1;
-	int rc = confine_request_new(&req, &err);
-	if (rc == 0)
-		rc = confine_request_set_argv(req, 3, argv, &err);
-	if (rc == 0)
-		rc = confine_request_set_workspace(req, ws, &err);
-	if (rc == 0)
-		rc = confine_request_set_environment(req, env, &err);
-	if (rc == 0)
-		rc = confine_request_set_helper(req, helper, &err);
+	int rc = test_request(&req, 3, argv, ws, env, &err);
 	if (rc == 0)
 		rc = confine_request_set_backend(req, CONFINE_BACKEND_BWRAP, &err);
 	/* The address is allowed; the names are not: each is asked about. */

@@ -12,8 +12,7 @@
 
 #include "../unit/tap.h"
 #include "confine.h"
-
-static const char *helper = CONFINE_TEST_HELPER_DIR "/confine-init";
+#include "request.h"
 
 /* A request for `ws` with HOME=home; NULL on failure (reported). */
 static confine_request *request(const char *ws, const char *home, const char *const *argv)
@@ -23,15 +22,7 @@ static confine_request *request(const char *ws, const char *home, const char *co
 	char home_env[600];
 	snprintf(home_env, sizeof(home_env), "HOME=%s", home);
 	const char *env[] = {"PATH=/usr/bin:/bin", home_env, NULL};
-	int rc = confine_request_new(&req, &err);
-	if (rc == 0)
-		rc = confine_request_set_argv(req, 1, argv, &err);
-	if (rc == 0)
-		rc = confine_request_set_workspace(req, ws, &err);
-	if (rc == 0)
-		rc = confine_request_set_environment(req, env, &err);
-	if (rc == 0)
-		rc = confine_request_set_helper(req, helper, &err);
+	int rc = test_request(&req, 1, argv, ws, env, &err);
 	if (rc < 0) {
 		printf("# %s: %s: %s\n", err.what, err.subject, err.reason);
 		confine_request_free(req);

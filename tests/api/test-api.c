@@ -11,11 +11,10 @@
 
 #include "../unit/tap.h"
 #include "confine.h"
+#include "request.h"
 
 static const char *const base_env[] = {"PATH=/usr/bin:/bin", "GITHUB_TOKEN=secret-value",
 				       "AUTHOR_NAME=ana", NULL};
-
-static const char *helper = CONFINE_TEST_HELPER_DIR "/confine-init";
 
 static int run(const char *ws, const char *home, const char *const *argv, size_t argc, int *status,
 	       struct confine_error *err, confine_run **keep)
@@ -25,15 +24,7 @@ static int run(const char *ws, const char *home, const char *const *argv, size_t
 	char home_env[600];
 	snprintf(home_env, sizeof(home_env), "HOME=%s", home);
 	const char *env[] = {base_env[0], base_env[1], base_env[2], home_env, NULL};
-	int rc = confine_request_new(&req, err);
-	if (rc == 0)
-		rc = confine_request_set_argv(req, argc, argv, err);
-	if (rc == 0)
-		rc = confine_request_set_workspace(req, ws, err);
-	if (rc == 0)
-		rc = confine_request_set_environment(req, env, err);
-	if (rc == 0)
-		rc = confine_request_set_helper(req, helper, err);
+	int rc = test_request(&req, argc, argv, ws, env, err);
 	if (rc == 0)
 		rc = confine_run_prepare(req, &r, err);
 	if (rc == 0)

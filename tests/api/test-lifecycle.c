@@ -18,8 +18,8 @@
 
 #include "../unit/tap.h"
 #include "confine.h"
+#include "request.h"
 
-static const char *helper = CONFINE_TEST_HELPER_DIR "/confine-init";
 static char home[512], ws[600];
 
 static int count_dir(const char *path)
@@ -68,15 +68,7 @@ static int new_run(confine_run **run, enum confine_backend bk, bool off, const c
 	const char *env[] = {"PATH=/usr/bin:/bin", home_env, NULL};
 	const char *argv[] = {"/bin/sh", "-c", script};
 	confine_request *req = NULL;
-	int rc = confine_request_new(&req, err);
-	if (rc == 0)
-		rc = confine_request_set_argv(req, 3, argv, err);
-	if (rc == 0)
-		rc = confine_request_set_workspace(req, ws, err);
-	if (rc == 0)
-		rc = confine_request_set_environment(req, env, err);
-	if (rc == 0)
-		rc = confine_request_set_helper(req, helper, err);
+	int rc = test_request(&req, 3, argv, ws, env, err);
 	if (rc == 0)
 		rc = confine_request_set_backend(req, bk, err);
 	if (rc == 0 && off)

@@ -14,8 +14,7 @@
 
 #include "../unit/tap.h"
 #include "confine.h"
-
-static const char *helper = CONFINE_TEST_HELPER_DIR "/confine-init";
+#include "request.h"
 
 struct job {
 	char home[4096], ws[4200], out[4300];
@@ -37,15 +36,7 @@ static void *one(void *arg)
 	const char *argv[] = {"/bin/sh", "-c", cmd};
 	struct confine_error *err = &j->err;
 	j->status = -1;
-	int rc = confine_request_new(&req, err);
-	if (rc == 0)
-		rc = confine_request_set_argv(req, 3, argv, err);
-	if (rc == 0)
-		rc = confine_request_set_workspace(req, j->ws, err);
-	if (rc == 0)
-		rc = confine_request_set_environment(req, env, err);
-	if (rc == 0)
-		rc = confine_request_set_helper(req, helper, err);
+	int rc = test_request(&req, 3, argv, j->ws, env, err);
 	/* The other calls a host makes on the way: explain and a card. */
 	if (rc == 0 && confine_rules_load(req, &rules, err) == 0) {
 		struct confine_decision d = {.size = sizeof(d)};
