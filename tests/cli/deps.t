@@ -47,18 +47,31 @@ is "$out" "circle: src/a/x.c -[y]-> src/b/y.c -[x]-> src/a/x.c
 confine-deps: 1 include circles span two folders, 0 dependencies break a layer" \
 	"it is printed with the symbol of each step"
 
+# planted DIR FILE...: compiles each FILE (a path under DIR) and writes DIR/build's compile
+# commands for them, as meson would; scripts/deps reads both.
+planted() {
+	local d=$1 f o sep=
+	shift
+	mkdir -p "$d/build"
+	{
+		echo '['
+		for f in "$@"; do
+			o=build/$(basename "${f%.c}").o
+			cc -c -I"$d/src/lib" -o "$d/$o" "$d/$f" || return 1
+			printf '%s{"directory": "%s", "file": "%s", "output": "%s"}\n' "$sep" "$d" "$f" "$o"
+			sep=,
+		done
+		echo ']'
+	} >"$d/build/compile_commands.json"
+}
+
 # A record that calls the run: no circle, but the wrong way (a declaration of its own, no
 # header: the object's use is what counts).
 d=$T/layer
 mkdir -p "$d/src/lib/record" "$d/build"
 printf 'int cf_run_thing(void);\nint cf_run_thing(void) { return 0; }\n' >"$d/src/lib/run.c"
 printf 'int cf_run_thing(void);\nint cf_rec(void);\nint cf_rec(void) { return cf_run_thing(); }\n' >"$d/src/lib/record/rec.c"
-{
-	echo '['
-	cc -c -o "$d/build/run.o" "$d/src/lib/run.c" && cc -c -o "$d/build/rec.o" "$d/src/lib/record/rec.c" || exit 1
-	printf '{"directory": "%s", "file": "src/lib/run.c", "output": "build/run.o"},\n' "$d"
-	printf '{"directory": "%s", "file": "src/lib/record/rec.c", "output": "build/rec.o"}\n]\n' "$d"
-} >"$d/build/compile_commands.json"
+planted "$d" src/lib/run.c src/lib/record/rec.c || exit 1
 out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
 is "$?" 1 "a record that calls the run fails"
 is "$out" "layer: src/lib/record/rec.c -[cf_run_thing]-> src/lib/run.c: executors and records never call back into the run (they take facts, return facts)
@@ -69,12 +82,7 @@ d=$T/probe
 mkdir -p "$d/src/lib/probe" "$d/src/lib/exec/linux" "$d/build"
 printf 'int cf_kernel_thing(void);\nint cf_kernel_thing(void) { return 1; }\n' >"$d/src/lib/exec/linux/harden.c"
 printf 'int cf_kernel_thing(void);\nint cf_probe(void);\nint cf_probe(void) { return cf_kernel_thing(); }\n' >"$d/src/lib/probe/p.c"
-{
-	echo '['
-	cc -c -o "$d/build/harden.o" "$d/src/lib/exec/linux/harden.c" && cc -c -o "$d/build/p.o" "$d/src/lib/probe/p.c" || exit 1
-	printf '{"directory": "%s", "file": "src/lib/exec/linux/harden.c", "output": "build/harden.o"},\n' "$d"
-	printf '{"directory": "%s", "file": "src/lib/probe/p.c", "output": "build/p.o"}\n]\n' "$d"
-} >"$d/build/compile_commands.json"
+planted "$d" src/lib/exec/linux/harden.c src/lib/probe/p.c || exit 1
 out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
 is "$?" 1 "a probe that uses an executor's file fails"
 is "$out" "layer: src/lib/probe/p.c -[cf_kernel_thing]-> src/lib/exec/linux/harden.c: probe/ asks the kernel through host/kernel.h, never through an executor
@@ -86,11 +94,7 @@ d=$T/types
 mkdir -p "$d/src/lib/record" "$d/build"
 printf 'struct confine_run { int status; };\n' >"$d/src/lib/request.h"
 printf '#include "request.h"\nint cf_rec(const struct confine_run *run);\nint cf_rec(const struct confine_run *run) { return run->status; }\n' >"$d/src/lib/record/rec.c"
-{
-	echo '['
-	cc -c -I"$d/src/lib" -o "$d/build/rec.o" "$d/src/lib/record/rec.c" || exit 1
-	printf '{"directory": "%s", "file": "src/lib/record/rec.c", "output": "build/rec.o"}\n]\n' "$d"
-} >"$d/build/compile_commands.json"
+planted "$d" src/lib/record/rec.c || exit 1
 out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
 is "$?" 1 "a record that includes the run's types fails"
 is "$out" "layer: src/lib/record/rec.c -[#include]-> src/lib/request.h: record/ takes the run's facts as plain values (record/run_facts.h), never the run's types
@@ -103,11 +107,7 @@ for h in request.h inject/run_inject.h; do
 	mkdir -p "$d/src/lib/exec/linux" "$d/src/lib/inject" "$d/build"
 	printf 'struct confine_run { int pid; };\n' >"$d/src/lib/$h"
 	printf '#include "%s"\nint cf_exec(const struct confine_run *run);\nint cf_exec(const struct confine_run *run) { return run->pid; }\n' "$h" >"$d/src/lib/exec/linux/x.c"
-	{
-		echo '['
-		cc -c -I"$d/src/lib" -o "$d/build/x.o" "$d/src/lib/exec/linux/x.c" || exit 1
-		printf '{"directory": "%s", "file": "src/lib/exec/linux/x.c", "output": "build/x.o"}\n]\n' "$d"
-	} >"$d/build/compile_commands.json"
+	planted "$d" src/lib/exec/linux/x.c || exit 1
 	out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
 	is "$?" 1 "an executor that includes $h fails"
 	is "$out" "layer: src/lib/exec/linux/x.c -[#include]-> src/lib/$h: exec/ includes neither request.h nor a run_*.h: an executor takes a launch (exec/linux/launch.h), never the run's types
@@ -120,12 +120,7 @@ d=$T/exec-call
 mkdir -p "$d/src/lib/exec/linux/bwrap" "$d/src/lib/agent" "$d/build"
 printf 'int cf_run_agent_fd(void);\nint cf_run_agent_fd(void) { return 3; }\n' >"$d/src/lib/agent/agent_run.c"
 printf 'int cf_run_agent_fd(void);\nint cf_exec(void);\nint cf_exec(void) { return cf_run_agent_fd(); }\n' >"$d/src/lib/exec/linux/bwrap/x.c"
-{
-	echo '['
-	cc -c -o "$d/build/a.o" "$d/src/lib/agent/agent_run.c" && cc -c -o "$d/build/x.o" "$d/src/lib/exec/linux/bwrap/x.c" || exit 1
-	printf '{"directory": "%s", "file": "src/lib/agent/agent_run.c", "output": "build/a.o"},\n' "$d"
-	printf '{"directory": "%s", "file": "src/lib/exec/linux/bwrap/x.c", "output": "build/x.o"}\n]\n' "$d"
-} >"$d/build/compile_commands.json"
+planted "$d" src/lib/agent/agent_run.c src/lib/exec/linux/bwrap/x.c || exit 1
 out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
 is "$?" 1 "an executor that calls the run's function of another folder fails"
 is "$out" "layer: src/lib/exec/linux/bwrap/x.c -[cf_run_agent_fd]-> src/lib/agent/agent_run.c: exec/linux/ takes a launch (exec/linux/launch.h) and returns facts: it calls none of the run's functions, wherever they live (the run's steps come as hooks)
