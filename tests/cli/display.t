@@ -135,6 +135,23 @@ for t in "plan --target windows" "plan --target macos"; do
 	raw "$T/plan-c"
 	ok $? "R38 $t holds nothing raw (got: $(grep -n -e "$ZW" -e "$RLO" -e "$ESC" "$T/plan-c" | cut -c1-160 | head -3))"
 done
+# Windows: a path's backslashes are its separators and shown as they are, so an escape there is
+# written <U+202E>, which no Windows name can hold ('<' is refused), while a name can hold the
+# text \u{202E}: the two workspaces below must read differently.  The ACL edits' reasons name
+# the workspace and the rules too.
+"$CONFINE" plan --target windows --workspace "C:\\proj${RLO}gpj.exe" \
+	--deny "C:\\proj${RLO}gpj.exe\\x${RLO}y:write" -- cmd >"$T/plan-w" 2>&1
+ok $? "plan --target windows: a workspace and a rule with U+202E"
+raw "$T/plan-w"
+ok $? "R38 its ACL edits' reasons hold nothing raw (got: $(grep -n "$RLO" "$T/plan-w" | cut -c1-160 | head -2))"
+grep -qxF 'workspace: C:\proj<U+202E>gpj.exe' "$T/plan-w"
+ok $? "R38 the Windows workspace shows U+202E as <U+202E> (got: $(grep '^workspace' "$T/plan-w"))"
+grep -qF '# keeps C:\proj<U+202E>gpj.exe\.git\branches where it is' "$T/plan-w" &&
+	grep -qF '# write: deny (session C:\proj<U+202E>gpj.exe\x<U+202E>y)' "$T/plan-w"
+ok $? "R38 ... and in the reasons of its ACL edits"
+"$CONFINE" plan --target windows --workspace 'C:\proj\u{202E}gpj.exe' -- cmd >"$T/plan-w2" 2>&1
+is "$(grep '^workspace' "$T/plan-w2")" 'workspace: C:\proj\u{202E}gpj.exe' \
+	"R38 a Windows name holding the text \\u{202E} reads differently from one holding U+202E"
 cd "$W" || exit 1
 export HOME=$T/home
 

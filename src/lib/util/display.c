@@ -39,9 +39,10 @@ static void escape_into(struct cf_buf *b, const char *s, size_t n, unsigned flag
 	for (size_t i = 0; i < n;) {
 		unsigned cp;
 		size_t k = cf_utf8_next(p + i, n - i, &cp);
+		bool angle = flags & CF_DISPLAY_ANGLE;
 		if (!k) {
 			/* Not UTF-8: the byte itself, never a code point. */
-			cf_buf_addf(b, "\\x%02x", p[i]);
+			cf_buf_addf(b, angle ? "<0x%02x>" : "\\x%02x", p[i]);
 			i++;
 			continue;
 		}
@@ -54,11 +55,11 @@ static void escape_into(struct cf_buf *b, const char *s, size_t n, unsigned flag
 		else if (cp < 0x80 && visible(cp))
 			cf_buf_addc(b, (char)cp);
 		else if (cp < 0x80)
-			cf_buf_addf(b, "\\x%02x", cp);
+			cf_buf_addf(b, angle ? "<0x%02x>" : "\\x%02x", cp);
 		else if (visible(cp) && !(flags & CONFINE_DISPLAY_ASCII))
 			cf_buf_addn(b, (const char *)p + i, k);
 		else
-			cf_buf_addf(b, "\\u{%04X}", cp);
+			cf_buf_addf(b, angle ? "<U+%04X>" : "\\u{%04X}", cp);
 		i += k;
 	}
 }

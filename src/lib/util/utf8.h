@@ -31,9 +31,14 @@ char *cf_hex(const unsigned char *s, size_t n);
 char *cf_display_escape_n(const char *s, size_t n, unsigned flags);
 char *cf_display_escape(const char *s, unsigned flags);
 char *cf_display(const char *s);
-/* A flag of confine's own (the public function refuses it): a backslash is shown as it is, for
- * Windows paths, whose separator it is and whose names hold no control character. */
+/* Flags of confine's own (the public function refuses them).  CF_DISPLAY_BACKSLASH_RAW: a
+ * backslash is shown as it is, where no name can hold one (a macOS profile's strings, R26).
+ * CF_DISPLAY_WINDOWS: a backslash as it is too (the separator of a Windows path), and every
+ * escape written as <U+XXXX> or <0xNN>: a Windows name can hold "\u{202E}" as text, never a
+ * '<' or '>', so what is shown reads one way only. */
 #define CF_DISPLAY_BACKSLASH_RAW 0x100u
+#define CF_DISPLAY_ANGLE 0x200u
+#define CF_DISPLAY_WINDOWS (CF_DISPLAY_BACKSLASH_RAW | CF_DISPLAY_ANGLE)
 
 struct cf_buf;
 struct cf_strv;

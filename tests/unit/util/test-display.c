@@ -129,6 +129,14 @@ static void test_flags(void)
 	free(w);
 	TAP_INTEQ(confine_display_escape("x", CF_DISPLAY_BACKSLASH_RAW, &n, NULL),
 		  CONFINE_E_INVALID, "the public function refuses confine's own flag");
+	/* A Windows path: escapes in a form no Windows name can hold ('<' and '>' are refused
+	 * there), so C:\a<U+202E> and a name holding the text \u{202E} read differently. */
+	w = cf_display_escape("C:\\a\xe2\x80\xae\x1b\xff", CF_DISPLAY_WINDOWS);
+	TAP_STREQ(w, "C:\\a<U+202E><0x1b><0xff>",
+		  "CF_DISPLAY_WINDOWS: the separator as it is, every escape in angle brackets");
+	free(w);
+	TAP_INTEQ(confine_display_escape("x", CF_DISPLAY_ANGLE, &n, NULL), CONFINE_E_INVALID,
+		  "the public function refuses it too");
 }
 
 int main(void)

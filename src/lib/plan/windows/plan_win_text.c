@@ -58,9 +58,9 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 	cf_buf_add(&b, "target: windows\n");
 	/* R38: what the request, the workspace or the host chose is escaped for display. */
 	cf_buf_add(&b, "workspace: ");
-	cf_buf_add_display(&b, plan->workspace, CF_DISPLAY_BACKSLASH_RAW);
+	cf_buf_add_display(&b, plan->workspace, CF_DISPLAY_WINDOWS);
 	cf_buf_add(&b, "\ncwd: ");
-	cf_buf_add_display(&b, plan->cwd, CF_DISPLAY_BACKSLASH_RAW);
+	cf_buf_add_display(&b, plan->cwd, CF_DISPLAY_WINDOWS);
 	cf_buf_addc(&b, '\n');
 	cf_buf_add(&b, "protection: writes only (reads are not protected)\n");
 	cf_buf_addf(&b, "network: %s\n",
@@ -83,20 +83,21 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 		const struct cf_win_edit *e = &plan->edits[i];
 		char *p = show(plan, e->path);
 		cf_buf_addf(&b, "  %-11s ", cf_win_ace_name(e->ace));
-		cf_buf_add_display(&b, p ? p : e->path, CF_DISPLAY_BACKSLASH_RAW);
-		cf_buf_addf(&b, "  [%s%s mask=0x%06x]  # %s\n",
-			    e->kind == CF_KIND_DIR ? "dir" : "file", e->inherit ? " inherited" : "",
-			    e->mask, e->why);
+		cf_buf_add_display(&b, p ? p : e->path, CF_DISPLAY_WINDOWS);
+		cf_buf_addf(&b, "  [%s%s mask=0x%06x]  # ", e->kind == CF_KIND_DIR ? "dir" : "file",
+			    e->inherit ? " inherited" : "", e->mask);
+		cf_buf_add_display(&b, e->why, CF_DISPLAY_WINDOWS);
+		cf_buf_addc(&b, '\n');
 		free(p);
 	}
 	cf_buf_add(&b, "not enforced on Windows (what it means for the command, reason below):\n");
 	for (size_t i = 0; i < plan->n_gaps; i++) {
 		const struct cf_win_gap *g = &plan->gaps[i];
 		cf_buf_addf(&b, "  %s: ", g->what);
-		cf_buf_add_display(&b, g->rule, CF_DISPLAY_BACKSLASH_RAW);
+		cf_buf_add_display(&b, g->rule, CF_DISPLAY_WINDOWS);
 		if (g->path[0]) {
 			cf_buf_add(&b, " (");
-			cf_buf_add_display(&b, g->path, CF_DISPLAY_BACKSLASH_RAW);
+			cf_buf_add_display(&b, g->path, CF_DISPLAY_WINDOWS);
 			cf_buf_addc(&b, ')');
 		}
 		cf_buf_addf(&b, ": %s [%zu]\n", g->effect, reason_index(plan, i));
@@ -107,7 +108,7 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 			continue;
 		k = reason_index(plan, i);
 		cf_buf_addf(&b, "  [%zu] ", k);
-		cf_buf_add_display(&b, plan->gaps[i].reason, CF_DISPLAY_BACKSLASH_RAW);
+		cf_buf_add_display(&b, plan->gaps[i].reason, CF_DISPLAY_WINDOWS);
 		cf_buf_addc(&b, '\n');
 	}
 	cf_buf_add(&b, "limits of the write protection:\n");
@@ -119,7 +120,7 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 		cf_buf_add(&b, "notes:\n");
 		for (size_t i = 0; i < plan->notes.n; i++) {
 			cf_buf_add(&b, "  ");
-			cf_buf_add_display(&b, plan->notes.v[i], CF_DISPLAY_BACKSLASH_RAW);
+			cf_buf_add_display(&b, plan->notes.v[i], CF_DISPLAY_WINDOWS);
 			cf_buf_addc(&b, '\n');
 		}
 	}
@@ -130,8 +131,10 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 	if (plan->argv.n) {
 		cf_display_words(&b, "command:", &plan->argv, true);
 		cf_buf_add(&b, "\ncommand line: ");
-		cf_buf_add_display(&b, plan->cmdline ? plan->cmdline : "",
-				   CF_DISPLAY_BACKSLASH_RAW);
+		/* As Windows receives it, its quoting's backslashes as they are; argv may hold a
+		 * '<', so the "command:" line above, escaped the usual way, is the one that reads
+		 * one way only. */
+		cf_buf_add_display(&b, plan->cmdline ? plan->cmdline : "", CF_DISPLAY_WINDOWS);
 		cf_buf_addc(&b, '\n');
 	}
 	return cf_buf_take(&b);
