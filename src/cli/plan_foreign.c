@@ -1,35 +1,62 @@
 /* SPDX-License-Identifier: MIT */
 /* confine plan --target windows|macos [--host-facts FILE] [--home DIR] [OPTIONS] [--json]:
  * the plan for a Windows host or a Mac, described by facts or this host itself. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "plan_foreign.h"
 
-char *cli_read_facts(const char *file, struct confine_error *err)
+/* The text of a host-facts file (at most 1 MiB), malloc'd; NULL with err filled. */
+static char *read_facts(const char *file, struct confine_error *err)
 {
 	const size_t max = 1u << 20;
-	FILE *f = fopen(file, "rb");
-	if (!f) {
+	const char *hint = "pass --host-facts a file of host facts ('confine help plan' says "
+			   "where their format is)";
+	/* Not blocked by a FIFO: a regular file or nothing. */
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int e = fd < 0 ? errno : fstat(fd, &st) < 0 ? errno : 0;
+	if (!e && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		close(fd);
 		confine_error_set(err, CONFINE_E_INVALID, "cannot read host facts", file,
-				  "the file cannot be opened");
+				  "it is not a regular file (a FIFO, a socket or a device)");
+		confine_error_hint(err, "%s", hint);
+		return NULL;
+	}
+	if (!e && S_ISDIR(st.st_mode))
+		e = EISDIR;
+	FILE *f = e ? NULL : fdopen(fd, "rb");
+	if (!f) {
+		e = e ? e : errno;
+		if (fd >= 0)
+			close(fd);
+		confine_error_set_os(err, CONFINE_E_INVALID, "cannot read host facts", file,
+				     fd < 0 ? "open" : "fstat", e);
+		confine_error_hint(err, "%s", hint);
 		return NULL;
 	}
 	char *s = malloc(max + 1);
 	size_t len = s ? fread(s, 1, max, f) : 0;
-	bool failed = ferror(f);
+	e = ferror(f) ? errno : 0;
 	fclose(f);
 	if (!s) {
 		cli_nomem(err);
 		return NULL;
 	}
-	if (failed || len >= max) {
+	if (e || len >= max) {
 		free(s);
-		confine_error_set(err, CONFINE_E_INVALID, "cannot read host facts", file,
-				  failed ? "the file cannot be read"
-					 : "the file is larger than 1 MiB");
+		if (e)
+			confine_error_set_os(err, CONFINE_E_INVALID, "cannot read host facts", file,
+					     "fread", e);
+		else
+			confine_error_set(err, CONFINE_E_INVALID, "cannot read host facts", file,
+					  "the file is larger than 1 MiB");
+		confine_error_hint(err, "%s", hint);
 		return NULL;
 	}
 	s[len] = '\0';
@@ -83,13 +110,13 @@ int cli_plan_foreign(const struct cli_opts *o, const struct cli_foreign_host *h,
 		status = plan_here(o);
 		goto out;
 	}
-	if (h->facts && !(facts = cli_read_facts(h->facts, &err))) {
+	if (h->facts && !(facts = read_facts(h->facts, &err))) {
 		cli_report(&err);
 		goto out;
 	}
 	if (confine_request_plan_target(o->req, target, facts, h->home, o->json, &text, &err) < 0) {
 		if (h->facts && err.line > 0)
-			fprintf(stderr, "confine: in %s:%d:\n", h->facts, err.line);
+			fprintf(stderr, "confine: in %s:%d:\n", cli_q(h->facts), err.line);
 		cli_report(&err);
 		goto out;
 	}

@@ -11,9 +11,6 @@ struct cli_foreign_host {
 	const char *home;  /* --home DIR (a path of the target) */
 };
 
-/* The text of a host-facts file (at most 1 MiB), malloc'd; NULL with err filled. */
-char *cli_read_facts(const char *file, struct confine_error *err);
-
 /* Prints the plan of the parsed request for `target` (CONFINE_TARGET_WINDOWS or _MACOS);
  * returns the exit status.  On that system itself without --host-facts or --home, the plan of
  * this host (as `run --print-plan`).  A Mac without --home has the home /Users/$USER (or

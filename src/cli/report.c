@@ -33,8 +33,10 @@ void cli_report(const struct confine_error *err)
 		fprintf(stderr, "confine: %s: '%s'", cli_esc(what, 0), cli_q(err->subject));
 	else
 		fprintf(stderr, "confine: %s", cli_esc(what, 0));
-	if (err->line > 0)
+	if (err->line > 0 && err->column > 0)
 		fprintf(stderr, " (line %d, column %d)", err->line, err->column);
+	else if (err->line > 0) /* a format of lines, which has no column to name */
+		fprintf(stderr, " (line %d)", err->line);
 	if (err->reason[0])
 		fprintf(stderr, ": %s", cli_esc(err->reason, 0));
 	fputc('\n', stderr);

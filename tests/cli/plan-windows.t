@@ -70,6 +70,23 @@ printf 'bogus line\n' >"$T/badfacts"
 out=$("$CONFINE" plan --target windows --host-facts "$T/badfacts" 2>&1); st=$?
 is "$st" 125 "bad facts: exit 125"
 ok "$(grep -q "in $T/badfacts:1:" <<<"$out"; echo $?)" "bad facts: the line is named"
+grep -q "^confine: invalid host fact: 'bogus' (line 1): unknown fact" <<<"$out"
+ok $? "bad facts: a format of lines names no column (got: $(grep invalid <<<"$out"))"
+# The facts file itself: the cause and the remedy; a FIFO is refused, not waited on.
+mkdir -p "$T/factsdir"
+mkfifo "$T/factsfifo"
+hint="hint: pass --host-facts a file of host facts ('confine help plan' says where their format is)"
+for f in "$T/factsdir:Is a directory" "$T/nofacts:No such file or directory" \
+	"$T/factsfifo:it is not a regular file (a FIFO, a socket or a device)"; do
+	out=$(timeout 20 "$CONFINE" plan --target windows --host-facts "${f%%:*}" 2>&1); st=$?
+	is "$st|$out" "125|confine: cannot read host facts: '${f%%:*}': ${f#*:}
+$hint" "--host-facts ${f%%:*}: refused with the cause and the remedy"
+done
+# The name of a facts file a person reads is escaped (R38): an escape sequence in it is not.
+bad=$T/bad$(printf '\x1b')[2Jfacts
+printf 'bogus line\n' >"$bad"
+out=$("$CONFINE" plan --target windows --host-facts "$bad" 2>&1)
+is "$(head -1 <<<"$out")" "confine: in $T/bad\\x1b[2Jfacts:1:" "R38 the facts file's name is escaped where the line is named"
 out=$("$CONFINE" plan --target linux --home 'C:\x' 2>&1); st=$?
 is "$st" 125 "--home with --target linux: exit 125"
 
