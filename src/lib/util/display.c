@@ -104,6 +104,15 @@ void cf_display_words(struct cf_buf *b, const char *label, const struct cf_strv 
 	}
 }
 
+void cf_display_lines(struct cf_buf *b, const char *prefix, const struct cf_strv *v, unsigned flags)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		cf_buf_add(b, prefix);
+		escape_into(b, v->v[i], strlen(v->v[i]), flags);
+		cf_buf_addc(b, '\n');
+	}
+}
+
 int confine_display_escape_n(const char *s, size_t len, unsigned flags, char **out,
 			     struct confine_error *err)
 {

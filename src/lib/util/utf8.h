@@ -50,5 +50,9 @@ void cf_buf_add_display_n(struct cf_buf *b, const char *s, size_t n, unsigned fl
  * quotes and with quotes escaped too when `quoted`; no newline.  A plan's "command:" and
  * "environment removed:" lines, as the bwrap plan's text writes them. */
 void cf_display_words(struct cf_buf *b, const char *label, const struct cf_strv *v, bool quoted);
+/* Each string of v on a line of its own: `prefix`, the string escaped with `flags`, a newline
+ * (a plan's notes and lists). */
+void cf_display_lines(struct cf_buf *b, const char *prefix, const struct cf_strv *v,
+		      unsigned flags);
 
 #endif

@@ -427,6 +427,15 @@ static void test_words(void)
 	got = cf_buf_take(&b);
 	TAP_STREQ(got, "command:", "no word: the label alone");
 	free(got);
+	/* cf_display_lines: a line of each, after its prefix, escaped with the flags given. */
+	cf_display_lines(&b, "  ", &v, 0);
+	got = cf_buf_take(&b);
+	TAP_STREQ(got, "  ls\n  a \"b'\"\\x0a\\u{202E}\n", "lines: each escaped on its own line");
+	free(got);
+	cf_display_lines(&b, "note: ", &none, 0);
+	got = cf_buf_take(&b);
+	TAP_STREQ(got, "", "lines: none, nothing");
+	free(got);
 	cf_strv_release(&v);
 }
 

@@ -111,17 +111,6 @@ static void ipc_text(struct cf_buf *b, const struct cf_plan *plan)
 	}
 }
 
-/* Each string of `sv` on a line of its own, indented, as a person should read it (R38: the
- * request and the workspace chose them). */
-static void lines_text(struct cf_buf *b, const struct cf_strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++) {
-		cf_buf_add(b, "  ");
-		cf_buf_add_display(b, sv->v[i], 0);
-		cf_buf_addc(b, '\n');
-	}
-}
-
 /* Where the plan runs and what the process gets: target, workspace, network, seccomp,
  * Landlock and the IPC guard. */
 static void header_text(struct cf_buf *b, const struct cf_plan *plan)
@@ -193,25 +182,16 @@ static void injects_text(struct cf_buf *b, const struct cf_plan *plan)
 static void run_text(struct cf_buf *b, const struct cf_plan *plan)
 {
 	if (plan->env_removed.n) {
-		cf_buf_add(b, "environment removed:");
-		for (size_t i = 0; i < plan->env_removed.n; i++) {
-			cf_buf_addc(b, ' ');
-			cf_buf_add_display(b, plan->env_removed.v[i], 0);
-		}
+		cf_display_words(b, "environment removed:", &plan->env_removed, false);
 		cf_buf_addc(b, '\n');
 	}
 	if (plan->notes.n || plan->run_notes.n) {
 		cf_buf_add(b, "notes:\n");
-		lines_text(b, &plan->notes);
-		lines_text(b, &plan->run_notes);
+		cf_display_lines(b, "  ", &plan->notes, 0);
+		cf_display_lines(b, "  ", &plan->run_notes, 0);
 	}
 	if (plan->argv.n) {
-		cf_buf_add(b, "command:");
-		for (size_t i = 0; i < plan->argv.n; i++) {
-			cf_buf_add(b, " \"");
-			cf_buf_add_display(b, plan->argv.v[i], CONFINE_DISPLAY_QUOTES);
-			cf_buf_addc(b, '"');
-		}
+		cf_display_words(b, "command:", &plan->argv, true);
 		cf_buf_addc(b, '\n');
 	}
 }
@@ -224,12 +204,12 @@ char *cf_plan_text(const struct cf_plan *plan)
 	mounts_text(&b, plan);
 	if (plan->missing.n) {
 		cf_buf_add(&b, "missing at launch (not mounted, re-checked after the run):\n");
-		lines_text(&b, &plan->missing);
+		cf_display_lines(&b, "  ", &plan->missing, 0);
 	}
 	cf_plan_caches_text(&b, plan);
 	if (plan->public_files.n) {
 		cf_buf_add(&b, "public by content (certificates only, R40):\n");
-		lines_text(&b, &plan->public_files);
+		cf_display_lines(&b, "  ", &plan->public_files, 0);
 	}
 	injects_text(&b, plan);
 	run_text(&b, plan);

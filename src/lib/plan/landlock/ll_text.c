@@ -57,14 +57,6 @@ static char *shown(const struct cf_ll_plan *pl, const char *s)
 	return cf_buf_take(&b);
 }
 
-/* One line "  TEXT" of a string the workspace or the request chose, escaped (R38). */
-static void add_escaped(struct cf_buf *b, const char *s)
-{
-	cf_buf_add(b, "  ");
-	cf_buf_add_display(b, s, 0);
-	cf_buf_addc(b, '\n');
-}
-
 /* "read", "write" for the whole sets, the other rights by name. */
 static void access_text(struct cf_buf *b, uint64_t access, uint64_t all, bool dir)
 {
@@ -271,19 +263,16 @@ char *cf_ll_full_text(const struct cf_plan *plan, const struct cf_ll_plan *ll)
 	}
 	if (plan->missing.n) {
 		cf_buf_add(&b, "missing at launch (no rule, re-checked after the run):\n");
-		for (size_t i = 0; i < plan->missing.n; i++)
-			add_escaped(&b, plan->missing.v[i]);
+		cf_display_lines(&b, "  ", &plan->missing, 0);
 	}
 	cf_plan_caches_text(&b, plan);
 	if (plan->public_files.n) {
 		cf_buf_add(&b, "public by content (certificates only, R40):\n");
-		for (size_t i = 0; i < plan->public_files.n; i++)
-			add_escaped(&b, plan->public_files.v[i]);
+		cf_display_lines(&b, "  ", &plan->public_files, 0);
 	}
 	if (plan->run_notes.n) {
 		cf_buf_add(&b, "notes:\n");
-		for (size_t i = 0; i < plan->run_notes.n; i++)
-			add_escaped(&b, plan->run_notes.v[i]);
+		cf_display_lines(&b, "  ", &plan->run_notes, 0);
 	}
 	if (plan->env_removed.n) {
 		cf_display_words(&b, "environment removed:", &plan->env_removed, false);

@@ -109,11 +109,7 @@ char *cf_mac_plan_text(const struct cf_mac_plan *plan)
 	for (size_t i = 0; i < cf_mac_n_not_enforced; i++)
 		cf_buf_addf(&b, "  - %s\n", cf_mac_not_enforced[i]);
 	cf_buf_addf(&b, "tested: %s\n", cf_mac_tested);
-	for (size_t i = 0; i < plan->notes.n; i++) {
-		cf_buf_add(&b, "note: ");
-		cf_buf_add_display(&b, plan->notes.v[i], 0);
-		cf_buf_addc(&b, '\n');
-	}
+	cf_display_lines(&b, "note: ", &plan->notes, 0);
 	if (plan->assumed)
 		cf_buf_add(&b, "note: this plan was computed without the Mac's file system: every "
 			       "path the facts do not list is assumed to exist as a directory\n");

@@ -118,11 +118,7 @@ char *cf_win_plan_text(const struct cf_win_plan *plan)
 		cf_buf_addf(&b, "  - %s\n", assumed_limit);
 	if (plan->notes.n) {
 		cf_buf_add(&b, "notes:\n");
-		for (size_t i = 0; i < plan->notes.n; i++) {
-			cf_buf_add(&b, "  ");
-			cf_buf_add_display(&b, plan->notes.v[i], CF_DISPLAY_WINDOWS);
-			cf_buf_addc(&b, '\n');
-		}
+		cf_display_lines(&b, "  ", &plan->notes, CF_DISPLAY_WINDOWS);
 	}
 	if (plan->env_removed.n) {
 		cf_display_words(&b, "environment removed:", &plan->env_removed, false);
