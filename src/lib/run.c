@@ -30,6 +30,7 @@
 #include "exec/linux/supervise_rules.h"
 #include "exec/linux/supervisor.h"
 #include "ll_notes.h"
+#include "plan/verdict.h"
 #include "run_mkallow.h"
 #include "host/toolcache.h"
 #include "net/netrun.h"
@@ -342,21 +343,13 @@ confine_run *cf_run_new(const confine_request *req)
 	return run;
 }
 
-/* R1, the rest: a workspace containing a guarded credential path of the home is refused.  The
- * guards' paths are canonical (a symlinked ~/.aws counts where it really is). */
+/* R1, the rest: a workspace containing a guarded credential path of the home is refused (the
+ * rule every target asks).  The guards' paths are canonical (a symlinked ~/.aws counts where it
+ * really is). */
 static int check_workspace_guards(confine_run *run, const char *given, struct confine_error *err)
 {
-	const struct cf_ruleset *g = &run->policy_rules.layers[CF_LAYER_GUARD];
-	for (size_t i = 0; i < g->n; i++) {
-		const struct cf_rule *r = &g->v[i];
-		if (r->pattern[0] != '~' || !cf_path_within(r->path, run->workspace))
-			continue;
-		cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", given,
-		       "it contains the guarded credential path '%s'", r->path);
-		cf_err_hint(err, "choose a workspace that does not contain your credentials");
-		return CONFINE_E_WORKSPACE;
-	}
-	return 0;
+	return cf_plan_refuse_workspace_guards(
+	    run->workspace, &run->policy_rules.layers[CF_LAYER_GUARD], given, err);
 }
 
 /* Workspace, host facts and every rule layer: what explain needs and a run starts from. */

@@ -44,6 +44,14 @@ for who in $RUN_USERS; do
 	expect_rc "$who" 125 "R1 --workspace ~/.ssh/.. -> 125" --workspace "$h/.ssh/.." -- "$TRYOP" write "$w/out/ran"
 	ln -sfn "$h" "$E/$who/home-link"
 	expect_rc "$who" 125 "R1 --workspace a symlink to \$HOME -> 125" --workspace "$E/$who/home-link" -- "$TRYOP" write "$w/out/ran"
+	# ~/.kube a link into a directory given as the workspace: it holds the credentials.
+	mkdir -p "$E/$who/kw/kube"
+	ln -sfn "$E/$who/kw/kube" "$h/.kube"
+	[ "$who" = nobody ] && chown -R 65534:65534 "$E/$who/kw" && chown -h 65534:65534 "$h/.kube"
+	expect_rc "$who" 125 "R1 --workspace holding where ~/.kube links to -> 125" --workspace "$E/$who/kw" -- "$TRYOP" write "$w/out/ran"
+	is "$err" "confine: workspace refused: '$E/$who/kw': it contains the guarded credential path '~/.kube'
+hint: run confine from a project directory, or pass --workspace DIR" "$who: ... naming the guard, with the remedy"
+	rm -f "$h/.kube"
 	[ ! -e "$w/out/ran" ]
 	ok $? "$who: none of the refused commands ran"
 	# R6: a rule file that cannot be parsed refuses to run (fail closed).

@@ -68,29 +68,38 @@ int cf_plan_refuse(const char *path, const struct cf_decision *rd, const struct 
 	return r < 0 ? r : cf_plan_refuse_root(path, rd, err);
 }
 
+static const char workspace_hint[] =
+    "run confine from a project directory, or pass --workspace DIR";
+
+int cf_plan_refuse_workspace_guards(const char *ws, const struct cf_ruleset *guards,
+				    const char *shown, struct confine_error *err)
+{
+	for (size_t i = 0; i < guards->n; i++) {
+		const struct cf_rule *g = &guards->v[i];
+		if (strncmp(g->pattern, "~/", 2) || g->glob || !cf_path_within(g->path, ws))
+			continue;
+		cf_err(err, CONFINE_E_WORKSPACE, "workspace refused", shown,
+		       "it contains the guarded credential path '%s'", g->pattern);
+		cf_err_hint(err, "%s", workspace_hint);
+		return CONFINE_E_WORKSPACE;
+	}
+	return 0;
+}
+
 int cf_plan_refuse_workspace(const char *ws, const char *home, bool root, const char *root_reason,
 			     const struct cf_ruleset *guards, const char *shown,
 			     struct confine_error *err)
 {
 	const char *what = "workspace refused";
 	int r = 0;
-	if (root) {
+	if (root)
 		r = cf_err(err, CONFINE_E_WORKSPACE, what, shown, "%s", root_reason);
-	} else if (cf_path_within(home, ws)) {
+	else if (cf_path_within(home, ws))
 		r = cf_err(err, CONFINE_E_WORKSPACE, what, shown,
 			   strcmp(ws, home) ? "it is an ancestor of the home directory"
 					    : "it is the home directory");
-	} else {
-		for (size_t i = 0; i < guards->n && r == 0; i++) {
-			const struct cf_rule *g = &guards->v[i];
-			if (!strncmp(g->pattern, "~/", 2) && !g->glob &&
-			    cf_path_within(g->path, ws))
-				r = cf_err(err, CONFINE_E_WORKSPACE, what, shown,
-					   "it contains the guarded credential path '%s'",
-					   g->pattern);
-		}
-	}
-	if (r < 0)
-		cf_err_hint(err, "run confine from a project directory, or pass --workspace DIR");
+	else
+		return cf_plan_refuse_workspace_guards(ws, guards, shown, err);
+	cf_err_hint(err, "%s", workspace_hint);
 	return r;
 }

@@ -40,5 +40,9 @@ int cf_plan_refuse(const char *path, const struct cf_decision *rd, const struct 
 int cf_plan_refuse_workspace(const char *ws, const char *home, bool root, const char *root_reason,
 			     const struct cf_ruleset *guards, const char *shown,
 			     struct confine_error *err);
+/* Its last part, for every target (the Linux run asks it once the guards are resolved): a
+ * workspace that holds the path of a wildcard-free guard of the home is refused. */
+int cf_plan_refuse_workspace_guards(const char *ws, const struct cf_ruleset *guards,
+				    const char *shown, struct confine_error *err);
 
 #endif
