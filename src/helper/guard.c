@@ -446,8 +446,8 @@ static void *loop(void *arg)
 		 * (fail closed) once the listener goes with the process. */
 		return NULL;
 	}
-	size_t rq, rs;
-	cf_notif_sizes(&rq, &rs);
+	size_t rq;
+	cf_notif_sizes(&rq, NULL);
 	struct seccomp_notif *req = calloc(1, rq);
 	struct cf_guard_ask *a = calloc(1, sizeof(*a));
 	if (!req || !a) {

@@ -59,11 +59,10 @@ const struct cf_fact *cf_fact_table_find(const struct cf_fact_table *t, const ch
 int cf_fact_table_set(struct cf_fact_table *t, const char *path, enum cf_kind kind, bool reparse,
 		      struct confine_error *err)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		if (strcmp(t->v[i].path, path))
-			continue;
-		t->v[i].kind = kind;
-		t->v[i].reparse = t->v[i].reparse || reparse;
+	struct cf_fact *had = (struct cf_fact *)cf_fact_table_find(t, path);
+	if (had) {
+		had->kind = kind;
+		had->reparse = had->reparse || reparse;
 		return 0;
 	}
 	if (t->n == t->cap) {

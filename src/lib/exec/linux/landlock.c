@@ -20,9 +20,6 @@
 
 /* The Landlock system calls have the same number on every architecture but alpha. */
 #include "util/linux_abi.h"
-#ifndef __NR_landlock_restrict_self
-#define __NR_landlock_restrict_self 446
-#endif
 
 #ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 #define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)

@@ -24,9 +24,10 @@ void cf_notif_sizes(size_t *req_size, size_t *resp_size)
 	*req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
 			? sizes.seccomp_notif
 			: sizeof(struct seccomp_notif);
-	*resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
-			 ? sizes.seccomp_notif_resp
-			 : sizeof(struct seccomp_notif_resp);
+	if (resp_size)
+		*resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+				 ? sizes.seccomp_notif_resp
+				 : sizeof(struct seccomp_notif_resp);
 }
 
 int cf_notif_send_listener(int sock, int listener)

@@ -17,7 +17,8 @@ struct seccomp_notif;
 struct seccomp_notif_resp;
 
 /* The sizes to allocate for struct seccomp_notif and its answer: the kernel writes its own
- * size of them, which may be larger than ours (never smaller: ours where it cannot say). */
+ * size of them, which may be larger than ours (never smaller: ours where it cannot say).
+ * resp_size may be NULL (an answer made on the stack is never larger than ours). */
 void cf_notif_sizes(size_t *req_size, size_t *resp_size);
 
 /* The child's side, once its filter is loaded: sends `listener` on `sock` (again on EINTR).

@@ -37,9 +37,6 @@
 #include "util/nofollow.h"
 #include "util/thread.h"
 
-#ifndef __NR_landlock_restrict_self
-#define __NR_landlock_restrict_self 446
-#endif
 #include "util/linux_abi.h"
 #ifndef O_PATH
 #define O_PATH 010000000

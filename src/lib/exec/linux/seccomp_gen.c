@@ -63,8 +63,12 @@ int main(int argc, char **argv)
 		int fd;
 		char name[64];
 		snprintf(name, sizeof(name), "cf_seccomp_blob_%zu", i);
-		if ((size_t)kinds[i % nk] != i % nk || nk != CF_SECCOMP_N_SOCKETS ||
-		    cf_seccomp_build_fd_libseccomp(&o, &fd, &err) < 0)
+		if ((size_t)kinds[i % nk] != i % nk || nk != CF_SECCOMP_N_SOCKETS) {
+			fprintf(stderr, "seccomp-gen: its table of socket kinds is not enum "
+					"cf_sockets in order\n");
+			return fail(out, argv[1], NULL);
+		}
+		if (cf_seccomp_build_fd_libseccomp(&o, &fd, &err) < 0)
 			return fail(out, argv[1], &err);
 		if (emit(out, name, fd) < 0)
 			return fail(out, argv[1], NULL);

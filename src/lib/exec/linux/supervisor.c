@@ -120,21 +120,6 @@ static void answer(struct cf_supervisor *s, bool capless, struct seccomp_notif *
 	cf_notif_send(s->listener, resp);
 }
 
-/* The listener the child sends right after it loads the filter; -1 when the end of `fd`
- * comes first (the child failed before) or `wake` ends the wait. */
-static int receive_listener_or_wake(int fd, int wake)
-{
-	struct pollfd p[2] = {{.fd = wake, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
-	for (;;) {
-		int n = poll(p, 2, -1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (p[0].revents & POLLIN))
-			return -1;
-		return cf_notif_recv_listener(fd);
-	}
-}
-
 /* One notification the opener handed over (s->feed); false at its end. */
 static bool fed(struct cf_supervisor *s, struct seccomp_notif *req, int *fallback)
 {
@@ -238,7 +223,10 @@ static void *oloop(void *arg)
 	pthread_mutex_unlock(&s->lock);
 	if (pid < 0)
 		return NULL;
-	int l = receive_listener_or_wake(s->handoff_fd, s->wake_fd);
+	/* The listener the child sends right after it loads the filter; none when the child
+	 * failed before (its end of the socket closes) or the run ends first. */
+	int hf = s->handoff_fd;
+	int l = cf_notif_wait(s->wake_fd, &hf) && hf >= 0 ? cf_notif_recv_listener(hf) : -1;
 	if (l < 0)
 		return NULL; /* the child failed before its exec: its record says why */
 	cf_notif_sync_wake(l);
