@@ -155,6 +155,7 @@ struct confine_run {
 	int cache_lock;			/* the flock of this run's overlay slot, -1: none */
 	int cache_store_lock;		/* the store's lock, shared while the run uses it */
 	bool cache_overlay_off;		/* an overlay failed: redirects from now on */
+	bool helper_mode;		/* bwrap's helper mode can be used: asked at each plan */
 	bool cache_started;		/* the upper and work directories are made */
 	struct cf_strv cache_env_saved; /* what the redirects replaced: NAME=VALUE, or NAME */
 	struct cf_strv cache_env_keep;	/* names the caller set with --env: left alone */

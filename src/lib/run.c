@@ -210,8 +210,9 @@ static int plan_once(confine_run *run, struct cf_matches *globs, struct cf_plan 
 	if ((r = scan(run, globs, err)) < 0)
 		return r;
 	/* R39: overlays in helper mode (exec/linux/bwrap/masks.c), redirects elsewhere. */
-	run->cache_facts.overlay = run->backend == CONFINE_BACKEND_BWRAP &&
-				   !run->cache_overlay_off && cf_run_helper_mode(run);
+	/* Asked once for the plan and the launch that follows it (cf_launch.helper_mode). */
+	run->helper_mode = run->backend == CONFINE_BACKEND_BWRAP && cf_run_helper_mode(run);
+	run->cache_facts.overlay = run->helper_mode && !run->cache_overlay_off;
 	struct cf_plan_opts po = {
 	    .target = CONFINE_TARGET_LINUX,
 	    .network = run->plan_network && run->net_mode == CONFINE_NET_ON,

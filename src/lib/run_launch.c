@@ -62,6 +62,7 @@ static void launch_fill(confine_run *run)
 	l->timeout_ms = run->timeout_ms;
 	l->kill_grace_ms = run->kill_grace_ms;
 	l->cache_overlay_off = run->cache_overlay_off;
+	l->helper_mode = run->helper_mode;
 	l->cgroup = &run->cgroup;
 	l->keeper_fd = run->keeper.fd;
 	l->keeper_pgid = run->keeper.pid;

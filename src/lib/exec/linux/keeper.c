@@ -277,8 +277,8 @@ int cf_keeper_start(struct cf_keeper *k, struct confine_error *err)
 		close(sv[0]);
 		keeper_main(sv[1]);
 	}
+	cf_child_unblock(&old);
 	int e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);

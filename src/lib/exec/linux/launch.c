@@ -28,21 +28,30 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-void cf_launch_release(struct cf_launch *l)
+void cf_launch_reset(struct cf_launch *l)
 {
-	int *fds[] = {&l->status_fd, &l->err_fd, &l->info_fd, &l->wake_r,
-		      &l->wake_w,    &l->go_w,	 &l->mounts_r};
+	int *fds[] = {&l->status_fd, &l->err_fd, &l->info_fd, &l->go_w, &l->mounts_r};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		close_fd(fds[i]);
-	if (l->facts.target_pidfd >= 0)
+	l->facts.n_rec = 0;
+	l->ready = false;
+	l->reaped = false;
+	free(l->by_helper);
+	l->by_helper = NULL;
+}
+
+void cf_launch_release(struct cf_launch *l)
+{
+	cf_launch_reset(l);
+	close_fd(&l->wake_r);
+	close_fd(&l->wake_w);
+	if (l->facts.target_pidfd >= 0) /* volatile: the signal forwarder reads it */
 		close(l->facts.target_pidfd);
 	l->facts.target_pidfd = -1;
 	free(l->facts.unsettled);
 	l->facts.unsettled = NULL;
 	free(l->facts.skip);
 	l->facts.skip = NULL;
-	free(l->by_helper);
-	l->by_helper = NULL;
 	free(l->facts.helper_failed);
 	l->facts.helper_failed = NULL;
 }
@@ -50,6 +59,9 @@ void cf_launch_release(struct cf_launch *l)
 int cf_launch_begin(struct cf_launch *l, struct confine_error *err)
 {
 	clock_gettime(CLOCK_MONOTONIC, &l->start_time);
+	/* A start after another (a failed one, or one already waited for): its pipe goes. */
+	close_fd(&l->wake_r);
+	close_fd(&l->wake_w);
 	int wake[2];
 	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		return cf_err_os(err, CONFINE_E_OS, "cannot start", "confine", "pipe2", errno);

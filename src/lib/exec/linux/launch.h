@@ -91,6 +91,7 @@ struct cf_launch {
 	const char *program; /* an approved escalation's file (SPEC 7.1), or NULL */
 	uint64_t limit_mem, timeout_ms, kill_grace_ms;
 	bool cache_overlay_off;	    /* R39: an overlay failed before: the plan has redirects */
+	bool helper_mode;	    /* helper mode can be used (asked once, when the run planned) */
 	struct timespec start_time; /* the run's start (CLOCK_MONOTONIC): the timeout's origin */
 	/* the descriptors and objects confine opened for the command */
 	int stdio[3];		  /* the command's 0, 1, 2 (runstdio.h), -1 when closed */
@@ -99,7 +100,7 @@ struct cf_launch {
 	int keeper_fd;		  /* the keeper's socket (keeper.h), -1: none */
 	pid_t keeper_pgid;	  /* its process group, which bwrap joins; 0: none */
 	struct cf_netrun *netrun; /* SPEC 12: the proxy, or NULL */
-	unsigned proxy_port;	  /* landlock: the proxy's port on the host's loopback */
+	unsigned proxy_port;	  /* landlock: the proxy's port on the host's loopback; 0: none */
 	const char *agent_sock;	  /* R44: the ssh-agent filter's socket, or NULL */
 	int agent_dir_fd;	  /* and its directory (O_PATH), -1: none */
 	struct cf_launch_tee tee;

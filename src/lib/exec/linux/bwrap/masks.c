@@ -205,8 +205,8 @@ int cf_masks_make(pid_t pid1, int list_fd, struct cf_helper_record *rec)
 	sigset_t old;
 	cf_child_block_all(&old);
 	child = start_maker(&m);
+	cf_child_unblock(&old);
 	int e = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (child < 0) {
 		maker_done(&m);
 		he = (struct cf_helper_err){.err = e, .call = "clone", .path = "the mount maker"};

@@ -410,7 +410,7 @@ static int alloc_tables(struct launch *l, struct confine_error *err)
 		lc->facts.skip = calloc(plan->n_mounts + 1, sizeof(bool));
 	if (!l->source || !l->empty || !lc->facts.skip || (plan->n_injects && !l->data))
 		return cf_nomem(err);
-	lc->facts.helper_mode_used = cf_bwrap_helper_mode(lc->bwrap, lc->facts.helper_mode_off);
+	lc->facts.helper_mode_used = lc->helper_mode && !lc->facts.helper_mode_off;
 	if (lc->facts.helper_mode_used) {
 		if (!(l->by_helper = malloc(plan->n_mounts + 1)))
 			return cf_nomem(err);

@@ -779,24 +779,3 @@ int cf_launch_wait(struct cf_launch *lc, int *status, bool *again, struct confin
 	*status = code;
 	return command_status(lc, status, err);
 }
-
-void cf_launch_reset(struct cf_launch *lc)
-{
-	int *fds[] = {&lc->status_fd, &lc->err_fd, &lc->info_fd};
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
-	}
-	lc->facts.n_rec = 0;
-	lc->ready = false;
-	lc->reaped = false;
-	if (lc->mounts_r >= 0)
-		close(lc->mounts_r);
-	lc->mounts_r = -1;
-	free(lc->by_helper);
-	lc->by_helper = NULL;
-	if (lc->go_w >= 0)
-		close(lc->go_w);
-	lc->go_w = -1;
-}

@@ -489,13 +489,10 @@ int cf_ll_spawn(struct cf_launch *lc, struct confine_error *err)
 	struct sock_fprog prog = {0};
 	char **sh_argv = NULL;
 	int rs = -1, status[2] = {-1, -1}, err_w = -1, guard[2] = {-1, -1}, pty = -1;
-	unsigned port = 0;
 	int r;
 
 	if ((lc->ll->net_proxy || lc->agent_sock) && (r = start_proxy_side(lc, err)) < 0)
 		goto out;
-	if (lc->ll->net_proxy || lc->agent_sock)
-		port = lc->proxy_port;
 	if (plan->seccomp && (r = start_supervisor(lc, guard, err)) < 0)
 		goto out;
 	unsigned pty_mask = cf_pty_mask(lc->pty);
@@ -510,7 +507,7 @@ int cf_ll_spawn(struct cf_launch *lc, struct confine_error *err)
 	for (int i = 0; i < 3; i++)
 		if (pty_mask & CF_PTY_FD(i))
 			stdio[i] = pty;
-	if ((r = cf_ll_build_ruleset(lc->ll, port, stdio, &rs, err)) < 0)
+	if ((r = cf_ll_build_ruleset(lc->ll, lc->proxy_port, stdio, &rs, err)) < 0)
 		goto out;
 	if (plan->seccomp && (r = load_program(lc->ll, lc->agent_sock != NULL, &prog, err)) < 0)
 		goto out;
