@@ -48,6 +48,9 @@ int cli_print_plan(confine_run *run, bool json, struct confine_error *err);
 /* probe: the results as {"backends": [...]} or as text, each after a blank line but the
  * first: the library's forms.  Returns 0, or -1 after saying why. */
 int cli_print_probes(const struct confine_probe_result *v, size_t n, bool json);
+/* probe: a backend that cannot run, on stderr: its name, the reason and code, the hint (R38:
+ * the reason quotes PATH entries and bwrap's own output). */
+void cli_say_unavailable(const struct confine_probe_result *r);
 
 /* Applies CONFINE_SANDBOX_POLICY unless --policy was given; warns about a bad value (R19). */
 void cli_apply_policy_env(struct cli_opts *o);

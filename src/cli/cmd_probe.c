@@ -89,11 +89,7 @@ int cmd_probe(int argc, char **argv)
 		any = any || r.available;
 		if (r.available)
 			continue;
-		/* The reason quotes PATH entries and bwrap's own output (R38). */
-		fprintf(stderr, "confine: sandbox backend unavailable: '%s': %s [%s]\n", r.backend,
-			cli_esc(r.reason, 0), r.code);
-		if (r.hint[0])
-			fprintf(stderr, "hint: %s\n", cli_esc(r.hint, 0));
+		cli_say_unavailable(&r);
 	}
 	/* What `run --backend auto` would do, in one line. */
 	if (!json && any)

@@ -39,10 +39,7 @@ int cmd_probe(int argc, char **argv)
 		return CLI_EXIT_CONFINE;
 	if (!r.available) {
 		fflush(stdout);
-		fprintf(stderr, "confine: sandbox backend unavailable: '%s': %s [%s]\n", r.backend,
-			r.reason, r.code);
-		if (r.hint[0])
-			fprintf(stderr, "hint: %s\n", r.hint);
+		cli_say_unavailable(&r);
 	}
 	return r.available ? 0 : 1;
 }

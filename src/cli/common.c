@@ -77,6 +77,14 @@ int cli_print_plan(confine_run *run, bool json, struct confine_error *err)
 	return 0;
 }
 
+void cli_say_unavailable(const struct confine_probe_result *r)
+{
+	fprintf(stderr, "confine: sandbox backend unavailable: '%s': %s [%s]\n", cli_q(r->backend),
+		cli_esc(r->reason, 0), cli_esc(r->code, 0));
+	if (r->hint[0])
+		fprintf(stderr, "hint: %s\n", cli_esc(r->hint, 0));
+}
+
 int cli_print_probes(const struct confine_probe_result *v, size_t n, bool json)
 {
 	struct confine_error err = {0};

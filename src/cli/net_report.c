@@ -63,7 +63,7 @@ void cli_net_warnings(const confine_run *run)
 			continue;
 		if (!strcmp(e->protocol, "dns") && !strcmp(e->outcome, "unavailable")) {
 			fprintf(stderr, "confine: network: the resolver inside the sandbox: %s\n",
-				e->detail);
+				cli_esc(e->detail, 0));
 			continue;
 		}
 		refused++;

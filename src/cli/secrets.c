@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cli.h"
 #include "secrets.h"
 
 /* The first line of a public key file, at most 64 KiB. */
@@ -72,8 +73,9 @@ static void agent_warnings(const confine_run *run)
 		const struct confine_agent_event *e = confine_run_agent_event(run, i);
 		if (!strcmp(e->outcome, "allowed") || !strcmp(e->request, "session-bind"))
 			continue;
-		fprintf(stderr, "confine: ssh-agent request %s: '%s%s%s': %s\n", e->outcome,
-			e->request, e->key[0] ? " " : "", e->key, e->detail);
+		fprintf(stderr, "confine: ssh-agent request %s: '%s%s%s': %s\n",
+			cli_esc(e->outcome, 0), cli_q(e->request), e->key[0] ? " " : "",
+			cli_q(e->key), cli_esc(e->detail, 0));
 		host_hint |= e->host[0] != '\0';
 		shown++;
 	}
