@@ -126,6 +126,19 @@ is "$?" 1 "an executor that calls the run's function of another folder fails"
 is "$out" "layer: src/lib/exec/linux/bwrap/x.c -[cf_run_agent_fd]-> src/lib/agent/agent_run.c: exec/linux/ takes a launch (exec/linux/launch.h) and returns facts: it calls none of the run's functions, wherever they live (the run's steps come as hooks)
 confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the call is printed"
 
+# ... and a public function of the run's, which lives in abi.c (no run file by its path): its
+# name says whose it is.  A cf_run_capture (util/capture.c runs a program) is not the run's.
+d=$T/exec-public
+mkdir -p "$d/src/lib/exec/linux" "$d/src/lib/util"
+printf 'int confine_run_timed_out(void);\nint confine_run_timed_out(void) { return 0; }\n' >"$d/src/lib/abi.c"
+printf 'int cf_run_capture(void);\nint cf_run_capture(void) { return 0; }\n' >"$d/src/lib/util/capture.c"
+printf 'int confine_run_timed_out(void);\nint cf_run_capture(void);\nint cf_exec(void);\nint cf_exec(void) { return confine_run_timed_out() + cf_run_capture(); }\n' >"$d/src/lib/exec/linux/x.c"
+planted "$d" src/lib/abi.c src/lib/util/capture.c src/lib/exec/linux/x.c || exit 1
+out=$("$TOP/scripts/deps" --top "$d" "$d/build" 2>&1)
+is "$?" 1 "an executor that calls a public function of the run (in abi.c) fails"
+is "$out" "layer: src/lib/exec/linux/x.c -[confine_run_timed_out]-> src/lib/abi.c: exec/linux/ takes a launch (exec/linux/launch.h) and returns facts: it calls none of the run's functions, wherever they live (the run's steps come as hooks)
+confine-deps: 0 include circles span two folders, 1 dependencies break a layer" "and the call is printed, cf_run_capture not"
+
 out=$("$TOP/scripts/deps" --top "$T/circle" "$T/nowhere" 2>&1)
 is "$?" 2 "no build tree: exit status 2"
 is "$out" "confine-deps: cannot read the build's compile commands: '$T/nowhere/compile_commands.json': No such file or directory
