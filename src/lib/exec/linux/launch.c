@@ -33,7 +33,7 @@ void cf_launch_reset(struct cf_launch *l)
 	int *fds[] = {&l->status_fd, &l->err_fd, &l->info_fd, &l->go_w, &l->mounts_r};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		close_fd(fds[i]);
-	l->facts.n_rec = 0;
+	l->n_rec = 0;
 	l->ready = false;
 	l->reaped = false;
 	free(l->by_helper);

@@ -51,7 +51,8 @@ struct cf_launch_tee {
 	int *fd, *out;		 /* its read end and the caller's stderr, -1: none */
 };
 
-/* What a launch returns: written by the executor, read by the run. */
+/* What a launch returns: written by the executor, read by the run (the pids also by the run's
+ * signal forwarding). */
 struct cf_launch_facts {
 	pid_t pid;			    /* bwrap, or the command (landlock, policy off) */
 	volatile sig_atomic_t target_pid;   /* where forwarded signals go */
@@ -61,19 +62,13 @@ struct cf_launch_facts {
 	bool from_command; /* the status is the command's own */
 	bool timed_out;
 	bool killed_after_grace;
-	int early_sig;		   /* the sandbox was ended by it before the command */
 	time_t launch_time;	   /* when bwrap was last started (residue, R34) */
 	char *unsettled;	   /* R34: the path that changed during the setup, or NULL */
 	bool *skip;		   /* per plan mount: left out of this launch (a vanished endpoint);
 				    * the run drops it with the plan */
-	int attempts;		   /* launches tried again because an endpoint vanished */
-	bool helper_mode_used;	   /* this launch: confine-init makes the masks (helper mode) */
 	bool helper_mode_off;	   /* bwrap makes every mount (helper mode failed once) */
 	char *helper_failed;	   /* the target helper mode last failed on */
 	bool cache_overlay_failed; /* R39: an overlay could not be made: plan again */
-	struct confine_error pty_err;	/* the sandbox's pty did not come (never started) */
-	struct cf_helper_record rec[4]; /* the helper's records, as they arrive */
-	size_t n_rec;
 	/* landlock: made by the executor, freed by the run after the command */
 	struct cf_connguard *connguard;	  /* the connect(2) guard (connguard.c) */
 	struct cf_supervisor *supervisor; /* the supervised calls (supervisor.c) */
@@ -120,6 +115,12 @@ struct cf_launch {
 	volatile sig_atomic_t sigints;	     /* SIGINTs forwarded so far */
 	bool reaped;			     /* the wait loop reaped pid already (no pidfd) */
 	int reaped_status;
+	int early_sig;			/* the sandbox was ended by it before the command */
+	int attempts;			/* launches tried again because an endpoint vanished */
+	bool helper_mode_used;		/* this launch: confine-init makes the masks */
+	struct confine_error pty_err;	/* the sandbox's pty did not come (never started) */
+	struct cf_helper_record rec[4]; /* the helper's records, as they arrive */
+	size_t n_rec;
 
 	struct cf_launch_facts facts;
 };

@@ -410,8 +410,8 @@ static int alloc_tables(struct launch *l, struct confine_error *err)
 		lc->facts.skip = calloc(plan->n_mounts + 1, sizeof(bool));
 	if (!l->source || !l->empty || !lc->facts.skip || (plan->n_injects && !l->data))
 		return cf_nomem(err);
-	lc->facts.helper_mode_used = lc->helper_mode && !lc->facts.helper_mode_off;
-	if (lc->facts.helper_mode_used) {
+	lc->helper_mode_used = lc->helper_mode && !lc->facts.helper_mode_off;
+	if (lc->helper_mode_used) {
 		if (!(l->by_helper = malloc(plan->n_mounts + 1)))
 			return cf_nomem(err);
 		cf_plan_helper_split(plan, lc->facts.skip, l->by_helper);

@@ -252,14 +252,14 @@ static void helper_left_out(struct cf_launch *lc)
  */
 static bool helper_masks(struct cf_launch *lc)
 {
-	size_t cap = sizeof(lc->facts.rec) / sizeof(lc->facts.rec[0]);
+	size_t cap = sizeof(lc->rec) / sizeof(lc->rec[0]);
 	if (!lc->by_helper || lc->mounts_r < 0)
 		return true;
 	struct cf_helper_record rec;
 	if (cf_masks_make((pid_t)lc->facts.target_pid, lc->mounts_r, &rec) == 0)
 		return true;
-	if (lc->facts.n_rec < cap)
-		lc->facts.rec[lc->facts.n_rec++] = rec;
+	if (lc->n_rec < cap)
+		lc->rec[lc->n_rec++] = rec;
 	if (lc->go_w >= 0)
 		close(lc->go_w);
 	lc->go_w = -1;
@@ -270,15 +270,14 @@ static bool helper_masks(struct cf_launch *lc)
 /* Reads the helper's records that have arrived; notes READY. */
 static void read_records(struct cf_launch *lc)
 {
-	size_t cap = sizeof(lc->facts.rec) / sizeof(lc->facts.rec[0]);
-	while (lc->status_fd >= 0 && lc->facts.n_rec < cap) {
-		ssize_t k =
-		    read(lc->status_fd, &lc->facts.rec[lc->facts.n_rec], sizeof(lc->facts.rec[0]));
+	size_t cap = sizeof(lc->rec) / sizeof(lc->rec[0]);
+	while (lc->status_fd >= 0 && lc->n_rec < cap) {
+		ssize_t k = read(lc->status_fd, &lc->rec[lc->n_rec], sizeof(lc->rec[0]));
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k != (ssize_t)sizeof(lc->facts.rec[0]))
+		if (k != (ssize_t)sizeof(lc->rec[0]))
 			break; /* EAGAIN, EOF, or a torn record (never: one write each) */
-		bool ready = lc->facts.rec[lc->facts.n_rec++].type == CF_HELPER_READY && !lc->ready;
+		bool ready = lc->rec[lc->n_rec++].type == CF_HELPER_READY && !lc->ready;
 		if (ready) {
 			lc->ready = true;
 			if (!helper_masks(lc))
@@ -287,7 +286,7 @@ static void read_records(struct cf_launch *lc)
 			cf_netns_attach(lc); /* R43, before the command starts */
 			/* R41: the sandbox's pty before the command starts; none, and it never
 			 * does. */
-			if (cf_pty_receive(lc->pty, &lc->facts.pty_err) < 0) {
+			if (cf_pty_receive(lc->pty, &lc->pty_err) < 0) {
 				close(lc->go_w);
 				lc->go_w = -1;
 				kill_sandbox(lc);
@@ -308,7 +307,7 @@ static void handle_pending(struct cf_launch *lc)
 	if (lc->ready) {
 		cf_launch_forward_signal(lc, sig);
 	} else {
-		lc->facts.early_sig = sig;
+		lc->early_sig = sig;
 		kill_sandbox(lc);
 	}
 }
@@ -442,7 +441,7 @@ static void setup_message(struct cf_launch *lc, char *msg, size_t cap)
  */
 static bool skip_vanished(struct cf_launch *lc, const char *msg)
 {
-	if (lc->facts.attempts >= TRANSIENT_RETRIES || !lc->facts.skip)
+	if (lc->attempts >= TRANSIENT_RETRIES || !lc->facts.skip)
 		return false;
 	bool found = false;
 	for (size_t i = 0; i < lc->plan->n_mounts; i++) {
@@ -466,7 +465,7 @@ static bool skip_vanished(struct cf_launch *lc, const char *msg)
 		}
 	}
 	if (found)
-		lc->facts.attempts++;
+		lc->attempts++;
 	return found;
 }
 
@@ -501,7 +500,7 @@ static int helper_changed(struct cf_launch *lc, const struct cf_helper_record *r
 static int helper_mode_failed(struct cf_launch *lc, const struct cf_helper_record *rec, bool *again,
 			      struct confine_error *err)
 {
-	if (lc->facts.helper_mode_used && !lc->facts.helper_mode_off) {
+	if (lc->helper_mode_used && !lc->facts.helper_mode_off) {
 		lc->facts.helper_mode_off = true;
 		*again = true;
 		return 0;
@@ -555,9 +554,9 @@ static int setup_failure(const char *text, struct confine_error *err)
  */
 static int command_status(struct cf_launch *lc, int *status, struct confine_error *err)
 {
-	for (size_t i = 0; i < lc->facts.n_rec; i++)
-		if (lc->facts.rec[i].type == CF_HELPER_EXIT) {
-			*status = lc->facts.rec[i].value;
+	for (size_t i = 0; i < lc->n_rec; i++)
+		if (lc->rec[i].type == CF_HELPER_EXIT) {
+			*status = lc->rec[i].value;
 			lc->facts.from_command = true;
 			return 0;
 		}
@@ -686,11 +685,11 @@ static int read_outcome(struct cf_launch *lc, int st, int *status, bool *again, 
 {
 	fcntl(lc->status_fd, F_SETFL, O_NONBLOCK);
 	read_records(lc);
-	struct cf_helper_record *rec = lc->facts.rec;
+	struct cf_helper_record *rec = lc->rec;
 	/* The landlock child reports only failures: no record means the command was exec'd. */
 	*ready = lc->backend == CONFINE_BACKEND_LANDLOCK;
 	*decided = true;
-	for (size_t i = 0; i < lc->facts.n_rec; i++) {
+	for (size_t i = 0; i < lc->n_rec; i++) {
 		rec[i].message[sizeof(rec[i].message) - 1] = '\0';
 		if (rec[i].type == CF_HELPER_READY) {
 			*ready = true;
@@ -753,14 +752,14 @@ int cf_launch_wait(struct cf_launch *lc, int *status, bool *again, struct confin
 	r = read_outcome(lc, st, status, again, &ready, &decided, err);
 	if (decided)
 		return r;
-	if (lc->facts.pty_err.code) {
-		*err = lc->facts.pty_err;
+	if (lc->pty_err.code) {
+		*err = lc->pty_err;
 		return CONFINE_E_SPAWN;
 	}
-	if (lc->facts.early_sig) {
+	if (lc->early_sig) {
 		/* A signal came before the command started: the sandbox was ended, the command
 		 * never ran; the status says which signal. */
-		*status = 128 + lc->facts.early_sig;
+		*status = 128 + lc->early_sig;
 		return 0;
 	}
 	if (lc->facts.unsettled && !lc->facts.timed_out) {
