@@ -40,7 +40,7 @@
 #include "exec/linux/cgroup.h"
 #include "exec/linux/landlock/connguard.h"
 #include "exec/linux/ipcguard.h"
-#include "exec/linux/landlock/spawn.h"
+#include "exec/linux/landlock/ruleset.h"
 #include "exec/linux/opener.h"
 #include "inject/run_inject.h"
 #include "request.h"

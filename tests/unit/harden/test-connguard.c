@@ -37,7 +37,7 @@
 #include "exec/linux/notif.h"
 #include "exec/linux/harden.h"
 #include "host/kernel.h"
-#include "exec/linux/landlock/spawn.h"
+#include "exec/linux/landlock/ruleset.h"
 #include "tap.h"
 
 #ifndef __NR_landlock_restrict_self

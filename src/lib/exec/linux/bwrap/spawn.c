@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <time.h>
 #include <linux/openat2.h>
 #include <signal.h>
@@ -30,7 +29,6 @@
 #include "exec/linux/hostside.h"
 #include "exec/linux/ipcguard.h"
 #include "exec/linux/netns.h"
-#include "host/kernel.h"
 #include "net/netrun.h"
 #include "exec/linux/bwrap/masks.h"
 #include "exec/linux/pty.h"
@@ -39,7 +37,6 @@
 #include "exec/linux/child.h"
 #include "exec/linux/launch.h"
 #include "exec/linux/tee.h"
-#include "util/mountapi.h"
 #include "util/util.h"
 
 #include "util/linux_abi.h"

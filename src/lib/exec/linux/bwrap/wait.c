@@ -22,28 +22,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util/nofollow.h"
-#include "config.h"
-#include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/hostside.h"
 #include "exec/linux/ipcguard.h"
-#include "exec/linux/landlock/connguard.h"
 #include "exec/linux/netns.h"
-#include "host/kernel.h"
-#include "exec/linux/supervisor.h"
 #include "exec/linux/keeper.h"
-#include "net/netrun.h"
-#include "exec/linux/landlock/spawn.h"
 #include "exec/linux/bwrap/masks.h"
 #include "exec/linux/bwrap/settle.h"
 #include "exec/linux/pty.h"
-#include "exec/linux/runstdio.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/launch.h"
 #include "exec/linux/tee.h"
 #include "util/mountapi.h"
-#include "util/owntmp.h"
 #include "util/procfs.h"
 #include "util/util.h"
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "exec/linux/harden.h"
-#include "exec/linux/landlock/spawn.h"
+#include "exec/linux/landlock/ruleset.h"
 #include "util/nofollow.h"
 #include "util/util.h"
 #include "util/linux_abi.h"

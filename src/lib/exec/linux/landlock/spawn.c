@@ -36,7 +36,7 @@
 #include "exec/linux/harden.h"
 #include "exec/linux/helper_proto.h"
 #include "exec/linux/keeper.h"
-#include "exec/linux/landlock/spawn.h"
+#include "exec/linux/landlock/ruleset.h"
 #include "exec/linux/launch.h"
 #include "exec/linux/cgroup.h"
 #include "exec/linux/child.h"

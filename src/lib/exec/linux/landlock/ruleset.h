@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The landlock executor (SPEC 3.3; cf_ll_spawn in launch.h).  Linux only; touches the OS. */
-#ifndef CONFINE_LL_SPAWN_H
-#define CONFINE_LL_SPAWN_H
+/* The landlock executor's ruleset (ruleset.c; the executor, cf_ll_spawn, is in launch.h).  Linux
+ * only; touches the OS. */
+#ifndef CONFINE_LL_RULESET_H
+#define CONFINE_LL_RULESET_H
 
 #include "confine.h"
 #include "plan/landlock/ll_plan.h"
