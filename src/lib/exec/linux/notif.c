@@ -103,10 +103,10 @@ int cf_notif_addfd(int listener, uint64_t id, int fd, unsigned newfd_flags)
 					  .srcfd = (uint32_t)fd,
 					  .newfd = 0,
 					  .newfd_flags = newfd_flags};
-	while (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return 0;
+	/* Once: with FLAG_SEND the kernel marks the call answered before it waits, so a call
+	 * interrupted there and made again fails with EINPROGRESS (the guards' threads block
+	 * every signal, so none is expected). */
+	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 ? -errno : 0;
 }
 
 void cf_notif_send_fd(int listener, uint64_t id, int fd, bool cloexec)

@@ -51,8 +51,8 @@ void cf_notif_send(int listener, struct seccomp_notif_resp *resp);
 void cf_notif_send_error(int listener, uint64_t id, int error);
 
 /* Installs our descriptor `fd` in the command and answers `id` with its number in one call
- * (SECCOMP_ADDFD_FLAG_SEND; again on EINTR), with `newfd_flags` (0 or O_CLOEXEC): 0 or minus
- * the errno (ENOENT: the thread is gone; EMFILE: the command's descriptor limit).  `fd` stays
+ * (SECCOMP_ADDFD_FLAG_SEND; once, never again on EINTR), with `newfd_flags` (0 or O_CLOEXEC): 0 or
+ * minus the errno (ENOENT: the thread is gone; EMFILE: the command's descriptor limit).  `fd` stays
  * open.  When it fails, `id` is still unanswered. */
 int cf_notif_addfd(int listener, uint64_t id, int fd, unsigned newfd_flags);
 /* cf_notif_addfd, and where that fails but the thread still waits, the answer is its errno;

@@ -368,21 +368,12 @@ static int spawn(struct cf_launch *lc, const struct ll_child *c, int rs, const i
 	return 0;
 }
 
-static const char *env_value(char **envp, const char *name)
-{
-	size_t n = strlen(name);
-	for (char **e = envp; e && *e; e++)
-		if (!strncmp(*e, name, n) && (*e)[n] == '=')
-			return *e + n + 1;
-	return NULL;
-}
-
 /* The paths execvp would try for argv0, from the command's own PATH. */
-static int exec_candidates(const char *argv0, char **envp, struct cf_strv *out)
+static int exec_candidates(const char *argv0, const struct cf_strv *env, struct cf_strv *out)
 {
 	if (strchr(argv0, '/'))
 		return cf_strv_add(out, argv0);
-	const char *path = env_value(envp, "PATH");
+	const char *path = cf_strv_env(env, "PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (const char *s = path;;) {
@@ -427,12 +418,11 @@ static int start_supervisor(struct cf_launch *lc, int guard[2], struct confine_e
 }
 
 /* What the child execs: the candidates of execvp's search for the plan's argv[0] from the
- * command's own PATH (envp), and the argv of /bin/sh for a script without #! ("sh", the
- * candidate, the arguments).  -1: out of memory (the caller frees both). */
-static int exec_argv(const struct cf_plan *plan, char **envp, struct cf_strv *cands,
-		     char ***sh_argv)
+ * command's own PATH (the plan's environment), and the argv of /bin/sh for a script without #!
+ * ("sh", the candidate, the arguments).  -1: out of memory (the caller frees both). */
+static int exec_argv(const struct cf_plan *plan, struct cf_strv *cands, char ***sh_argv)
 {
-	if (exec_candidates(plan->argv.v[0], envp, cands) < 0)
+	if (exec_candidates(plan->argv.v[0], &plan->env, cands) < 0)
 		return -1;
 	*sh_argv = calloc(plan->argv.n + 2, sizeof(**sh_argv));
 	if (!*sh_argv)
@@ -512,7 +502,7 @@ int cf_ll_spawn(struct cf_launch *lc, struct confine_error *err)
 	if (plan->seccomp && (r = load_program(lc->ll, lc->agent_sock != NULL, &prog, err)) < 0)
 		goto out;
 	char **envp = plan->env.v ? plan->env.v : (char *[]){NULL};
-	if (exec_argv(plan, envp, &cands, &sh_argv) < 0)
+	if (exec_argv(plan, &cands, &sh_argv) < 0)
 		goto oom;
 	if (pipe2(status, O_CLOEXEC) < 0) {
 		r = cf_err_os(err, CONFINE_E_OS, "cannot start the sandbox", "landlock", "pipe2",
