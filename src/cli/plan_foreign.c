@@ -11,6 +11,16 @@
 #include "cli.h"
 #include "plan_foreign.h"
 
+#ifndef O_NONBLOCK
+#define O_NONBLOCK 0 /* Windows: no FIFO an open could wait on */
+#endif
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef O_BINARY
+#define O_BINARY 0 /* POSIX: every file is */
+#endif
+
 /* The text of a host-facts file (at most 1 MiB), malloc'd; NULL with err filled. */
 static char *read_facts(const char *file, struct confine_error *err)
 {
@@ -18,7 +28,7 @@ static char *read_facts(const char *file, struct confine_error *err)
 	const char *hint = "pass --host-facts a file of host facts ('confine help plan' says "
 			   "where their format is)";
 	/* Not blocked by a FIFO: a regular file or nothing. */
-	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(file, O_RDONLY | O_BINARY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	int e = fd < 0 ? errno : fstat(fd, &st) < 0 ? errno : 0;
 	if (!e && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
